@@ -1,0 +1,14 @@
+# Warnings and hardening, attached to targets through this interface library.
+include(GNUInstallDirs)
+add_library(sandbench_build_flags INTERFACE)
+target_compile_options(sandbench_build_flags INTERFACE
+  -Wall -Wextra -Wpedantic -Wshadow -Wconversion -Wno-sign-conversion -Wnon-virtual-dtor
+  -Wold-style-cast -Wcast-align -Wunused -Woverloaded-virtual -Wnull-dereference -Wformat=2
+  -fstack-protector-strong -fstack-clash-protection -fcf-protection -fPIE
+  $<$<NOT:$<CONFIG:Debug>>:-D_FORTIFY_SOURCE=2>
+  -D_GLIBCXX_ASSERTIONS)
+target_link_options(sandbench_build_flags INTERFACE -pie -Wl,-z,relro,-z,now -Wl,-z,noexecstack)
+if(SANDBENCH_SANITIZE)
+  target_compile_options(sandbench_build_flags INTERFACE -fsanitize=address,undefined -fno-omit-frame-pointer)
+  target_link_options(sandbench_build_flags INTERFACE -fsanitize=address,undefined)
+endif()

@@ -1,0 +1,58 @@
+// Errors as values: the core returns them, never throws them across its boundary.
+// See docs/errors.md for the convention.
+#pragma once
+
+#include <cerrno>
+#include <optional>
+#include <string>
+#include <utility>
+#include <variant>
+
+namespace sb {
+
+enum class ErrorCode {
+    System,      // a syscall failed; sysErrno says which way
+    InvalidInput, // the user's input (policy, arguments, path) is wrong
+    Unsupported, // the kernel or machine lacks a feature the request needs
+    Conflict,    // the real project changed under a pending apply
+    NotFound,
+    Internal,
+};
+
+struct Error {
+    ErrorCode code = ErrorCode::Internal;
+    int sysErrno = 0;
+    std::string message;
+
+    // "message: strerror(errno)" when a syscall is behind it.
+    std::string describe() const;
+};
+
+// Captures errno at the call site: `return sysError("mount /proc");`
+Error sysError(std::string message, int err = errno);
+Error inputError(std::string message);
+Error unsupported(std::string message);
+
+// A step that returns nothing on success: `if (auto e = step()) return e;`
+using Status = std::optional<Error>;
+
+template <class T> class Result {
+public:
+    Result(T value) : m_v(std::move(value)) {}
+    Result(Error error) : m_v(std::move(error)) {}
+
+    bool ok() const { return m_v.index() == 0; }
+    explicit operator bool() const { return ok(); }
+    T& value() & { return std::get<0>(m_v); }
+    const T& value() const& { return std::get<0>(m_v); }
+    T&& value() && { return std::get<0>(std::move(m_v)); }
+    T* operator->() { return &value(); }
+    const T* operator->() const { return &value(); }
+    T& operator*() & { return value(); }
+    const Error& error() const { return std::get<1>(m_v); }
+
+private:
+    std::variant<T, Error> m_v;
+};
+
+} // namespace sb

@@ -1,0 +1,72 @@
+// The policy document: what a sandbox may see, reach and use.
+// Format reference: docs/policy.md. Presets in resources/presets/ are its tested examples.
+#pragma once
+
+#include "Error.h"
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace sb {
+
+enum class NetworkMode { None, Filtered, Host };
+enum class AccessMode { ReadOnly, ReadWrite };
+
+std::string_view toString(NetworkMode mode);
+std::string_view toString(AccessMode mode);
+
+struct ExposedPath {
+    std::string path; // as written; "~/" is the caller's home
+    AccessMode mode = AccessMode::ReadOnly;
+    bool optional = false; // a missing path is skipped instead of refusing to start
+};
+
+struct FilesystemPolicy {
+    std::vector<ExposedPath> expose;
+};
+
+struct NetworkPolicy {
+    NetworkMode mode = NetworkMode::None;
+};
+
+// Zero means "no limit" for the optional limits.
+struct Limits {
+    std::uint64_t memoryMb = 4096;   // cgroup memory.max; RLIMIT_DATA fallback per process
+    std::uint32_t pids = 512;        // cgroup pids.max; RLIMIT_NPROC always
+    std::uint32_t cpuPercent = 0;    // cgroup cpu.max (100 = one core); 0 = unlimited
+    std::uint32_t wallSeconds = 0;   // whole session; 0 = unlimited
+    std::uint32_t cpuSeconds = 0;    // RLIMIT_CPU per process; 0 = unlimited
+    std::uint32_t openFiles = 4096;  // RLIMIT_NOFILE
+    std::uint64_t fileSizeMb = 4096; // RLIMIT_FSIZE
+};
+
+struct EnvPolicy {
+    // Names (or "PREFIX_*" patterns) of the caller's variables that pass in, beside the defaults
+    // TERM, LANG, LC_*, PATH, HOME, USER, SHELL.
+    std::vector<std::string> pass;
+    std::map<std::string, std::string> set; // set last, overriding passed values
+};
+
+struct Policy {
+    int version = 1;
+    FilesystemPolicy filesystem;
+    NetworkPolicy network;
+    Limits limits;
+    EnvPolicy env;
+};
+
+// Parses a policy document (JSON with // and /* */ comments). `origin` names the document in
+// messages: "FILE:LINE:COLUMN: at /json/pointer: what is wrong (expected …)".
+Result<Policy> parsePolicy(std::string_view text, std::string_view origin);
+Result<Policy> loadPolicyFile(const std::filesystem::path& file);
+
+// Presets ship in resources/presets/NAME.json; the directory is found via presetDirectory().
+std::vector<std::string> presetNames();
+Result<Policy> loadPreset(std::string_view name);
+std::filesystem::path presetDirectory();
+
+} // namespace sb

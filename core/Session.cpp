@@ -1,0 +1,254 @@
+#include "Session.h"
+
+#include "Paths.h"
+
+#include <algorithm>
+#include <chrono>
+#include <fcntl.h>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <sstream>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace sb {
+namespace {
+
+std::string_view stateName(SessionState state)
+{
+    switch (state) {
+    case SessionState::Running: return "running";
+    case SessionState::Ended: return "ended";
+    case SessionState::Interrupted: return "interrupted";
+    }
+    return "ended";
+}
+
+SessionState stateFromName(const std::string& name)
+{
+    if (name == "running")
+        return SessionState::Running;
+    if (name == "interrupted")
+        return SessionState::Interrupted;
+    return SessionState::Ended;
+}
+
+json toJson(const SessionInfo& s)
+{
+    return json{{"id", s.id},
+                {"project", s.project.string()},
+                {"command", s.command},
+                {"started_ns", s.startedNs},
+                {"ended_ns", s.endedNs},
+                {"exit_status", s.exitStatus},
+                {"state", stateName(s.state)}};
+}
+
+std::int64_t nowNs()
+{
+    using namespace std::chrono;
+    return duration_cast<nanoseconds>(system_clock::now().time_since_epoch()).count();
+}
+
+Result<int> openLock(const SessionInfo& session)
+{
+    int fd = ::open(session.lockFile().c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return sysError("open " + session.lockFile().string());
+    return fd;
+}
+
+} // namespace
+
+fs::path SessionInfo::directory() const { return sessionsDirectory() / id; }
+
+fs::path sessionsDirectory() { return stateDirectory() / "sessions"; }
+
+bool isValidSessionId(const std::string& id)
+{
+    if (id.empty() || id.size() > 64 || id == "." || id == "..")
+        return false;
+    return std::all_of(id.begin(), id.end(), [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
+    });
+}
+
+std::string newSessionId()
+{
+    std::time_t t = std::time(nullptr);
+    std::tm tm{};
+    localtime_r(&t, &tm);
+    char stamp[32];
+    std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
+    std::random_device rd;
+    char suffix[8];
+    std::snprintf(suffix, sizeof suffix, "%04x", rd() & 0xffffu);
+    return std::string(stamp) + "-" + suffix;
+}
+
+Status writeFileAtomically(const fs::path& file, const std::string& content, unsigned mode)
+{
+    fs::path tmp = file;
+    tmp += ".tmp-" + std::to_string(getpid());
+    int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+    if (fd < 0)
+        return sysError("create " + tmp.string());
+    const char* p = content.data();
+    size_t left = content.size();
+    while (left > 0) {
+        ssize_t n = ::write(fd, p, left);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            Error e = sysError("write " + tmp.string());
+            ::close(fd);
+            ::unlink(tmp.c_str());
+            return e;
+        }
+        p += n;
+        left -= static_cast<size_t>(n);
+    }
+    if (::fsync(fd) != 0 || ::close(fd) != 0) {
+        Error e = sysError("sync " + tmp.string());
+        ::unlink(tmp.c_str());
+        return e;
+    }
+    if (::rename(tmp.c_str(), file.c_str()) != 0) {
+        Error e = sysError("rename " + tmp.string() + " to " + file.string());
+        ::unlink(tmp.c_str());
+        return e;
+    }
+    return {};
+}
+
+Result<SessionInfo> createSession(const fs::path& project, std::vector<std::string> command,
+                                  std::string id)
+{
+    if (id.empty())
+        id = newSessionId();
+    if (!isValidSessionId(id))
+        return inputError("invalid session id '" + id +
+                          "': use 1 to 64 letters, digits, '-', '_' or '.'");
+    SessionInfo s;
+    s.id = id;
+    s.project = project;
+    s.command = std::move(command);
+    s.startedNs = nowNs();
+
+    std::error_code ec;
+    fs::create_directories(sessionsDirectory(), ec);
+    if (ec)
+        return sysError("create " + sessionsDirectory().string(), ec.value());
+    if (::mkdir(s.directory().c_str(), 0700) != 0) {
+        if (errno == EEXIST)
+            return inputError("session '" + id + "' already exists in " +
+                              sessionsDirectory().string());
+        return sysError("create " + s.directory().string());
+    }
+    for (const fs::path& dir : {s.upperDir(), s.workDir()})
+        if (::mkdir(dir.c_str(), 0755) != 0)
+            return sysError("create " + dir.string());
+    if (auto e = saveSession(s))
+        return *e;
+    return s;
+}
+
+Status saveSession(const SessionInfo& session)
+{
+    return writeFileAtomically(session.directory() / "session.json",
+                               toJson(session).dump(2) + "\n");
+}
+
+Result<SessionInfo> loadSession(const std::string& id)
+{
+    if (!isValidSessionId(id))
+        return inputError("invalid session id '" + id + "'");
+    SessionInfo probe;
+    probe.id = id;
+    fs::path file = probe.directory() / "session.json";
+    std::ifstream in(file);
+    if (!in)
+        return Error{ErrorCode::NotFound, 0,
+                     "no session '" + id + "' (looked in " + sessionsDirectory().string() + ")"};
+    json j = json::parse(in, nullptr, false);
+    if (j.is_discarded() || !j.is_object())
+        return inputError(file.string() + ": not a valid session file");
+    try {
+        SessionInfo s;
+        s.id = j.at("id").get<std::string>();
+        s.project = j.at("project").get<std::string>();
+        s.command = j.at("command").get<std::vector<std::string>>();
+        s.startedNs = j.at("started_ns").get<std::int64_t>();
+        s.endedNs = j.value("ended_ns", std::int64_t{0});
+        s.exitStatus = j.value("exit_status", -1);
+        s.state = stateFromName(j.value("state", std::string("ended")));
+        if (s.id != id)
+            return inputError(file.string() + ": id '" + s.id + "' does not match its folder");
+        // A "running" session whose supervisor is gone died without saying so.
+        if (s.state == SessionState::Running && !sessionIsLive(s))
+            s.state = SessionState::Interrupted;
+        return s;
+    } catch (const json::exception& e) {
+        return inputError(file.string() + ": " + e.what());
+    }
+}
+
+std::vector<SessionInfo> listSessions()
+{
+    std::vector<SessionInfo> out;
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(sessionsDirectory(), ec)) {
+        if (auto s = loadSession(entry.path().filename().string()))
+            out.push_back(std::move(s.value()));
+    }
+    std::sort(out.begin(), out.end(),
+              [](const SessionInfo& a, const SessionInfo& b) { return a.startedNs < b.startedNs; });
+    return out;
+}
+
+Result<int> lockSession(const SessionInfo& session)
+{
+    auto fd = openLock(session);
+    if (!fd)
+        return fd;
+    if (::flock(*fd, LOCK_EX | LOCK_NB) != 0) {
+        Error e = errno == EWOULDBLOCK
+                      ? inputError("session '" + session.id + "' is already running")
+                      : sysError("lock " + session.lockFile().string());
+        ::close(*fd);
+        return e;
+    }
+    return fd;
+}
+
+bool sessionIsLive(const SessionInfo& session)
+{
+    int fd = ::open(session.lockFile().c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    bool live = ::flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+    ::close(fd);
+    return live;
+}
+
+Result<int> waitForSessionEnd(const SessionInfo& session)
+{
+    auto fd = openLock(session);
+    if (!fd)
+        return fd;
+    while (::flock(*fd, LOCK_EX) != 0) {
+        if (errno != EINTR) {
+            Error e = sysError("wait for session " + session.id);
+            ::close(*fd);
+            return e;
+        }
+    }
+    return fd;
+}
+
+} // namespace sb
