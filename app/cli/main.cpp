@@ -1,11 +1,50 @@
+#include "Commands.h"
 #include "config.h"
 
-#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <spdlog/spdlog.h>
+
+namespace sbcli {
+
+int fail(const std::string& message, int code)
+{
+    std::fprintf(stderr, "sandbench-cli: %s\n", message.c_str());
+    return code;
+}
+
+int fail(const sb::Error& error, int code) { return fail(error.describe(), code); }
+
+[[noreturn]] void exitWith(int code)
+{
+    std::fflush(stdout);
+    std::fflush(stderr);
+    std::exit(code);
+}
+
+} // namespace sbcli
 
 int main(int argc, char** argv)
 {
-    CLI::App app{"sandbench-cli: run AI coding agents in a local sandbox"};
+    spdlog::set_pattern("sandbench-cli: %v");
+    CLI::App app{"sandbench-cli: run AI coding agents in a local sandbox and review what they "
+                 "changed before it reaches your project"};
     app.set_version_flag("--version", SANDBENCH_VERSION);
-    CLI11_PARSE(app, argc, argv);
+    app.require_subcommand(1);
+    sbcli::addRunCommand(app);
+    sbcli::addWorkspaceCommands(app);
+    sbcli::addDoctorCommand(app);
+    sbcli::addDemoCommand(app);
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::CallForAllHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::CallForVersion& e) {
+        return app.exit(e);
+    } catch (const CLI::ParseError& e) {
+        app.exit(e);
+        return sbcli::kUsageError;
+    }
     return 0;
 }

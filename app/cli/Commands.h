@@ -1,0 +1,28 @@
+// The sandbench-cli subcommands; each file adds one group to the app.
+#pragma once
+
+#include "Error.h"
+
+#include <CLI/CLI.hpp>
+#include <string>
+
+namespace sbcli {
+
+void addRunCommand(CLI::App& app);
+void addWorkspaceCommands(CLI::App& app);
+void addDoctorCommand(CLI::App& app);
+void addDemoCommand(CLI::App& app);
+
+// Exit codes of sandbench-cli's own failures (the command's own status passes through).
+constexpr int kUsageError = 2;
+constexpr int kFailure = 1;
+constexpr int kSandboxFailure = 125; // like `docker run`: the sandbox could not start
+
+// "sandbench-cli: message" on stderr; returns `code` so callers can `return fail(…)`.
+int fail(const std::string& message, int code = kFailure);
+int fail(const sb::Error& error, int code = kFailure);
+
+// Ends the program from inside a CLI11 callback with this exit code.
+[[noreturn]] void exitWith(int code);
+
+} // namespace sbcli

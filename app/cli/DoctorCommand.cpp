@@ -1,0 +1,43 @@
+#include "Commands.h"
+#include "Doctor.h"
+
+#include <memory>
+#include <nlohmann/json.hpp>
+
+namespace sbcli {
+
+void addDoctorCommand(CLI::App& app)
+{
+    auto json = std::make_shared<bool>(false);
+    CLI::App* doctor = app.add_subcommand(
+        "doctor", "Check what this machine's kernel offers the sandbox and how to fix gaps");
+    doctor->add_flag("--json", *json, "Output as JSON");
+    doctor->callback([json] {
+        auto checks = sb::runDoctor();
+        bool usable = true;
+        nlohmann::json out = nlohmann::json::array();
+        for (const auto& c : checks) {
+            usable = usable && (c.ok || !c.required);
+            out.push_back({{"name", c.name},
+                           {"ok", c.ok},
+                           {"required", c.required},
+                           {"detail", c.detail},
+                           {"fix", c.fix}});
+            if (*json)
+                continue;
+            const char* mark = c.ok ? "ok     " : (c.required ? "MISSING" : "limited");
+            std::printf("%s %-15s %s\n", mark, c.name.c_str(), c.detail.c_str());
+            if (!c.ok)
+                std::printf("        %-15s fix: %s\n", "", c.fix.c_str());
+        }
+        if (*json)
+            std::printf("%s\n", out.dump(2).c_str());
+        else
+            std::printf("%s\n", usable ? "Sandboxes can run on this machine."
+                                       : "Sandboxes cannot run here until the MISSING items are "
+                                         "fixed; 'run' refuses to start a weaker sandbox.");
+        exitWith(usable ? 0 : kFailure);
+    });
+}
+
+} // namespace sbcli

@@ -1,0 +1,72 @@
+#include "Commands.h"
+#include "PolicyOptions.h"
+#include "Supervisor.h"
+#include "Workspace.h"
+
+#include <filesystem>
+#include <memory>
+
+namespace sbcli {
+namespace {
+
+struct RunArgs {
+    PolicyChoice policy;
+    std::string workspace = ".";
+    std::string sessionId;
+    std::vector<std::string> command;
+};
+
+void printSummary(const sb::RunOutcome& outcome)
+{
+    auto changes = sb::listChanges(outcome.session.upperDir(), outcome.session.project);
+    std::size_t count = changes ? changes->size() : 0;
+    const std::string& id = outcome.session.id;
+    std::string tail = count == 0 ? "no changes to the workspace"
+                                  : std::to_string(count) + " change" + (count == 1 ? "" : "s") +
+                                        " held back: review with 'sandbench-cli changes " + id +
+                                        "', then 'apply " + id + "' or 'discard " + id + "'";
+    std::fprintf(stderr, "sandbench: session %s ended (exit %d); %s\n", id.c_str(),
+                 outcome.exitStatus, tail.c_str());
+}
+
+int runCommand(const RunArgs& args)
+{
+    auto policy = args.policy.resolve();
+    if (!policy)
+        return fail(policy.error(), kUsageError);
+    sb::RunOptions options;
+    options.policy = std::move(policy.value());
+    options.workspace = args.workspace;
+    options.command = args.command;
+    options.sessionId = args.sessionId;
+    options.notice = [](const std::string& text) {
+        std::fprintf(stderr, "sandbench: %s\n", text.c_str());
+    };
+    if (auto e = sb::checkRunnable(options))
+        return fail(*e, kUsageError);
+    auto outcome = sb::runSession(options);
+    if (!outcome)
+        return fail(outcome.error(), kSandboxFailure);
+    printSummary(*outcome);
+    return outcome->exitStatus;
+}
+
+} // namespace
+
+void addRunCommand(CLI::App& app)
+{
+    auto args = std::make_shared<RunArgs>();
+    CLI::App* run = app.add_subcommand(
+        "run", "Run a command in a sandbox over the workspace; changes stay in the session until "
+               "applied. Exit status is the command's (128+N for signal N, 124 on timeout, 125 "
+               "when the sandbox could not start).");
+    args->policy.addTo(*run);
+    run->add_option("--workspace,-w", args->workspace, "Project folder (default: current folder)");
+    run->add_option("--session-id", args->sessionId, "Name the session instead of a fresh id");
+    run->add_option("command", args->command, "The command and its arguments, after --")
+        ->required();
+    run->positionals_at_end();
+    run->callback([args] { exitWith(runCommand(*args)); });
+}
+
+} // namespace sbcli

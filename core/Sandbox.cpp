@@ -1,0 +1,341 @@
+// The containment pipeline. The supervisor clones init into new namespaces; init builds the
+// file system, gives up its privileges, starts the command and then only reaps and forwards
+// signals. Each step is a small function that returns a described error.
+#include "Sandbox.h"
+
+#include "Identity.h"
+#include "Landlock.h"
+#include "Mounts.h"
+#include "ResourceLimits.h"
+#include "Seccomp.h"
+
+#include <algorithm>
+#include <csignal>
+#include <cstring>
+#include <fcntl.h>
+#include <linux/sched.h>
+#include <net/if.h>
+#include <sched.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char** environ;
+
+namespace sb {
+namespace {
+
+constexpr int kSetupFailed = 125; // init's exit code when the sandbox could not be built
+
+// Messages on the sync socket: 'G' (supervisor → init: maps written, go on),
+// 'K' (init → supervisor: the command is running) or "E<text>" (the pipeline failed).
+Status sendMessage(int fd, char kind, const std::string& text = {})
+{
+    std::string message = kind + text;
+    if (::send(fd, message.data(), message.size(), MSG_NOSIGNAL) < 0)
+        return sysError("sandbox sync");
+    return {};
+}
+
+std::string readAll(int fd)
+{
+    std::string out;
+    char buf[1024];
+    ssize_t n;
+    while ((n = ::read(fd, buf, sizeof buf)) != 0) {
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            break;
+        out.append(buf, static_cast<size_t>(n));
+    }
+    return out;
+}
+
+std::string receiveMessage(int fd)
+{
+    char buf[4096];
+    ssize_t n;
+    do {
+        n = ::recv(fd, buf, sizeof buf, 0);
+    } while (n < 0 && errno == EINTR);
+    return n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string();
+}
+
+Status setHostname()
+{
+    static const char name[] = "sandbench";
+    if (::sethostname(name, sizeof name - 1) != 0)
+        return sysError("set hostname");
+    return {};
+}
+
+Status bringUpLoopback(NetworkMode mode)
+{
+    if (mode == NetworkMode::Host)
+        return {};
+    int fd = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return sysError("socket for loopback setup");
+    ifreq req{};
+    std::strncpy(req.ifr_name, "lo", IFNAMSIZ - 1);
+    Status failed;
+    if (::ioctl(fd, SIOCGIFFLAGS, &req) != 0)
+        failed = sysError("read loopback flags");
+    req.ifr_flags = static_cast<short>(req.ifr_flags | IFF_UP | IFF_RUNNING);
+    if (!failed && ::ioctl(fd, SIOCSIFFLAGS, &req) != 0)
+        failed = sysError("bring up loopback");
+    ::close(fd);
+    return failed;
+}
+
+Status forbidPrivilegeGain()
+{
+    if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+        return sysError("set no_new_privs");
+    // Credentials changed since clone, which clears the parent-death signal: set it again.
+    if (::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0)
+        return sysError("set parent-death signal");
+    // Keeps the agent (same uid) from reading init's memory or attaching to it.
+    if (::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0)
+        return sysError("clear dumpable");
+    return {};
+}
+
+// Init's own containment: namespaces were made by clone; this is everything after.
+Status containInit(const SandboxConfig& config, const SandboxIdentity& id)
+{
+    if (auto e = setHostname())
+        return e;
+    if (auto e = bringUpLoopback(config.network))
+        return e;
+    if (auto e = buildRootFilesystem(config, id))
+        return e;
+    if (id.privileged)
+        if (auto e = becomeSandboxUser(id))
+            return e;
+    if (auto e = dropCapabilities())
+        return e;
+    return forbidPrivilegeGain();
+}
+
+// Closes every fd except those in `keep`.
+void closeAllExcept(std::vector<int> keep)
+{
+    std::sort(keep.begin(), keep.end());
+    unsigned next = 0;
+    for (int fd : keep) {
+        if (fd < 0 || static_cast<unsigned>(fd) < next)
+            continue;
+        if (static_cast<unsigned>(fd) > next)
+            ::close_range(next, static_cast<unsigned>(fd) - 1, 0);
+        next = static_cast<unsigned>(fd) + 1;
+    }
+    ::close_range(next, ~0U, 0);
+}
+
+// Puts the command's stdio on 0..2 and the report pipe on 3; closes everything else.
+Status setUpStdio(const SandboxConfig& config, int& reportFd)
+{
+    // Move the fds out of the way first, so dup2 onto 0..3 never clobbers a later source.
+    int moved[4];
+    const int sources[4] = {config.stdioFds[0], config.stdioFds[1], config.stdioFds[2], reportFd};
+    for (int i = 0; i < 4; ++i) {
+        moved[i] = ::fcntl(sources[i], F_DUPFD_CLOEXEC, 10);
+        if (moved[i] < 0)
+            return sysError("duplicate stdio fd");
+    }
+    for (int i = 0; i < 3; ++i)
+        if (::dup2(moved[i], i) < 0)
+            return sysError("set up stdio");
+    if (::dup3(moved[3], 3, O_CLOEXEC) < 0)
+        return sysError("set up the report pipe");
+    reportFd = 3;
+    ::close_range(4, ~0U, 0);
+    if (config.controllingTerminal && ::ioctl(0, TIOCSCTTY, 0) != 0)
+        return sysError("take the terminal");
+    return {};
+}
+
+// The command's last steps before exec.
+Status containCommand(const SandboxConfig& config, int& reportFd)
+{
+    if (::setsid() < 0)
+        return sysError("new session");
+    if (auto e = setUpStdio(config, reportFd))
+        return e;
+    if (auto e = applyRlimits(config.limits))
+        return e;
+    if (::chdir(config.project.c_str()) != 0)
+        return sysError("chdir " + config.project.string());
+    if (landlockAbi() > 0)
+        if (auto abi = restrictWritesTo(writableFolders(config)); !abi)
+            return abi.error();
+    return installSeccompFilter();
+}
+
+[[noreturn]] void execCommand(const SandboxConfig& config, int reportFd)
+{
+    sigset_t none;
+    sigemptyset(&none);
+    ::sigprocmask(SIG_SETMASK, &none, nullptr);
+    for (int sig = 1; sig < NSIG; ++sig)
+        ::signal(sig, SIG_DFL);
+    if (auto e = containCommand(config, reportFd)) {
+        std::string text = "E" + e->describe();
+        (void)!::write(reportFd, text.data(), text.size());
+        ::_exit(kSetupFailed);
+    }
+    std::vector<char*> argv, env;
+    for (const auto& a : config.argv)
+        argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    for (const auto& v : config.env)
+        env.push_back(const_cast<char*>(v.c_str()));
+    env.push_back(nullptr);
+    environ = env.data(); // execvp searches the sandbox's PATH, not ours
+    ::execvp(argv[0], argv.data());
+    int err = errno;
+    std::string msg = "sandbench: " + config.argv[0] + ": " + std::strerror(err) + "\n";
+    (void)!::write(2, msg.data(), msg.size());
+    ::_exit(err == ENOENT ? 127 : 126);
+}
+
+int exitCodeOf(int status)
+{
+    if (WIFEXITED(status))
+        return WEXITSTATUS(status);
+    if (WIFSIGNALED(status))
+        return 128 + WTERMSIG(status);
+    return 1;
+}
+
+// Pid 1: reap everything, pass signals from the supervisor to the command's process group,
+// and leave with the command's status (the kernel then kills the rest of the namespace).
+[[noreturn]] void superviseCommand(pid_t command, int signalFd)
+{
+    for (;;) {
+        signalfd_siginfo info{};
+        if (::read(signalFd, &info, sizeof info) != sizeof info)
+            continue;
+        if (info.ssi_signo != SIGCHLD) {
+            ::kill(-command, static_cast<int>(info.ssi_signo));
+            continue;
+        }
+        int status = 0;
+        pid_t pid;
+        while ((pid = ::waitpid(-1, &status, WNOHANG)) > 0)
+            if (pid == command)
+                ::_exit(exitCodeOf(status));
+    }
+}
+
+[[noreturn]] void runInit(const SandboxConfig& config, const SandboxIdentity& id, int syncFd)
+{
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+    closeAllExcept({syncFd, config.stdioFds[0], config.stdioFds[1], config.stdioFds[2]});
+    if (receiveMessage(syncFd) != "G")
+        ::_exit(kSetupFailed); // the supervisor is gone or failed to map us
+    auto fail = [syncFd](const Error& e) {
+        (void)sendMessage(syncFd, 'E', e.describe());
+        ::_exit(kSetupFailed);
+    };
+    if (auto e = containInit(config, id))
+        fail(*e);
+
+    sigset_t all;
+    sigfillset(&all);
+    ::sigprocmask(SIG_BLOCK, &all, nullptr);
+    int signalFd = ::signalfd(-1, &all, SFD_CLOEXEC);
+    int report[2];
+    if (signalFd < 0 || ::pipe2(report, O_CLOEXEC) != 0)
+        fail(sysError("init signal setup"));
+    pid_t command = ::fork();
+    if (command < 0)
+        fail(sysError("start the command"));
+    if (command == 0) {
+        ::close(report[0]);
+        execCommand(config, report[1]);
+    }
+    ::close(report[1]);
+    std::string failure = readAll(report[0]); // empty once exec closed the pipe
+    ::close(report[0]);
+    if (!failure.empty())
+        fail(Error{ErrorCode::System, 0, failure.substr(1)});
+    (void)sendMessage(syncFd, 'K');
+    for (int fd : config.stdioFds)
+        ::close(fd);
+    superviseCommand(command, signalFd);
+}
+
+} // namespace
+
+Result<SandboxProcess> startSandbox(const SandboxConfig& config)
+{
+    SandboxIdentity id = sandboxIdentity();
+    int sync[2];
+    if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sync) != 0)
+        return sysError("socketpair");
+    std::uint64_t flags = CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS |
+                          CLONE_NEWCGROUP | CLONE_PIDFD;
+    if (!id.privileged)
+        flags |= CLONE_NEWUSER;
+    if (config.network != NetworkMode::Host)
+        flags |= CLONE_NEWNET;
+    int pidFd = -1;
+    clone_args args{};
+    args.flags = flags;
+    args.pidfd = reinterpret_cast<std::uintptr_t>(&pidFd);
+    args.exit_signal = SIGCHLD;
+    long pid = ::syscall(SYS_clone3, &args, sizeof args);
+    if (pid < 0) {
+        Error e = sysError("create the sandbox namespaces");
+        ::close(sync[0]);
+        ::close(sync[1]);
+        return e;
+    }
+    if (pid == 0) {
+        ::close(sync[0]);
+        runInit(config, id, sync[1]);
+    }
+    ::close(sync[1]);
+    SandboxProcess sandbox{static_cast<pid_t>(pid), pidFd};
+    auto abandon = [&](Error e) -> Result<SandboxProcess> {
+        ::kill(sandbox.initPid, SIGKILL);
+        ::waitpid(sandbox.initPid, nullptr, 0);
+        ::close(sandbox.pidFd);
+        ::close(sync[0]);
+        return e;
+    };
+    if (!id.privileged)
+        if (auto e = writeIdMaps(sandbox.initPid, id.uid, id.gid))
+            return abandon(*e);
+    if (!config.cgroupPath.empty())
+        if (auto e = joinCgroup(config.cgroupPath, sandbox.initPid))
+            return abandon(*e);
+    if (auto e = sendMessage(sync[0], 'G'))
+        return abandon(*e);
+    std::string reply = receiveMessage(sync[0]);
+    ::close(sync[0]);
+    if (reply != "K") {
+        std::string why = reply.size() > 1 ? reply.substr(1) : "sandbox init died during setup";
+        return abandon(Error{ErrorCode::System, 0, why});
+    }
+    return sandbox;
+}
+
+int waitSandbox(const SandboxProcess& sandbox)
+{
+    int status = 0;
+    while (::waitpid(sandbox.initPid, &status, 0) < 0)
+        if (errno != EINTR)
+            return 1;
+    ::close(sandbox.pidFd);
+    return exitCodeOf(status);
+}
+
+} // namespace sb

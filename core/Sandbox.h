@@ -1,0 +1,52 @@
+// Starting a sandbox: the containment pipeline that turns a SandboxConfig into a running
+// pid namespace whose pid 1 is our init and whose pid 2 is the user's command.
+#pragma once
+
+#include "Error.h"
+#include "Policy.h"
+
+#include <filesystem>
+#include <string>
+#include <sys/types.h>
+#include <vector>
+
+namespace sb {
+
+struct BindMount {
+    std::filesystem::path path; // same path outside and inside
+    AccessMode mode = AccessMode::ReadOnly;
+};
+
+struct SandboxConfig {
+    std::vector<std::string> argv;   // argv[0] is looked up on the sandbox's PATH
+    std::vector<std::string> env;    // the command's whole environment, "NAME=value"
+    std::filesystem::path project;   // the real folder; mounted at the same path as an overlay
+    std::filesystem::path sessionDir; // holds upper/ and work/
+    std::filesystem::path home;      // an empty tmpfs at this path
+    std::vector<BindMount> binds;    // exposed paths from the policy
+    std::vector<std::filesystem::path> masks; // hidden inside exposed folders
+    NetworkMode network = NetworkMode::None;
+    Limits limits;
+    std::string cgroupPath;          // a delegated cgroup v2 folder to join, or empty
+    // The command's stdin/stdout/stderr (a pty slave, or the caller's non-tty fds).
+    int stdioFds[3] = {0, 1, 2};
+    bool controllingTerminal = false; // make stdin the command's controlling terminal
+};
+
+// The uid the sandbox runs as when Sandbench itself runs as root: never real root.
+constexpr uid_t kRootSandboxUid = 65534;
+constexpr gid_t kRootSandboxGid = 65534;
+
+struct SandboxProcess {
+    pid_t initPid = -1;
+    int pidFd = -1; // pidfd of init: poll()able, signal-safe
+};
+
+// Starts init in new namespaces and returns once the sandbox is built and the command was
+// started (or with the error that stopped the pipeline, e.g. "mount overlay on /p: …").
+Result<SandboxProcess> startSandbox(const SandboxConfig& config);
+
+// Exit status of the sandbox's command as a shell reports it: code, or 128+signal.
+int waitSandbox(const SandboxProcess& sandbox);
+
+} // namespace sb

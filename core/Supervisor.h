@@ -1,0 +1,38 @@
+// A session in the foreground: the supervisor that creates the session, starts the sandbox on
+// a pty, relays the terminal, enforces the wall-clock limit and records how it ended.
+#pragma once
+
+#include "Error.h"
+#include "Policy.h"
+#include "Session.h"
+
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace sb {
+
+struct RunOptions {
+    Policy policy;
+    std::filesystem::path workspace;
+    std::vector<std::string> command;
+    std::string sessionId; // empty: a fresh one
+    int stdinFd = 0, stdoutFd = 1, stderrFd = 2;
+    // Messages for the person at the terminal (session id, degraded features, limits hit).
+    std::function<void(const std::string&)> notice;
+};
+
+struct RunOutcome {
+    SessionInfo session;
+    int exitStatus = 0;     // the command's: code, or 128+signal
+    bool timedOut = false;  // the wall-clock limit ended it
+};
+
+// Everything the sandbox needs that can be checked before anything starts: the workspace
+// folder, the network mode, the exposures. Errors name what is wrong.
+Status checkRunnable(const RunOptions& options);
+
+Result<RunOutcome> runSession(const RunOptions& options);
+
+} // namespace sb

@@ -1,0 +1,58 @@
+// The supervisor's side of the command's terminal: a pty whose master it holds, the caller's
+// terminal in raw mode while the session runs, and the byte relay between the two.
+#pragma once
+
+#include "Error.h"
+
+#include <functional>
+#include <termios.h>
+
+namespace sb {
+
+class Pty {
+public:
+    ~Pty();
+    // Opens a pty sized like the caller's terminal (fd `sizeFrom`, if it is one).
+    static Result<Pty> open(int sizeFrom, bool translateNewlines);
+    Pty(Pty&& other) noexcept;
+    Pty& operator=(Pty&&) = delete;
+    int master() const { return m_master; }
+    int slave() const { return m_slave; }
+    void closeSlave();
+    void copyWindowSize(int from) const;
+
+private:
+    Pty(int master, int slave) : m_master(master), m_slave(slave) {}
+    int m_master = -1;
+    int m_slave = -1;
+};
+
+// Puts a terminal in raw mode for the object's lifetime (keys pass through, Ctrl-C included).
+class RawMode {
+public:
+    explicit RawMode(int fd);
+    ~RawMode();
+    RawMode(const RawMode&) = delete;
+    RawMode& operator=(const RawMode&) = delete;
+
+private:
+    int m_fd;
+    bool m_active = false;
+    termios m_saved{};
+};
+
+struct RelayHooks {
+    // Called when a forwarded signal arrives (SIGINT/SIGTERM/SIGHUP/SIGQUIT without a tty).
+    std::function<void(int)> onSignal;
+    // Called when the window size of the caller's terminal changed.
+    std::function<void()> onResize;
+};
+
+// Relays until the process behind `pidFd` exits (then drains the pty) or `deadlineMs`
+// (CLOCK_MONOTONIC, 0 = none) passes. Returns false when the deadline ended it.
+bool relay(int inFd, int outFd, int masterFd, int pidFd, long long deadlineMs,
+           const RelayHooks& hooks);
+
+long long monotonicMs();
+
+} // namespace sb
