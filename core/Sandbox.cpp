@@ -22,6 +22,7 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <unistd.h>
 
 extern char** environ;
@@ -33,10 +34,24 @@ constexpr int kSetupFailed = 125; // init's exit code when the sandbox could not
 
 // Messages on the sync socket: 'G' (supervisor → init: maps written, go on),
 // 'K' (init → supervisor: the command is running) or "E<text>" (the pipeline failed).
-Status sendMessage(int fd, char kind, const std::string& text = {})
+Status sendMessage(int fd, char kind, const std::string& text = {}, int passFd = -1)
 {
     std::string message = kind + text;
-    if (::send(fd, message.data(), message.size(), MSG_NOSIGNAL) < 0)
+    iovec iov{message.data(), message.size()};
+    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+    msghdr msg{};
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    if (passFd >= 0) {
+        msg.msg_control = control;
+        msg.msg_controllen = sizeof control;
+        cmsghdr* c = CMSG_FIRSTHDR(&msg);
+        c->cmsg_level = SOL_SOCKET;
+        c->cmsg_type = SCM_RIGHTS;
+        c->cmsg_len = CMSG_LEN(sizeof(int));
+        std::memcpy(CMSG_DATA(c), &passFd, sizeof(int));
+    }
+    if (::sendmsg(fd, &msg, MSG_NOSIGNAL) < 0)
         return sysError("sandbox sync");
     return {};
 }
@@ -56,14 +71,62 @@ std::string readAll(int fd)
     return out;
 }
 
-std::string receiveMessage(int fd)
+// Returns the message; a passed fd (SCM_RIGHTS) lands in *receivedFd when given.
+std::string receiveMessage(int fd, int* receivedFd = nullptr)
 {
     char buf[4096];
+    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+    iovec iov{buf, sizeof buf};
+    msghdr msg{};
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control;
+    msg.msg_controllen = sizeof control;
     ssize_t n;
     do {
-        n = ::recv(fd, buf, sizeof buf, 0);
+        n = ::recvmsg(fd, &msg, MSG_CMSG_CLOEXEC);
     } while (n < 0 && errno == EINTR);
+    for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c != nullptr; c = CMSG_NXTHDR(&msg, c)) {
+        if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
+            int passed;
+            std::memcpy(&passed, CMSG_DATA(c), sizeof passed);
+            if (receivedFd != nullptr)
+                *receivedFd = passed;
+            else
+                ::close(passed);
+        }
+    }
     return n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string();
+}
+
+struct PtyPair {
+    int master = -1;
+    int slave = -1;
+};
+
+// Opened after the identity change, inside the new /dev/pts, so the slave belongs to the
+// sandbox user and its name means something inside.
+Result<PtyPair> openTerminal(const SandboxConfig::Terminal& request)
+{
+    PtyPair pty;
+    pty.master = ::open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC);
+    if (pty.master < 0)
+        return sysError("open /dev/ptmx");
+    int unlock = 0;
+    if (::ioctl(pty.master, TIOCSPTLCK, &unlock) != 0)
+        return sysError("unlock the pty");
+    pty.slave = ::ioctl(pty.master, TIOCGPTPEER, O_RDWR | O_NOCTTY | O_CLOEXEC);
+    if (pty.slave < 0)
+        return sysError("open the pty slave");
+    winsize ws{request.rows, request.columns, 0, 0};
+    ::ioctl(pty.master, TIOCSWINSZ, &ws);
+    if (!request.translateNewlines) {
+        termios t{};
+        ::tcgetattr(pty.slave, &t);
+        t.c_oflag &= ~static_cast<tcflag_t>(ONLCR);
+        ::tcsetattr(pty.slave, TCSANOW, &t);
+    }
+    return pty;
 }
 
 Status setHostname()
@@ -139,11 +202,13 @@ void closeAllExcept(std::vector<int> keep)
 }
 
 // Puts the command's stdio on 0..2 and the report pipe on 3; closes everything else.
-Status setUpStdio(const SandboxConfig& config, int& reportFd)
+Status setUpStdio(const SandboxConfig& config, int ptySlave, int& reportFd)
 {
     // Move the fds out of the way first, so dup2 onto 0..3 never clobbers a later source.
     int moved[4];
-    const int sources[4] = {config.stdioFds[0], config.stdioFds[1], config.stdioFds[2], reportFd};
+    const bool tty = ptySlave >= 0;
+    const int sources[4] = {tty ? ptySlave : config.stdioFds[0], tty ? ptySlave : config.stdioFds[1],
+                            tty ? ptySlave : config.stdioFds[2], reportFd};
     for (int i = 0; i < 4; ++i) {
         moved[i] = ::fcntl(sources[i], F_DUPFD_CLOEXEC, 10);
         if (moved[i] < 0)
@@ -156,17 +221,17 @@ Status setUpStdio(const SandboxConfig& config, int& reportFd)
         return sysError("set up the report pipe");
     reportFd = 3;
     ::close_range(4, ~0U, 0);
-    if (config.controllingTerminal && ::ioctl(0, TIOCSCTTY, 0) != 0)
+    if (tty && ::ioctl(0, TIOCSCTTY, 0) != 0)
         return sysError("take the terminal");
     return {};
 }
 
 // The command's last steps before exec.
-Status containCommand(const SandboxConfig& config, int& reportFd)
+Status containCommand(const SandboxConfig& config, int ptySlave, int& reportFd)
 {
     if (::setsid() < 0)
         return sysError("new session");
-    if (auto e = setUpStdio(config, reportFd))
+    if (auto e = setUpStdio(config, ptySlave, reportFd))
         return e;
     if (auto e = applyRlimits(config.limits))
         return e;
@@ -178,14 +243,14 @@ Status containCommand(const SandboxConfig& config, int& reportFd)
     return installSeccompFilter();
 }
 
-[[noreturn]] void execCommand(const SandboxConfig& config, int reportFd)
+[[noreturn]] void execCommand(const SandboxConfig& config, int ptySlave, int reportFd)
 {
     sigset_t none;
     sigemptyset(&none);
     ::sigprocmask(SIG_SETMASK, &none, nullptr);
     for (int sig = 1; sig < NSIG; ++sig)
         ::signal(sig, SIG_DFL);
-    if (auto e = containCommand(config, reportFd)) {
+    if (auto e = containCommand(config, ptySlave, reportFd)) {
         std::string text = "E" + e->describe();
         (void)!::write(reportFd, text.data(), text.size());
         ::_exit(kSetupFailed);
@@ -247,6 +312,13 @@ int exitCodeOf(int status)
     if (auto e = containInit(config, id))
         fail(*e);
 
+    PtyPair pty;
+    if (config.terminal.enabled) {
+        auto opened = openTerminal(config.terminal);
+        if (!opened)
+            fail(opened.error());
+        pty = *opened;
+    }
     sigset_t all;
     sigfillset(&all);
     ::sigprocmask(SIG_BLOCK, &all, nullptr);
@@ -259,15 +331,15 @@ int exitCodeOf(int status)
         fail(sysError("start the command"));
     if (command == 0) {
         ::close(report[0]);
-        execCommand(config, report[1]);
+        execCommand(config, pty.slave, report[1]);
     }
     ::close(report[1]);
     std::string failure = readAll(report[0]); // empty once exec closed the pipe
     ::close(report[0]);
     if (!failure.empty())
         fail(Error{ErrorCode::System, 0, failure.substr(1)});
-    (void)sendMessage(syncFd, 'K');
-    for (int fd : config.stdioFds)
+    (void)sendMessage(syncFd, 'K', {}, pty.master);
+    for (int fd : {pty.master, pty.slave, config.stdioFds[0], config.stdioFds[1], config.stdioFds[2]})
         ::close(fd);
     superviseCommand(command, signalFd);
 }
@@ -308,6 +380,8 @@ Result<SandboxProcess> startSandbox(const SandboxConfig& config)
         ::kill(sandbox.initPid, SIGKILL);
         ::waitpid(sandbox.initPid, nullptr, 0);
         ::close(sandbox.pidFd);
+        if (sandbox.ptyMaster >= 0)
+            ::close(sandbox.ptyMaster);
         ::close(sync[0]);
         return e;
     };
@@ -319,7 +393,7 @@ Result<SandboxProcess> startSandbox(const SandboxConfig& config)
             return abandon(*e);
     if (auto e = sendMessage(sync[0], 'G'))
         return abandon(*e);
-    std::string reply = receiveMessage(sync[0]);
+    std::string reply = receiveMessage(sync[0], &sandbox.ptyMaster);
     ::close(sync[0]);
     if (reply != "K") {
         std::string why = reply.size() > 1 ? reply.substr(1) : "sandbox init died during setup";

@@ -28,9 +28,15 @@ struct SandboxConfig {
     NetworkMode network = NetworkMode::None;
     Limits limits;
     std::string cgroupPath;          // a delegated cgroup v2 folder to join, or empty
-    // The command's stdin/stdout/stderr (a pty slave, or the caller's non-tty fds).
+    // With a terminal, init opens a pty in the sandbox's own devpts (so ttyname() works
+    // inside) and hands the master to the supervisor; the command gets the slave as its
+    // stdio and controlling terminal. Without, the command uses stdioFds as they are.
+    struct Terminal {
+        bool enabled = false;
+        unsigned short rows = 24, columns = 80;
+        bool translateNewlines = true; // off when the output goes to a file or pipe
+    } terminal;
     int stdioFds[3] = {0, 1, 2};
-    bool controllingTerminal = false; // make stdin the command's controlling terminal
 };
 
 // The uid the sandbox runs as when Sandbench itself runs as root: never real root.
@@ -39,7 +45,8 @@ constexpr gid_t kRootSandboxGid = 65534;
 
 struct SandboxProcess {
     pid_t initPid = -1;
-    int pidFd = -1; // pidfd of init: poll()able, signal-safe
+    int pidFd = -1;     // pidfd of init: poll()able, signal-safe
+    int ptyMaster = -1; // the command's terminal, when SandboxConfig::terminal asked for one
 };
 
 // Starts init in new namespaces and returns once the sandbox is built and the command was

@@ -123,15 +123,13 @@ Result<RunOutcome> runSession(const RunOptions& options)
                          "); memory and process limits apply per process (rlimits)");
     }
 
-    bool terminal = anyTerminal(options);
-    std::optional<Pty> pty;
-    if (terminal) {
-        auto opened = Pty::open(options.stdinFd, ::isatty(options.stdoutFd));
-        if (!opened)
-            return opened.error();
-        pty.emplace(std::move(opened.value()));
-        config.stdioFds[0] = config.stdioFds[1] = config.stdioFds[2] = pty->slave();
-        config.controllingTerminal = true;
+    if (anyTerminal(options)) {
+        // The host's terminal never enters the sandbox: the command gets a pty of its own.
+        config.terminal.enabled = true;
+        config.terminal.translateNewlines = ::isatty(options.stdoutFd) != 0;
+        if (auto size = windowSize(options.stdinFd))
+            config.terminal.rows = size->first, config.terminal.columns = size->second;
+        config.stdioFds[0] = config.stdioFds[1] = config.stdioFds[2] = -1;
     } else {
         config.stdioFds[0] = options.stdinFd;
         config.stdioFds[1] = options.stdoutFd;
@@ -140,8 +138,6 @@ Result<RunOutcome> runSession(const RunOptions& options)
 
     say(options, "session " + session->id + " started");
     auto sandbox = startSandbox(config);
-    if (pty)
-        pty->closeSlave();
     if (!sandbox) {
         session->state = SessionState::Ended;
         session->endedNs = nowNs();
@@ -157,18 +153,17 @@ Result<RunOutcome> runSession(const RunOptions& options)
         deadline = monotonicMs() + static_cast<long long>(config.limits.wallSeconds) * 1000;
     RelayHooks hooks;
     hooks.onSignal = [&](int sig) { ::kill(sandbox->initPid, sig); };
-    hooks.onResize = [&] {
-        if (pty)
-            pty->copyWindowSize(options.stdinFd);
-    };
+    hooks.onResize = [&] { copyWindowSize(options.stdinFd, sandbox->ptyMaster); };
     bool finished;
     {
         std::optional<RawMode> raw;
-        if (pty && ::isatty(options.stdinFd))
+        if (sandbox->ptyMaster >= 0 && ::isatty(options.stdinFd))
             raw.emplace(options.stdinFd);
-        finished = relay(pty ? options.stdinFd : -1, options.stdoutFd, pty ? pty->master() : -1,
-                         sandbox->pidFd, deadline, hooks);
+        finished = relay(options.stdinFd, options.stdoutFd, sandbox->ptyMaster, sandbox->pidFd,
+                         deadline, hooks);
     }
+    if (sandbox->ptyMaster >= 0)
+        ::close(sandbox->ptyMaster);
     RunOutcome outcome;
     if (!finished) {
         outcome.timedOut = true;

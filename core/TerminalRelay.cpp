@@ -4,7 +4,6 @@
 #include <csignal>
 #include <fcntl.h>
 #include <poll.h>
-#include <pty.h>
 #include <sys/ioctl.h>
 #include <sys/signalfd.h>
 #include <termios.h>
@@ -58,51 +57,19 @@ long long monotonicMs()
     return static_cast<long long>(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
 }
 
-Pty::~Pty()
-{
-    if (m_master >= 0)
-        ::close(m_master);
-    closeSlave();
-}
-
-Pty::Pty(Pty&& other) noexcept : m_master(other.m_master), m_slave(other.m_slave)
-{
-    other.m_master = other.m_slave = -1;
-}
-
-Result<Pty> Pty::open(int sizeFrom, bool translateNewlines)
-{
-    int master = -1, slave = -1;
-    winsize ws{};
-    bool sized = ::isatty(sizeFrom) && ::ioctl(sizeFrom, TIOCGWINSZ, &ws) == 0;
-    if (!sized)
-        ws = winsize{24, 80, 0, 0};
-    if (::openpty(&master, &slave, nullptr, nullptr, &ws) != 0)
-        return sysError("open a pseudo-terminal");
-    ::fcntl(master, F_SETFD, FD_CLOEXEC);
-    ::fcntl(slave, F_SETFD, FD_CLOEXEC);
-    if (!translateNewlines) {
-        // Output goes to a file or pipe: keep "\n" as the program wrote it.
-        termios t{};
-        ::tcgetattr(slave, &t);
-        t.c_oflag &= ~static_cast<tcflag_t>(ONLCR);
-        ::tcsetattr(slave, TCSANOW, &t);
-    }
-    return Pty(master, slave);
-}
-
-void Pty::closeSlave()
-{
-    if (m_slave >= 0)
-        ::close(m_slave);
-    m_slave = -1;
-}
-
-void Pty::copyWindowSize(int from) const
+std::optional<std::pair<unsigned short, unsigned short>> windowSize(int fd)
 {
     winsize ws{};
-    if (::ioctl(from, TIOCGWINSZ, &ws) == 0)
-        ::ioctl(m_master, TIOCSWINSZ, &ws);
+    if (!::isatty(fd) || ::ioctl(fd, TIOCGWINSZ, &ws) != 0 || ws.ws_row == 0 || ws.ws_col == 0)
+        return std::nullopt;
+    return std::pair(ws.ws_row, ws.ws_col);
+}
+
+void copyWindowSize(int from, int master)
+{
+    winsize ws{};
+    if (master >= 0 && ::ioctl(from, TIOCGWINSZ, &ws) == 0)
+        ::ioctl(master, TIOCSWINSZ, &ws);
 }
 
 RawMode::RawMode(int fd) : m_fd(fd)

@@ -1,31 +1,20 @@
-// The supervisor's side of the command's terminal: a pty whose master it holds, the caller's
+// The supervisor's side of the command's terminal: the pty master it holds, the caller's
 // terminal in raw mode while the session runs, and the byte relay between the two.
 #pragma once
 
 #include "Error.h"
 
 #include <functional>
+#include <optional>
+#include <utility>
 #include <termios.h>
 
 namespace sb {
 
-class Pty {
-public:
-    ~Pty();
-    // Opens a pty sized like the caller's terminal (fd `sizeFrom`, if it is one).
-    static Result<Pty> open(int sizeFrom, bool translateNewlines);
-    Pty(Pty&& other) noexcept;
-    Pty& operator=(Pty&&) = delete;
-    int master() const { return m_master; }
-    int slave() const { return m_slave; }
-    void closeSlave();
-    void copyWindowSize(int from) const;
-
-private:
-    Pty(int master, int slave) : m_master(master), m_slave(slave) {}
-    int m_master = -1;
-    int m_slave = -1;
-};
+// Rows and columns of a terminal, if `fd` is one.
+std::optional<std::pair<unsigned short, unsigned short>> windowSize(int fd);
+// Gives the pty `master` the window size of the terminal `from`.
+void copyWindowSize(int from, int master);
 
 // Puts a terminal in raw mode for the object's lifetime (keys pass through, Ctrl-C included).
 class RawMode {
