@@ -2,6 +2,7 @@
 
 #include "Environment.h"
 #include "Exposure.h"
+#include "Identity.h"
 #include "Landlock.h"
 #include "Paths.h"
 #include "ResourceLimits.h"
@@ -63,6 +64,22 @@ void say(const RunOptions& o, const std::string& text)
         o.notice(text);
 }
 
+// The overlay's root folder takes its owner and mode from the upper layer's root: make them the
+// project's, as the sandbox user sees it, or the agent could not create files at the top.
+Status prepareUpperLayer(const SessionInfo& session, const fs::path& workspace)
+{
+    struct stat st{};
+    if (::stat(workspace.c_str(), &st) != 0)
+        return sysError("stat " + workspace.string());
+    fs::path upper = session.upperDir();
+    if (::chmod(upper.c_str(), st.st_mode & 07777) != 0)
+        return sysError("chmod " + upper.string());
+    SandboxIdentity id = sandboxIdentity();
+    if (id.privileged && ::chown(upper.c_str(), id.uid, id.gid) != 0)
+        return sysError("chown " + upper.string());
+    return {};
+}
+
 } // namespace
 
 Status checkRunnable(const RunOptions& options)
@@ -108,6 +125,8 @@ Result<RunOutcome> runSession(const RunOptions& options)
     if (!session)
         return session.error();
     config.sessionDir = session->directory();
+    if (auto e = prepareUpperLayer(*session, workspace))
+        return *e;
     auto lock = lockSession(*session);
     if (!lock)
         return lock.error();

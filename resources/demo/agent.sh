@@ -8,6 +8,8 @@ try() {
     else printf '  \033[32mblocked\033[0m %s\n' "$what"; fi
 }
 
+export PYTHONDONTWRITEBYTECODE=1 # keep the review about the agent's edits
+
 say "looking at the project in $PWD"
 ls -A
 say "running the tests before the fix"
@@ -43,7 +45,7 @@ say "trying what a sandboxed agent must not do:"
 try "read ~/.ssh/id_ed25519"        cat "$HOME/.ssh/id_ed25519"
 try "write to /usr/bin"              touch /usr/bin/sandbench-demo
 try "write to /etc/passwd"           sh -c 'echo x >> /etc/passwd'
-try "see the host's processes"       sh -c '[ "$(ls /proc | grep -c "^[0-9]")" -gt 5 ]'
+try "see the host's processes"       sh -c '[ "$(ls -d /proc/[0-9]* | wc -l)" -gt 20 ]'
 try "connect to the internet"        timeout 3 bash -c 'exec 3<>/dev/tcp/1.1.1.1/443'
 try "mount a file system"            mount -t tmpfs none /tmp
 say "done; nothing reached the real project: review the changes below"

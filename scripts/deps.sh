@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs every Debian 12 package Sandbench needs to build, test and run. Idempotent: when all
+# are present it changes nothing and asks no package server.
+set -euo pipefail
+
+packages=(
+  # build
+  build-essential cmake ninja-build ccache pkg-config clang-format
+  # libraries
+  libseccomp-dev nlohmann-json3-dev libcli11-dev libspdlog-dev libfmt-dev libgtest-dev
+  # run time: diff for reviews, the demo agent's tools
+  diffutils python3 bash
+  # tests: toolchains inside the sandbox, pty programs, the unprivileged test user
+  git make gcc nodejs less procps passwd util-linux bsdutils
+  # benchmarks: the reference sandbox and the timer
+  bubblewrap hyperfine
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "scripts/deps.sh: installing ${missing[*]}" >&2
+sudo=()
+[ "$(id -u)" -eq 0 ] || sudo=(sudo)
+"${sudo[@]}" apt-get update -qq
+DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
