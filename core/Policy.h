@@ -29,8 +29,41 @@ struct FilesystemPolicy {
     std::vector<ExposedPath> expose;
 };
 
+// What a rule or a default does with a command or a connection.
+enum class RuleAction { Allow, Ask, Deny };
+std::string_view toString(RuleAction action);
+
+// {"action": "deny", "host": "*.example.com", "ports": [443]}. host: an exact name, "*.suffix"
+// (the suffix and its subdomains), an IPv4/IPv6 address or a CIDR range, or "*" for any.
+struct NetworkRule {
+    RuleAction action = RuleAction::Deny;
+    std::string host;
+    std::vector<std::uint16_t> ports; // empty: any port
+    std::string comment;
+};
+
 struct NetworkPolicy {
     NetworkMode mode = NetworkMode::None;
+    RuleAction defaultAction = RuleAction::Ask; // when no rule matches (mode filtered)
+    std::vector<NetworkRule> rules;             // ordered; the first match wins
+};
+
+// {"action": "ask", "match": "git push *"}: a pattern over the command line (see
+// docs/policy.md); "*" matches any run of characters, including none.
+struct CommandRule {
+    RuleAction action = RuleAction::Ask;
+    std::string match;
+    std::string comment;
+};
+
+struct CommandPolicy {
+    RuleAction defaultAction = RuleAction::Allow;
+    std::vector<CommandRule> rules; // ordered; the first match wins
+};
+
+struct ApprovalPolicy {
+    std::uint32_t timeoutSeconds = 120;
+    RuleAction onTimeout = RuleAction::Deny; // Allow or Deny; never creates a rule
 };
 
 // Zero means "no limit" for the optional limits.
@@ -55,6 +88,8 @@ struct Policy {
     int version = 1;
     FilesystemPolicy filesystem;
     NetworkPolicy network;
+    CommandPolicy commands;
+    ApprovalPolicy approvals;
     Limits limits;
     EnvPolicy env;
 };

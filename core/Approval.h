@@ -1,0 +1,57 @@
+// The vocabulary of approvals, shared by the broker (which owns them), the control protocol
+// (which carries them to clients) and the recording (which keeps them).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace sb {
+
+enum class ApprovalKind { Command, Network };
+
+// What an "allow" or "deny" answer covers.
+enum class ApprovalScope {
+    // commands
+    ExactCommand,   // this exact command line
+    Subcommand,     // this program with this first argument ("git push", any further args)
+    AnyArguments,   // this program with any arguments
+    // network
+    HostPort,       // this host and port
+    Host,           // this host, any port
+    Domain,         // *.domain (the host's registrable parent and its subdomains)
+};
+
+enum class ApprovalDuration { Once, Session, Always };
+
+struct ApprovalRequest {
+    std::uint64_t id = 0; // unique within the session
+    ApprovalKind kind = ApprovalKind::Command;
+    // Command: the program as resolved inside the sandbox, argv, the working directory.
+    std::string program;
+    std::vector<std::string> argv;
+    std::string cwd;
+    // Network: the host as the agent named it, the port, and "http", "connect" or "socks5".
+    std::string host;
+    std::uint16_t port = 0;
+    std::string protocol;
+    std::string rule;             // the rule (or "default") whose action was "ask"
+    std::int64_t deadlineUnixMs = 0; // when on_timeout applies
+};
+
+struct ApprovalAnswer {
+    bool allow = false;
+    ApprovalScope scope = ApprovalScope::ExactCommand;
+    ApprovalDuration duration = ApprovalDuration::Once;
+    std::string answeredBy; // "cli", "gui", "tty", a client name
+};
+
+struct ApprovalOutcome {
+    std::uint64_t id = 0;
+    bool allow = false;
+    bool timedOut = false;
+    ApprovalAnswer answer; // meaningful when !timedOut
+    std::int64_t latencyMs = 0;
+};
+
+} // namespace sb
