@@ -13,13 +13,13 @@ enum class ApprovalKind { Command, Network };
 // What an "allow" or "deny" answer covers.
 enum class ApprovalScope {
     // commands
-    ExactCommand,   // this exact command line
-    Subcommand,     // this program with this first argument ("git push", any further args)
-    AnyArguments,   // this program with any arguments
+    ExactCommand, // this exact command line
+    Subcommand,   // this program with this first argument ("git push", any further args)
+    AnyArguments, // this program with any arguments
     // network
-    HostPort,       // this host and port
-    Host,           // this host, any port
-    Domain,         // *.domain (the host's registrable parent and its subdomains)
+    HostPort, // this host and port
+    Host,     // this host, any port
+    Domain,   // *.domain (the host's registrable parent and its subdomains)
 };
 
 enum class ApprovalDuration { Once, Session, Always };
@@ -35,7 +35,7 @@ struct ApprovalRequest {
     std::string host;
     std::uint16_t port = 0;
     std::string protocol;
-    std::string rule;             // the rule (or "default") whose action was "ask"
+    std::string rule;                // the rule (or "default") whose action was "ask"
     std::int64_t deadlineUnixMs = 0; // when on_timeout applies
 };
 
@@ -50,8 +50,11 @@ struct ApprovalOutcome {
     std::uint64_t id = 0;
     bool allow = false;
     bool timedOut = false;
-    ApprovalAnswer answer; // meaningful when !timedOut
+    bool cancelled = false; // the supervisor shut down before an answer: denied
+    ApprovalAnswer answer;  // meaningful when neither timedOut nor cancelled
     std::int64_t latencyMs = 0;
+    // An "always" answer whose rule could not be saved: why (it still holds for the session).
+    std::string persistError;
 };
 
 } // namespace sb

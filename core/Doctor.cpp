@@ -33,8 +33,7 @@ std::string readSysctl(const char* path)
 template <class Probe> int inChild(unsigned long flags, Probe probe)
 {
     int ready[2];
-    if (::pipe2(ready, O_CLOEXEC) != 0)
-        return -1;
+    if (::pipe2(ready, O_CLOEXEC) != 0) return -1;
     pid_t pid = static_cast<pid_t>(::syscall(SYS_clone, flags | SIGCHLD, nullptr));
     if (pid == 0) {
         ::close(ready[1]);
@@ -47,8 +46,7 @@ template <class Probe> int inChild(unsigned long flags, Probe probe)
         ::close(ready[1]);
         return -errno;
     }
-    if ((flags & CLONE_NEWUSER) != 0)
-        (void)writeIdMaps(pid, geteuid(), getegid());
+    if ((flags & CLONE_NEWUSER) != 0) (void)writeIdMaps(pid, geteuid(), getegid());
     ::close(ready[1]);
     int status = 0;
     ::waitpid(pid, &status, 0);
@@ -85,18 +83,14 @@ DoctorCheck checkUserNamespaces(const SandboxIdentity& id)
 
 int tryOverlay(bool privileged)
 {
-    if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0)
-        return 1;
-    if (::mount("tmpfs", "/tmp", "tmpfs", 0, "mode=0755") != 0)
-        return 2;
+    if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) return 1;
+    if (::mount("tmpfs", "/tmp", "tmpfs", 0, "mode=0755") != 0) return 2;
     for (const char* d : {"/tmp/l", "/tmp/u", "/tmp/w", "/tmp/m"})
-        if (::mkdir(d, 0755) != 0)
-            return 3;
+        if (::mkdir(d, 0755) != 0) return 3;
     if (privileged) {
         // Root sessions show a root-owned project as the sandbox user's: idmapped lower layer.
         auto ns = makeIdmapNamespace(0, 0, kRootSandboxUid, kRootSandboxGid);
-        if (!ns)
-            return 4;
+        if (!ns) return 4;
         int tree = ::open_tree(AT_FDCWD, "/tmp/l", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
         mount_attr attr{};
         attr.attr_set = MOUNT_ATTR_IDMAP;
@@ -124,8 +118,8 @@ DoctorCheck checkOverlay(const SandboxIdentity& id)
         c.detail = "idmapped mounts are unavailable";
         c.fix = "Linux 5.19 or later; or run Sandbench as your normal user instead of root";
     } else {
-        c.detail = "cannot mount overlayfs" +
-                   std::string(id.privileged ? "" : " inside a user namespace");
+        c.detail =
+            "cannot mount overlayfs" + std::string(id.privileged ? "" : " inside a user namespace");
         c.fix = "Linux 5.11 or later with CONFIG_OVERLAY_FS (modprobe overlay)";
     }
     return c;
@@ -135,8 +129,7 @@ DoctorCheck checkSeccomp()
 {
     DoctorCheck c{"seccomp", ::prctl(PR_GET_SECCOMP, 0, 0, 0, 0) >= 0, true, "", ""};
     c.detail = c.ok ? seccompSummary() : "the kernel has no seccomp filters";
-    if (!c.ok)
-        c.fix = "a kernel with CONFIG_SECCOMP_FILTER";
+    if (!c.ok) c.fix = "a kernel with CONFIG_SECCOMP_FILTER";
     return c;
 }
 
@@ -145,8 +138,7 @@ DoctorCheck checkSeccompNotify()
     DoctorCheck c{"seccomp-notify", seccompUserNotifSupported(), false, "", ""};
     c.detail = c.ok ? "SECCOMP_RET_USER_NOTIF available (for command approval)"
                     : "SECCOMP_RET_USER_NOTIF is missing: command approval will be unavailable";
-    if (!c.ok)
-        c.fix = "Linux 5.5 or later";
+    if (!c.ok) c.fix = "Linux 5.5 or later";
     return c;
 }
 
@@ -155,8 +147,9 @@ DoctorCheck checkLandlock()
     int abi = landlockAbi();
     DoctorCheck c{"landlock", abi > 0, false, "", ""};
     if (c.ok) {
-        c.detail = "ABI " + std::to_string(abi) + ": writes confined to the workspace, /tmp, the "
-                                                  "sandbox home and declared paths";
+        c.detail = "ABI " + std::to_string(abi) +
+                   ": writes confined to the workspace, /tmp, the "
+                   "sandbox home and declared paths";
     } else {
         c.detail = "not available: writes are confined by read-only mounts only";
         c.fix = "Linux 5.13+ with 'landlock' in the lsm= boot parameter (CONFIG_SECURITY_LANDLOCK)";
@@ -167,9 +160,9 @@ DoctorCheck checkLandlock()
 DoctorCheck checkCgroups()
 {
     CgroupSupport support = probeCgroupSupport();
-    DoctorCheck c{"cgroup-v2", support.available, false, "", ""};
+    DoctorCheck c{"cgroups", support.available(), false, "", ""};
     if (c.ok) {
-        c.detail = "memory, pids and cpu limits for the whole sandbox under " + support.base;
+        c.detail = "memory, pids and cpu limits for the whole sandbox: " + support.describe();
     } else {
         c.detail = support.reason + "; limits fall back to per-process rlimits";
         c.fix = "a cgroup v2 (unified) system with delegation, e.g. run from a systemd user "
@@ -183,8 +176,8 @@ DoctorCheck checkCgroups()
 std::vector<DoctorCheck> runDoctor()
 {
     SandboxIdentity id = sandboxIdentity();
-    return {checkUserNamespaces(id), checkOverlay(id), checkSeccomp(), checkSeccompNotify(),
-            checkLandlock(), checkCgroups()};
+    return {checkUserNamespaces(id), checkOverlay(id), checkSeccomp(),
+            checkSeccompNotify(),    checkLandlock(),  checkCgroups()};
 }
 
 } // namespace sb

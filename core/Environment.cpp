@@ -6,8 +6,8 @@
 namespace sb {
 namespace {
 
-const char* const kDefaultPass[] = {"TERM", "COLORTERM", "LANG", "LANGUAGE", "LC_*", "HOME",
-                                    "USER",  "LOGNAME",   "SHELL", "TZ"};
+const char* const kDefaultPass[] = {"TERM", "COLORTERM", "LANG",    "LANGUAGE", "LC_*",
+                                    "HOME", "USER",      "LOGNAME", "SHELL",    "TZ"};
 
 } // namespace
 
@@ -29,11 +29,9 @@ std::vector<std::string> buildEnvironment(const EnvPolicy& policy,
     };
     for (const std::string& entry : caller) {
         auto eq = entry.find('=');
-        if (eq == std::string::npos || eq == 0)
-            continue;
+        if (eq == std::string::npos || eq == 0) continue;
         std::string name = entry.substr(0, eq);
-        if (passes(name))
-            out[name] = entry.substr(eq + 1);
+        if (passes(name)) out[name] = entry.substr(eq + 1);
     }
     out["PATH"] = kDefaultPath;
     for (const auto& [name, value] : policy.set)
@@ -43,6 +41,29 @@ std::vector<std::string> buildEnvironment(const EnvPolicy& policy,
     for (const auto& [name, value] : out)
         env.push_back(name + "=" + value);
     return env;
+}
+
+void addProxyVariables(std::vector<std::string>& env, std::uint16_t port, const EnvPolicy& policy)
+{
+    std::string http = "http://127.0.0.1:" + std::to_string(port);
+    // One port speaks both: the proxy tells SOCKS5 from HTTP by the first byte.
+    std::string socks = "socks5h://127.0.0.1:" + std::to_string(port);
+    const std::pair<const char*, std::string> variables[] = {
+        {"HTTP_PROXY", http},
+        {"http_proxy", http},
+        {"HTTPS_PROXY", http},
+        {"https_proxy", http},
+        {"ALL_PROXY", socks},
+        {"all_proxy", socks},
+        {"NO_PROXY", "localhost,127.0.0.1,::1"},
+        {"no_proxy", "localhost,127.0.0.1,::1"}};
+    for (const auto& [name, value] : variables) {
+        if (policy.set.count(name) != 0) continue; // the policy's own value stays
+        std::string prefix = std::string(name) + "=";
+        std::erase_if(env, [&](const std::string& e) { return e.rfind(prefix, 0) == 0; });
+        env.push_back(prefix + value);
+    }
+    std::sort(env.begin(), env.end());
 }
 
 } // namespace sb

@@ -11,10 +11,10 @@
 namespace sb {
 
 enum class ErrorCode {
-    System,      // a syscall failed; sysErrno says which way
+    System,       // a syscall failed; sysErrno says which way
     InvalidInput, // the user's input (policy, arguments, path) is wrong
-    Unsupported, // the kernel or machine lacks a feature the request needs
-    Conflict,    // the real project changed under a pending apply
+    Unsupported,  // the kernel or machine lacks a feature the request needs
+    Conflict,     // the real project changed under a pending apply
     NotFound,
     Internal,
 };
@@ -37,7 +37,7 @@ Error unsupported(std::string message);
 using Status = std::optional<Error>;
 
 template <class T> class Result {
-public:
+  public:
     Result(T value) : m_v(std::move(value)) {}
     Result(Error error) : m_v(std::move(error)) {}
 
@@ -49,9 +49,11 @@ public:
     T* operator->() { return &value(); }
     const T* operator->() const { return &value(); }
     T& operator*() & { return value(); }
+    const T& operator*() const& { return value(); }
+    T&& operator*() && { return std::move(*this).value(); }
     const Error& error() const { return std::get<1>(m_v); }
 
-private:
+  private:
     std::variant<T, Error> m_v;
 };
 

@@ -19,8 +19,7 @@ namespace {
 Status writeProcFile(const std::string& path, const std::string& content)
 {
     int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
-    if (fd < 0)
-        return sysError("open " + path);
+    if (fd < 0) return sysError("open " + path);
     ssize_t n = ::write(fd, content.data(), content.size());
     int err = errno;
     ::close(fd);
@@ -33,10 +32,8 @@ Status writeMaps(const std::string& procDir, const std::string& uidMap, const st
                  bool denySetgroups)
 {
     if (denySetgroups)
-        if (auto e = writeProcFile(procDir + "/setgroups", "deny"))
-            return e;
-    if (auto e = writeProcFile(procDir + "/uid_map", uidMap))
-        return e;
+        if (auto e = writeProcFile(procDir + "/setgroups", "deny")) return e;
+    if (auto e = writeProcFile(procDir + "/uid_map", uidMap)) return e;
     return writeProcFile(procDir + "/gid_map", gidMap);
 }
 
@@ -49,8 +46,7 @@ std::string mapLine(unsigned inside, unsigned outside)
 
 SandboxIdentity sandboxIdentity()
 {
-    if (geteuid() == 0)
-        return {true, kRootSandboxUid, kRootSandboxGid};
+    if (geteuid() == 0) return {true, kRootSandboxUid, kRootSandboxGid};
     return {false, geteuid(), getegid()};
 }
 
@@ -65,8 +61,7 @@ Result<int> makeIdmapNamespace(uid_t fromUid, gid_t fromGid, uid_t toUid, gid_t 
     // A namespace is only reachable through a process in it: park a child there, map it from
     // outside, keep a handle on the namespace, and let the child go.
     int hold[2];
-    if (::pipe2(hold, O_CLOEXEC) != 0)
-        return sysError("pipe");
+    if (::pipe2(hold, O_CLOEXEC) != 0) return sysError("pipe");
     pid_t child = static_cast<pid_t>(::syscall(SYS_clone, CLONE_NEWUSER | SIGCHLD, nullptr));
     if (child == 0) {
         ::close(hold[1]);
@@ -85,27 +80,23 @@ Result<int> makeIdmapNamespace(uid_t fromUid, gid_t fromGid, uid_t toUid, gid_t 
     int nsFd = -1;
     if (!failed) {
         nsFd = ::open((proc + "/ns/user").c_str(), O_RDONLY | O_CLOEXEC);
-        if (nsFd < 0)
-            failed = sysError("open " + proc + "/ns/user");
+        if (nsFd < 0) failed = sysError("open " + proc + "/ns/user");
     }
     ::close(hold[1]);
     ::waitpid(child, nullptr, 0);
-    if (failed)
-        return *failed;
+    if (failed) return *failed;
     return nsFd;
 }
 
 Status becomeSandboxUser(const SandboxIdentity& id)
 {
-    if (::setgroups(0, nullptr) != 0)
-        return sysError("clear supplementary groups");
+    if (::setgroups(0, nullptr) != 0) return sysError("clear supplementary groups");
     if (::setresgid(id.gid, id.gid, id.gid) != 0)
         return sysError("set gid " + std::to_string(id.gid));
     if (::setresuid(id.uid, id.uid, id.uid) != 0)
         return sysError("set uid " + std::to_string(id.uid));
     // Changing uid made us non-dumpable, which puts /proc/self out of our own reach.
-    if (::prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) != 0)
-        return sysError("set dumpable");
+    if (::prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) != 0) return sysError("set dumpable");
     if (::unshare(CLONE_NEWUSER) != 0)
         return sysError("enter a user namespace as uid " + std::to_string(id.uid));
     return writeMaps("/proc/self", mapLine(id.uid, id.uid), mapLine(id.gid, id.gid), true);
@@ -121,8 +112,7 @@ Status dropCapabilities()
         return sysError("clear ambient capabilities");
     __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
     __user_cap_data_struct data[2] = {};
-    if (::syscall(SYS_capset, &header, data) != 0)
-        return sysError("clear capabilities");
+    if (::syscall(SYS_capset, &header, data) != 0) return sysError("clear capabilities");
     return {};
 }
 

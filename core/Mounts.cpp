@@ -21,7 +21,7 @@ const fs::path kNewRoot = "/newroot";
 const fs::path kStaging = "/staging";
 const char* const kNewProc = "/newroot/proc"; // init's pid namespace, mounted by mountProc
 
-const char* const kSystemFolders[] = {"/usr", "/etc",   "/opt",   "/bin",  "/sbin",
+const char* const kSystemFolders[] = {"/usr", "/etc",   "/opt",   "/bin",   "/sbin",
                                       "/lib", "/lib32", "/lib64", "/libx32"};
 const char* const kDevices[] = {"null", "zero", "full", "random", "urandom", "tty"};
 
@@ -33,7 +33,8 @@ fs::path under(const fs::path& root, const fs::path& absolute)
 Status mountFs(const char* type, const fs::path& target, unsigned long flags,
                const std::string& options)
 {
-    if (::mount(type, target.c_str(), type, flags, options.empty() ? nullptr : options.c_str()) != 0)
+    if (::mount(type, target.c_str(), type, flags, options.empty() ? nullptr : options.c_str()) !=
+        0)
         return sysError(std::string("mount ") + type + " on " + target.string());
     return {};
 }
@@ -42,21 +43,18 @@ Status makeDirs(const fs::path& dir)
 {
     std::error_code ec;
     fs::create_directories(dir, ec);
-    if (ec)
-        return sysError("create " + dir.string(), ec.value());
+    if (ec) return sysError("create " + dir.string(), ec.value());
     return {};
 }
 
 // A mount point for `source`: a folder, or an empty file when the source is not a folder.
 Status makeMountPoint(const fs::path& target, const fs::path& source)
 {
-    struct stat st{};
+    struct stat st {};
     if (::stat(source.c_str(), &st) == 0 && !S_ISDIR(st.st_mode)) {
-        if (auto e = makeDirs(target.parent_path()))
-            return e;
+        if (auto e = makeDirs(target.parent_path())) return e;
         int fd = ::open(target.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
-        if (fd < 0)
-            return sysError("create mount point " + target.string());
+        if (fd < 0) return sysError("create mount point " + target.string());
         ::close(fd);
         return {};
     }
@@ -77,16 +75,13 @@ Status setMountAttributes(const fs::path& target, std::uint64_t set, bool recurs
 // namespace the clone is not recursive: idmapping applies to one mount at a time.
 Status bindMount(const fs::path& source, const fs::path& target, AccessMode mode, int idmapFd = -1)
 {
-    if (auto e = makeMountPoint(target, source))
-        return e;
+    if (auto e = makeMountPoint(target, source)) return e;
     unsigned treeFlags = OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | (idmapFd < 0 ? AT_RECURSIVE : 0);
     int tree = ::open_tree(AT_FDCWD, source.c_str(), treeFlags);
-    if (tree < 0)
-        return sysError("clone mount " + source.string());
+    if (tree < 0) return sysError("clone mount " + source.string());
     mount_attr attr{};
     attr.attr_set = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;
-    if (mode == AccessMode::ReadOnly)
-        attr.attr_set |= MOUNT_ATTR_RDONLY;
+    if (mode == AccessMode::ReadOnly) attr.attr_set |= MOUNT_ATTR_RDONLY;
     if (idmapFd >= 0) {
         attr.attr_set |= MOUNT_ATTR_IDMAP;
         attr.userns_fd = static_cast<std::uint64_t>(idmapFd);
@@ -106,8 +101,7 @@ Status pivotInto(const fs::path& root, const fs::path& putOld)
 {
     if (::syscall(SYS_pivot_root, root.c_str(), putOld.c_str()) != 0)
         return sysError("pivot_root into " + root.string());
-    if (::chdir("/") != 0)
-        return sysError("chdir /");
+    if (::chdir("/") != 0) return sysError("chdir /");
     return {};
 }
 
@@ -115,11 +109,9 @@ Status enterScratchRoot()
 {
     if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0)
         return sysError("make mounts private");
-    if (auto e = mountFs("tmpfs", kScratch, MS_NOSUID | MS_NODEV, "mode=0755,size=1m"))
-        return e;
+    if (auto e = mountFs("tmpfs", kScratch, MS_NOSUID | MS_NODEV, "mode=0755,size=1m")) return e;
     for (const fs::path& dir : {kOldRoot, kNewRoot, kStaging})
-        if (auto e = makeDirs(fs::path(kScratch) / dir.relative_path()))
-            return e;
+        if (auto e = makeDirs(fs::path(kScratch) / dir.relative_path())) return e;
     return pivotInto(kScratch, fs::path(kScratch) / kOldRoot.relative_path());
 }
 
@@ -127,9 +119,8 @@ Status bindSystemFolders()
 {
     for (const char* folder : kSystemFolders) {
         fs::path host = under(kOldRoot, folder);
-        struct stat st{};
-        if (::lstat(host.c_str(), &st) != 0)
-            continue;
+        struct stat st {};
+        if (::lstat(host.c_str(), &st) != 0) continue;
         fs::path target = under(kNewRoot, folder);
         if (S_ISLNK(st.st_mode)) {
             std::error_code ec;
@@ -137,8 +128,7 @@ Status bindSystemFolders()
             if (ec || ::symlink(link.c_str(), target.c_str()) != 0)
                 return sysError("recreate symlink " + std::string(folder));
         } else if (S_ISDIR(st.st_mode)) {
-            if (auto e = bindMount(host, target, AccessMode::ReadOnly))
-                return e;
+            if (auto e = bindMount(host, target, AccessMode::ReadOnly)) return e;
         }
     }
     return {};
@@ -147,10 +137,8 @@ Status bindSystemFolders()
 Status mountDev(const SandboxIdentity& id)
 {
     fs::path dev = under(kNewRoot, "/dev");
-    if (auto e = makeDirs(dev))
-        return e;
-    if (auto e = mountFs("tmpfs", dev, MS_NOSUID | MS_NOEXEC, "mode=0755,size=64k"))
-        return e;
+    if (auto e = makeDirs(dev)) return e;
+    if (auto e = mountFs("tmpfs", dev, MS_NOSUID | MS_NOEXEC, "mode=0755,size=64k")) return e;
     for (const char* name : kDevices)
         if (auto e = bindMount(under(kOldRoot, "/dev") / name, dev / name, AccessMode::ReadWrite))
             return e;
@@ -161,17 +149,12 @@ Status mountDev(const SandboxIdentity& id)
         if (::mount_setattr(AT_FDCWD, (dev / name).c_str(), 0, &attr, sizeof attr) != 0)
             return sysError("allow device " + (dev / name).string());
     }
-    if (auto e = makeDirs(dev / "pts"))
-        return e;
+    if (auto e = makeDirs(dev / "pts")) return e;
     std::string ptsOptions = "newinstance,ptmxmode=0666,mode=0620";
-    if (!id.privileged)
-        ptsOptions += ",gid=" + std::to_string(id.gid);
-    if (auto e = mountFs("devpts", dev / "pts", MS_NOSUID | MS_NOEXEC, ptsOptions))
-        return e;
-    if (auto e = makeDirs(dev / "shm"))
-        return e;
-    if (auto e = mountFs("tmpfs", dev / "shm", MS_NOSUID | MS_NODEV, "mode=1777"))
-        return e;
+    if (!id.privileged) ptsOptions += ",gid=" + std::to_string(id.gid);
+    if (auto e = mountFs("devpts", dev / "pts", MS_NOSUID | MS_NOEXEC, ptsOptions)) return e;
+    if (auto e = makeDirs(dev / "shm")) return e;
+    if (auto e = mountFs("tmpfs", dev / "shm", MS_NOSUID | MS_NODEV, "mode=1777")) return e;
     const std::pair<const char*, const char*> links[] = {{"pts/ptmx", "ptmx"},
                                                          {"/proc/self/fd", "fd"},
                                                          {"/proc/self/fd/0", "stdin"},
@@ -186,13 +169,10 @@ Status mountDev(const SandboxIdentity& id)
 Status mountProc()
 {
     fs::path proc = under(kNewRoot, "/proc");
-    if (auto e = makeDirs(proc))
-        return e;
-    if (auto e = mountFs("proc", proc, MS_NOSUID | MS_NODEV | MS_NOEXEC, ""))
-        return e;
+    if (auto e = makeDirs(proc)) return e;
+    if (auto e = mountFs("proc", proc, MS_NOSUID | MS_NODEV | MS_NOEXEC, "")) return e;
     // Kernel tunables stay readable but not writable, even where a capability would allow it.
-    if (auto e = bindMount(proc / "sys", proc / "sys", AccessMode::ReadOnly))
-        return e;
+    if (auto e = bindMount(proc / "sys", proc / "sys", AccessMode::ReadOnly)) return e;
     return {};
 }
 
@@ -212,26 +192,26 @@ Status mountProjectOverlay(const SandboxConfig& config, const SandboxIdentity& i
     int idmapFd = -1;
     if (id.privileged) {
         // Root's sandbox user must be able to edit the project: show the owner's files as its.
-        struct stat st{};
+        struct stat st {};
         if (::stat(hostProject.c_str(), &st) != 0)
             return sysError("stat " + config.project.string());
         auto ns = makeIdmapNamespace(st.st_uid, st.st_gid, id.uid, id.gid, kNewProc);
-        if (!ns)
-            return ns.error();
+        if (!ns) return ns.error();
         idmapFd = *ns;
     }
     Status failed = bindMount(hostProject, lower, AccessMode::ReadOnly, idmapFd);
-    if (idmapFd >= 0)
-        ::close(idmapFd);
-    if (failed)
-        return failed;
+    if (idmapFd >= 0) ::close(idmapFd);
+    if (failed) return failed;
     if (auto e = bindMount(under(kOldRoot, config.sessionDir), session, AccessMode::ReadWrite))
         return e;
     fs::path target = under(kNewRoot, config.project);
-    if (auto e = makeDirs(target))
-        return e;
-    std::string options = "lowerdir=" + lower.string() + ",upperdir=" + (session / "upper").string() +
-                          ",workdir=" + (session / "work").string() + ",userxattr";
+    if (auto e = makeDirs(target)) return e;
+    // volatile: the upper layer is not synced at unmount. Without it, unmounting syncs the
+    // whole file system the session folder is on, which dominated cold start. A crash of the
+    // machine (not of Sandbench) can then lose the session's most recent writes.
+    std::string options = "lowerdir=" + lower.string() +
+                          ",upperdir=" + (session / "upper").string() +
+                          ",workdir=" + (session / "work").string() + ",userxattr,volatile";
     return mountFs("overlay", target, MS_NOSUID | MS_NODEV, options);
 }
 
@@ -240,32 +220,27 @@ Status bindExposure(const BindMount& bind, const SandboxIdentity& id)
     fs::path host = under(kOldRoot, bind.path);
     int idmapFd = -1;
     if (id.privileged) {
-        struct stat st{};
-        if (::stat(host.c_str(), &st) != 0)
-            return sysError("expose " + bind.path.string());
+        struct stat st {};
+        if (::stat(host.c_str(), &st) != 0) return sysError("expose " + bind.path.string());
         auto ns = makeIdmapNamespace(st.st_uid, st.st_gid, id.uid, id.gid, kNewProc);
-        if (!ns)
-            return ns.error();
+        if (!ns) return ns.error();
         idmapFd = *ns;
     }
     Status failed = bindMount(host, under(kNewRoot, bind.path), bind.mode, idmapFd);
-    if (idmapFd >= 0)
-        ::close(idmapFd);
+    if (idmapFd >= 0) ::close(idmapFd);
     return failed;
 }
 
 Status maskPath(const fs::path& path)
 {
     fs::path target = under(kNewRoot, path);
-    struct stat st{};
-    if (::lstat(target.c_str(), &st) != 0)
-        return {}; // nothing there to hide
+    struct stat st {};
+    if (::lstat(target.c_str(), &st) != 0) return {}; // nothing there to hide
     if (S_ISDIR(st.st_mode))
         return mountFs("tmpfs", target, MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=0000");
     fs::path empty = kStaging / "empty";
     int fd = ::open(empty.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0000);
-    if (fd >= 0)
-        ::close(fd);
+    if (fd >= 0) ::close(fd);
     return bindMount(empty, target, AccessMode::ReadOnly);
 }
 
@@ -277,8 +252,8 @@ Status mountWorkspace(const SandboxConfig& config, const SandboxIdentity& id)
         int order; // among equal depths: tmpfs, then overlay, then binds
         const BindMount* bind;
     };
-    std::vector<Step> steps = {{"/tmp", 0, nullptr}, {config.home, 0, nullptr},
-                               {config.project, 1, nullptr}};
+    std::vector<Step> steps = {
+        {"/tmp", 0, nullptr}, {config.home, 0, nullptr}, {config.project, 1, nullptr}};
     for (const BindMount& bind : config.binds)
         steps.push_back({bind.path, 2, &bind});
     std::stable_sort(steps.begin(), steps.end(), [](const Step& a, const Step& b) {
@@ -299,30 +274,22 @@ Status mountWorkspace(const SandboxConfig& config, const SandboxIdentity& id)
                 failed = mountFs("tmpfs", target, MS_NOSUID | MS_NODEV,
                                  tmpfsOptions(isTmp ? "1777" : "0700", id));
         }
-        if (failed)
-            return failed;
+        if (failed) return failed;
     }
     for (const fs::path& mask : config.masks)
-        if (auto e = maskPath(mask))
-            return e;
+        if (auto e = maskPath(mask)) return e;
     return {};
 }
 
 Status enterNewRoot()
 {
     // The old root goes first, then the scratch root under the new one.
-    if (::umount2(kOldRoot.c_str(), MNT_DETACH) != 0)
-        return sysError("detach the host root");
-    if (auto e = setMountAttributes(kNewRoot, MOUNT_ATTR_RDONLY, false))
-        return e;
-    if (::chdir(kNewRoot.c_str()) != 0)
-        return sysError("chdir " + kNewRoot.string());
-    if (::syscall(SYS_pivot_root, ".", ".") != 0)
-        return sysError("pivot_root into the new root");
-    if (::umount2(".", MNT_DETACH) != 0)
-        return sysError("detach the scratch root");
-    if (::chdir("/") != 0)
-        return sysError("chdir /");
+    if (::umount2(kOldRoot.c_str(), MNT_DETACH) != 0) return sysError("detach the host root");
+    if (auto e = setMountAttributes(kNewRoot, MOUNT_ATTR_RDONLY, false)) return e;
+    if (::chdir(kNewRoot.c_str()) != 0) return sysError("chdir " + kNewRoot.string());
+    if (::syscall(SYS_pivot_root, ".", ".") != 0) return sysError("pivot_root into the new root");
+    if (::umount2(".", MNT_DETACH) != 0) return sysError("detach the scratch root");
+    if (::chdir("/") != 0) return sysError("chdir /");
     return {};
 }
 
@@ -330,18 +297,13 @@ Status enterNewRoot()
 
 Status buildRootFilesystem(const SandboxConfig& config, const SandboxIdentity& id)
 {
-    if (auto e = enterScratchRoot())
-        return e;
-    if (auto e = mountFs("tmpfs", kNewRoot, MS_NOSUID | MS_NODEV, "mode=0755"))
-        return e;
-    if (auto e = bindSystemFolders())
-        return e;
-    if (auto e = mountDev(id))
-        return e;
+    if (auto e = enterScratchRoot()) return e;
+    if (auto e = mountFs("tmpfs", kNewRoot, MS_NOSUID | MS_NODEV, "mode=0755")) return e;
+    if (auto e = bindSystemFolders()) return e;
+    if (auto e = mountDev(id)) return e;
     if (auto e = mountProc()) // needs the host's /proc still visible at /oldroot
         return e;
-    if (auto e = mountWorkspace(config, id))
-        return e;
+    if (auto e = mountWorkspace(config, id)) return e;
     return enterNewRoot();
 }
 
@@ -349,8 +311,7 @@ std::vector<fs::path> writableFolders(const SandboxConfig& config)
 {
     std::vector<fs::path> out = {config.project, "/tmp", config.home, "/dev"};
     for (const BindMount& bind : config.binds)
-        if (bind.mode == AccessMode::ReadWrite)
-            out.push_back(bind.path);
+        if (bind.mode == AccessMode::ReadWrite) out.push_back(bind.path);
     return out;
 }
 

@@ -3,6 +3,7 @@
 #include "Exposure.h"
 #include "JsonLocator.h"
 #include "Paths.h"
+#include "PolicyRules.h"
 #include "SchemaChecker.h"
 
 #include <algorithm>
@@ -36,11 +37,25 @@ std::string_view toString(AccessMode mode)
     return mode == AccessMode::ReadWrite ? "rw" : "ro";
 }
 
+std::string_view toString(RuleAction action)
+{
+    switch (action) {
+    case RuleAction::Allow:
+        return "allow";
+    case RuleAction::Ask:
+        return "ask";
+    case RuleAction::Deny:
+        return "deny";
+    }
+    return "?";
+}
+
 namespace {
 
 constexpr std::size_t kMaxPolicyBytes = 1024 * 1024;
 constexpr std::array<std::string_view, 3> kNetworkModes = {"none", "filtered", "host"};
 constexpr std::array<std::string_view, 2> kAccessModes = {"ro", "rw"};
+constexpr std::array<std::string_view, 2> kTimeoutActions = {"allow", "deny"};
 
 bool isVariableName(std::string_view s)
 {
@@ -103,10 +118,57 @@ void readFilesystem(Checker& c, const json& v, const std::string& p, FilesystemP
 
 void readNetwork(Checker& c, const json& v, const std::string& p, NetworkPolicy& out)
 {
-    c.object(v, p, {{"mode", [&](const json& x, const std::string& at) {
-                         if (auto i = c.choice(x, at, kNetworkModes))
-                             out.mode = static_cast<NetworkMode>(*i);
-                     }}});
+    c.object(v, p,
+             {{"mode",
+               [&](const json& x, const std::string& at) {
+                   if (auto i = c.choice(x, at, kNetworkModes))
+                       out.mode = static_cast<NetworkMode>(*i);
+               }},
+              {"default",
+               [&](const json& x, const std::string& at) {
+                   if (auto a = readRuleAction(c, x, at)) out.defaultAction = *a;
+               }},
+              {"rules", [&](const json& x, const std::string& at) {
+                   if (!c.array(x, at, "an array of {\"action\": …, \"host\": …}")) return;
+                   for (std::size_t i = 0; i < x.size(); ++i) {
+                       NetworkRule rule;
+                       readNetworkRule(c, x[i], appendPointer(at, std::to_string(i)), rule);
+                       out.rules.push_back(std::move(rule));
+                   }
+               }}});
+}
+
+void readCommands(Checker& c, const json& v, const std::string& p, CommandPolicy& out)
+{
+    c.object(v, p,
+             {{"default",
+               [&](const json& x, const std::string& at) {
+                   if (auto a = readRuleAction(c, x, at)) out.defaultAction = *a;
+               }},
+              {"rules", [&](const json& x, const std::string& at) {
+                   if (!c.array(x, at, "an array of {\"action\": …, \"match\": …}")) return;
+                   for (std::size_t i = 0; i < x.size(); ++i) {
+                       CommandRule rule;
+                       readCommandRule(c, x[i], appendPointer(at, std::to_string(i)), rule);
+                       out.rules.push_back(std::move(rule));
+                   }
+               }}});
+}
+
+void readApprovals(Checker& c, const json& v, const std::string& p, ApprovalPolicy& out)
+{
+    c.object(v, p,
+             {{"timeout_seconds",
+               [&](const json& x, const std::string& at) {
+                   // A day at most: an agent held longer than that is a forgotten session.
+                   if (auto n = c.integer(x, at, 1, 86400))
+                       out.timeoutSeconds = static_cast<std::uint32_t>(*n);
+               }},
+              {"on_timeout", [&](const json& x, const std::string& at) {
+                   // "ask" is no answer to a question nobody answered.
+                   if (auto i = c.choice(x, at, kTimeoutActions))
+                       out.onTimeout = *i == 0 ? RuleAction::Allow : RuleAction::Deny;
+               }}});
 }
 
 void readLimits(Checker& c, const json& v, const std::string& p, Limits& out)
@@ -178,9 +240,13 @@ void readPolicy(Checker& c, const json& root, Policy& out)
           [&](const json& x, const std::string& at) { readFilesystem(c, x, at, out.filesystem); }},
          {"network",
           [&](const json& x, const std::string& at) { readNetwork(c, x, at, out.network); }},
+         {"commands",
+          [&](const json& x, const std::string& at) { readCommands(c, x, at, out.commands); }},
          {"limits",
           [&](const json& x, const std::string& at) { readLimits(c, x, at, out.limits); }},
-         {"env", [&](const json& x, const std::string& at) { readEnv(c, x, at, out.env); }}});
+         {"env", [&](const json& x, const std::string& at) { readEnv(c, x, at, out.env); }},
+         {"approvals",
+          [&](const json& x, const std::string& at) { readApprovals(c, x, at, out.approvals); }}});
 }
 
 std::string located(std::string_view origin, std::string_view text, std::size_t offset)

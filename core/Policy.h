@@ -43,7 +43,7 @@ struct NetworkRule {
 };
 
 struct NetworkPolicy {
-    NetworkMode mode = NetworkMode::None;
+    NetworkMode mode = NetworkMode::Filtered;
     RuleAction defaultAction = RuleAction::Ask; // when no rule matches (mode filtered)
     std::vector<NetworkRule> rules;             // ordered; the first match wins
 };

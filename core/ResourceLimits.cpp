@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -21,8 +22,7 @@ Status setLimit(int resource, const char* name, rlim_t value)
     // Never raise above the hard limit the caller already had.
     rlim_t hard = current.rlim_max == RLIM_INFINITY ? value : std::min(value, current.rlim_max);
     rlimit wanted{hard, hard};
-    if (::setrlimit(resource, &wanted) != 0)
-        return sysError(std::string("set ") + name);
+    if (::setrlimit(resource, &wanted) != 0) return sysError(std::string("set ") + name);
     return {};
 }
 
@@ -37,8 +37,7 @@ std::string readFirstLine(const fs::path& file)
 Status writeValue(const fs::path& file, const std::string& value)
 {
     int fd = ::open(file.c_str(), O_WRONLY | O_CLOEXEC);
-    if (fd < 0)
-        return sysError("open " + file.string());
+    if (fd < 0) return sysError("open " + file.string());
     ssize_t n = ::write(fd, value.data(), value.size());
     int err = errno;
     ::close(fd);
@@ -51,101 +50,180 @@ Status writeValue(const fs::path& file, const std::string& value)
 
 Status applyRlimits(const Limits& limits)
 {
-    if (auto e = setLimit(RLIMIT_CORE, "RLIMIT_CORE", 0))
-        return e;
-    if (auto e = setLimit(RLIMIT_NOFILE, "RLIMIT_NOFILE", limits.openFiles))
-        return e;
+    if (auto e = setLimit(RLIMIT_CORE, "RLIMIT_CORE", 0)) return e;
+    if (auto e = setLimit(RLIMIT_NOFILE, "RLIMIT_NOFILE", limits.openFiles)) return e;
     if (limits.fileSizeMb > 0)
-        if (auto e = setLimit(RLIMIT_FSIZE, "RLIMIT_FSIZE", limits.fileSizeMb * kMiB))
-            return e;
+        if (auto e = setLimit(RLIMIT_FSIZE, "RLIMIT_FSIZE", limits.fileSizeMb * kMiB)) return e;
     if (limits.cpuSeconds > 0)
-        if (auto e = setLimit(RLIMIT_CPU, "RLIMIT_CPU", limits.cpuSeconds))
-            return e;
+        if (auto e = setLimit(RLIMIT_CPU, "RLIMIT_CPU", limits.cpuSeconds)) return e;
     // Counted per user namespace: this bounds the sandbox's processes, not the user's.
     if (limits.pids > 0)
-        if (auto e = setLimit(RLIMIT_NPROC, "RLIMIT_NPROC", limits.pids))
-            return e;
+        if (auto e = setLimit(RLIMIT_NPROC, "RLIMIT_NPROC", limits.pids)) return e;
     // Per process; the cgroup bounds the whole sandbox where one is delegated.
     if (limits.memoryMb > 0)
-        if (auto e = setLimit(RLIMIT_DATA, "RLIMIT_DATA", limits.memoryMb * kMiB))
-            return e;
+        if (auto e = setLimit(RLIMIT_DATA, "RLIMIT_DATA", limits.memoryMb * kMiB)) return e;
     return {};
+}
+
+namespace {
+
+// "N:controllers:/path" lines of /proc/self/cgroup, by controller ("" for the v2 line).
+std::map<std::string, std::string> ownCgroups()
+{
+    std::map<std::string, std::string> out;
+    std::ifstream self("/proc/self/cgroup");
+    std::string line;
+    while (std::getline(self, line)) {
+        auto first = line.find(':');
+        auto second = line.find(':', first + 1);
+        if (first == std::string::npos || second == std::string::npos) continue;
+        std::string controllers = line.substr(first + 1, second - first - 1);
+        std::string path = line.substr(second + 1);
+        std::stringstream list(controllers);
+        std::string one;
+        if (controllers.empty()) out[""] = path;
+        while (std::getline(list, one, ','))
+            out[one] = path;
+    }
+    return out;
+}
+
+std::string probeV2(const std::map<std::string, std::string>& own, fs::path& base)
+{
+    auto v2 = own.find("");
+    if (v2 == own.end()) return "no cgroup v2 hierarchy for this process";
+    fs::path mount = "/sys/fs/cgroup";
+    if (!fs::exists(mount / "cgroup.controllers"))
+        mount = "/sys/fs/cgroup/unified"; // hybrid layout: v2 without controllers
+    fs::path mine = (mount / fs::path(v2->second).relative_path()).lexically_normal();
+    // A process may not sit in a cgroup that distributes controllers, so sessions go in a
+    // sibling folder: the delegated subtree is the parent of the caller's cgroup.
+    base = mine.has_filename() ? mine.parent_path() : mine.parent_path().parent_path();
+    std::string controllers = readFirstLine(base / "cgroup.controllers");
+    for (const char* needed : {"memory", "pids", "cpu"}) {
+        if ((" " + controllers + " ").find(std::string(" ") + needed + " ") == std::string::npos)
+            return "cgroup v2 controller '" + std::string(needed) + "' is not available in " +
+                   base.string();
+    }
+    if (::access(base.c_str(), W_OK) != 0 ||
+        ::access((base / "cgroup.subtree_control").c_str(), W_OK) != 0)
+        return base.string() + " is not delegated to this user";
+    return {};
+}
+
+} // namespace
+
+std::string CgroupSupport::describe() const
+{
+    switch (kind) {
+    case Kind::V2:
+        return "cgroup v2 under " + base;
+    case Kind::V1:
+        return "cgroup v1 memory, pids and cpu hierarchies (as root)";
+    case Kind::None:
+        break;
+    }
+    return "none: " + reason;
 }
 
 CgroupSupport probeCgroupSupport()
 {
     CgroupSupport out;
-    std::ifstream self("/proc/self/cgroup");
-    std::string line, relative;
-    while (std::getline(self, line))
-        if (line.rfind("0::", 0) == 0)
-            relative = line.substr(3);
-    if (relative.empty()) {
-        out.reason = "no cgroup v2 hierarchy for this process";
+    auto own = ownCgroups();
+    fs::path base;
+    std::string v2Problem = probeV2(own, base);
+    if (v2Problem.empty()) {
+        out.kind = CgroupSupport::Kind::V2;
+        out.base = base.string();
         return out;
     }
-    fs::path mount = "/sys/fs/cgroup";
-    if (!fs::exists(mount / "cgroup.controllers"))
-        mount = "/sys/fs/cgroup/unified"; // hybrid layout: v2 without controllers
-    fs::path own = mount / fs::path(relative).relative_path();
-    // A process may not sit in a cgroup that distributes controllers, so sessions go in a
-    // sibling folder: the delegated subtree is the parent of the caller's cgroup.
-    fs::path base = own.parent_path();
-    std::string controllers = readFirstLine(base / "cgroup.controllers");
-    for (const char* needed : {"memory", "pids", "cpu"}) {
-        if ((" " + controllers + " ").find(std::string(" ") + needed + " ") == std::string::npos) {
-            out.reason = "cgroup v2 controller '" + std::string(needed) + "' is not available in " +
-                         base.string();
+    if (::geteuid() == 0) {
+        std::vector<std::string> bases;
+        for (const char* controller : {"memory", "pids", "cpu"}) {
+            fs::path root = fs::path("/sys/fs/cgroup") / controller;
+            auto it = own.find(controller);
+            if (it == own.end() || !fs::exists(root / "cgroup.procs")) break;
+            bases.push_back((root / fs::path(it->second).relative_path()).lexically_normal());
+        }
+        if (bases.size() == 3) {
+            out.kind = CgroupSupport::Kind::V1;
+            out.v1Bases = std::move(bases);
             return out;
         }
     }
-    if (::access(base.c_str(), W_OK) != 0 ||
-        ::access((base / "cgroup.subtree_control").c_str(), W_OK) != 0) {
-        out.reason = base.string() + " is not delegated to this user";
-        return out;
-    }
-    out.available = true;
-    out.base = base.string();
+    out.reason = v2Problem;
     return out;
 }
 
-Result<std::string> createSessionCgroup(const CgroupSupport& support, const std::string& id,
-                                        const Limits& limits)
+Result<std::vector<std::string>> createSessionCgroups(const CgroupSupport& support,
+                                                      const std::string& id, const Limits& limits)
 {
-    fs::path base = support.base;
-    if (auto e = writeValue(base / "cgroup.subtree_control", "+memory +pids +cpu"))
-        return *e;
-    fs::path dir = base / ("sandbench-" + id);
-    if (::mkdir(dir.c_str(), 0755) != 0)
-        return sysError("create cgroup " + dir.string());
-    std::vector<std::pair<std::string, std::string>> values;
-    if (limits.memoryMb > 0) {
-        values.emplace_back("memory.max", std::to_string(limits.memoryMb * kMiB));
-    }
-    if (limits.pids > 0)
-        values.emplace_back("pids.max", std::to_string(limits.pids));
-    if (limits.cpuPercent > 0)
-        values.emplace_back("cpu.max", std::to_string(limits.cpuPercent * 1000) + " 100000");
-    // Without swap accounting the file is absent; where it exists, the hog may not swap either.
-    if (limits.memoryMb > 0 && fs::exists(dir / "memory.swap.max"))
-        values.emplace_back("memory.swap.max", "0");
-    for (const auto& [file, value] : values) {
-        if (auto e = writeValue(dir / file, value)) {
-            removeCgroup(dir.string());
+    std::string name = "sandbench-" + id;
+    std::vector<std::pair<fs::path, std::vector<std::pair<std::string, std::string>>>> plan;
+    if (support.kind == CgroupSupport::Kind::V2) {
+        if (auto e =
+                writeValue(fs::path(support.base) / "cgroup.subtree_control", "+memory +pids +cpu"))
             return *e;
+        std::vector<std::pair<std::string, std::string>> v;
+        if (limits.memoryMb > 0)
+            v.emplace_back("memory.max", std::to_string(limits.memoryMb * kMiB));
+        if (limits.pids > 0) v.emplace_back("pids.max", std::to_string(limits.pids));
+        if (limits.cpuPercent > 0)
+            v.emplace_back("cpu.max", std::to_string(limits.cpuPercent * 1000) + " 100000");
+        plan.emplace_back(fs::path(support.base) / name, std::move(v));
+    } else if (support.kind == CgroupSupport::Kind::V1) {
+        std::vector<std::pair<std::string, std::string>> memory, pids, cpu;
+        if (limits.memoryMb > 0)
+            memory.emplace_back("memory.limit_in_bytes", std::to_string(limits.memoryMb * kMiB));
+        if (limits.pids > 0) pids.emplace_back("pids.max", std::to_string(limits.pids));
+        if (limits.cpuPercent > 0) {
+            cpu.emplace_back("cpu.cfs_period_us", "100000");
+            cpu.emplace_back("cpu.cfs_quota_us", std::to_string(limits.cpuPercent * 1000));
+        }
+        plan.emplace_back(fs::path(support.v1Bases[0]) / name, std::move(memory));
+        plan.emplace_back(fs::path(support.v1Bases[1]) / name, std::move(pids));
+        plan.emplace_back(fs::path(support.v1Bases[2]) / name, std::move(cpu));
+    }
+    std::vector<std::string> created;
+    for (const auto& [dir, values] : plan) {
+        bool made = ::mkdir(dir.c_str(), 0755) == 0;
+        // A folder of the same session whose supervisor was killed: empty now, so replace it.
+        if (!made && errno == EEXIST && ::rmdir(dir.c_str()) == 0)
+            made = ::mkdir(dir.c_str(), 0755) == 0;
+        if (!made) {
+            Error e = sysError("create cgroup " + dir.string());
+            removeCgroups(created);
+            return e;
+        }
+        created.push_back(dir.string());
+        // Where the machine has swap and its accounting, the sandbox may not swap either.
+        std::vector<std::pair<std::string, std::string>> all = values;
+        // (v1's memsw limit counts memory plus swap, so equal to the memory limit means none.)
+        const std::pair<const char*, std::string> swapLimits[] = {
+            {"memory.swap.max", "0"},
+            {"memory.memsw.limit_in_bytes", std::to_string(limits.memoryMb * kMiB)}};
+        for (const auto& [file, value] : swapLimits)
+            if (limits.memoryMb > 0 && fs::exists(dir / file)) all.emplace_back(file, value);
+        for (const auto& [file, value] : all) {
+            if (auto e = writeValue(dir / file, value)) {
+                removeCgroups(created);
+                return *e;
+            }
         }
     }
-    return dir.string();
+    return created;
 }
 
-Status joinCgroup(const std::string& cgroup, pid_t pid)
+Status joinCgroups(const std::vector<std::string>& cgroups, pid_t pid)
 {
-    return writeValue(fs::path(cgroup) / "cgroup.procs", std::to_string(pid));
+    for (const std::string& cgroup : cgroups)
+        if (auto e = writeValue(fs::path(cgroup) / "cgroup.procs", std::to_string(pid))) return e;
+    return {};
 }
 
-void removeCgroup(const std::string& cgroup)
+void removeCgroups(const std::vector<std::string>& cgroups)
 {
-    if (!cgroup.empty())
+    for (const std::string& cgroup : cgroups)
         ::rmdir(cgroup.c_str());
 }
 

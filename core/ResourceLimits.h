@@ -6,26 +6,31 @@
 
 #include <string>
 #include <sys/types.h>
+#include <vector>
 
 namespace sb {
 
 // Called in the command's process just before exec; children inherit them.
 Status applyRlimits(const Limits& limits);
 
+// cgroups bound the sandbox as a whole (memory, process count, CPU), where rlimits only bound
+// each process. cgroup v2 when the caller has a delegated subtree; as root on a host whose
+// controllers are still on cgroup v1, the v1 memory, pids and cpu hierarchies.
 struct CgroupSupport {
-    bool available = false;
-    std::string base;   // the delegated folder sessions are created under
-    std::string reason; // why not, when unavailable
+    enum class Kind { None, V2, V1 } kind = Kind::None;
+    std::string base;                 // v2: the delegated folder sessions are created under
+    std::vector<std::string> v1Bases; // v1: the caller's folder in each of memory, pids, cpu
+    std::string reason;               // why there is none
+    bool available() const { return kind != Kind::None; }
+    std::string describe() const; // for doctor and notices
 };
 
-// cgroup v2 with memory, pids and cpu controllers delegated to the caller (writable
-// cgroup.subtree_control in the caller's own cgroup or a parent of it that it owns).
 CgroupSupport probeCgroupSupport();
 
-// Creates BASE/sandbench-ID with the limits; returns its path. The caller moves init into it.
-Result<std::string> createSessionCgroup(const CgroupSupport& support, const std::string& id,
-                                        const Limits& limits);
-Status joinCgroup(const std::string& cgroup, pid_t pid);
-void removeCgroup(const std::string& cgroup);
+// Creates the session's cgroup folder(s) with the limits; the caller moves init into them.
+Result<std::vector<std::string>> createSessionCgroups(const CgroupSupport& support,
+                                                      const std::string& id, const Limits& limits);
+Status joinCgroups(const std::vector<std::string>& cgroups, pid_t pid);
+void removeCgroups(const std::vector<std::string>& cgroups);
 
 } // namespace sb

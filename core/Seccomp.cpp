@@ -268,7 +268,7 @@ Status addRule(void* ctx, const char* name, int nr, int err, std::vector<scmp_ar
     return std::nullopt;
 }
 
-Result<BuiltFilter> buildFilter()
+Result<BuiltFilter> buildFilter(bool notifyExec = false)
 {
     BuiltFilter built{Filter(seccomp_init(SCMP_ACT_ALLOW))};
     void* ctx = built.ctx.get();
@@ -288,6 +288,14 @@ Result<BuiltFilter> buildFilter()
     for (const auto& [attribute, value] : attributes) {
         if (int rc = seccomp_attr_set(ctx, attribute, value); rc < 0)
             return sysError("seccomp filter attribute " + std::to_string(attribute), -rc);
+    }
+
+    // Command approval: every exec waits for the supervisor's answer on the listener fd.
+    if (notifyExec) {
+        for (int nr : {SCMP_SYS(execve), SCMP_SYS(execveat)}) {
+            if (int rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 0); rc < 0)
+                return sysError("seccomp notify rule for exec", -rc);
+        }
     }
 
     for (const Rule& rule : denyList()) {
@@ -315,9 +323,11 @@ Result<BuiltFilter> buildFilter()
 
 } // namespace
 
-Status installSeccompFilter()
+namespace {
+
+Result<int> loadFilter(bool notifyExec)
 {
-    auto built = buildFilter();
+    auto built = buildFilter(notifyExec);
     if (!built) return built.error();
     if (int rc = seccomp_load(built->ctx.get()); rc < 0) {
         if (rc == -EACCES)
@@ -325,7 +335,23 @@ Status installSeccompFilter()
                             EACCES);
         return sysError("load seccomp filter", -rc);
     }
+    if (!notifyExec) return -1;
+    int fd = seccomp_notify_fd(built->ctx.get());
+    if (fd < 0) return sysError("seccomp notification fd", -fd);
+    return fd;
+}
+
+} // namespace
+
+Status installSeccompFilter()
+{
+    if (auto loaded = loadFilter(false); !loaded) return loaded.error();
     return std::nullopt;
+}
+
+Result<int> installSeccompFilterNotifyingExec()
+{
+    return loadFilter(true);
 }
 
 bool seccompUserNotifSupported()

@@ -15,6 +15,10 @@ namespace sb {
 // Syscalls of a foreign ABI (i386 `int $0x80`, x32) kill the whole process with SIGSYS.
 Status installSeccompFilter();
 
+// The same filter, plus SECCOMP_RET_USER_NOTIF on execve/execveat: returns the listener fd
+// (O_CLOEXEC) on which the supervisor receives, inspects and answers every exec.
+Result<int> installSeccompFilterNotifyingExec();
+
 // Whether the kernel offers SECCOMP_RET_USER_NOTIF (needed for command approval).
 bool seccompUserNotifSupported();
 

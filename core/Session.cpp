@@ -22,19 +22,20 @@ namespace {
 std::string_view stateName(SessionState state)
 {
     switch (state) {
-    case SessionState::Running: return "running";
-    case SessionState::Ended: return "ended";
-    case SessionState::Interrupted: return "interrupted";
+    case SessionState::Running:
+        return "running";
+    case SessionState::Ended:
+        return "ended";
+    case SessionState::Interrupted:
+        return "interrupted";
     }
     return "ended";
 }
 
 SessionState stateFromName(const std::string& name)
 {
-    if (name == "running")
-        return SessionState::Running;
-    if (name == "interrupted")
-        return SessionState::Interrupted;
+    if (name == "running") return SessionState::Running;
+    if (name == "interrupted") return SessionState::Interrupted;
     return SessionState::Ended;
 }
 
@@ -58,21 +59,25 @@ std::int64_t nowNs()
 Result<int> openLock(const SessionInfo& session)
 {
     int fd = ::open(session.lockFile().c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-    if (fd < 0)
-        return sysError("open " + session.lockFile().string());
+    if (fd < 0) return sysError("open " + session.lockFile().string());
     return fd;
 }
 
 } // namespace
 
-fs::path SessionInfo::directory() const { return sessionsDirectory() / id; }
+fs::path SessionInfo::directory() const
+{
+    return sessionsDirectory() / id;
+}
 
-fs::path sessionsDirectory() { return stateDirectory() / "sessions"; }
+fs::path sessionsDirectory()
+{
+    return stateDirectory() / "sessions";
+}
 
 bool isValidSessionId(const std::string& id)
 {
-    if (id.empty() || id.size() > 64 || id == "." || id == "..")
-        return false;
+    if (id.empty() || id.size() > 64 || id == "." || id == "..") return false;
     return std::all_of(id.begin(), id.end(), [](char c) {
         return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
     });
@@ -91,19 +96,18 @@ std::string newSessionId()
     return std::string(stamp) + "-" + suffix;
 }
 
-Status writeFileAtomically(const fs::path& file, const std::string& content, unsigned mode)
+Status writeFileAtomically(const fs::path& file, const std::string& content, unsigned mode,
+                           bool durable)
 {
     fs::path tmp = file;
     tmp += ".tmp-" + std::to_string(getpid());
     int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
-    if (fd < 0)
-        return sysError("create " + tmp.string());
+    if (fd < 0) return sysError("create " + tmp.string());
     const char* p = content.data();
     size_t left = content.size();
     while (left > 0) {
         ssize_t n = ::write(fd, p, left);
-        if (n < 0 && errno == EINTR)
-            continue;
+        if (n < 0 && errno == EINTR) continue;
         if (n < 0) {
             Error e = sysError("write " + tmp.string());
             ::close(fd);
@@ -113,7 +117,7 @@ Status writeFileAtomically(const fs::path& file, const std::string& content, uns
         p += n;
         left -= static_cast<size_t>(n);
     }
-    if (::fsync(fd) != 0 || ::close(fd) != 0) {
+    if ((durable && ::fsync(fd) != 0) || ::close(fd) != 0) {
         Error e = sysError("sync " + tmp.string());
         ::unlink(tmp.c_str());
         return e;
@@ -129,8 +133,7 @@ Status writeFileAtomically(const fs::path& file, const std::string& content, uns
 Result<SessionInfo> createSession(const fs::path& project, std::vector<std::string> command,
                                   std::string id)
 {
-    if (id.empty())
-        id = newSessionId();
+    if (id.empty()) id = newSessionId();
     if (!isValidSessionId(id))
         return inputError("invalid session id '" + id +
                           "': use 1 to 64 letters, digits, '-', '_' or '.'");
@@ -142,8 +145,7 @@ Result<SessionInfo> createSession(const fs::path& project, std::vector<std::stri
 
     std::error_code ec;
     fs::create_directories(sessionsDirectory(), ec);
-    if (ec)
-        return sysError("create " + sessionsDirectory().string(), ec.value());
+    if (ec) return sysError("create " + sessionsDirectory().string(), ec.value());
     if (::mkdir(s.directory().c_str(), 0700) != 0) {
         if (errno == EEXIST)
             return inputError("session '" + id + "' already exists in " +
@@ -151,9 +153,11 @@ Result<SessionInfo> createSession(const fs::path& project, std::vector<std::stri
         return sysError("create " + s.directory().string());
     }
     for (const fs::path& dir : {s.upperDir(), s.workDir()})
-        if (::mkdir(dir.c_str(), 0755) != 0)
-            return sysError("create " + dir.string());
-    if (auto e = saveSession(s))
+        if (::mkdir(dir.c_str(), 0755) != 0) return sysError("create " + dir.string());
+    // Not synced: the session's start is on the cold-start path, and a machine crash before the
+    // next sync loses a session that had not done anything yet.
+    if (auto e = writeFileAtomically(s.directory() / "session.json", toJson(s).dump(2) + "\n", 0600,
+                                     false))
         return *e;
     return s;
 }
@@ -166,8 +170,7 @@ Status saveSession(const SessionInfo& session)
 
 Result<SessionInfo> loadSession(const std::string& id)
 {
-    if (!isValidSessionId(id))
-        return inputError("invalid session id '" + id + "'");
+    if (!isValidSessionId(id)) return inputError("invalid session id '" + id + "'");
     SessionInfo probe;
     probe.id = id;
     fs::path file = probe.directory() / "session.json";
@@ -214,8 +217,7 @@ std::vector<SessionInfo> listSessions()
 Result<int> lockSession(const SessionInfo& session)
 {
     auto fd = openLock(session);
-    if (!fd)
-        return fd;
+    if (!fd) return fd;
     if (::flock(*fd, LOCK_EX | LOCK_NB) != 0) {
         Error e = errno == EWOULDBLOCK
                       ? inputError("session '" + session.id + "' is already running")
@@ -229,8 +231,7 @@ Result<int> lockSession(const SessionInfo& session)
 bool sessionIsLive(const SessionInfo& session)
 {
     int fd = ::open(session.lockFile().c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return false;
+    if (fd < 0) return false;
     bool live = ::flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
     ::close(fd);
     return live;
@@ -239,8 +240,7 @@ bool sessionIsLive(const SessionInfo& session)
 Result<int> waitForSessionEnd(const SessionInfo& session)
 {
     auto fd = openLock(session);
-    if (!fd)
-        return fd;
+    if (!fd) return fd;
     while (::flock(*fd, LOCK_EX) != 0) {
         if (errno != EINTR) {
             Error e = sysError("wait for session " + session.id);

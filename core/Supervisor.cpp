@@ -5,12 +5,16 @@
 #include "Identity.h"
 #include "Landlock.h"
 #include "Paths.h"
+#include "RecordingWriter.h"
 #include "ResourceLimits.h"
 #include "Sandbox.h"
-#include "TerminalRelay.h"
+#include "SessionLoop.h"
+#include "Terminal.h"
+#include "Workspace.h"
 
 #include <chrono>
 #include <csignal>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -21,15 +25,14 @@ namespace fs = std::filesystem;
 namespace sb {
 namespace {
 
-const char* const kSystemFolders[] = {"/", "/usr", "/etc", "/bin", "/sbin", "/lib", "/lib64",
-                                      "/proc", "/sys", "/dev", "/boot", "/var", "/run"};
+const char* const kSystemFolders[] = {"/",     "/usr", "/etc", "/bin",  "/sbin", "/lib", "/lib64",
+                                      "/proc", "/sys", "/dev", "/boot", "/var",  "/run"};
 
 Result<fs::path> checkWorkspace(const fs::path& workspace)
 {
     std::error_code ec;
     fs::path real = fs::canonical(workspace, ec);
-    if (ec)
-        return inputError("workspace " + workspace.string() + ": " + ec.message());
+    if (ec) return inputError("workspace " + workspace.string() + ": " + ec.message());
     if (!fs::is_directory(real, ec))
         return inputError("workspace " + workspace.string() + " is not a folder");
     for (const char* system : kSystemFolders)
@@ -60,37 +63,83 @@ std::int64_t nowNs()
 
 void say(const RunOptions& o, const std::string& text)
 {
-    if (o.notice)
-        o.notice(text);
+    if (o.notice) o.notice(text);
 }
 
 // The overlay's root folder takes its owner and mode from the upper layer's root: make them the
 // project's, as the sandbox user sees it, or the agent could not create files at the top.
 Status prepareUpperLayer(const SessionInfo& session, const fs::path& workspace)
 {
-    struct stat st{};
-    if (::stat(workspace.c_str(), &st) != 0)
-        return sysError("stat " + workspace.string());
+    struct stat st {};
+    if (::stat(workspace.c_str(), &st) != 0) return sysError("stat " + workspace.string());
     fs::path upper = session.upperDir();
-    if (::chmod(upper.c_str(), st.st_mode & 07777) != 0)
-        return sysError("chmod " + upper.string());
+    if (::chmod(upper.c_str(), st.st_mode & 07777) != 0) return sysError("chmod " + upper.string());
     SandboxIdentity id = sandboxIdentity();
     if (id.privileged && ::chown(upper.c_str(), id.uid, id.gid) != 0)
         return sysError("chown " + upper.string());
     return {};
 }
 
+// overlayfs's scratch space, left marked "volatile" after the unmount: nothing in it is needed,
+// and its folders are mode 000, which would trouble anyone who removes the session later.
+void removeWorkDir(const SessionInfo& session)
+{
+    for (const char* sub : {"", "work", "work/incompat", "work/incompat/volatile", "index"})
+        ::chmod((session.workDir() / sub).c_str(), 0700);
+    std::error_code ec;
+    fs::remove_all(session.workDir(), ec);
+}
+
+SessionRecordInfo recordInfoOf(const SessionInfo& session, const RunOptions& options,
+                               const SandboxConfig& config)
+{
+    SessionRecordInfo info;
+    info.id = session.id;
+    info.command = options.command;
+    info.workspace = session.project;
+    info.policy = {{"network", toString(options.policy.network.mode)},
+                   {"network_default", toString(options.policy.network.defaultAction)},
+                   {"commands_default", toString(options.policy.commands.defaultAction)},
+                   {"memory_mb", options.policy.limits.memoryMb},
+                   {"pids", options.policy.limits.pids},
+                   {"wall_seconds", options.policy.limits.wallSeconds}};
+    info.startedNs = session.startedNs;
+    if (config.terminal.enabled)
+        info.rows = config.terminal.rows, info.cols = config.terminal.columns;
+    return info;
+}
+
+// What the session left for review, as the recording's last events.
+void recordChanges(RecordingWriter& recorder, const SessionInfo& session)
+{
+    auto changes = listChanges(session.upperDir(), session.project);
+    if (!changes) return;
+    static const char* const kinds[] = {"added", "modified", "deleted"};
+    for (const Change& c : *changes)
+        recorder.event(EventKind::WorkspaceChange,
+                       {{"path", c.path}, {"kind", kinds[static_cast<int>(c.kind)]}});
+}
+
+SessionSummary summaryOf(const SessionInfo& session, const RunOptions& options,
+                         const SandboxConfig& config)
+{
+    SessionSummary s;
+    s.id = session.id;
+    s.command = options.command;
+    s.workspace = session.project.string();
+    s.startedUnixMs = session.startedNs / 1000000;
+    s.policy = {{"network", toString(options.policy.network.mode)},
+                {"commands", toString(options.policy.commands.defaultAction)}};
+    if (config.terminal.enabled) s.rows = config.terminal.rows, s.cols = config.terminal.columns;
+    return s;
+}
+
 } // namespace
 
 Status checkRunnable(const RunOptions& options)
 {
-    if (options.command.empty())
-        return inputError("no command to run (put it after --)");
-    if (auto ws = checkWorkspace(options.workspace); !ws)
-        return ws.error();
-    if (options.policy.network.mode == NetworkMode::Filtered)
-        return unsupported("network mode 'filtered' needs the filtering proxy, which this version "
-                           "does not have yet; choose 'none' (loopback only) or 'host'");
+    if (options.command.empty()) return inputError("no command to run (put it after --)");
+    if (auto ws = checkWorkspace(options.workspace); !ws) return ws.error();
     if (auto plan = planExposures(options.policy.filesystem, homeDirectory()); !plan)
         return plan.error();
     return {};
@@ -98,12 +147,10 @@ Status checkRunnable(const RunOptions& options)
 
 Result<RunOutcome> runSession(const RunOptions& options)
 {
-    if (auto e = checkRunnable(options))
-        return *e;
+    if (auto e = checkRunnable(options)) return *e;
     fs::path workspace = checkWorkspace(options.workspace).value();
     auto plan = planExposures(options.policy.filesystem, homeDirectory());
-    if (!plan)
-        return plan.error();
+    if (!plan) return plan.error();
 
     SandboxConfig config;
     config.argv = options.command;
@@ -115,6 +162,9 @@ Result<RunOutcome> runSession(const RunOptions& options)
     config.masks = plan->masks;
     config.network = options.policy.network.mode;
     config.limits = options.policy.limits;
+    config.superviseExec = true;
+    if (config.network == NetworkMode::Filtered)
+        addProxyVariables(config.env, kProxyPort, options.policy.env);
 
     if (config.network == NetworkMode::Host)
         say(options, "warning: network mode 'host': the sandbox shares this machine's network");
@@ -122,23 +172,20 @@ Result<RunOutcome> runSession(const RunOptions& options)
         say(options, "note: this kernel has no Landlock; writes are confined by mounts only");
 
     auto session = createSession(workspace, options.command, options.sessionId);
-    if (!session)
-        return session.error();
+    if (!session) return session.error();
     config.sessionDir = session->directory();
-    if (auto e = prepareUpperLayer(*session, workspace))
-        return *e;
+    if (auto e = prepareUpperLayer(*session, workspace)) return *e;
     auto lock = lockSession(*session);
-    if (!lock)
-        return lock.error();
+    if (!lock) return lock.error();
 
+    int outPipe[2] = {-1, -1}, errPipe[2] = {-1, -1};
     CgroupSupport cgroups = probeCgroupSupport();
-    if (cgroups.available) {
-        auto cg = createSessionCgroup(cgroups, session->id, config.limits);
-        if (!cg)
-            return cg.error();
-        config.cgroupPath = *cg;
+    if (cgroups.available()) {
+        auto cg = createSessionCgroups(cgroups, session->id, config.limits);
+        if (!cg) return cg.error();
+        config.cgroups = *cg;
     } else {
-        say(options, "note: no delegated cgroup v2 (" + cgroups.reason +
+        say(options, "note: no cgroup for the sandbox (" + cgroups.reason +
                          "); memory and process limits apply per process (rlimits)");
     }
 
@@ -150,55 +197,109 @@ Result<RunOutcome> runSession(const RunOptions& options)
             config.terminal.rows = size->first, config.terminal.columns = size->second;
         config.stdioFds[0] = config.stdioFds[1] = config.stdioFds[2] = -1;
     } else {
+        // Pipes the supervisor relays, so clients and the recording see the output too.
+        if (::pipe2(outPipe, O_CLOEXEC) != 0 || ::pipe2(errPipe, O_CLOEXEC) != 0)
+            return sysError("create output pipes");
         config.stdioFds[0] = options.stdinFd;
-        config.stdioFds[1] = options.stdoutFd;
-        config.stdioFds[2] = options.stderrFd;
+        config.stdioFds[1] = outPipe[1];
+        config.stdioFds[2] = errPipe[1];
     }
 
     say(options, "session " + session->id + " started");
     auto sandbox = startSandbox(config);
+    for (int fd : {outPipe[1], errPipe[1]})
+        if (fd >= 0) ::close(fd);
     if (!sandbox) {
+        for (int fd : {outPipe[0], errPipe[0]})
+            if (fd >= 0) ::close(fd);
         session->state = SessionState::Ended;
         session->endedNs = nowNs();
         (void)saveSession(*session);
-        removeCgroup(config.cgroupPath);
+        removeCgroups(config.cgroups);
         ::close(*lock);
         return Error{sandbox.error().code, sandbox.error().sysErrno,
                      "sandbox setup failed: " + sandbox.error().message};
     }
 
-    long long deadline = 0;
-    if (config.limits.wallSeconds > 0)
-        deadline = monotonicMs() + static_cast<long long>(config.limits.wallSeconds) * 1000;
-    RelayHooks hooks;
-    hooks.onSignal = [&](int sig) { ::kill(sandbox->initPid, sig); };
-    hooks.onResize = [&] { copyWindowSize(options.stdinFd, sandbox->ptyMaster); };
-    bool finished;
-    {
-        std::optional<RawMode> raw;
-        if (sandbox->ptyMaster >= 0 && ::isatty(options.stdinFd))
-            raw.emplace(options.stdinFd);
-        finished = relay(options.stdinFd, options.stdoutFd, sandbox->ptyMaster, sandbox->pidFd,
-                         deadline, hooks);
+    // Recorded, or not started at all: never a sandbox running unrecorded without saying so.
+    // The writer's threads start only now: the sandbox must be cloned from a single-threaded
+    // process, and its command cannot have run yet (its first exec waits for this supervisor).
+    auto recorder =
+        RecordingWriter::start(options.recordingsDb, recordInfoOf(*session, options, config));
+    if (!recorder) {
+        ::kill(sandbox->initPid, SIGKILL);
+        waitSandbox(*sandbox);
+        for (int fd : {sandbox->ptyMaster, sandbox->execListener, sandbox->proxyListener,
+                       outPipe[0], errPipe[0]})
+            if (fd >= 0) ::close(fd);
+        removeWorkDir(*session);
+        session->state = SessionState::Ended;
+        session->endedNs = nowNs();
+        (void)saveSession(*session);
+        removeCgroups(config.cgroups);
+        ::close(*lock);
+        return Error{recorder.error().code, recorder.error().sysErrno,
+                     "cannot record the session, so it was not started: " +
+                         recorder.error().message};
     }
-    if (sandbox->ptyMaster >= 0)
-        ::close(sandbox->ptyMaster);
-    RunOutcome outcome;
-    if (!finished) {
-        outcome.timedOut = true;
-        ::kill(sandbox->initPid, SIGKILL); // the whole pid namespace goes with init
-        say(options, "wall-clock limit of " + std::to_string(config.limits.wallSeconds) +
-                         " s reached: session stopped");
-    }
-    outcome.exitStatus = waitSandbox(*sandbox);
-    if (outcome.timedOut)
-        outcome.exitStatus = 124;
 
+    LoopOptions loopOptions;
+    loopOptions.inFd = options.stdinFd;
+    loopOptions.outFd = options.stdoutFd;
+    loopOptions.errFd = options.stderrFd;
+    loopOptions.commandOut = outPipe[0];
+    loopOptions.commandErr = errPipe[0];
+    loopOptions.interactive = sandbox->ptyMaster >= 0 && ::isatty(options.stdinFd);
+    loopOptions.sessionId = session->id;
+    loopOptions.notice = options.notice;
+    loopOptions.recorder = recorder->get();
+    if (config.limits.wallSeconds > 0)
+        loopOptions.deadlineMs =
+            monotonicMs() + static_cast<long long>(config.limits.wallSeconds) * 1000;
+    RunOutcome outcome;
+    {
+        SessionLoop loop(options.policy, *sandbox, loopOptions);
+        if (!options.learnedRulesFile.empty())
+            loop.broker().setPersistHook(
+                ApprovalBroker::learnedRulesWriter(options.learnedRulesFile));
+        if (auto e = loop.listen(summaryOf(*session, options, config)))
+            say(options, "warning: no control socket, clients cannot attach: " + e->describe());
+        if (sandbox->proxyListener >= 0) {
+            if (auto e = loop.startProxy(sandbox->proxyListener, options.policy.network)) {
+                ::kill(sandbox->initPid, SIGKILL);
+                waitSandbox(*sandbox);
+                return Error{e->code, e->sysErrno, "network proxy: " + e->message};
+            }
+        }
+        bool finished;
+        {
+            std::optional<RawMode> raw;
+            if (loopOptions.interactive) raw.emplace(options.stdinFd);
+            finished = loop.run();
+        }
+        if (!finished) {
+            outcome.timedOut = true;
+            ::kill(sandbox->initPid, SIGKILL); // the whole pid namespace goes with init
+            say(options, "wall-clock limit of " + std::to_string(config.limits.wallSeconds) +
+                             " s reached: session stopped");
+        }
+        outcome.exitStatus = outcome.timedOut ? 124 : 0;
+        int status = waitSandbox(*sandbox);
+        if (!outcome.timedOut) outcome.exitStatus = status;
+        loop.finish(outcome.exitStatus);
+    }
+    for (int fd : {sandbox->ptyMaster, outPipe[0], errPipe[0]})
+        if (fd >= 0) ::close(fd);
+
+    removeWorkDir(*session);
+    recordChanges(**recorder, *session);
+    if (auto e = (*recorder)->finish(outcome.exitStatus))
+        say(options, "warning: the end of the recording was not saved: " + e->describe());
     session->state = SessionState::Ended;
     session->endedNs = nowNs();
     session->exitStatus = outcome.exitStatus;
     (void)saveSession(*session);
-    removeCgroup(config.cgroupPath);
+    removeCgroups(config.cgroups);
     ::close(*lock);
     outcome.session = *session;
     return outcome;

@@ -1,5 +1,5 @@
-// A session in the foreground: the supervisor that creates the session, starts the sandbox on
-// a pty, relays the terminal, enforces the wall-clock limit and records how it ended.
+// A session in the foreground: the supervisor that creates the session, starts the sandbox,
+// runs its event loop (terminal, exec approval, approvals, limits) and records how it ended.
 #pragma once
 
 #include "Error.h"
@@ -18,6 +18,10 @@ struct RunOptions {
     std::filesystem::path workspace;
     std::vector<std::string> command;
     std::string sessionId; // empty: a fresh one
+    // Where "always" answers are saved as rules (see LearnedRules.h); empty: they last the session.
+    std::filesystem::path learnedRulesFile;
+    // The recordings database; empty: the default ($XDG_DATA_HOME/sandbench/recordings.db).
+    std::filesystem::path recordingsDb;
     int stdinFd = 0, stdoutFd = 1, stderrFd = 2;
     // Messages for the person at the terminal (session id, degraded features, limits hit).
     std::function<void(const std::string&)> notice;
@@ -25,8 +29,8 @@ struct RunOptions {
 
 struct RunOutcome {
     SessionInfo session;
-    int exitStatus = 0;     // the command's: code, or 128+signal
-    bool timedOut = false;  // the wall-clock limit ended it
+    int exitStatus = 0;    // the command's: code, or 128+signal
+    bool timedOut = false; // the wall-clock limit ended it
 };
 
 // Everything the sandbox needs that can be checked before anything starts: the workspace

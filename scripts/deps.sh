@@ -8,12 +8,17 @@ packages=(
   build-essential cmake ninja-build ccache pkg-config clang-format
   # libraries
   libseccomp-dev nlohmann-json3-dev libcli11-dev libspdlog-dev libfmt-dev libgtest-dev
+  libsqlite3-dev libvterm-dev libzstd-dev
   # run time: diff for reviews, the demo agent's tools
   diffutils python3 bash
   # tests: toolchains inside the sandbox, pty programs, the unprivileged test user
   git make gcc nodejs less procps passwd util-linux bsdutils
   # benchmarks: the reference sandbox and the timer
   bubblewrap hyperfine
+  # recordings: the real asciicast player the export tests play through
+  asciinema
+  # network proxy: real clients and a test CA in its tests; npm fetches the reference proxy
+  curl wget openssl ca-certificates npm
 )
 
 missing=()

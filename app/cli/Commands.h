@@ -12,6 +12,8 @@ void addRunCommand(CLI::App& app);
 void addWorkspaceCommands(CLI::App& app);
 void addDoctorCommand(CLI::App& app);
 void addDemoCommand(CLI::App& app);
+void addRecordingCommands(CLI::App& app);
+void addClientCommands(CLI::App& app);
 
 // Exit codes of sandbench-cli's own failures (the command's own status passes through).
 constexpr int kUsageError = 2;

@@ -23,8 +23,7 @@ sb::Result<fs::path> copyDemoWorkspace(const fs::path& demo)
     if (::mkdtemp(tmpl.data()) == nullptr)
         return sb::sysError("create a demo workspace under " + base.string());
     fs::copy(demo / "workspace", tmpl, fs::copy_options::recursive, ec);
-    if (ec)
-        return sb::sysError("copy the demo workspace", ec.value());
+    if (ec) return sb::sysError("copy the demo workspace", ec.value());
     return fs::path(tmpl);
 }
 
@@ -32,16 +31,13 @@ int demoCommand()
 {
     fs::path demo = sb::shippedDataDirectory() / "demo";
     std::ifstream script(demo / "agent.sh");
-    if (!script)
-        return fail("demo files not found in " + demo.string());
+    if (!script) return fail("demo files not found in " + demo.string());
     std::stringstream text;
     text << script.rdbuf();
     auto workspace = copyDemoWorkspace(demo);
-    if (!workspace)
-        return fail(workspace.error());
+    if (!workspace) return fail(workspace.error());
     auto policy = sb::loadPreset("generic");
-    if (!policy)
-        return fail(policy.error());
+    if (!policy) return fail(policy.error());
 
     std::printf("Sandbench demo: a scripted agent edits a copy of a small project in %s\n"
                 "inside a sandbox (no network, read-only system, empty home).\n\n",
@@ -52,16 +48,16 @@ int demoCommand()
     options.policy.limits.wallSeconds = 120;
     options.workspace = *workspace;
     options.command = {"bash", "-c", text.str(), "demo-agent"};
-    options.notice = [](const std::string& s) { std::fprintf(stderr, "sandbench: %s\n", s.c_str()); };
+    options.notice = [](const std::string& s) {
+        std::fprintf(stderr, "sandbench: %s\n", s.c_str());
+    };
     auto outcome = sb::runSession(options);
-    if (!outcome)
-        return fail(outcome.error(), kSandboxFailure);
+    if (!outcome) return fail(outcome.error(), kSandboxFailure);
 
     const sb::SessionInfo& session = outcome->session;
     auto changes = sb::listChanges(session.upperDir(), session.project);
     auto diff = sb::unifiedDiff(session.upperDir(), session.project, {});
-    if (!changes || !diff)
-        return fail(!changes ? changes.error() : diff.error());
+    if (!changes || !diff) return fail(!changes ? changes.error() : diff.error());
     std::printf("\nThe agent's changes, held back in session %s (the real folder is untouched):\n",
                 session.id.c_str());
     static const char marks[] = {'A', 'M', 'D'};

@@ -23,12 +23,10 @@ void addDoctorCommand(CLI::App& app)
                            {"required", c.required},
                            {"detail", c.detail},
                            {"fix", c.fix}});
-            if (*json)
-                continue;
+            if (*json) continue;
             const char* mark = c.ok ? "ok     " : (c.required ? "MISSING" : "limited");
             std::printf("%s %-15s %s\n", mark, c.name.c_str(), c.detail.c_str());
-            if (!c.ok)
-                std::printf("        %-15s fix: %s\n", "", c.fix.c_str());
+            if (!c.ok) std::printf("        %-15s fix: %s\n", "", c.fix.c_str());
         }
         if (*json)
             std::printf("%s\n", out.dump(2).c_str());

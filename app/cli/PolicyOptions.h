@@ -4,6 +4,7 @@
 #include "Policy.h"
 
 #include <CLI/CLI.hpp>
+#include <filesystem>
 #include <optional>
 #include <string>
 
@@ -16,8 +17,14 @@ struct PolicyChoice {
     std::optional<unsigned> timeoutSeconds;
 
     void addTo(CLI::App& command);
-    // The chosen document (the generic preset when none is named) with overrides applied.
+    // The chosen document (the generic preset when none is named) with its learned rules and
+    // the overrides applied.
     sb::Result<sb::Policy> resolve() const;
+    // Where "always" answers for this policy are saved.
+    std::filesystem::path learnedRulesFile() const;
+
+  private:
+    std::string presetName() const;
 };
 
 } // namespace sbcli

@@ -32,21 +32,19 @@ void printSummary(const sb::RunOutcome& outcome)
 int runCommand(const RunArgs& args)
 {
     auto policy = args.policy.resolve();
-    if (!policy)
-        return fail(policy.error(), kUsageError);
+    if (!policy) return fail(policy.error(), kUsageError);
     sb::RunOptions options;
     options.policy = std::move(policy.value());
     options.workspace = args.workspace;
     options.command = args.command;
     options.sessionId = args.sessionId;
+    options.learnedRulesFile = args.policy.learnedRulesFile();
     options.notice = [](const std::string& text) {
         std::fprintf(stderr, "sandbench: %s\n", text.c_str());
     };
-    if (auto e = sb::checkRunnable(options))
-        return fail(*e, kUsageError);
+    if (auto e = sb::checkRunnable(options)) return fail(*e, kUsageError);
     auto outcome = sb::runSession(options);
-    if (!outcome)
-        return fail(outcome.error(), kSandboxFailure);
+    if (!outcome) return fail(outcome.error(), kSandboxFailure);
     printSummary(*outcome);
     return outcome->exitStatus;
 }

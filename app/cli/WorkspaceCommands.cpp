@@ -21,9 +21,12 @@ struct WorkspaceArgs {
 const char* kindName(sb::ChangeKind kind)
 {
     switch (kind) {
-    case sb::ChangeKind::Added: return "added";
-    case sb::ChangeKind::Modified: return "modified";
-    case sb::ChangeKind::Deleted: return "deleted";
+    case sb::ChangeKind::Added:
+        return "added";
+    case sb::ChangeKind::Modified:
+        return "modified";
+    case sb::ChangeKind::Deleted:
+        return "deleted";
     }
     return "?";
 }
@@ -31,10 +34,14 @@ const char* kindName(sb::ChangeKind kind)
 const char* typeName(sb::EntryType type)
 {
     switch (type) {
-    case sb::EntryType::File: return "file";
-    case sb::EntryType::Directory: return "directory";
-    case sb::EntryType::Symlink: return "symlink";
-    case sb::EntryType::Other: return "other";
+    case sb::EntryType::File:
+        return "file";
+    case sb::EntryType::Directory:
+        return "directory";
+    case sb::EntryType::Symlink:
+        return "symlink";
+    case sb::EntryType::Other:
+        return "other";
     }
     return "?";
 }
@@ -42,11 +49,9 @@ const char* typeName(sb::EntryType type)
 int changesCommand(const WorkspaceArgs& args)
 {
     auto session = sb::loadSession(args.session);
-    if (!session)
-        return fail(session.error());
+    if (!session) return fail(session.error());
     auto changes = sb::listChanges(session->upperDir(), session->project);
-    if (!changes)
-        return fail(changes.error());
+    if (!changes) return fail(changes.error());
     if (args.json) {
         nlohmann::json out = nlohmann::json::array();
         for (const auto& c : *changes)
@@ -67,11 +72,9 @@ int changesCommand(const WorkspaceArgs& args)
 int diffCommand(const WorkspaceArgs& args)
 {
     auto session = sb::loadSession(args.session);
-    if (!session)
-        return fail(session.error());
+    if (!session) return fail(session.error());
     auto diff = sb::unifiedDiff(session->upperDir(), session->project, args.paths);
-    if (!diff)
-        return fail(diff.error());
+    if (!diff) return fail(diff.error());
     std::fwrite(diff->data(), 1, diff->size(), stdout);
     return 0;
 }
@@ -91,16 +94,13 @@ sb::Result<int> holdSession(const sb::SessionInfo& session, bool noWait)
 int applyCommand(const WorkspaceArgs& args)
 {
     auto session = sb::loadSession(args.session);
-    if (!session)
-        return fail(session.error());
+    if (!session) return fail(session.error());
     auto lock = holdSession(*session, args.noWait);
-    if (!lock)
-        return fail(lock.error());
+    if (!lock) return fail(lock.error());
     sb::ApplyOptions options{args.paths, args.force, session->startedNs};
     auto report = sb::applyChanges(session->upperDir(), session->project, options);
     ::close(*lock);
-    if (!report)
-        return fail(report.error());
+    if (!report) return fail(report.error());
     for (const auto& path : report->applied)
         std::printf("applied  %s\n", path.c_str());
     for (const auto& issue : report->skipped)
@@ -117,23 +117,20 @@ int applyCommand(const WorkspaceArgs& args)
 int discardCommand(const WorkspaceArgs& args)
 {
     auto session = sb::loadSession(args.session);
-    if (!session)
-        return fail(session.error());
+    if (!session) return fail(session.error());
     auto lock = holdSession(*session, args.noWait);
-    if (!lock)
-        return fail(lock.error());
+    if (!lock) return fail(lock.error());
     auto discarded = sb::discardChanges(session->upperDir(), args.paths);
     ::close(*lock);
-    if (!discarded)
-        return fail(discarded.error());
+    if (!discarded) return fail(discarded.error());
     for (const auto& path : *discarded)
         std::printf("discarded %s\n", path.c_str());
     return 0;
 }
 
 CLI::App* addSessionCommand(CLI::App& app, const char* name, const char* help,
-                            std::shared_ptr<WorkspaceArgs> args, int (*handler)(const WorkspaceArgs&),
-                            bool takesPaths)
+                            std::shared_ptr<WorkspaceArgs> args,
+                            int (*handler)(const WorkspaceArgs&), bool takesPaths)
 {
     CLI::App* cmd = app.add_subcommand(name, help);
     cmd->add_option("session", args->session, "Session id")->required();

@@ -1,4 +1,5 @@
 #include "Commands.h"
+#include "RecordingStore.h"
 #include "config.h"
 
 #include <cstdio>
@@ -12,7 +13,10 @@ int fail(const std::string& message, int code)
     return code;
 }
 
-int fail(const sb::Error& error, int code) { return fail(error.describe(), code); }
+int fail(const sb::Error& error, int code)
+{
+    return fail(error.describe(), code);
+}
 
 [[noreturn]] void exitWith(int code)
 {
@@ -34,6 +38,11 @@ int main(int argc, char** argv)
     sbcli::addWorkspaceCommands(app);
     sbcli::addDoctorCommand(app);
     sbcli::addDemoCommand(app);
+    sbcli::addRecordingCommands(app);
+    sbcli::addClientCommands(app);
+    // A session whose supervisor died is marked interrupted by whichever program starts next;
+    // a damaged database is reported by the commands that read it, not here.
+    (void)sb::markInterruptedSessions();
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {

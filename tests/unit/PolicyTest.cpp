@@ -1,6 +1,8 @@
 #include "Policy.h"
 
+#include "CommandRules.h"
 #include "Exposure.h"
+#include "NetworkRules.h"
 #include "TestSupport.h"
 
 #include <fstream>
@@ -31,7 +33,7 @@ sb::Policy accepted(std::string_view text)
 TEST(Policy, SmallestDocumentTakesDefaults)
 {
     const sb::Policy p = accepted(R"({"version": 1})");
-    EXPECT_EQ(p.network.mode, sb::NetworkMode::None);
+    EXPECT_EQ(p.network.mode, sb::NetworkMode::Filtered);
     EXPECT_TRUE(p.filesystem.expose.empty());
     EXPECT_EQ(p.limits.memoryMb, 4096u);
     EXPECT_EQ(p.limits.pids, 512u);
@@ -39,6 +41,12 @@ TEST(Policy, SmallestDocumentTakesDefaults)
     EXPECT_EQ(p.limits.wallSeconds, 0u);
     EXPECT_TRUE(p.env.pass.empty());
     EXPECT_TRUE(p.env.set.empty());
+    EXPECT_EQ(p.network.defaultAction, sb::RuleAction::Ask);
+    EXPECT_TRUE(p.network.rules.empty());
+    EXPECT_EQ(p.commands.defaultAction, sb::RuleAction::Allow);
+    EXPECT_TRUE(p.commands.rules.empty());
+    EXPECT_EQ(p.approvals.timeoutSeconds, 120u);
+    EXPECT_EQ(p.approvals.onTimeout, sb::RuleAction::Deny);
 }
 
 TEST(Policy, EveryFieldIsRead)
@@ -49,7 +57,15 @@ TEST(Policy, EveryFieldIsRead)
         { "path": "~/.claude", "mode": "rw", "optional": true },
         { "path": "/opt/sdk" }
       ] },
-      "network": { "mode": "filtered" },
+      "network": { "mode": "filtered", "default": "deny", "rules": [
+        { "action": "allow", "host": "*.github.com", "ports": [443, 22], "comment": "code" },
+        { "action": "ask", "host": "10.0.0.0/8" }
+      ] },
+      "commands": { "default": "ask", "rules": [
+        { "action": "deny", "match": "rm -rf /*", "comment": "no" },
+        { "action": "allow", "match": "git status" }
+      ] },
+      "approvals": { "timeout_seconds": 30, "on_timeout": "allow" },
       "limits": { "memory_mb": 1024, "pids": 64, "cpu_percent": 150, "wall_seconds": 60,
                   "cpu_seconds": 30, "open_files": 256, "file_size_mb": 10 },
       "env": { "pass": ["ANTHROPIC_API_KEY", "MY_*"], "set": { "CI": "1", "EMPTY": "" } }
@@ -62,6 +78,22 @@ TEST(Policy, EveryFieldIsRead)
     EXPECT_EQ(p.filesystem.expose[1].mode, sb::AccessMode::ReadOnly);
     EXPECT_FALSE(p.filesystem.expose[1].optional);
     EXPECT_EQ(p.network.mode, sb::NetworkMode::Filtered);
+    EXPECT_EQ(p.network.defaultAction, sb::RuleAction::Deny);
+    ASSERT_EQ(p.network.rules.size(), 2u);
+    EXPECT_EQ(p.network.rules[0].action, sb::RuleAction::Allow);
+    EXPECT_EQ(p.network.rules[0].host, "*.github.com");
+    EXPECT_EQ(p.network.rules[0].ports, (std::vector<std::uint16_t>{443, 22}));
+    EXPECT_EQ(p.network.rules[0].comment, "code");
+    EXPECT_EQ(p.network.rules[1].action, sb::RuleAction::Ask);
+    EXPECT_TRUE(p.network.rules[1].ports.empty());
+    EXPECT_EQ(p.commands.defaultAction, sb::RuleAction::Ask);
+    ASSERT_EQ(p.commands.rules.size(), 2u);
+    EXPECT_EQ(p.commands.rules[0].action, sb::RuleAction::Deny);
+    EXPECT_EQ(p.commands.rules[0].match, "rm -rf /*");
+    EXPECT_EQ(p.commands.rules[0].comment, "no");
+    EXPECT_EQ(p.commands.rules[1].match, "git status");
+    EXPECT_EQ(p.approvals.timeoutSeconds, 30u);
+    EXPECT_EQ(p.approvals.onTimeout, sb::RuleAction::Allow);
     EXPECT_EQ(p.limits.memoryMb, 1024u);
     EXPECT_EQ(p.limits.pids, 64u);
     EXPECT_EQ(p.limits.cpuPercent, 150u);
@@ -93,11 +125,11 @@ TEST(Policy, PositionsSurviveCommentsAndTrickyStrings)
     EXPECT_EQ(refusal("{\"version\": 1, /* { */\n \"env\": {\"set\": {\"U\": \"a/*\\\"b\"}},\n"
                       " // \"x\": [\n  \"nope\": 0}"),
               "test.json:4:3: at /nope: unknown key 'nope' (expected one of: version, filesystem, "
-              "network, limits, env)");
+              "network, commands, limits, env, approvals)");
     // Keys that need escaping in a JSON pointer.
     EXPECT_EQ(refusal(R"({"version": 1, "a/b~": 1})"),
               "test.json:1:16: at /a~1b~0: unknown key 'a/b~' (expected one of: version, "
-              "filesystem, network, limits, env)");
+              "filesystem, network, commands, limits, env, approvals)");
 }
 
 struct Malformed {
@@ -135,19 +167,20 @@ INSTANTIATE_TEST_SUITE_P(
         // Document shape and version.
         Malformed{"[1]",
                   "test.json:1:1: at /: got an array (expected an object with keys: version, "
-                  "filesystem, network, limits, env)"},
+                  "filesystem, network, commands, limits, env, approvals)"},
         Malformed{"{}",
                   R"(test.json:1:1: at /: missing required key 'version' (expected "version": 1))"},
         Malformed{R"({"version": 2})",
                   "test.json:1:13: at /version: unsupported version 2 (expected 1)"},
         Malformed{R"({"version": "1"})", R"(test.json:1:13: at /version: got "1" (expected 1))"},
         // Unknown keys, at the key, with a suggestion when one is close.
-        Malformed{R"({"version": 1, "netwrk": {}})",
-                  "test.json:1:16: at /netwrk: unknown key 'netwrk' (expected one of: version, "
-                  "filesystem, network, limits, env; did you mean 'network'?)"},
+        Malformed{
+            R"({"version": 1, "netwrk": {}})",
+            "test.json:1:16: at /netwrk: unknown key 'netwrk' (expected one of: version, "
+            "filesystem, network, commands, limits, env, approvals; did you mean 'network'?)"},
         Malformed{R"({"version": 1, "foo": {}})",
                   "test.json:1:16: at /foo: unknown key 'foo' (expected one of: version, "
-                  "filesystem, network, limits, env)"},
+                  "filesystem, network, commands, limits, env, approvals)"},
         Malformed{"{\"version\": 1,\n \"limits\": {\n    \"memroy_mb\": 1}}",
                   "test.json:3:5: at /limits/memroy_mb: unknown key 'memroy_mb' (expected one of: "
                   "memory_mb, pids, cpu_percent, wall_seconds, cpu_seconds, open_files, "
@@ -165,7 +198,7 @@ INSTANTIATE_TEST_SUITE_P(
             "test.json:1:36: at /network/mode: got 1 (expected one of: none, filtered, host)"},
         Malformed{
             R"({"version": 1, "network": "none"})",
-            R"(test.json:1:27: at /network: got "none" (expected an object with keys: mode))"},
+            R"(test.json:1:27: at /network: got "none" (expected an object with keys: mode, default, rules))"},
         // Limits.
         Malformed{R"({"version": 1, "limits": {"pids": -1}})",
                   "test.json:1:35: at /limits/pids: -1 is out of range (expected an integer from 0 "
@@ -270,7 +303,7 @@ TEST(Policy, DeepNestingIsRefusedNotCrashed)
     const std::string fine =
         "{\"version\": 1, \"x\": " + std::string(31, '[') + std::string(31, ']') + "}";
     EXPECT_EQ(refusal(fine), "test.json:1:16: at /x: unknown key 'x' (expected one of: version, "
-                             "filesystem, network, limits, env)");
+                             "filesystem, network, commands, limits, env, approvals)");
 }
 
 TEST(PolicyFile, OriginIsThePath)
@@ -331,7 +364,9 @@ TEST(PolicyPreset, ShippedPresetsSayWhatTheyPromise)
 {
     auto generic = sb::loadPreset("generic");
     ASSERT_TRUE(generic);
-    EXPECT_EQ(generic->network.mode, sb::NetworkMode::None);
+    EXPECT_EQ(generic->network.mode, sb::NetworkMode::Filtered);
+    EXPECT_EQ(generic->network.defaultAction, sb::RuleAction::Ask);
+    EXPECT_TRUE(generic->network.rules.empty());
     EXPECT_TRUE(generic->filesystem.expose.empty());
     EXPECT_EQ(generic->limits.memoryMb, sb::Limits{}.memoryMb);
 
@@ -344,7 +379,10 @@ TEST(PolicyPreset, ShippedPresetsSayWhatTheyPromise)
 
     auto claude = sb::loadPreset("claude-code");
     ASSERT_TRUE(claude);
-    EXPECT_EQ(claude->network.mode, sb::NetworkMode::Host);
+    EXPECT_EQ(claude->network.mode, sb::NetworkMode::Filtered);
+    EXPECT_EQ(sb::decideHost(claude->network, "api.anthropic.com", 443).action,
+              sb::RuleAction::Allow);
+    EXPECT_EQ(sb::decideHost(claude->network, "example.com", 443).action, sb::RuleAction::Ask);
     ASSERT_EQ(claude->filesystem.expose.size(), 2u);
     EXPECT_EQ(claude->filesystem.expose[0].path, "~/.claude");
     EXPECT_EQ(claude->filesystem.expose[0].mode, sb::AccessMode::ReadWrite);
@@ -352,6 +390,25 @@ TEST(PolicyPreset, ShippedPresetsSayWhatTheyPromise)
     EXPECT_EQ(claude->filesystem.expose[1].path, "~/.claude.json");
     EXPECT_NE(std::find(claude->env.pass.begin(), claude->env.pass.end(), "ANTHROPIC_API_KEY"),
               claude->env.pass.end());
+
+    // The agent presets ask before work leaves the machine, and let everything else run.
+    for (const char* name : {"claude-code", "codex", "aider"}) {
+        auto agent = sb::loadPreset(name);
+        ASSERT_TRUE(agent) << name;
+        EXPECT_EQ(
+            sb::decideCommand(agent->commands, "/usr/bin/git", {"git", "push", "origin"}).action,
+            sb::RuleAction::Ask)
+            << name;
+        EXPECT_EQ(sb::decideCommand(agent->commands, "/usr/bin/npm", {"npm", "publish"}).action,
+                  sb::RuleAction::Ask)
+            << name;
+        EXPECT_EQ(
+            sb::decideCommand(agent->commands, "/usr/bin/git", {"git", "commit", "-m", "x"}).action,
+            sb::RuleAction::Allow)
+            << name;
+        EXPECT_EQ(agent->approvals.onTimeout, sb::RuleAction::Deny) << name;
+    }
+    EXPECT_TRUE(generic->commands.rules.empty());
 }
 
 TEST(PolicyPreset, BadOrUnknownNamesAreRefused)

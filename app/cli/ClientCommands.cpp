@@ -1,0 +1,460 @@
+// ls / attach / pending / approve / stop / kill: talking to running sessions through their
+// control sockets, like any other client (docs/protocol.md).
+#include "Commands.h"
+#include "ControlClient.h"
+#include "Paths.h"
+#include "Session.h"
+#include "Terminal.h"
+
+#include <algorithm>
+#include <csignal>
+#include <ctime>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <poll.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using sb::proto::Message;
+using sb::proto::MsgType;
+using sb::proto::Role;
+
+namespace sbcli {
+namespace {
+
+constexpr char kDetachKey = 0x1d; // Ctrl-]
+
+struct ClientArgs {
+    std::string session;
+    bool json = false;
+    bool interactive = false;
+    std::uint64_t request = 0;
+    std::string decision;
+    std::string scope;
+    std::string duration = "once";
+};
+
+bool isConnectFailure(const sb::Error& e)
+{
+    return e.code == sb::ErrorCode::System && (e.sysErrno == ENOENT || e.sysErrno == ECONNREFUSED);
+}
+
+// Why a session cannot be reached, in the user's terms rather than errno's.
+sb::Error unreachable(const std::string& id)
+{
+    auto session = sb::loadSession(id);
+    if (!session)
+        return {sb::ErrorCode::NotFound, 0, "unknown session " + id + " (see sandbench-cli ls)"};
+    if (session->state == sb::SessionState::Running)
+        return {sb::ErrorCode::NotFound, 0,
+                "session " + id +
+                    " is running but has no control socket (its supervisor offers "
+                    "none)"};
+    return {sb::ErrorCode::NotFound, 0,
+            "session " + id + " has no live supervisor (it " +
+                (session->state == sb::SessionState::Ended ? "ended" : "was interrupted") + ")"};
+}
+
+sb::Result<std::unique_ptr<sb::ControlClient>> connectSession(const std::string& id, Role role,
+                                                              const std::string& name)
+{
+    if (!sb::isValidSessionId(id)) return sb::inputError("invalid session id '" + id + "'");
+    auto client = sb::ControlClient::connect(id, name, role);
+    if (client || !isConnectFailure(client.error())) return client;
+    if (client.error().sysErrno == ECONNREFUSED)
+        ::unlink(sb::proto::socketPath(id).c_str()); // stale: its supervisor is gone
+    return unreachable(id);
+}
+
+std::string localTime(std::int64_t unixMs)
+{
+    std::time_t t = static_cast<std::time_t>(unixMs / 1000);
+    std::tm tm{};
+    ::localtime_r(&t, &tm);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S", &tm);
+    return buf;
+}
+
+std::string joined(const std::vector<std::string>& words)
+{
+    std::string out;
+    for (const auto& w : words)
+        out += (out.empty() ? "" : " ") + w;
+    return out;
+}
+
+struct LiveSession {
+    sb::proto::SessionSummary summary;
+    std::vector<sb::ApprovalRequest> pending;
+};
+
+// Every session with a listening supervisor; sockets nobody listens on are removed.
+std::vector<LiveSession> liveSessions()
+{
+    std::vector<LiveSession> out;
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(sb::runtimeDirectory(), ec)) {
+        const fs::path& path = entry.path();
+        std::string name = path.filename().string();
+        if (path.extension() != ".sock" || name.front() == '.') continue;
+        auto client = sb::ControlClient::connectPath(path, "sandbench-cli ls", Role::Viewer, 2000);
+        if (!client) {
+            if (client.error().sysErrno == ECONNREFUSED)
+                ::unlink(path.c_str());
+            else
+                fail(path.string() + ": " + client.error().describe());
+            continue;
+        }
+        out.push_back({(*client)->session(), (*client)->pendingAtWelcome()});
+    }
+    std::sort(out.begin(), out.end(), [](const LiveSession& a, const LiveSession& b) {
+        return a.summary.startedUnixMs < b.summary.startedUnixMs;
+    });
+    return out;
+}
+
+int lsCommand(const ClientArgs& args)
+{
+    auto sessions = liveSessions();
+    if (args.json) {
+        json out = json::array();
+        for (const auto& s : sessions)
+            out.push_back({{"id", s.summary.id},
+                           {"command", s.summary.command},
+                           {"workspace", s.summary.workspace},
+                           {"started_unix_ms", s.summary.startedUnixMs},
+                           {"pending_approvals", s.pending.size()}});
+        std::printf("%s\n", out.dump(2).c_str());
+        return 0;
+    }
+    if (sessions.empty()) {
+        std::fprintf(stderr, "sandbench: no running sessions\n");
+        return 0;
+    }
+    std::printf("%-24s %-19s %-7s %-30s %s\n", "SESSION", "STARTED", "PENDING", "COMMAND",
+                "WORKSPACE");
+    for (const auto& s : sessions)
+        std::printf("%-24s %-19s %-7zu %-30s %s\n", s.summary.id.c_str(),
+                    localTime(s.summary.startedUnixMs).c_str(), s.pending.size(),
+                    joined(s.summary.command).c_str(), s.summary.workspace.c_str());
+    return 0;
+}
+
+std::string requestLine(const std::string& session, const sb::ApprovalRequest& r)
+{
+    long long left = (r.deadlineUnixMs - static_cast<long long>(std::time(nullptr)) * 1000) / 1000;
+    std::string line = session + "  #" + std::to_string(r.id) + "  " +
+                       sb::proto::approvalKindName(r.kind) + "  " + sb::proto::describeRequest(r);
+    if (r.kind == sb::ApprovalKind::Command && !r.cwd.empty()) line += "  (in " + r.cwd + ")";
+    if (!r.rule.empty()) line += "  rule: " + r.rule;
+    if (r.deadlineUnixMs > 0) line += "  " + std::to_string(std::max(0LL, left)) + " s left";
+    return line;
+}
+
+int pendingCommand(const ClientArgs& args)
+{
+    std::vector<LiveSession> sessions;
+    if (args.session.empty()) {
+        sessions = liveSessions();
+    } else {
+        auto client = connectSession(args.session, Role::Viewer, "sandbench-cli pending");
+        if (!client) return fail(client.error());
+        sessions.push_back({(*client)->session(), (*client)->pendingAtWelcome()});
+    }
+    json out = json::array();
+    for (const auto& s : sessions)
+        for (const auto& r : s.pending) {
+            json j = sb::proto::toJson(r);
+            j["session"] = s.summary.id;
+            out.push_back(j);
+            if (!args.json) std::printf("%s\n", requestLine(s.summary.id, r).c_str());
+        }
+    if (args.json)
+        std::printf("%s\n", out.dump(2).c_str());
+    else if (out.empty())
+        std::fprintf(stderr, "sandbench: no pending approvals\n");
+    return 0;
+}
+
+// An answer that failed because the connection ended (another client's answer let the session
+// finish, or it was stopped) is explained by what the supervisor sent before it closed.
+std::string whyNotAnswered(sb::ControlClient& client, const ClientArgs& args, const sb::Error& e)
+{
+    (void)client.readAvailable();
+    std::string ended;
+    Message m;
+    for (auto got = client.next(m); got && *got; got = client.next(m)) {
+        if (m.type == MsgType::ApprovalOutcome) {
+            auto o = sb::proto::approvalOutcomeFromJson(m.body);
+            if (o && o->id == args.request) {
+                std::string verdict = o->allow ? "allowed" : "denied";
+                std::string how = o->timedOut    ? "timed out and was " + verdict
+                                  : o->cancelled ? std::string("cancelled")
+                                                 : verdict + (o->answer.answeredBy.empty()
+                                                                  ? ""
+                                                                  : " by " + o->answer.answeredBy);
+                return "approval #" + std::to_string(args.request) + " already answered (" + how +
+                       ")";
+            }
+        }
+        if (m.type == MsgType::Exit)
+            ended = "session " + args.session + " ended (status " +
+                    std::to_string(m.body.value("status", -1)) + ") before the answer arrived";
+    }
+    return ended.empty() ? e.describe() : ended;
+}
+
+int approveCommand(const ClientArgs& args)
+{
+    auto client = connectSession(args.session, Role::Viewer, "sandbench-cli");
+    if (!client) return fail(client.error());
+    const auto& pending = (*client)->pendingAtWelcome();
+    auto it = std::find_if(pending.begin(), pending.end(),
+                           [&](const auto& r) { return r.id == args.request; });
+    if (it == pending.end())
+        return fail("approval #" + std::to_string(args.request) + " is not pending in session " +
+                    args.session + " (already answered, timed out, or never asked)");
+    sb::ApprovalAnswer answer;
+    answer.allow = args.decision == "allow";
+    answer.answeredBy = "sandbench-cli";
+    answer.scope = it->kind == sb::ApprovalKind::Command ? sb::ApprovalScope::ExactCommand
+                                                         : sb::ApprovalScope::HostPort;
+    if (!args.scope.empty()) {
+        auto scope = sb::proto::parseApprovalScope(args.scope);
+        if (!scope || !sb::proto::scopeFitsKind(*scope, it->kind))
+            return fail("scope '" + args.scope + "' does not fit a " +
+                            sb::proto::approvalKindName(it->kind) + " request (" +
+                            (it->kind == sb::ApprovalKind::Command ? "exact, subcommand, program"
+                                                                   : "hostport, host, domain") +
+                            ")",
+                        kUsageError);
+        answer.scope = *scope;
+    }
+    answer.duration = *sb::proto::parseApprovalDuration(args.duration);
+    if (auto e = (*client)->answer(args.request, answer))
+        return fail(whyNotAnswered(**client, args, *e));
+    std::printf("approval #%llu %s: %s (%s, %s)\n", static_cast<unsigned long long>(args.request),
+                answer.allow ? "allowed" : "denied", sb::proto::describeRequest(*it).c_str(),
+                sb::proto::approvalScopeName(answer.scope),
+                sb::proto::approvalDurationName(answer.duration));
+    return 0;
+}
+
+int stopCommand(const ClientArgs& args, bool kill)
+{
+    auto client = connectSession(args.session, Role::Viewer, "sandbench-cli");
+    if (!client) return fail(client.error());
+    if (auto e = (*client)->stop(kill)) return fail(*e);
+    std::fprintf(stderr, "sandbench: sent %s to session %s\n", kill ? "SIGKILL" : "SIGTERM",
+                 args.session.c_str());
+    return 0;
+}
+
+class Attachment {
+  public:
+    Attachment(sb::ControlClient& client, const std::string& session, bool interactive)
+        : m_client(client), m_session(session), m_interactive(interactive)
+    {
+    }
+
+    int run()
+    {
+        if (auto e = m_client.subscribe()) return fail(*e);
+        sigset_t winch;
+        sigemptyset(&winch);
+        sigaddset(&winch, SIGWINCH);
+        ::sigprocmask(SIG_BLOCK, &winch, nullptr);
+        int sigFd = ::signalfd(-1, &winch, SFD_CLOEXEC | SFD_NONBLOCK);
+        std::optional<sb::RawMode> raw;
+        if (m_interactive && ::isatty(0)) {
+            raw.emplace(0);
+            m_raw = true;
+            sendWindowSize();
+        }
+        notice(m_interactive ? "attached to " + m_session + " (interactive; Ctrl-] detaches)"
+                             : "attached to " + m_session + " (read-only; Ctrl-C detaches)");
+        for (const auto& r : m_client.pendingAtWelcome())
+            announce(r);
+        int status = loop(sigFd);
+        ::close(sigFd);
+        return status;
+    }
+
+  private:
+    int loop(int sigFd)
+    {
+        bool stdinOpen = m_interactive;
+        for (;;) {
+            pollfd fds[3] = {
+                {m_client.fd(), POLLIN, 0}, {stdinOpen ? 0 : -1, POLLIN, 0}, {sigFd, POLLIN, 0}};
+            if (::poll(fds, 3, -1) < 0 && errno != EINTR) return fail(sb::sysError("poll"));
+            if (fds[2].revents & POLLIN) {
+                signalfd_siginfo info{};
+                while (::read(sigFd, &info, sizeof info) == sizeof info) {
+                }
+                sendWindowSize();
+            }
+            if (fds[1].revents & (POLLIN | POLLHUP)) {
+                char buf[4096];
+                ssize_t n = ::read(0, buf, sizeof buf);
+                if (n <= 0) {
+                    stdinOpen = false;
+                } else {
+                    std::string_view keys(buf, static_cast<std::size_t>(n));
+                    std::size_t detach = keys.find(kDetachKey);
+                    if (auto e = m_client.sendInput(keys.substr(0, detach))) return fail(*e);
+                    if (detach != std::string_view::npos) {
+                        notice("detached from " + m_session);
+                        return 0;
+                    }
+                }
+            }
+            if (fds[0].revents) {
+                auto readError = m_client.readAvailable();
+                Message m;
+                for (;;) {
+                    auto got = m_client.next(m);
+                    if (!got) return fail(got.error());
+                    if (!*got) break;
+                    if (auto done = onMessage(m)) return *done;
+                }
+                if (readError)
+                    return fail("lost the connection to session " + m_session + ": " +
+                                readError->describe());
+            }
+        }
+    }
+
+    std::optional<int> onMessage(const Message& m)
+    {
+        switch (m.type) {
+        case MsgType::Output:
+            writeOut(m.bytes);
+            break;
+        case MsgType::ApprovalRequest:
+            if (auto r = sb::proto::approvalRequestFromJson(m.body)) announce(*r);
+            break;
+        case MsgType::ApprovalOutcome:
+            if (auto o = sb::proto::approvalOutcomeFromJson(m.body))
+                notice("approval #" + std::to_string(o->id) + " " +
+                       (o->allow ? "allowed" : "denied") +
+                       (o->timedOut                    ? " (timed out)"
+                        : o->answer.answeredBy.empty() ? ""
+                                                       : " by " + o->answer.answeredBy));
+            break;
+        case MsgType::Lagged:
+            notice("this terminal fell behind; " +
+                   std::to_string(m.body.value("lost_bytes", std::uint64_t{0})) +
+                   " bytes of output skipped");
+            break;
+        case MsgType::Exit:
+            notice("session " + m_session + " ended (status " +
+                   std::to_string(m.body.value("status", -1)) + ")");
+            return 0;
+        case MsgType::Error:
+            if (m.body.value("fatal", false))
+                return fail(m.body.value("message", std::string("error from the supervisor")));
+            notice(m.body.value("message", std::string()));
+            break;
+        default:
+            break;
+        }
+        return std::nullopt;
+    }
+
+    void announce(const sb::ApprovalRequest& r)
+    {
+        notice("approval #" + std::to_string(r.id) + " pending: " + sb::proto::describeRequest(r) +
+               " (sandbench-cli approve " + m_session + " " + std::to_string(r.id) + " allow)");
+    }
+
+    // One line on stderr: the mirror on stdout stays byte-exact.
+    void notice(const std::string& text)
+    {
+        std::fprintf(stderr, "sandbench: %s%s", text.c_str(), m_raw ? "\r\n" : "\n");
+    }
+
+    void writeOut(std::string_view bytes)
+    {
+        while (!bytes.empty()) {
+            ssize_t n = ::write(1, bytes.data(), bytes.size());
+            if (n < 0 && errno == EINTR) continue;
+            if (n <= 0) return;
+            bytes.remove_prefix(static_cast<std::size_t>(n));
+        }
+    }
+
+    void sendWindowSize()
+    {
+        if (!m_interactive) return;
+        if (auto size = sb::windowSize(0)) (void)m_client.resize(size->first, size->second);
+    }
+
+    sb::ControlClient& m_client;
+    std::string m_session;
+    bool m_interactive;
+    bool m_raw = false;
+};
+
+int attachCommand(const ClientArgs& args)
+{
+    auto client = connectSession(args.session, args.interactive ? Role::Interactive : Role::Viewer,
+                                 "sandbench-cli attach");
+    if (!client) return fail(client.error());
+    return Attachment(**client, args.session, args.interactive).run();
+}
+
+} // namespace
+
+void addClientCommands(CLI::App& app)
+{
+    auto args = std::make_shared<ClientArgs>();
+    auto sessionArg = [&](CLI::App* cmd, bool required) {
+        auto* opt = cmd->add_option("session", args->session, "Session id");
+        if (required) opt->required();
+    };
+
+    CLI::App* ls = app.add_subcommand("ls", "List running sessions (those with a live supervisor)");
+    ls->add_flag("--json", args->json, "Output as JSON");
+    ls->callback([args] { exitWith(lsCommand(*args)); });
+
+    CLI::App* attach = app.add_subcommand(
+        "attach", "Mirror a running session's terminal (read-only unless --interactive)");
+    sessionArg(attach, true);
+    attach->add_flag("--interactive,-i", args->interactive,
+                     "Forward keys and window size to the session (Ctrl-] detaches)");
+    attach->callback([args] { exitWith(attachCommand(*args)); });
+
+    CLI::App* pending =
+        app.add_subcommand("pending", "List approval requests waiting for an answer");
+    sessionArg(pending, false);
+    pending->add_flag("--json", args->json, "Output as JSON");
+    pending->callback([args] { exitWith(pendingCommand(*args)); });
+
+    CLI::App* approve = app.add_subcommand("approve", "Answer a pending approval request");
+    sessionArg(approve, true);
+    approve->add_option("request", args->request, "Request number (see pending)")->required();
+    approve->add_option("decision", args->decision, "allow or deny")
+        ->required()
+        ->check(CLI::IsMember({"allow", "deny"}));
+    approve
+        ->add_option("--scope", args->scope,
+                     "What the answer covers: exact, subcommand, program (commands); "
+                     "hostport, host, domain (network). Default: exact / hostport")
+        ->check(CLI::IsMember({"exact", "subcommand", "program", "hostport", "host", "domain"}));
+    approve->add_option("--for", args->duration, "How long: once, session, always")
+        ->check(CLI::IsMember({"once", "session", "always"}));
+    approve->callback([args] { exitWith(approveCommand(*args)); });
+
+    CLI::App* stop = app.add_subcommand("stop", "Ask a running session to end (SIGTERM)");
+    sessionArg(stop, true);
+    stop->callback([args] { exitWith(stopCommand(*args, false)); });
+    CLI::App* kill = app.add_subcommand("kill", "End a running session now (SIGKILL)");
+    sessionArg(kill, true);
+    kill->callback([args] { exitWith(stopCommand(*args, true)); });
+}
+
+} // namespace sbcli

@@ -1,0 +1,331 @@
+// sessions / show / replay / search / export / rm / gc: the recorded sessions.
+#include "Commands.h"
+#include "RecordingExport.h"
+#include "RecordingReplay.h"
+#include "RecordingStore.h"
+
+#include <chrono>
+#include <ctime>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+using nlohmann::json;
+
+namespace sbcli {
+namespace {
+
+struct RecordingArgs {
+    std::string db;
+    std::string session, text, since, state, from, to, format, output;
+    double speed = 1.0;
+    bool json = false, dryRun = false;
+    size_t limit = 50;
+    std::uint64_t maxSizeMb = 0, maxAgeDays = 0;
+};
+
+sb::Result<sb::RecordingStore> openStore(const RecordingArgs& args)
+{
+    return sb::RecordingStore::open(args.db);
+}
+
+std::int64_t nowNs()
+{
+    using namespace std::chrono;
+    return duration_cast<nanoseconds>(system_clock::now().time_since_epoch()).count();
+}
+
+std::string localTime(std::int64_t ns)
+{
+    std::time_t t = static_cast<std::time_t>(ns / 1'000'000'000);
+    std::tm tm{};
+    localtime_r(&t, &tm);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S", &tm);
+    return buf;
+}
+
+std::string humanBytes(std::uint64_t n)
+{
+    char buf[32];
+    if (n >= (1u << 30))
+        std::snprintf(buf, sizeof buf, "%.1f GiB", static_cast<double>(n) / (1u << 30));
+    else if (n >= (1u << 20))
+        std::snprintf(buf, sizeof buf, "%.1f MiB", static_cast<double>(n) / (1u << 20));
+    else if (n >= 1024)
+        std::snprintf(buf, sizeof buf, "%.1f KiB", static_cast<double>(n) / 1024);
+    else
+        std::snprintf(buf, sizeof buf, "%llu B", static_cast<unsigned long long>(n));
+    return buf;
+}
+
+std::string joined(const std::vector<std::string>& words)
+{
+    std::string out;
+    for (const auto& w : words)
+        out += (out.empty() ? "" : " ") + w;
+    return out;
+}
+
+// "--since 2h" (ago) or "--since 2026-01-31[ 12:00[:00]]" (local time).
+sb::Result<std::int64_t> parseSince(const std::string& text)
+{
+    std::tm tm{};
+    for (const char* format : {"%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d %H:%M",
+                               "%Y-%m-%dT%H:%M", "%Y-%m-%d"}) {
+        tm = std::tm{};
+        const char* end = strptime(text.c_str(), format, &tm);
+        if (end != nullptr && *end == '\0') {
+            tm.tm_isdst = -1;
+            return static_cast<std::int64_t>(std::mktime(&tm)) * 1'000'000'000;
+        }
+    }
+    auto ago = sb::parseDuration(text);
+    if (!ago)
+        return sb::inputError("--since '" + text +
+                              "': use a duration ago (30m, 2h, 7d) or a date (2026-01-31)");
+    return nowNs() - *ago;
+}
+
+json recordJson(const sb::SessionRecord& r)
+{
+    return json{{"id", r.id},
+                {"command", r.command},
+                {"workspace", r.workspace},
+                {"state", sb::recordStateName(r.state)},
+                {"started_ns", r.startedNs},
+                {"ended_ns", r.endedNs != 0 ? json(r.endedNs) : json(nullptr)},
+                {"duration_ns", r.durationNs()},
+                {"exit_status", r.exitStatus ? json(*r.exitStatus) : json(nullptr)},
+                {"events", r.events},
+                {"output_bytes", r.outputBytes},
+                {"stored_bytes", r.storedBytes}};
+}
+
+int sessionsCommand(const RecordingArgs& args)
+{
+    sb::SessionFilter filter;
+    if (!args.since.empty()) {
+        auto since = parseSince(args.since);
+        if (!since) return fail(since.error(), kUsageError);
+        filter.sinceNs = *since;
+    }
+    if (!args.state.empty()) {
+        filter.state = sb::recordStateFromName(args.state);
+        if (!filter.state)
+            return fail("--state '" + args.state + "': use running, ended or interrupted",
+                        kUsageError);
+    }
+    auto store = openStore(args);
+    if (!store) return fail(store.error());
+    auto list = store->sessions(filter);
+    if (!list) return fail(list.error());
+    if (args.json) {
+        json out = json::array();
+        for (const auto& r : *list)
+            out.push_back(recordJson(r));
+        std::printf("%s\n", out.dump(2, ' ', false, json::error_handler_t::replace).c_str());
+        return 0;
+    }
+    for (const auto& r : *list) {
+        std::string exit = r.exitStatus ? std::to_string(*r.exitStatus) : "-";
+        std::printf("%-24s %s %-11s %9s exit %-4s %9s  %s\n", r.id.c_str(),
+                    localTime(r.startedNs).c_str(),
+                    std::string(sb::recordStateName(r.state)).c_str(),
+                    sb::formatDuration(r.durationNs()).c_str(), exit.c_str(),
+                    humanBytes(r.outputBytes).c_str(), joined(r.command).c_str());
+    }
+    return 0;
+}
+
+void printList(const char* title, const std::vector<std::string>& items)
+{
+    std::printf("%s (%zu)\n", title, items.size());
+    for (const auto& item : items)
+        std::printf("  %s\n", item.c_str());
+}
+
+int showCommand(const RecordingArgs& args)
+{
+    auto store = openStore(args);
+    if (!store) return fail(store.error());
+    auto s = store->summary(args.session);
+    if (!s) return fail(s.error());
+    const sb::SessionRecord& r = s->session;
+    if (args.json) {
+        json out = recordJson(r);
+        out["commands"] = s->commands;
+        out["hosts"] = s->hosts;
+        out["approvals"] = s->approvals;
+        out["denials"] = s->denials;
+        out["prompts"] = s->prompts;
+        out["timeouts"] = s->timeouts;
+        out["changed_files"] = s->changedFiles;
+        out["limits_hit"] = s->limitsHit;
+        out["dropped_bytes"] = s->droppedBytes;
+        std::printf("%s\n", out.dump(2, ' ', false, json::error_handler_t::replace).c_str());
+        return 0;
+    }
+    std::printf("session   %s (%s)\n", r.id.c_str(), std::string(recordStateName(r.state)).c_str());
+    std::printf("command   %s\n", joined(r.command).c_str());
+    std::printf("workspace %s\n", r.workspace.c_str());
+    std::printf("started   %s, ran %s, exit %s\n", localTime(r.startedNs).c_str(),
+                sb::formatDuration(r.durationNs()).c_str(),
+                r.exitStatus ? std::to_string(*r.exitStatus).c_str() : "-");
+    std::printf("output    %s in %llu events (%s stored)\n", humanBytes(r.outputBytes).c_str(),
+                static_cast<unsigned long long>(r.events), humanBytes(r.storedBytes).c_str());
+    std::printf("decisions %u allowed, %u denied, %u prompts, %u timed out\n", s->approvals,
+                s->denials, s->prompts, s->timeouts);
+    printList("commands run", s->commands);
+    printList("hosts contacted", s->hosts);
+    printList("changed files", s->changedFiles);
+    if (!s->limitsHit.empty()) printList("limits hit", s->limitsHit);
+    if (s->droppedBytes > 0)
+        std::printf("warning: %s of output were not recorded (the writer fell behind)\n",
+                    humanBytes(s->droppedBytes).c_str());
+    return 0;
+}
+
+int replayCommand(const RecordingArgs& args)
+{
+    sb::ReplayOptions options;
+    options.speed = args.speed;
+    for (auto [text, target] :
+         {std::pair{&args.from, &options.fromNs}, {&args.to, &options.toNs}}) {
+        if (text->empty()) continue;
+        auto t = sb::parseDuration(*text);
+        if (!t) return fail(t.error(), kUsageError);
+        *target = *t;
+    }
+    auto store = openStore(args);
+    if (!store) return fail(store.error());
+    if (auto e = sb::replaySession(*store, args.session, options)) return fail(*e);
+    return 0;
+}
+
+int searchCommand(const RecordingArgs& args)
+{
+    auto store = openStore(args);
+    if (!store) return fail(store.error());
+    auto hits = store->search(args.text, args.session, args.limit);
+    if (!hits) return fail(hits.error());
+    if (args.json) {
+        json out = json::array();
+        for (const auto& h : *hits)
+            out.push_back({{"session", h.session}, {"t_ns", h.tNs}, {"snippet", h.snippet}});
+        std::printf("%s\n", out.dump(2, ' ', false, json::error_handler_t::replace).c_str());
+        return 0;
+    }
+    for (const auto& h : *hits)
+        std::printf("%s  %9s  %s\n", h.session.c_str(), sb::formatDuration(h.tNs).c_str(),
+                    h.snippet.c_str());
+    return hits->empty() ? kFailure : 0; // like grep: no match is a failure status
+}
+
+int exportCommand(const RecordingArgs& args)
+{
+    sb::ExportFormat format;
+    if (args.format == "asciicast")
+        format = sb::ExportFormat::Asciicast;
+    else if (args.format == "jsonl")
+        format = sb::ExportFormat::JsonLines;
+    else
+        return fail("--format '" + args.format + "': use asciicast or jsonl", kUsageError);
+    auto store = openStore(args);
+    if (!store) return fail(store.error());
+    if (auto e = sb::exportSessionToFile(*store, args.session, format,
+                                         args.output == "-" ? "" : args.output))
+        return fail(*e);
+    return 0;
+}
+
+int rmCommand(const RecordingArgs& args)
+{
+    auto store = openStore(args);
+    if (!store) return fail(store.error());
+    if (auto e = store->remove(args.session)) return fail(*e);
+    std::printf("removed recording %s\n", args.session.c_str());
+    return 0;
+}
+
+int gcCommand(const RecordingArgs& args)
+{
+    auto options = sb::loadRetentionConfig();
+    if (!options) return fail(options.error());
+    if (args.maxSizeMb > 0) options->maxBytes = args.maxSizeMb << 20;
+    if (args.maxAgeDays > 0)
+        options->maxAgeNs = static_cast<std::int64_t>(args.maxAgeDays) * 86400 * 1'000'000'000;
+    options->dryRun = args.dryRun;
+    auto store = openStore(args);
+    if (!store) return fail(store.error());
+    auto report = store->gc(*options);
+    if (!report) return fail(report.error());
+    for (const auto& id : report->removed)
+        std::printf("%s %s\n", args.dryRun ? "would remove" : "removed", id.c_str());
+    std::printf("%s freed, %s kept\n", humanBytes(report->freedBytes).c_str(),
+                humanBytes(report->keptBytes).c_str());
+    return 0;
+}
+
+CLI::App* addCommand(CLI::App& app, const char* name, const char* help,
+                     std::shared_ptr<RecordingArgs> args, int (*handler)(const RecordingArgs&))
+{
+    CLI::App* cmd = app.add_subcommand(name, help);
+    cmd->add_option("--db", args->db,
+                    "Recording database (default: $SANDBENCH_RECORDINGS_DB, else "
+                    "$XDG_DATA_HOME/sandbench/recordings.db)");
+    cmd->callback([args, handler] { exitWith(handler(*args)); });
+    return cmd;
+}
+
+} // namespace
+
+void addRecordingCommands(CLI::App& app)
+{
+    auto args = std::make_shared<RecordingArgs>();
+    CLI::App* sessions =
+        addCommand(app, "sessions", "List recorded sessions", args, sessionsCommand);
+    sessions->add_flag("--json", args->json, "Output as JSON");
+    sessions->add_option("--since", args->since,
+                         "Only sessions started since: a duration ago (2h, 7d) or a date");
+    sessions->add_option("--state", args->state, "running, ended or interrupted");
+
+    CLI::App* show = addCommand(app, "show",
+                                "Summarise a session: command, duration, exit, commands run, "
+                                "hosts, approvals, changed files",
+                                args, showCommand);
+    show->add_option("session", args->session, "Session id")->required();
+    show->add_flag("--json", args->json, "Output as JSON");
+
+    CLI::App* replay = addCommand(app, "replay", "Replay a session's terminal with its timing",
+                                  args, replayCommand);
+    replay->add_option("session", args->session, "Session id")->required();
+    replay->add_option("--speed", args->speed, "Speed factor (2 = twice as fast)");
+    replay->add_option("--from", args->from, "Start at this time into the session (90, 1m30s)");
+    replay->add_option("--to", args->to, "Stop at this time into the session");
+
+    CLI::App* search =
+        addCommand(app, "search", "Find text in recorded terminal output", args, searchCommand);
+    search->add_option("text", args->text, "Words to find (the last may be a prefix)")->required();
+    search->add_option("--session", args->session, "Only in this session");
+    search->add_option("--limit", args->limit, "At most this many matches (default 50)");
+    search->add_flag("--json", args->json, "Output as JSON");
+
+    CLI::App* exp = addCommand(app, "export", "Export a session as asciicast v2 or JSON Lines",
+                               args, exportCommand);
+    exp->add_option("session", args->session, "Session id")->required();
+    exp->add_option("--format", args->format, "asciicast or jsonl")->required();
+    exp->add_option("-o,--output", args->output, "Write to FILE (atomically; default: stdout)");
+
+    CLI::App* rm = addCommand(app, "rm", "Delete a session's recording", args, rmCommand);
+    rm->add_option("session", args->session, "Session id")->required();
+
+    CLI::App* gc = addCommand(app, "gc",
+                              "Delete old recordings beyond the size or age limit (defaults "
+                              "from ~/.config/sandbench/recordings.json: 2048 MB, 90 days)",
+                              args, gcCommand);
+    gc->add_option("--max-size", args->maxSizeMb, "Keep at most this many MB of recordings");
+    gc->add_option("--max-age", args->maxAgeDays, "Delete recordings older than this many days");
+    gc->add_flag("--dry-run", args->dryRun, "Only say what would be deleted");
+}
+
+} // namespace sbcli

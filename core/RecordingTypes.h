@@ -1,0 +1,79 @@
+// The vocabulary of a session recording: event kinds (stored as integers, named in exports),
+// what the supervisor tells the store about a session, and the writer's statistics.
+// docs/recording.md documents the schema and every event's payload.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace sb {
+
+// Values are stored in the database: append new kinds, never renumber.
+enum class EventKind : int {
+    Output = 0,          // terminal bytes from the command (raw)
+    Input = 1,           // terminal bytes typed by the user (raw)
+    Resize = 2,          // {"rows", "cols"}
+    Lifecycle = 3,       // {"phase": "started"|"sandbox_ready"|"exited"|…, …}
+    ExecRequest = 4,     // {"id", "argv", "cwd", "program"}
+    ExecDecision = 5,    // {"id", "decision", "rule", "program"}
+    NetworkRequest = 6,  // {"id", "host", "port", "protocol"}
+    NetworkDecision = 7, // {"id", "host", "port", "protocol", "decision", "rule"}
+    ApprovalPrompt = 8,  // {"request_id", "kind", "subject"}
+    ApprovalAnswer =
+        9, // {"request_id", "kind", "decision", "scope", "answered_by", "latency_ms", "timed_out"}
+    WorkspaceChange = 10, // {"path", "kind": "added"|"modified"|"deleted"}
+    LimitHit = 11,        // {"limit", "value", "action"}
+    PolicyChange = 12,    // {"section", "rule", "scope", "source"}
+    Dropped = 13,         // {"events", "bytes"}: the writer's queue overflowed (never expected)
+    ResourceUsage = 14,   // {"memory_bytes", "pids", "cpu_us"}
+};
+
+constexpr int kLastEventKind = static_cast<int>(EventKind::ResourceUsage);
+
+std::string_view eventKindName(EventKind kind);
+std::optional<EventKind> eventKindFromName(std::string_view name);
+inline bool isTerminalBytes(EventKind kind)
+{
+    return kind == EventKind::Output || kind == EventKind::Input;
+}
+
+enum class RecordState { Running, Ended, Interrupted };
+std::string_view recordStateName(RecordState state);
+std::optional<RecordState> recordStateFromName(std::string_view name);
+
+// What the supervisor knows when the session starts.
+struct SessionRecordInfo {
+    std::string id; // sb::SessionInfo::id
+    std::vector<std::string> command;
+    std::filesystem::path workspace;
+    nlohmann::json policy = nlohmann::json::object(); // the policy in force, as a snapshot
+    std::int64_t startedNs = 0;                       // CLOCK_REALTIME; 0 = now
+    unsigned rows = 24, cols = 80;
+};
+
+struct WriterStats {
+    std::uint64_t eventsWritten = 0; // rows stored (coalesced terminal chunks count once)
+    std::uint64_t eventsQueued = 0;  // calls accepted from the supervisor
+    std::uint64_t outputBytes = 0, inputBytes = 0;
+    std::uint64_t droppedEvents = 0, droppedBytes = 0; // expected 0
+    std::uint64_t queueHighWater = 0;                  // most queued items at once
+    std::uint64_t queueHighWaterBytes = 0;             // most queued payload bytes at once
+    std::uint64_t transactions = 0;
+    std::uint64_t keyframes = 0;
+    std::string lastError; // set when a write failed; the writer keeps trying
+};
+
+// A stored event as readers see it (terminal bytes decoded).
+struct RecordedEvent {
+    std::int64_t seq = 0;
+    std::int64_t tNs = 0; // monotonic, since the session started
+    EventKind kind = EventKind::Output;
+    std::string data; // raw bytes for Output/Input, JSON text otherwise
+};
+
+} // namespace sb

@@ -1,0 +1,65 @@
+// Records one session. The supervisor calls the methods below from its relay loop; they only
+// append to a bounded in-memory queue (a mutex held for a memcpy), never touch the disk. A
+// writer thread commits the queue every ~50 ms (so a SIGKILL loses at most ~100 ms), indexes
+// terminal text and keeps screen keyframes.
+//
+// Bounded memory: adjacent terminal chunks within 10 ms are merged into one row (up to 64 KiB);
+// when the queue is full they are merged regardless of time; if even that cannot hold an
+// event, its bytes are counted as dropped and a "dropped" event records how many.
+#pragma once
+
+#include "Error.h"
+#include "RecordingTypes.h"
+
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string_view>
+
+namespace sb {
+
+struct WriterOptions {
+    std::size_t maxQueuedItems = 65536;
+    // Also bounds what a crash can lose: a fraction of a second of the writer's throughput.
+    std::size_t maxQueuedBytes = 8u << 20;
+    std::int64_t coalesceNs = 10'000'000;
+    std::size_t maxChunkBytes = 64u << 10;
+    int commitIntervalMs = 50;
+    // Nanoseconds on a monotonic clock; tests and benchmarks inject synthetic time.
+    std::function<std::int64_t()> clock;
+};
+
+class RecordingWriter {
+  public:
+    // Opens (creates, migrates) the database and inserts the session row. Fails before the
+    // session starts when the database cannot be written: damaged file, read-only folder,
+    // a session of that id already recorded. `db` empty: defaultRecordingsPath().
+    static Result<std::unique_ptr<RecordingWriter>> start(const std::filesystem::path& db,
+                                                          const SessionRecordInfo& info,
+                                                          const WriterOptions& options = {});
+    ~RecordingWriter(); // without finish(): flushes and marks the session interrupted
+    RecordingWriter(const RecordingWriter&) = delete;
+    RecordingWriter& operator=(const RecordingWriter&) = delete;
+
+    void terminalOutput(std::string_view bytes);
+    void terminalInput(std::string_view bytes);
+    void resize(unsigned rows, unsigned cols);
+    void event(EventKind kind, nlohmann::json payload);
+
+    // Blocks until everything queued so far is committed (tests, and before a summary).
+    void flush();
+    // Flushes, then marks the session ended (or interrupted) with this exit status.
+    Status finish(int exitStatus, bool interrupted = false);
+
+    WriterStats stats() const;
+    const std::string& sessionId() const;
+
+    struct Impl;
+
+  private:
+    explicit RecordingWriter(std::unique_ptr<Impl> impl);
+    std::unique_ptr<Impl> m_impl;
+};
+
+} // namespace sb

@@ -1,0 +1,498 @@
+#include "SessionLoop.h"
+
+#include "RecordingTypes.h"
+#include "Terminal.h"
+
+#include <csignal>
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <sys/ioctl.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+namespace sb {
+namespace {
+
+constexpr long long kQuietMs = 40; // output silence before a title notice is written
+
+bool writeAll(int fd, const char* data, size_t size)
+{
+    while (size > 0) {
+        ssize_t n = ::write(fd, data, size);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0 && errno == EAGAIN) {
+            pollfd p{fd, POLLOUT, 0};
+            ::poll(&p, 1, 100);
+            continue;
+        }
+        if (n <= 0) return false;
+        data += n;
+        size -= static_cast<size_t>(n);
+    }
+    return true;
+}
+
+const char* actionName(RuleAction a)
+{
+    return a == RuleAction::Allow ? "allow" : a == RuleAction::Deny ? "deny" : "ask";
+}
+
+} // namespace
+
+SessionLoop::SessionLoop(const Policy& policy, const SandboxProcess& sandbox, LoopOptions options,
+                         Clock& clock)
+    : m_sandbox(sandbox), m_options(std::move(options)), m_clock(clock),
+      m_commands(policy.commands), m_broker(policy.approvals, clock)
+{
+    if (sandbox.execListener >= 0) m_exec = std::make_unique<ExecInterceptor>(sandbox.execListener);
+    if (m_options.interactive)
+        m_prompt.emplace(m_options.outFd, [this](std::uint64_t id, const ApprovalAnswer& a) {
+            if (auto e = m_broker.answer(id, a))
+                emit({{"kind", "error"}, {"message", e->describe()}});
+        });
+    m_masterOpen = sandbox.ptyMaster >= 0;
+    m_inputOpen = m_masterOpen && m_options.inFd >= 0;
+    m_wakeFd = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    m_broker.setListener(
+        [this](const ApprovalRequest* r, const ApprovalOutcome* o) { onApprovalEvent(r, o); });
+    sigset_t watched;
+    sigemptyset(&watched);
+    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGWINCH})
+        sigaddset(&watched, sig);
+    ::sigprocmask(SIG_BLOCK, &watched, &m_previousMask);
+    m_signalFd = ::signalfd(-1, &watched, SFD_CLOEXEC | SFD_NONBLOCK);
+}
+
+SessionLoop::~SessionLoop()
+{
+    if (m_proxy) m_proxy->stop();
+    m_broker.cancelAll();
+    m_broker.setListener({});
+    closePrompt();
+    if (m_signalFd >= 0) ::close(m_signalFd);
+    if (m_wakeFd >= 0) ::close(m_wakeFd);
+    ::sigprocmask(SIG_SETMASK, &m_previousMask, nullptr);
+}
+
+namespace {
+
+// Activity events by their "kind" (and "type"), as the recording files them: a decided command
+// or connection is both a request (what was tried) and a decision (what became of it).
+std::vector<EventKind> recordedKinds(const nlohmann::json& event)
+{
+    std::string kind = event.value("kind", "");
+    std::string type = event.value("type", "");
+    if (kind == "command") return {EventKind::ExecRequest, EventKind::ExecDecision};
+    if (kind == "network" && type == "decided")
+        return {EventKind::NetworkRequest, EventKind::NetworkDecision};
+    if (kind == "network") return {EventKind::NetworkRequest};
+    if (kind == "approval")
+        return {type == "request" ? EventKind::ApprovalPrompt : EventKind::ApprovalAnswer};
+    return {EventKind::Lifecycle};
+}
+
+} // namespace
+
+void SessionLoop::emit(nlohmann::json event) const
+{
+    event["time_unix_ms"] = m_clock.unixMs();
+    if (m_control) m_control->publishEvent(event);
+    if (m_options.recorder)
+        for (EventKind kind : recordedKinds(event))
+            m_options.recorder->event(kind, event);
+}
+
+Status SessionLoop::listen(SessionSummary summary)
+{
+    m_summary = std::move(summary);
+    auto server = ControlServer::listen(m_summary.id, *this);
+    if (!server) return server.error();
+    m_control = std::move(server.value());
+    return {};
+}
+
+bool SessionLoop::run()
+{
+    enum Slot { Init, Signals, Master, Input, Exec, Wake, Out, Err, FixedSlots };
+    std::vector<pollfd> fds;
+    for (;;) {
+        bool promptOpen = m_prompt && m_prompt->isOpen();
+        // While the approval screen is open the agent's output is left in the pty: it pauses.
+        fds = {{m_sandbox.pidFd, POLLIN, 0},
+               {m_signalFd, POLLIN, 0},
+               {m_masterOpen && !promptOpen ? m_sandbox.ptyMaster : -1, POLLIN, 0},
+               {m_inputOpen ? m_options.inFd : -1, POLLIN, 0},
+               {m_exec ? m_exec->fd() : -1, POLLIN, 0},
+               {m_wakeFd, POLLIN, 0},
+               {m_options.commandOut, POLLIN, 0},
+               {m_options.commandErr, POLLIN, 0}};
+        if (m_control) m_control->fillPollFds(fds);
+        long long now = monotonicMs();
+        long long timeout = m_broker.nextDeadlineMs();
+        auto atMost = [&timeout](long long ms) {
+            ms = std::max(ms, 0LL);
+            timeout = timeout < 0 ? ms : std::min(timeout, ms);
+        };
+        if (m_options.deadlineMs > 0) {
+            if (m_options.deadlineMs <= now) return false;
+            atMost(m_options.deadlineMs - now);
+        }
+        if (m_announce) atMost(m_lastOutputMs + kQuietMs - now);
+        if (promptOpen) atMost(1000); // countdowns
+        if (::poll(fds.data(), fds.size(), static_cast<int>(std::min(timeout, 3600000LL))) < 0 &&
+            errno != EINTR)
+            return true;
+        if (fds[Signals].revents & POLLIN) onSignal();
+        if (fds[Exec].revents & POLLIN) onExecNotification();
+        if (fds[Master].revents & (POLLIN | POLLHUP | POLLERR)) onTerminalOutput();
+        if (fds[Out].revents & (POLLIN | POLLHUP | POLLERR))
+            onCommandPipe(m_options.commandOut, m_options.outFd);
+        if (fds[Err].revents & (POLLIN | POLLHUP | POLLERR))
+            onCommandPipe(m_options.commandErr, m_options.errFd);
+        if (fds[Input].revents & (POLLIN | POLLHUP | POLLERR)) onUserInput();
+        if (fds[Wake].revents & POLLIN) {
+            std::uint64_t count;
+            (void)!::read(m_wakeFd, &count, sizeof count);
+        }
+        if (m_control) m_control->handle(fds);
+        m_broker.expire();
+        drainApprovalEvents();
+        if (m_announce && monotonicMs() - m_lastOutputMs >= kQuietMs) {
+            m_announce = false;
+            std::string text = TerminalPrompt::notice(m_broker.pending().size());
+            writeAll(m_options.outFd, text.data(), text.size());
+        }
+        if (m_prompt && m_prompt->isOpen()) m_prompt->refresh(m_broker.pending(), m_clock.unixMs());
+        if (fds[Init].revents & POLLIN) {
+            closePrompt();
+            drainTerminal();
+            while (m_options.commandOut >= 0)
+                onCommandPipe(m_options.commandOut, m_options.outFd);
+            while (m_options.commandErr >= 0)
+                onCommandPipe(m_options.commandErr, m_options.errFd);
+            return true;
+        }
+    }
+}
+
+void SessionLoop::finish(int exitStatus)
+{
+    emit({{"kind", "lifecycle"}, {"type", "exit"}, {"status", exitStatus}});
+    if (!m_control) return;
+    m_control->publishExit(exitStatus);
+    m_control->drain(2000);
+    m_control.reset();
+}
+
+void SessionLoop::writeTerminalInput(std::string_view bytes)
+{
+    if (!m_masterOpen) return;
+    writeAll(m_sandbox.ptyMaster, bytes.data(), bytes.size());
+    if (m_options.recorder) m_options.recorder->terminalInput(bytes);
+}
+
+void SessionLoop::resize(unsigned rows, unsigned cols)
+{
+    winsize ws{static_cast<unsigned short>(rows), static_cast<unsigned short>(cols), 0, 0};
+    if (m_sandbox.ptyMaster < 0 || rows == 0 || cols == 0) return;
+    ::ioctl(m_sandbox.ptyMaster, TIOCSWINSZ, &ws);
+    if (m_options.recorder) m_options.recorder->resize(rows, cols);
+}
+
+Status SessionLoop::answerApproval(std::uint64_t id, const ApprovalAnswer& answer)
+{
+    return m_broker.answer(id, answer);
+}
+
+void SessionLoop::stop(bool kill)
+{
+    ::kill(m_sandbox.initPid, kill ? SIGKILL : SIGTERM);
+}
+
+void SessionLoop::publishOutput(const char* data, size_t size)
+{
+    m_lastOutputMs = monotonicMs();
+    if (m_options.recorder) m_options.recorder->terminalOutput(std::string_view(data, size));
+    if (m_control) m_control->publishOutput(std::string_view(data, size));
+}
+
+void SessionLoop::onCommandPipe(int& fd, int to)
+{
+    char buf[65536];
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n > 0) {
+        writeAll(to, buf, static_cast<size_t>(n));
+        publishOutput(buf, static_cast<size_t>(n));
+        return;
+    }
+    if (n < 0 && (errno == EINTR || errno == EAGAIN)) return;
+    ::close(fd);
+    fd = -1;
+}
+
+void SessionLoop::onExecNotification()
+{
+    auto received = m_exec->receive();
+    if (!received) {
+        emit({{"kind", "error"}, {"message", received.error().describe()}});
+        return;
+    }
+    if (!*received) return;
+    ExecRequest exec = std::move(**received);
+    ApprovalRequest request;
+    request.kind = ApprovalKind::Command;
+    request.program = exec.program;
+    request.argv = exec.argv;
+    request.cwd = exec.cwd;
+
+    RuleAction action;
+    std::string rule;
+    if (auto earlier = m_broker.decidedBySession(request)) {
+        action = *earlier ? RuleAction::Allow : RuleAction::Deny;
+        rule = "an answer earlier in this session";
+    } else {
+        CommandDecision d = m_commands.decide(exec.program, exec.argv);
+        action = d.action;
+        rule = d.rule;
+    }
+    // execvp tries each PATH folder in turn: an allowed exec of a program that is not there
+    // fails with ENOENT by itself and is no activity worth a line. (Only allowed ones are
+    // skipped, so a program created in between still went through the policy.)
+    bool absent = ::access(("/proc/" + std::to_string(exec.pid) + "/root" + exec.program).c_str(),
+                           F_OK) != 0 &&
+                  errno == ENOENT;
+    if (!(action == RuleAction::Allow && absent))
+        emit({{"kind", "command"},
+              {"program", exec.program},
+              {"argv", exec.argv},
+              {"cwd", exec.cwd},
+              {"pid", exec.pid},
+              {"decision", actionName(action)},
+              {"rule", rule}});
+    std::uint64_t id = exec.notificationId;
+    if (action == RuleAction::Allow) {
+        (void)m_exec->allow(id);
+    } else if (action == RuleAction::Deny) {
+        (void)m_exec->deny(id);
+    } else {
+        request.rule = rule;
+        ExecInterceptor* interceptor = m_exec.get();
+        m_broker.submit(std::move(request), [interceptor, id](const ApprovalOutcome& outcome) {
+            (void)(outcome.allow ? interceptor->allow(id) : interceptor->deny(id));
+        });
+    }
+}
+
+void SessionLoop::queue(ApprovalEvent event)
+{
+    // Any thread: the loop's thread emits it (the control server is not thread-safe).
+    {
+        std::lock_guard lock(m_eventsMutex);
+        m_events.push_back(std::move(event));
+    }
+    std::uint64_t one = 1;
+    (void)!::write(m_wakeFd, &one, sizeof one);
+}
+
+void SessionLoop::onApprovalEvent(const ApprovalRequest* request, const ApprovalOutcome* outcome)
+{
+    ApprovalEvent e;
+    if (request) e.request = *request;
+    if (outcome) e.outcome = *outcome;
+    queue(std::move(e));
+}
+
+Status SessionLoop::startProxy(int listenFd, const NetworkPolicy& policy)
+{
+    Proxy::Hooks hooks;
+    hooks.ask = [this](const ConnectionRequest& r, const std::string& rule, Proxy::Decide decide) {
+        onProxyAsk(r, rule, std::move(decide));
+    };
+    hooks.onEvent = [this](const ProxyEvent& e) { onProxyEvent(e); };
+    auto proxy = Proxy::start(listenFd, policy, std::move(hooks));
+    if (!proxy) return proxy.error();
+    m_proxy = std::move(proxy.value());
+    return {};
+}
+
+// On the proxy's thread: the broker is thread-safe, and its outcome reaches decide() directly.
+void SessionLoop::onProxyAsk(const ConnectionRequest& r, const std::string& rule,
+                             Proxy::Decide decide)
+{
+    ApprovalRequest request;
+    request.kind = ApprovalKind::Network;
+    request.host = r.host;
+    request.port = r.port;
+    request.protocol = r.protocol;
+    request.rule = rule;
+    if (auto earlier = m_broker.decidedBySession(request)) {
+        decide(*earlier, "an answer earlier in this session");
+        return;
+    }
+    m_broker.submit(std::move(request), [decide](const ApprovalOutcome& o) {
+        decide(o.allow, o.timedOut ? "approval timed out" : "approval answered");
+    });
+}
+
+void SessionLoop::onProxyEvent(const ProxyEvent& e)
+{
+    static const char* const kinds[] = {"decided", "failed", "malformed", "closed"};
+    nlohmann::json event = {{"kind", "network"},
+                            {"type", kinds[static_cast<int>(e.kind)]},
+                            {"host", e.request.host},
+                            {"port", e.request.port},
+                            {"protocol", e.request.protocol},
+                            {"address", e.request.address}};
+    if (e.kind == ProxyEvent::Kind::Decided) {
+        event["decision"] = actionName(e.action);
+        event["rule"] = e.rule;
+        event["asked"] = e.asked;
+    }
+    if (!e.detail.empty()) event["detail"] = e.detail;
+    if (e.kind == ProxyEvent::Kind::Closed) {
+        event["bytes_up"] = e.bytesUp;
+        event["bytes_down"] = e.bytesDown;
+    }
+    ApprovalEvent queued;
+    queued.activity = std::move(event);
+    queue(std::move(queued));
+}
+
+void SessionLoop::drainApprovalEvents()
+{
+    std::deque<ApprovalEvent> events;
+    {
+        std::lock_guard lock(m_eventsMutex);
+        events.swap(m_events);
+    }
+    for (const ApprovalEvent& e : events) {
+        if (e.activity) emit(*e.activity);
+        if (e.request) {
+            const ApprovalRequest& r = *e.request;
+            if (m_control) m_control->publishApprovalRequest(r);
+            emit({{"kind", "approval"},
+                  {"type", "request"},
+                  {"request_id", r.id},
+                  {"what", describeRequest(r)},
+                  {"rule", r.rule},
+                  {"deadline_unix_ms", r.deadlineUnixMs}});
+            if (m_prompt)
+                m_announce = true;
+            else if (m_options.notice)
+                m_options.notice("approval #" + std::to_string(r.id) + " pending: " +
+                                 describeRequest(r) + "; answer with 'sandbench-cli approve " +
+                                 m_options.sessionId + " " + std::to_string(r.id) + " allow|deny'");
+        }
+        if (e.outcome) {
+            const ApprovalOutcome& o = *e.outcome;
+            if (m_control) m_control->publishApprovalOutcome(o);
+            std::string how = o.timedOut    ? "timed out"
+                              : o.cancelled ? "cancelled"
+                                            : "answered by " + o.answer.answeredBy;
+            emit({{"kind", "approval"},
+                  {"type", "outcome"},
+                  {"request_id", o.id},
+                  {"decision", o.allow ? "allow" : "deny"},
+                  {"timed_out", o.timedOut},
+                  {"cancelled", o.cancelled},
+                  {"answered_by", o.answer.answeredBy},
+                  {"scope", proto::approvalScopeName(o.answer.scope)},
+                  {"duration", proto::approvalDurationName(o.answer.duration)},
+                  {"latency_ms", o.latencyMs}});
+            if (!o.persistError.empty() && m_options.notice)
+                m_options.notice("could not save the rule for approval #" + std::to_string(o.id) +
+                                 ": " + o.persistError);
+            if (!m_prompt && m_options.notice)
+                m_options.notice("approval #" + std::to_string(o.id) + " " +
+                                 (o.allow ? "allowed" : "denied") + " (" + how + ")");
+            if (m_prompt && m_broker.pending().empty()) {
+                m_announce = false;
+                std::string text = TerminalPrompt::notice(0);
+                if (!m_prompt->isOpen()) writeAll(m_options.outFd, text.data(), text.size());
+            }
+        }
+    }
+}
+
+void SessionLoop::onTerminalOutput()
+{
+    char buf[65536];
+    ssize_t n = ::read(m_sandbox.ptyMaster, buf, sizeof buf);
+    if (n > 0) {
+        writeAll(m_options.outFd, buf, static_cast<size_t>(n));
+        publishOutput(buf, static_cast<size_t>(n));
+        return;
+    }
+    if (n < 0 && (errno == EINTR || errno == EAGAIN)) return;
+    m_masterOpen = false; // EIO: no slave left; wait for init alone
+    m_inputOpen = false;
+}
+
+void SessionLoop::drainTerminal()
+{
+    if (!m_masterOpen) return;
+    // The command is gone; what it printed last is still in the pty.
+    int flags = ::fcntl(m_sandbox.ptyMaster, F_GETFL);
+    ::fcntl(m_sandbox.ptyMaster, F_SETFL, flags | O_NONBLOCK);
+    char buf[65536];
+    ssize_t n;
+    while ((n = ::read(m_sandbox.ptyMaster, buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR)) {
+        if (n > 0) {
+            writeAll(m_options.outFd, buf, static_cast<size_t>(n));
+            publishOutput(buf, static_cast<size_t>(n));
+        }
+    }
+    m_masterOpen = false;
+}
+
+void SessionLoop::onUserInput()
+{
+    char buf[4096];
+    ssize_t n = ::read(m_options.inFd, buf, sizeof buf);
+    if (n <= 0) {
+        if (n == 0 || errno != EINTR)
+            m_inputOpen = false; // end of input: the command keeps its terminal
+        return;
+    }
+    std::string forward;
+    for (ssize_t i = 0; i < n; ++i) {
+        char key = buf[i];
+        if (m_prompt && m_prompt->isOpen()) {
+            forward += m_prompt->handleKey(key, m_broker.pending());
+            if (!m_prompt->isOpen()) closePrompt();
+        } else if (m_prompt && key == kPromptHotkey) {
+            m_prompt->open(m_broker.pending(), m_clock.unixMs());
+        } else {
+            forward.push_back(key);
+        }
+    }
+    if (!forward.empty()) writeTerminalInput(forward);
+}
+
+void SessionLoop::closePrompt()
+{
+    if (!m_prompt) return;
+    m_prompt->close();
+    // Ask the agent to redraw what the approval screen covered: a size change sends SIGWINCH.
+    winsize ws{};
+    if (::ioctl(m_sandbox.ptyMaster, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 1) {
+        winsize shrunk = ws;
+        --shrunk.ws_row;
+        ::ioctl(m_sandbox.ptyMaster, TIOCSWINSZ, &shrunk);
+        ::ioctl(m_sandbox.ptyMaster, TIOCSWINSZ, &ws);
+    }
+}
+
+void SessionLoop::onSignal()
+{
+    signalfd_siginfo info{};
+    while (::read(m_signalFd, &info, sizeof info) == sizeof info) {
+        if (info.ssi_signo == SIGWINCH) {
+            if (auto size = windowSize(m_options.inFd)) resize(size->first, size->second);
+        } else
+            ::kill(m_sandbox.initPid, static_cast<int>(info.ssi_signo));
+    }
+}
+
+} // namespace sb

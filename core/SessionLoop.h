@@ -1,0 +1,112 @@
+// The supervisor's event loop for one running sandbox: the terminal relay, exec approval,
+// approval timeouts, the terminal prompt and signals, all on one thread around poll().
+#pragma once
+
+#include "ApprovalBroker.h"
+#include "Clock.h"
+#include "CommandRules.h"
+#include "ControlServer.h"
+#include "ExecInterceptor.h"
+#include "Proxy.h"
+#include "RecordingWriter.h"
+#include "Sandbox.h"
+#include "TerminalPrompt.h"
+
+#include <csignal>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <optional>
+
+namespace sb {
+
+struct LoopOptions {
+    int inFd = 0;  // keys for the agent (pty mode), -1 for none
+    int outFd = 1; // where the agent's terminal output goes
+    int errFd = 2;
+    // Without a pty: the read ends of the command's stdout and stderr pipes, relayed to outFd
+    // and errFd (and to clients and the recording as the session's terminal stream).
+    int commandOut = -1, commandErr = -1;
+    bool interactive = false; // inFd is a terminal: raw mode, the Ctrl-] approval screen
+    std::string sessionId;    // for notices
+    long long deadlineMs = 0; // CLOCK_MONOTONIC; 0 = no wall-clock limit
+    std::function<void(const std::string&)> notice;
+    // Receives the terminal stream, input, resizes and every activity event; may be null.
+    RecordingWriter* recorder = nullptr;
+};
+
+class SessionLoop final : public SessionBackend {
+  public:
+    SessionLoop(const Policy& policy, const SandboxProcess& sandbox, LoopOptions options,
+                Clock& clock = Clock::system());
+    ~SessionLoop();
+    SessionLoop(const SessionLoop&) = delete;
+    SessionLoop& operator=(const SessionLoop&) = delete;
+
+    ApprovalBroker& broker() { return m_broker; }
+    // Opens the session's control socket, for `sandbench-cli attach`, the GUI and other clients.
+    Status listen(SessionSummary summary);
+    // Serves the sandbox's proxy listener (network mode filtered); asks go to the broker.
+    Status startProxy(int listenFd, const NetworkPolicy& policy);
+    // Runs until init exits (true) or the deadline passes (false).
+    bool run();
+    // Tells clients how it ended and gives them a moment to hear it.
+    void finish(int exitStatus);
+
+    // SessionBackend: what control clients may do.
+    SessionSummary summary() const override { return m_summary; }
+    void writeTerminalInput(std::string_view bytes) override;
+    void resize(unsigned rows, unsigned cols) override;
+    Status answerApproval(std::uint64_t id, const ApprovalAnswer& answer) override;
+    std::vector<ApprovalRequest> pendingApprovals() const override { return m_broker.pending(); }
+    void stop(bool kill) override;
+
+  private:
+    // Things other threads (the proxy, a broker answer) hand to the loop's thread.
+    struct ApprovalEvent {
+        std::optional<ApprovalRequest> request;
+        std::optional<ApprovalOutcome> outcome;
+        std::optional<nlohmann::json> activity;
+    };
+
+    void onExecNotification();
+    void onApprovalEvent(const ApprovalRequest* request, const ApprovalOutcome* outcome);
+    void onProxyAsk(const ConnectionRequest& request, const std::string& rule,
+                    Proxy::Decide decide);
+    void onProxyEvent(const ProxyEvent& event);
+    void queue(ApprovalEvent event);
+    void drainApprovalEvents();
+    void onTerminalOutput();
+    void onCommandPipe(int& fd, int to);
+    void publishOutput(const char* data, size_t size);
+    void drainTerminal();
+    void onUserInput();
+    void onSignal();
+    void closePrompt();
+    void emit(nlohmann::json event) const;
+
+    const SandboxProcess& m_sandbox;
+    LoopOptions m_options;
+    Clock& m_clock;
+    CommandMatcher m_commands;
+    ApprovalBroker m_broker;
+    std::unique_ptr<ExecInterceptor> m_exec;
+    std::unique_ptr<ControlServer> m_control;
+    std::unique_ptr<Proxy> m_proxy;
+    SessionSummary m_summary;
+    std::optional<TerminalPrompt> m_prompt;
+    int m_signalFd = -1;
+    sigset_t m_previousMask{};
+    int m_wakeFd = -1; // approval events from any thread wake the loop
+    bool m_masterOpen = true;
+    bool m_inputOpen = true;
+    bool m_announce = false; // a title notice waits for a quiet moment in the output
+    long long m_lastOutputMs = 0;
+
+    std::mutex m_eventsMutex;
+    std::deque<ApprovalEvent> m_events;
+};
+
+} // namespace sb
