@@ -230,7 +230,9 @@ void ControlServer::readFrom(Client& c)
         if (n < 0 && errno == EINTR) continue;
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
         if (n <= 0) {
-            std::string why = n == 0 ? "" : std::string("read: ") + std::strerror(errno);
+            // End of file or a reset is a client going away, which needs no message.
+            bool gone = n == 0 || errno == ECONNRESET;
+            std::string why = gone ? "" : std::string("read: ") + std::strerror(errno);
             if (n == 0 && c.decoder.buffered() > 0)
                 why = "connection closed in the middle of a frame (" +
                       std::to_string(c.decoder.buffered()) + " bytes)";

@@ -120,11 +120,11 @@ Status RecordingStore::forEachEvent(const std::string& id, std::int64_t fromNs, 
     }
 }
 
-Result<SessionSummary> RecordingStore::summary(const std::string& id)
+Result<RecordedSessionSummary> RecordingStore::summary(const std::string& id)
 {
     auto record = session(id);
     if (!record) return record.error();
-    SessionSummary out;
+    RecordedSessionSummary out;
     out.session = std::move(record.value());
     auto s = sid(id);
     if (!s) return s.error();

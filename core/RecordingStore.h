@@ -51,7 +51,7 @@ struct SessionFilter {
 };
 
 // What `show` prints: the session and what happened in it.
-struct SessionSummary {
+struct RecordedSessionSummary {
     SessionRecord session;
     std::vector<std::string> commands; // exec requests, as command lines
     std::vector<std::string> hosts;    // host:port contacted (distinct)
@@ -88,7 +88,7 @@ class RecordingStore {
 
     Result<std::vector<SessionRecord>> sessions(const SessionFilter& filter = {});
     Result<SessionRecord> session(const std::string& id);
-    Result<SessionSummary> summary(const std::string& id);
+    Result<RecordedSessionSummary> summary(const std::string& id);
     // Events of the session in order with fromNs <= t <= toNs; `visit` returns false to stop.
     Status forEachEvent(const std::string& id, std::int64_t fromNs, std::int64_t toNs,
                         const std::function<bool(const RecordedEvent&)>& visit);

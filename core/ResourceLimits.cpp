@@ -111,6 +111,16 @@ std::string probeV2(const std::map<std::string, std::string>& own, fs::path& bas
     return {};
 }
 
+// Supervisors that were killed leave their (empty) cgroups behind. rmdir(2) removes a cgroup
+// only when no process is in it, so trying every "sandbench-*" folder removes just those.
+void removeAbandonedCgroups(const fs::path& base)
+{
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(base, ec))
+        if (entry.path().filename().string().rfind("sandbench-", 0) == 0)
+            ::rmdir(entry.path().c_str());
+}
+
 } // namespace
 
 std::string CgroupSupport::describe() const
@@ -158,7 +168,8 @@ CgroupSupport probeCgroupSupport()
 Result<std::vector<std::string>> createSessionCgroups(const CgroupSupport& support,
                                                       const std::string& id, const Limits& limits)
 {
-    std::string name = "sandbench-" + id;
+    // Unique on the machine (two users, or two test runs, may use the same session id).
+    std::string name = "sandbench-" + id + "-" + std::to_string(::getpid());
     std::vector<std::pair<fs::path, std::vector<std::pair<std::string, std::string>>>> plan;
     if (support.kind == CgroupSupport::Kind::V2) {
         if (auto e =
@@ -186,11 +197,8 @@ Result<std::vector<std::string>> createSessionCgroups(const CgroupSupport& suppo
     }
     std::vector<std::string> created;
     for (const auto& [dir, values] : plan) {
-        bool made = ::mkdir(dir.c_str(), 0755) == 0;
-        // A folder of the same session whose supervisor was killed: empty now, so replace it.
-        if (!made && errno == EEXIST && ::rmdir(dir.c_str()) == 0)
-            made = ::mkdir(dir.c_str(), 0755) == 0;
-        if (!made) {
+        removeAbandonedCgroups(dir.parent_path());
+        if (::mkdir(dir.c_str(), 0755) != 0) {
             Error e = sysError("create cgroup " + dir.string());
             removeCgroups(created);
             return e;

@@ -276,7 +276,9 @@ int exitCodeOf(int status)
         signalfd_siginfo info{};
         if (::read(signalFd, &info, sizeof info) != sizeof info) continue;
         if (info.ssi_signo != SIGCHLD) {
-            ::kill(-command, static_cast<int>(info.ssi_signo));
+            // Its process group, or the command alone if it has not made one yet (setsid).
+            if (::kill(-command, static_cast<int>(info.ssi_signo)) != 0)
+                ::kill(command, static_cast<int>(info.ssi_signo));
             continue;
         }
         int status = 0;

@@ -233,14 +233,10 @@ Status Applier::applySymlink(const ScannedChange& sc, int parentFd, const std::s
                              const std::optional<struct statx>& real)
 {
     const std::string& rel = sc.change.path;
-    Fd link(openBeneath(m_upper, rel, O_PATH | O_NOFOLLOW));
-    if (!link.valid()) return sysError("open '" + rel + "' in the session");
-    std::string target(4096, '\0');
-    ssize_t n = ::readlinkat(link.get(), "", target.data(), target.size());
-    if (n < 0) return sysError("read symlink '" + rel + "' in the session");
-    target.resize(static_cast<std::size_t>(n));
+    auto target = readLinkBeneath(m_upper, rel);
+    if (!target) return target.error();
     std::string temp = tempName();
-    if (::symlinkat(target.c_str(), parentFd, temp.c_str()) != 0)
+    if (::symlinkat(target->c_str(), parentFd, temp.c_str()) != 0)
         return sysError("create symlink beside '" + rel + "'");
     return install(parentFd, temp, name, real);
 }

@@ -45,13 +45,9 @@ Result<Fd> openSide(int rootFd, const std::string& rel, const struct statx& st)
         if (!fd.valid()) return sysError("open '" + rel + "'");
         return fd;
     }
-    Fd link(openBeneath(rootFd, rel, O_PATH | O_NOFOLLOW));
-    if (!link.valid()) return sysError("open symlink '" + rel + "'");
-    std::string target(4096, '\0');
-    ssize_t n = ::readlinkat(link.get(), "", target.data(), target.size());
-    if (n < 0) return sysError("readlink '" + rel + "'");
-    target.resize(static_cast<std::size_t>(n));
-    return memoryFile(target);
+    auto target = readLinkBeneath(rootFd, rel);
+    if (!target) return target.error();
+    return memoryFile(*target);
 }
 
 std::string readAll(int fd)

@@ -81,6 +81,17 @@ Result<Fd> openRoot(const std::filesystem::path& dir, const char* what)
     return fd;
 }
 
+Result<std::string> readLinkBeneath(int root, const std::string& rel)
+{
+    Fd link(openBeneath(root, rel, O_PATH | O_NOFOLLOW));
+    if (!link.valid()) return sysError("open symlink '" + rel + "'");
+    std::string target(4096, '\0');
+    ssize_t n = ::readlinkat(link.get(), "", target.data(), target.size());
+    if (n < 0) return sysError("read symlink '" + rel + "'");
+    target.resize(static_cast<std::size_t>(n));
+    return target;
+}
+
 std::optional<struct statx> statAt(int dirfd, const std::string& name)
 {
     struct statx st {};

@@ -48,6 +48,9 @@ Result<Fd> openDirBeneath(int root, const std::string& rel);
 // The root of an upper layer or project, which the caller names by absolute path.
 Result<Fd> openRoot(const std::filesystem::path& dir, const char* what);
 
+// The target of the symlink at `rel` beneath `root`, never following it.
+Result<std::string> readLinkBeneath(int root, const std::string& rel);
+
 // lstat-like: the entry `name` in `dirfd`, never following it. nullopt if absent.
 std::optional<struct statx> statAt(int dirfd, const std::string& name);
 std::int64_t ctimeNs(const struct statx& st);

@@ -2,6 +2,7 @@
 // control sockets, like any other client (docs/protocol.md).
 #include "Commands.h"
 #include "ControlClient.h"
+#include "Format.h"
 #include "Paths.h"
 #include "Session.h"
 #include "Terminal.h"
@@ -61,29 +62,18 @@ sb::Result<std::unique_ptr<sb::ControlClient>> connectSession(const std::string&
                                                               const std::string& name)
 {
     if (!sb::isValidSessionId(id)) return sb::inputError("invalid session id '" + id + "'");
-    auto client = sb::ControlClient::connect(id, name, role);
-    if (client || !isConnectFailure(client.error())) return client;
-    if (client.error().sysErrno == ECONNREFUSED)
-        ::unlink(sb::proto::socketPath(id).c_str()); // stale: its supervisor is gone
-    return unreachable(id);
-}
-
-std::string localTime(std::int64_t unixMs)
-{
-    std::time_t t = static_cast<std::time_t>(unixMs / 1000);
-    std::tm tm{};
-    ::localtime_r(&t, &tm);
-    char buf[32];
-    std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S", &tm);
-    return buf;
-}
-
-std::string joined(const std::vector<std::string>& words)
-{
-    std::string out;
-    for (const auto& w : words)
-        out += (out.empty() ? "" : " ") + w;
-    return out;
+    // A running session without a socket is a supervisor starting (no socket yet) or finishing
+    // (socket removed, end not yet recorded): give it up to 2 s to settle either way.
+    for (int attempt = 0;; ++attempt) {
+        auto client = sb::ControlClient::connect(id, name, role);
+        if (client || !isConnectFailure(client.error())) return client;
+        if (client.error().sysErrno == ECONNREFUSED)
+            ::unlink(sb::proto::socketPath(id).c_str()); // stale: its supervisor is gone
+        auto session = sb::loadSession(id);
+        if (attempt >= 40 || !session || session->state != sb::SessionState::Running)
+            return unreachable(id);
+        ::usleep(50'000);
+    }
 }
 
 struct LiveSession {

@@ -39,9 +39,11 @@ int demoCommand()
     auto policy = sb::loadPreset("generic");
     if (!policy) return fail(policy.error());
 
-    std::printf("Sandbench demo: a scripted agent edits a copy of a small project in %s\n"
-                "inside a sandbox (no network, read-only system, empty home).\n\n",
-                workspace->c_str());
+    std::printf(
+        "Sandbench demo: a scripted agent edits a copy of a small project in %s\n"
+        "inside a sandbox (read-only system, empty home, network only through the filtering\n"
+        "proxy), then shows what it changed.\n\n",
+        workspace->c_str());
     std::fflush(stdout);
     sb::RunOptions options;
     options.policy = std::move(policy.value());

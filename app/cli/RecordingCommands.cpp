@@ -1,5 +1,6 @@
 // sessions / show / replay / search / export / rm / gc: the recorded sessions.
 #include "Commands.h"
+#include "Format.h"
 #include "RecordingExport.h"
 #include "RecordingReplay.h"
 #include "RecordingStore.h"
@@ -34,16 +35,6 @@ std::int64_t nowNs()
     return duration_cast<nanoseconds>(system_clock::now().time_since_epoch()).count();
 }
 
-std::string localTime(std::int64_t ns)
-{
-    std::time_t t = static_cast<std::time_t>(ns / 1'000'000'000);
-    std::tm tm{};
-    localtime_r(&t, &tm);
-    char buf[32];
-    std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S", &tm);
-    return buf;
-}
-
 std::string humanBytes(std::uint64_t n)
 {
     char buf[32];
@@ -56,14 +47,6 @@ std::string humanBytes(std::uint64_t n)
     else
         std::snprintf(buf, sizeof buf, "%llu B", static_cast<unsigned long long>(n));
     return buf;
-}
-
-std::string joined(const std::vector<std::string>& words)
-{
-    std::string out;
-    for (const auto& w : words)
-        out += (out.empty() ? "" : " ") + w;
-    return out;
 }
 
 // "--since 2h" (ago) or "--since 2026-01-31[ 12:00[:00]]" (local time).
@@ -129,7 +112,7 @@ int sessionsCommand(const RecordingArgs& args)
     for (const auto& r : *list) {
         std::string exit = r.exitStatus ? std::to_string(*r.exitStatus) : "-";
         std::printf("%-24s %s %-11s %9s exit %-4s %9s  %s\n", r.id.c_str(),
-                    localTime(r.startedNs).c_str(),
+                    localTime(r.startedNs / 1000000).c_str(),
                     std::string(sb::recordStateName(r.state)).c_str(),
                     sb::formatDuration(r.durationNs()).c_str(), exit.c_str(),
                     humanBytes(r.outputBytes).c_str(), joined(r.command).c_str());
@@ -168,7 +151,7 @@ int showCommand(const RecordingArgs& args)
     std::printf("session   %s (%s)\n", r.id.c_str(), std::string(recordStateName(r.state)).c_str());
     std::printf("command   %s\n", joined(r.command).c_str());
     std::printf("workspace %s\n", r.workspace.c_str());
-    std::printf("started   %s, ran %s, exit %s\n", localTime(r.startedNs).c_str(),
+    std::printf("started   %s, ran %s, exit %s\n", localTime(r.startedNs / 1000000).c_str(),
                 sb::formatDuration(r.durationNs()).c_str(),
                 r.exitStatus ? std::to_string(*r.exitStatus).c_str() : "-");
     std::printf("output    %s in %llu events (%s stored)\n", humanBytes(r.outputBytes).c_str(),

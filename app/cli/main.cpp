@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <cstdio>
+#include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 
 namespace sbcli {
@@ -29,6 +30,8 @@ int fail(const sb::Error& error, int code)
 
 int main(int argc, char** argv)
 {
+    // Diagnostics go to stderr: stdout belongs to the sandboxed command and to data (--json).
+    spdlog::set_default_logger(spdlog::stderr_logger_st("sandbench-cli"));
     spdlog::set_pattern("sandbench-cli: %v");
     CLI::App app{"sandbench-cli: run AI coding agents in a local sandbox and review what they "
                  "changed before it reaches your project"};
