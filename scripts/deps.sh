@@ -17,8 +17,9 @@ packages=(
   bubblewrap hyperfine
   # recordings: the real asciicast player the export tests play through
   asciinema
-  # network proxy: real clients and a test CA in its tests; npm fetches the reference proxy
-  curl wget openssl ca-certificates npm
+  # network proxy: real clients and a test CA in its tests (the proxy benchmark also uses npm,
+  # which comes with nodejs on machines where nodejs is not Debian's own package)
+  curl wget openssl ca-certificates
 )
 
 missing=()
