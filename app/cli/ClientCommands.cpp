@@ -194,13 +194,22 @@ std::string whyNotAnswered(sb::ControlClient& client, const ClientArgs& args, co
             ended = "session " + args.session + " ended (status " +
                     std::to_string(m.body.value("status", -1)) + ") before the answer arrived";
     }
+    if (ended.empty() && (e.sysErrno == EPIPE || e.sysErrno == ECONNRESET))
+        // It closed before a word reached us: a supervisor only does that when it ends.
+        ended = "session " + args.session + " ended before the answer arrived";
     return ended.empty() ? e.describe() : ended;
 }
 
 int approveCommand(const ClientArgs& args)
 {
     auto client = connectSession(args.session, Role::Viewer, "sandbench-cli");
-    if (!client) return fail(client.error());
+    if (!client) {
+        int err = client.error().sysErrno;
+        // Reset during the greeting: the supervisor was closing, as it does when the session ends.
+        if (err == ECONNRESET || err == EPIPE)
+            return fail("session " + args.session + " ended before the answer arrived");
+        return fail(client.error());
+    }
     const auto& pending = (*client)->pendingAtWelcome();
     auto it = std::find_if(pending.begin(), pending.end(),
                            [&](const auto& r) { return r.id == args.request; });

@@ -1,0 +1,111 @@
+// The pieces together, through the real CLI: a sandboxed client reaching the host only through
+// the filtering proxy, and a real session found again in the recordings.
+#include "IntegrationSupport.h"
+#include "ProxyTestSupport.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <nlohmann/json.hpp>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+bool contains(const std::string& text, const std::string& part)
+{
+    return text.find(part) != std::string::npos;
+}
+
+std::string dump(const sbtest::RunResult& r)
+{
+    return "status " + std::to_string(r.status) + "\nstdout:\n" + r.out + "\nstderr:\n" + r.err;
+}
+
+class EndToEnd : public ::testing::Test {
+  protected:
+    sbit::Sandbench sb;
+};
+
+// A file served by a host server on 127.0.0.1 that the policy names: reachable through the
+// proxy, and only through it.
+TEST_F(EndToEnd, SandboxedCurlReachesAnAllowedHostServerOnlyThroughTheProxy)
+{
+    sbtest::TempDir site;
+    sbtest::writeFile(site / "hello.txt", "hello from the host\n");
+    sbproxytest::PythonServer server("http", site.path());
+    std::string port = std::to_string(server.port());
+    auto policy = sb.writePolicy(R"({"version": 1, "network": {"mode": "filtered",
+        "default": "deny", "rules": [{"action": "allow", "host": "127.0.0.1", "ports": [)" +
+                                 port + "]}]}}");
+    // NO_PROXY covers loopback inside (the sandbox's own); this host is outside, so bypass it.
+    auto r = sb.attempt("unset NO_PROXY no_proxy; "
+                        "echo via-proxy $(curl -s http://127.0.0.1:" +
+                            port +
+                            "/hello.txt); "
+                            "echo other-port $(curl -s -o /dev/null -w '%{http_code}' "
+                            "http://127.0.0.1:1/); "
+                            "echo direct $(curl -s --max-time 5 --noproxy '*' -o /dev/null -w "
+                            "'%{http_code}' http://127.0.0.1:" +
+                            port + "/hello.txt)",
+                        sbit::withOptions({"--policy", policy.string()}, 60));
+    SB_ASSERT_RAN(r);
+    EXPECT_TRUE(contains(r.out, "via-proxy hello from the host\n")) << dump(r);
+    EXPECT_TRUE(contains(r.out, "other-port 403\n")) << "loopback not named by a rule\n" << dump(r);
+    EXPECT_TRUE(contains(r.out, "direct 000\n")) << "no way around the proxy\n" << dump(r);
+}
+
+// What the agent's network stack sends without the proxy (DNS over UDP, raw datagrams) stays
+// inside its namespace: a host listener on 127.0.0.1 hears nothing.
+TEST_F(EndToEnd, DatagramsFromTheSandboxNeverReachTheHost)
+{
+    int fd = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    ASSERT_GE(fd, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+    socklen_t len = sizeof addr;
+    ASSERT_EQ(::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len), 0);
+    std::string port = std::to_string(ntohs(addr.sin_port));
+    auto r =
+        sb.attempt("python3 -c \"import socket; s = socket.socket(socket.AF_INET, "
+                   "socket.SOCK_DGRAM); [s.sendto(b'query', ('127.0.0.1', " +
+                   port + ")) for _ in range(3)]\"; getent hosts example.invalid; echo dns $?");
+    SB_ASSERT_RAN(r);
+    EXPECT_TRUE(contains(r.out, "dns 2\n")) << "no name resolves inside\n" << dump(r);
+    pollfd p{fd, POLLIN, 0};
+    EXPECT_EQ(::poll(&p, 1, 500), 0) << "a datagram from the sandbox reached the host";
+    ::close(fd);
+}
+
+// A real session lands in the recordings: listed, summarised, searchable, exportable.
+TEST_F(EndToEnd, ARealSessionIsRecordedAndFoundAgain)
+{
+    std::string marker = "recorded-" + sbit::uniqueToken();
+    std::string id = sb.nextSession();
+    auto r = sb.run(id, {"bash", "-c", "/bin/echo " + marker + "; ls >/dev/null; touch made"});
+    ASSERT_EQ(r.status, 0) << dump(r);
+
+    auto list = sb.cli({"sessions", "--json"});
+    ASSERT_EQ(list.status, 0) << dump(list);
+    EXPECT_TRUE(contains(list.out, "\"" + id + "\"")) << dump(list);
+
+    auto show = sb.cli({"show", id});
+    ASSERT_EQ(show.status, 0) << dump(show);
+    EXPECT_TRUE(contains(show.out, "/bin/echo " + marker)) << dump(show);
+    EXPECT_TRUE(contains(show.out, "touch made")) << dump(show);
+    EXPECT_TRUE(contains(show.out, "made")) << "the change left for review\n" << dump(show);
+
+    auto search = sb.cli({"search", marker});
+    ASSERT_EQ(search.status, 0) << dump(search);
+    EXPECT_TRUE(contains(search.out, id)) << dump(search);
+
+    auto cast = sb.cli({"export", id, "--format", "jsonl"});
+    ASSERT_EQ(cast.status, 0) << dump(cast);
+    EXPECT_TRUE(contains(cast.out, marker)) << dump(cast);
+}
+
+} // namespace
