@@ -1,5 +1,6 @@
 #include "ResourceLimits.h"
 
+#include <csignal>
 #include <fcntl.h>
 #include <fstream>
 #include <map>
@@ -111,14 +112,19 @@ std::string probeV2(const std::map<std::string, std::string>& own, fs::path& bas
     return {};
 }
 
-// Supervisors that were killed leave their (empty) cgroups behind. rmdir(2) removes a cgroup
-// only when no process is in it, so trying every "sandbench-*" folder removes just those.
+// Supervisors that were killed leave their (empty) cgroups behind: "sandbench-ID-PID" folders
+// whose PID is gone. (A live supervisor's folder is empty for a moment before its init joins,
+// so emptiness alone does not tell; rmdir(2) refuses a folder with processes in any case.)
 void removeAbandonedCgroups(const fs::path& base)
 {
     std::error_code ec;
-    for (const auto& entry : fs::directory_iterator(base, ec))
-        if (entry.path().filename().string().rfind("sandbench-", 0) == 0)
-            ::rmdir(entry.path().c_str());
+    for (const auto& entry : fs::directory_iterator(base, ec)) {
+        std::string name = entry.path().filename().string();
+        auto dash = name.rfind('-');
+        if (name.rfind("sandbench-", 0) != 0 || dash == std::string::npos) continue;
+        pid_t owner = static_cast<pid_t>(std::strtol(name.c_str() + dash + 1, nullptr, 10));
+        if (owner > 0 && ::kill(owner, 0) != 0 && errno == ESRCH) ::rmdir(entry.path().c_str());
+    }
 }
 
 } // namespace

@@ -233,11 +233,17 @@ class Supervision : public ::testing::Test {
         sb::CgroupSupport cgroups = sb::probeCgroupSupport();
         std::vector<std::string> bases = cgroups.v1Bases;
         if (!cgroups.base.empty()) bases.push_back(cgroups.base);
+        // Killed supervisors leave "sandbench-ID-PID" behind until the next session's cleanup.
         for (const std::string& id : m_ids)
             for (const std::string& base : bases) {
-                const fs::path dir = fs::path(base) / ("sandbench-" + id);
-                // Busy while the last processes of a killed sandbox are still leaving.
-                eventually([&] { return ::rmdir(dir.c_str()) == 0 || errno != EBUSY; }, 10s);
+                std::error_code ec;
+                for (const auto& entry : fs::directory_iterator(base, ec)) {
+                    if (entry.path().filename().string().rfind("sandbench-" + id + "-", 0) != 0)
+                        continue;
+                    const fs::path dir = entry.path();
+                    // Busy while the last processes of a killed sandbox are still leaving.
+                    eventually([&] { return ::rmdir(dir.c_str()) == 0 || errno != EBUSY; }, 10s);
+                }
             }
     }
 
