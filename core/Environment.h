@@ -18,8 +18,7 @@ std::vector<std::string> buildEnvironment(const EnvPolicy& policy,
 
 // HTTP_PROXY, HTTPS_PROXY, ALL_PROXY (and lower case) pointing at the sandbox's proxy port,
 // NO_PROXY covering loopback: added for network mode "filtered", before the policy's `set`.
-void addProxyVariables(std::vector<std::string>& env, std::uint16_t port,
-                       const EnvPolicy& policy);
+void addProxyVariables(std::vector<std::string>& env, std::uint16_t port, const EnvPolicy& policy);
 
 // True when `name` matches `pattern` ("NAME" exactly, or "PREFIX*").
 bool matchesVariablePattern(const std::string& pattern, const std::string& name);

@@ -11,20 +11,13 @@ using sbit::quote;
 
 namespace {
 
+using sbit::contains;
+using sbit::dump;
+
 class ApplyEscape : public ::testing::Test {
   protected:
     sbit::Sandbench sb;
 };
-
-bool contains(const std::string& haystack, const std::string& needle)
-{
-    return haystack.find(needle) != std::string::npos;
-}
-
-std::string dump(const sbtest::RunResult& r)
-{
-    return "status " + std::to_string(r.status) + "\nstdout:\n" + r.out + "\nstderr:\n" + r.err;
-}
 
 // Names in a folder, sorted, for before/after comparisons.
 std::vector<std::string> listing(const fs::path& dir)

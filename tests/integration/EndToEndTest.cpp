@@ -14,15 +14,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-bool contains(const std::string& text, const std::string& part)
-{
-    return text.find(part) != std::string::npos;
-}
-
-std::string dump(const sbtest::RunResult& r)
-{
-    return "status " + std::to_string(r.status) + "\nstdout:\n" + r.out + "\nstderr:\n" + r.err;
-}
+using sbit::contains;
+using sbit::dump;
 
 class EndToEnd : public ::testing::Test {
   protected:

@@ -21,20 +21,13 @@ using sbit::withOptions;
 
 namespace {
 
+using sbit::contains;
+using sbit::dump;
+
 class Escape : public ::testing::Test {
   protected:
     sbit::Sandbench sb;
 };
-
-bool contains(const std::string& haystack, const std::string& needle)
-{
-    return haystack.find(needle) != std::string::npos;
-}
-
-std::string dump(const sbtest::RunResult& r)
-{
-    return "status " + std::to_string(r.status) + "\nstdout:\n" + r.out + "\nstderr:\n" + r.err;
-}
 
 std::string dump(const std::map<std::string, std::string>& results)
 {

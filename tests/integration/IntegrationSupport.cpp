@@ -22,6 +22,16 @@ bool runningAsRoot()
     return ::geteuid() == 0;
 }
 
+bool contains(const std::string& haystack, const std::string& needle)
+{
+    return haystack.find(needle) != std::string::npos;
+}
+
+std::string dump(const sbtest::RunResult& r)
+{
+    return "status " + std::to_string(r.status) + "\nstdout:\n" + r.out + "\nstderr:\n" + r.err;
+}
+
 std::string uniqueToken()
 {
     static std::mt19937_64 rng{std::random_device{}()};

@@ -29,6 +29,10 @@ inline constexpr const char* kRan = "sandbox-command-ran";
 bool runningAsRoot();
 std::string uniqueToken(); // a fresh [a-z0-9] string, for markers and names
 
+bool contains(const std::string& haystack, const std::string& needle);
+// A run's status, stdout and stderr, for failure messages.
+std::string dump(const sbtest::RunResult& result);
+
 struct RunSpec {
     std::vector<std::string> options; // CLI options before "--": --network host, --policy F…
     std::string input;                // stdin of the CLI (a pipe, so the command gets it too)

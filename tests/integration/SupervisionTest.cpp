@@ -28,16 +28,14 @@ using sbit::withOptions;
 
 namespace {
 
+using sbit::contains;
+using sbit::dump;
+
 using Clock = std::chrono::steady_clock;
 
 constexpr auto kSessionTimeout = 90s;   // a whole session, on a loaded machine
 constexpr auto kConditionTimeout = 45s; // a request to appear, a client to connect, …
 constexpr auto kPollInterval = 50ms;
-
-bool contains(const std::string& haystack, const std::string& needle)
-{
-    return haystack.find(needle) != std::string::npos;
-}
 
 std::size_t count(const std::string& haystack, const std::string& needle)
 {
@@ -169,11 +167,6 @@ class Background {
 long long msSince(Clock::time_point start)
 {
     return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
-}
-
-std::string dump(const sbtest::RunResult& r)
-{
-    return "status " + std::to_string(r.status) + "\nstdout:\n" + r.out + "\nstderr:\n" + r.err;
 }
 
 // Host pids whose argv[0] is `marker` and that are not zombies (a zombie's cmdline is empty).

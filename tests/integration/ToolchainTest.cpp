@@ -9,6 +9,9 @@ using namespace std::chrono_literals;
 
 namespace {
 
+using sbit::contains;
+using sbit::dump;
+
 class Toolchain : public ::testing::Test {
   protected:
     sbit::Sandbench sb;
@@ -23,16 +26,6 @@ class Toolchain : public ::testing::Test {
         return std::make_unique<sbit::PtyProgram>(argv, sb.env());
     }
 };
-
-bool contains(const std::string& haystack, const std::string& needle)
-{
-    return haystack.find(needle) != std::string::npos;
-}
-
-std::string dump(const sbtest::RunResult& r)
-{
-    return "status " + std::to_string(r.status) + "\nstdout:\n" + r.out + "\nstderr:\n" + r.err;
-}
 
 } // namespace
 
