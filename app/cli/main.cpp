@@ -2,7 +2,9 @@
 #include "RecordingStore.h"
 #include "config.h"
 
+#include <cerrno>
 #include <cstdio>
+#include <fcntl.h>
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 
@@ -30,6 +32,10 @@ int fail(const sb::Error& error, int code)
 
 int main(int argc, char** argv)
 {
+    // Started without stdin (or stdout, stderr), the first file opened would take that number
+    // and a sandboxed command would read or write it as if it were a stream: fill the gaps.
+    for (int fd = 0; fd <= 2; ++fd)
+        if (::fcntl(fd, F_GETFD) == -1 && errno == EBADF) ::open("/dev/null", O_RDWR);
     // Diagnostics go to stderr: stdout belongs to the sandboxed command and to data (--json).
     spdlog::set_default_logger(spdlog::stderr_logger_st("sandbench-cli"));
     spdlog::set_pattern("sandbench-cli: %v");
