@@ -44,6 +44,19 @@ CREATE INDEX events_by_time ON events (sid, t_ns, seq);
 )sql");
 }
 
+// A later step that fills its new table from what earlier versions recorded, session by session.
+template <class Step> Status forEachSession(SqliteDb& db, Step step)
+{
+    auto sids = db.prepare("SELECT sid FROM sessions ORDER BY sid");
+    if (!sids) return sids.error();
+    while (true) {
+        auto row = sids->step("list sessions");
+        if (!row) return row.error();
+        if (!*row) return {};
+        if (auto e = step(sids->columnInt(0))) return e;
+    }
+}
+
 // Version 2: full-text index of terminal output, escape sequences stripped. Contentless with
 // detail=none: it holds only which chunk has which word, so it adds little to the file; the
 // exact phrase is checked against the chunk itself (RecordingSearch.cpp).
@@ -52,14 +65,8 @@ Status step2(SqliteDb& db)
     if (auto e = db.exec("CREATE VIRTUAL TABLE terminal_text USING fts5(text, content='', "
                          "detail=none, columnsize=0, tokenize='unicode61')"))
         return e;
-    auto sids = db.prepare("SELECT sid FROM sessions ORDER BY sid");
-    if (!sids) return sids.error();
-    while (true) {
-        auto row = sids->step("list sessions");
-        if (!row) return row.error();
-        if (!*row) return {};
-        if (auto e = indexSessionText(db, sids->columnInt(0), TextIndexOp::Add)) return e;
-    }
+    return forEachSession(
+        db, [&](std::int64_t sid) { return indexSessionText(db, sid, TextIndexOp::Add); });
 }
 
 // Version 3: screen keyframes, so seeking replays at most a few hundred KiB of output.
@@ -78,14 +85,7 @@ CREATE TABLE keyframes (
 ) WITHOUT ROWID;
 )sql"))
         return e;
-    auto sids = db.prepare("SELECT sid FROM sessions ORDER BY sid");
-    if (!sids) return sids.error();
-    while (true) {
-        auto row = sids->step("list sessions");
-        if (!row) return row.error();
-        if (!*row) return {};
-        if (auto e = buildKeyframes(db, sids->columnInt(0))) return e;
-    }
+    return forEachSession(db, [&](std::int64_t sid) { return buildKeyframes(db, sid); });
 }
 
 using Step = Status (*)(SqliteDb&);

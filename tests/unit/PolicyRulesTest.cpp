@@ -1,29 +1,14 @@
 // The policy sections that supervision reads: network rules, command rules, approvals.
 #include "Policy.h"
+#include "PolicyTestSupport.h"
 
 #include <gtest/gtest.h>
 
 namespace {
 
-std::string refusal(std::string_view text)
-{
-    auto policy = sb::parsePolicy(text, "test.json");
-    if (policy) return "(accepted)";
-    EXPECT_EQ(policy.error().code, sb::ErrorCode::InvalidInput);
-    return policy.error().message;
-}
-
-sb::Policy accepted(std::string_view text)
-{
-    auto policy = sb::parsePolicy(text, "test.json");
-    EXPECT_TRUE(policy) << policy.error().message;
-    return policy ? *policy : sb::Policy{};
-}
-
-struct Malformed {
-    const char* text;
-    const char* message;
-};
+using sbtest::accepted;
+using sbtest::Malformed;
+using sbtest::refusal;
 
 class PolicyRulesMalformed : public testing::TestWithParam<Malformed> {};
 

@@ -3,6 +3,7 @@
 #include "CommandRules.h"
 #include "Exposure.h"
 #include "NetworkRules.h"
+#include "PolicyTestSupport.h"
 #include "TestSupport.h"
 
 #include <fstream>
@@ -12,21 +13,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// The whole message of a refused document, or a note that it was accepted.
-std::string refusal(std::string_view text)
-{
-    auto policy = sb::parsePolicy(text, "test.json");
-    if (policy) return "(accepted)";
-    EXPECT_EQ(policy.error().code, sb::ErrorCode::InvalidInput);
-    return policy.error().message;
-}
-
-sb::Policy accepted(std::string_view text)
-{
-    auto policy = sb::parsePolicy(text, "test.json");
-    EXPECT_TRUE(policy) << policy.error().message;
-    return policy ? *policy : sb::Policy{};
-}
+using sbtest::accepted;
+using sbtest::Malformed;
+using sbtest::refusal;
 
 } // namespace
 
@@ -131,11 +120,6 @@ TEST(Policy, PositionsSurviveCommentsAndTrickyStrings)
               "test.json:1:16: at /a~1b~0: unknown key 'a/b~' (expected one of: version, "
               "filesystem, network, commands, limits, env, approvals)");
 }
-
-struct Malformed {
-    const char* text;
-    const char* message;
-};
 
 class PolicyMalformed : public testing::TestWithParam<Malformed> {};
 
