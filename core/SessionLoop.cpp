@@ -18,6 +18,7 @@ constexpr long long kQuietMs = 40; // output silence before a title notice is wr
 
 bool writeAll(int fd, const char* data, size_t size)
 {
+    if (fd < 0) return true; // headless: nobody at this end
     while (size > 0) {
         ssize_t n = ::write(fd, data, size);
         if (n < 0 && errno == EINTR) continue;

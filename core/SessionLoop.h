@@ -24,7 +24,7 @@ namespace sb {
 
 struct LoopOptions {
     int inFd = 0;  // keys for the agent (pty mode), -1 for none
-    int outFd = 1; // where the agent's terminal output goes
+    int outFd = 1; // where the agent's terminal output goes, -1 for nowhere (headless)
     int errFd = 2;
     // Without a pty: the read ends of the command's stdout and stderr pipes, relayed to outFd
     // and errFd (and to clients and the recording as the session's terminal stream).

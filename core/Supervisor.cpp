@@ -189,7 +189,12 @@ Result<RunOutcome> runSession(const RunOptions& options)
                          "); memory and process limits apply per process (rlimits)");
     }
 
-    if (anyTerminal(options)) {
+    if (options.headless) {
+        config.terminal.enabled = true;
+        config.terminal.rows = options.rows;
+        config.terminal.columns = options.cols;
+        config.stdioFds[0] = config.stdioFds[1] = config.stdioFds[2] = -1;
+    } else if (anyTerminal(options)) {
         // The host's terminal never enters the sandbox: the command gets a pty of its own.
         config.terminal.enabled = true;
         config.terminal.translateNewlines = ::isatty(options.stdoutFd) != 0;
@@ -244,12 +249,13 @@ Result<RunOutcome> runSession(const RunOptions& options)
     }
 
     LoopOptions loopOptions;
-    loopOptions.inFd = options.stdinFd;
-    loopOptions.outFd = options.stdoutFd;
-    loopOptions.errFd = options.stderrFd;
+    loopOptions.inFd = options.headless ? -1 : options.stdinFd;
+    loopOptions.outFd = options.headless ? -1 : options.stdoutFd;
+    loopOptions.errFd = options.headless ? -1 : options.stderrFd;
     loopOptions.commandOut = outPipe[0];
     loopOptions.commandErr = errPipe[0];
-    loopOptions.interactive = sandbox->ptyMaster >= 0 && ::isatty(options.stdinFd);
+    loopOptions.interactive =
+        !options.headless && sandbox->ptyMaster >= 0 && ::isatty(options.stdinFd);
     loopOptions.sessionId = session->id;
     loopOptions.notice = options.notice;
     loopOptions.recorder = recorder->get();

@@ -23,6 +23,10 @@ struct RunOptions {
     // The recordings database; empty: the default ($XDG_DATA_HOME/sandbench/recordings.db).
     std::filesystem::path recordingsDb;
     int stdinFd = 0, stdoutFd = 1, stderrFd = 2;
+    // Headless (a session the GUI started): the command gets a pty of rows × cols, and only
+    // control clients see its output and type into it; the stdio fds are not used.
+    bool headless = false;
+    unsigned rows = 24, cols = 80;
     // Messages for the person at the terminal (session id, degraded features, limits hit).
     std::function<void(const std::string&)> notice;
 };

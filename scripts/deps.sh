@@ -9,12 +9,17 @@ packages=(
   # libraries
   libseccomp-dev nlohmann-json3-dev libcli11-dev libspdlog-dev libfmt-dev libgtest-dev
   libsqlite3-dev libvterm-dev libzstd-dev
+  # the GUI: Qt 6 Widgets, SVG icons, Qt Test, Linguist tools; the offscreen and X11 platforms
+  qt6-base-dev qt6-svg-dev qt6-tools-dev qt6-tools-dev-tools qt6-l10n-tools qt6-qpa-plugins
+  libgl-dev fonts-dejavu-core
   # run time: diff for reviews, the demo agent's tools
   diffutils python3 bash
   # tests: toolchains inside the sandbox, pty programs, the unprivileged test user
   git make gcc nodejs less procps passwd util-linux bsdutils
   # benchmarks: the reference sandbox and the timer
   bubblewrap hyperfine
+  # GUI screenshots and the window tests under a real X server
+  xvfb xauth
   # recordings: the real asciicast player the export tests play through
   asciinema
   # network proxy: real clients and a test CA in its tests (the proxy benchmark also uses npm,

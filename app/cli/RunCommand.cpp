@@ -3,7 +3,9 @@
 #include "Supervisor.h"
 #include "Workspace.h"
 
+#include <cstdio>
 #include <filesystem>
+#include <tuple>
 #include <memory>
 
 namespace sbcli {
@@ -13,8 +15,21 @@ struct RunArgs {
     PolicyChoice policy;
     std::string workspace = ".";
     std::string sessionId;
+    bool headless = false;
+    std::string size = "24x80";
     std::vector<std::string> command;
 };
+
+// "ROWSxCOLS", each 1–65535.
+sb::Result<std::pair<unsigned, unsigned>> parseSize(const std::string& text)
+{
+    unsigned rows = 0, cols = 0;
+    char x = 0, extra = 0;
+    if (std::sscanf(text.c_str(), "%u%c%u%c", &rows, &x, &cols, &extra) != 3 || x != 'x' ||
+        rows == 0 || cols == 0 || rows > 65535 || cols > 65535)
+        return sb::inputError("--size '" + text + "': expected ROWSxCOLS, such as 24x80");
+    return std::pair{rows, cols};
+}
 
 void printSummary(const sb::RunOutcome& outcome)
 {
@@ -38,6 +53,12 @@ int runCommand(const RunArgs& args)
     options.workspace = args.workspace;
     options.command = args.command;
     options.sessionId = args.sessionId;
+    if (args.headless) {
+        auto size = parseSize(args.size);
+        if (!size) return fail(size.error(), kUsageError);
+        options.headless = true;
+        std::tie(options.rows, options.cols) = *size;
+    }
     options.learnedRulesFile = args.policy.learnedRulesFile();
     options.notice = [](const std::string& text) {
         std::fprintf(stderr, "sandbench: %s\n", text.c_str());
@@ -61,6 +82,10 @@ void addRunCommand(CLI::App& app)
     args->policy.addTo(*run);
     run->add_option("--workspace,-w", args->workspace, "Project folder (default: current folder)");
     run->add_option("--session-id", args->sessionId, "Name the session instead of a fresh id");
+    run->add_flag("--headless", args->headless,
+                  "Give the command a terminal that only attached clients see and type into "
+                  "(how the GUI starts sessions)");
+    run->add_option("--size", args->size, "With --headless: the terminal's ROWSxCOLS (24x80)");
     run->add_option("command", args->command, "The command and its arguments, after --")
         ->required();
     run->positionals_at_end();

@@ -1,0 +1,156 @@
+#include "SessionConnection.h"
+
+#include <algorithm>
+
+namespace sbui {
+
+using sb::proto::Message;
+using sb::proto::MsgType;
+
+std::unique_ptr<SessionConnection> SessionConnection::open(const QString& sessionId, QString* error,
+                                                           const QString& socketPath,
+                                                           QObject* parent)
+{
+    auto client = socketPath.isEmpty()
+                      ? sb::ControlClient::connect(sessionId.toStdString(), "sandbench",
+                                                   sb::proto::Role::Interactive, 3000)
+                      : sb::ControlClient::connectPath(socketPath.toStdString(), "sandbench",
+                                                       sb::proto::Role::Interactive, 3000);
+    if (!client) {
+        if (error) *error = QString::fromStdString(client.error().describe());
+        return nullptr;
+    }
+    return std::unique_ptr<SessionConnection>(
+        new SessionConnection(std::move(client.value()), parent));
+}
+
+SessionConnection::SessionConnection(std::unique_ptr<sb::ControlClient> client, QObject* parent)
+    : QObject(parent), m_client(std::move(client)), m_pending(m_client->pendingAtWelcome())
+{
+    m_notifier = std::make_unique<QSocketNotifier>(m_client->fd(), QSocketNotifier::Read);
+    connect(m_notifier.get(), &QSocketNotifier::activated, this, &SessionConnection::onReadable);
+}
+
+SessionConnection::~SessionConnection() = default;
+
+QString SessionConnection::sessionId() const
+{
+    return QString::fromStdString(m_client->session().id);
+}
+
+bool SessionConnection::exitedAtWelcome() const
+{
+    return m_client->welcome().value("exited", false);
+}
+
+void SessionConnection::subscribe()
+{
+    if (m_closed) return;
+    if (auto e = m_client->subscribe()) close(QString::fromStdString(e->describe()));
+}
+
+void SessionConnection::sendInput(const QByteArray& keys)
+{
+    if (m_closed || keys.isEmpty()) return;
+    if (auto e = m_client->sendInput(std::string_view(keys.constData(), keys.size())))
+        close(QString::fromStdString(e->describe()));
+}
+
+void SessionConnection::resize(int rows, int cols)
+{
+    if (m_closed || rows <= 0 || cols <= 0) return;
+    if (auto e = m_client->resize(static_cast<unsigned>(rows), static_cast<unsigned>(cols)))
+        close(QString::fromStdString(e->describe()));
+}
+
+void SessionConnection::answer(std::uint64_t id, const sb::ApprovalAnswer& answer)
+{
+    nlohmann::json body = sb::proto::toJson(answer);
+    body["id"] = id;
+    send(MsgType::ApprovalAnswer, body);
+}
+
+void SessionConnection::stop()
+{
+    send(MsgType::Stop);
+}
+
+void SessionConnection::kill()
+{
+    send(MsgType::Kill);
+}
+
+void SessionConnection::send(MsgType type, const nlohmann::json& body)
+{
+    if (m_closed) return;
+    if (auto e = m_client->sendFrame(sb::proto::encodeJson(type, body)))
+        close(QString::fromStdString(e->describe()));
+}
+
+void SessionConnection::onReadable()
+{
+    // Read once, then hand out every whole message; a message's handler may close us.
+    sb::Status readStatus = m_client->readAvailable();
+    Message message;
+    while (!m_closed) {
+        auto more = m_client->next(message);
+        if (!more) {
+            close(QString::fromStdString(more.error().describe()));
+            return;
+        }
+        if (!*more) break;
+        dispatch(message);
+    }
+    if (readStatus && !m_closed) close(QString::fromStdString(readStatus->describe()));
+}
+
+void SessionConnection::dispatch(const Message& message)
+{
+    switch (message.type) {
+    case MsgType::Output:
+        Q_EMIT output(
+            QByteArray(message.bytes.data(), static_cast<qsizetype>(message.bytes.size())));
+        break;
+    case MsgType::Lagged:
+        Q_EMIT lagged(message.body.value("lost_bytes", std::uint64_t{0}));
+        break;
+    case MsgType::Event:
+        Q_EMIT activity(message.body);
+        break;
+    case MsgType::ApprovalRequest:
+        if (auto request = sb::proto::approvalRequestFromJson(message.body)) {
+            m_pending.push_back(*request);
+            Q_EMIT approvalRequested(*request);
+        }
+        break;
+    case MsgType::ApprovalOutcome:
+        if (auto outcome = sb::proto::approvalOutcomeFromJson(message.body)) {
+            std::erase_if(m_pending, [&](const auto& r) { return r.id == outcome->id; });
+            Q_EMIT approvalResolved(*outcome);
+        }
+        break;
+    case MsgType::Error: {
+        sb::Error error = sb::proto::errorFromBody(message.body);
+        if (message.body.value("fatal", false))
+            close(QString::fromStdString(error.message));
+        else
+            Q_EMIT refused(QString::fromStdString(error.message));
+        break;
+    }
+    case MsgType::Exit:
+        Q_EMIT exited(message.body.value("status", -1));
+        break;
+    default: // welcome, subscribed, ack: nothing for the window to do
+        break;
+    }
+}
+
+void SessionConnection::close(const QString& reason)
+{
+    if (m_closed) return;
+    m_closed = true;
+    m_notifier->setEnabled(false);
+    Q_EMIT closed(reason);
+}
+
+} // namespace sbui

@@ -1,0 +1,70 @@
+// The GUI's link to one running session: a ControlClient driven by the Qt event loop. Everything
+// the supervisor sends arrives as a signal; everything the user does (keys, resize, answers,
+// stop) is sent without blocking the window on the supervisor's reply.
+#pragma once
+
+#include "ControlClient.h"
+
+#include <QObject>
+#include <QSocketNotifier>
+#include <QString>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <vector>
+
+namespace sbui {
+
+class SessionConnection : public QObject {
+    Q_OBJECT
+  public:
+    // Connects and completes the handshake (a local socket: milliseconds). `socketPath` empty:
+    // the session's default socket. Interactive, because the GUI types into the terminal.
+    static std::unique_ptr<SessionConnection> open(const QString& sessionId, QString* error,
+                                                   const QString& socketPath = {},
+                                                   QObject* parent = nullptr);
+    ~SessionConnection() override;
+
+    QString sessionId() const;
+    const sb::proto::SessionSummary& summary() const { return m_client->session(); }
+    // Requests still waiting for an answer (those of the welcome, then kept up to date).
+    const std::vector<sb::ApprovalRequest>& pending() const { return m_pending; }
+    bool exitedAtWelcome() const;
+    bool isOpen() const { return !m_closed; }
+
+    // Terminal output from the oldest byte the supervisor holds (redraws the current screen),
+    // and activity events from now on.
+    void subscribe();
+    void sendInput(const QByteArray& keys);
+    void resize(int rows, int cols);
+    void answer(std::uint64_t id, const sb::ApprovalAnswer& answer);
+    void stop();
+    void kill();
+
+  Q_SIGNALS:
+    void output(const QByteArray& bytes);
+    // Output was lost (this client fell behind); the stream resumes after the gap.
+    void lagged(quint64 lostBytes);
+    void activity(const nlohmann::json& event);
+    void approvalRequested(const sb::ApprovalRequest& request);
+    void approvalResolved(const sb::ApprovalOutcome& outcome);
+    // The supervisor refused something this client asked (e.g. an answer to a request another
+    // client answered first); not fatal.
+    void refused(const QString& message);
+    void exited(int status);
+    // The connection is over (after exited(), or because the supervisor went away).
+    void closed(const QString& reason);
+
+  private:
+    explicit SessionConnection(std::unique_ptr<sb::ControlClient> client, QObject* parent);
+    void onReadable();
+    void dispatch(const sb::proto::Message& message);
+    void send(sb::proto::MsgType type, const nlohmann::json& body = nlohmann::json::object());
+    void close(const QString& reason);
+
+    std::unique_ptr<sb::ControlClient> m_client;
+    std::unique_ptr<QSocketNotifier> m_notifier;
+    std::vector<sb::ApprovalRequest> m_pending;
+    bool m_closed = false;
+};
+
+} // namespace sbui
