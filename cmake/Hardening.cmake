@@ -1,10 +1,12 @@
-# Warnings and hardening, attached to targets through this interface library.
+# Warnings and hardening, attached to targets through this interface library. Code is built
+# -fPIC, not -fPIE, and linked -pie: Qt is built with protected symbols and requires -fPIC of
+# code that uses it (with -fPIE, copy relocations of Qt's globals crash QApplication).
 include(GNUInstallDirs)
 add_library(sandbench_build_flags INTERFACE)
 target_compile_options(sandbench_build_flags INTERFACE
   -Wall -Wextra -Wpedantic -Wshadow -Wconversion -Wno-sign-conversion -Wnon-virtual-dtor
   -Wold-style-cast -Wcast-align -Wunused -Woverloaded-virtual -Wnull-dereference -Wformat=2
-  -fstack-protector-strong -fstack-clash-protection -fcf-protection -fPIE
+  -fstack-protector-strong -fstack-clash-protection -fcf-protection -fPIC
   $<$<NOT:$<CONFIG:Debug>>:-D_FORTIFY_SOURCE=2>
   -D_GLIBCXX_ASSERTIONS)
 target_link_options(sandbench_build_flags INTERFACE -pie -Wl,-z,relro,-z,now -Wl,-z,noexecstack)

@@ -40,20 +40,31 @@ std::string_view baseName(std::string_view path)
 
 } // namespace
 
-Result<CommandPattern> parseCommandPattern(std::string_view text)
+namespace {
+
+struct Word {
+    std::string text;
+    bool bare = true; // written without quotes or escapes
+};
+
+// Splits a command line into words as a shell would (quotes, backslashes, no expansions).
+// With `forGlob`, characters that came from quotes or escapes are escaped for fnmatch.
+Result<std::vector<Word>> splitWords(std::string_view text, bool forGlob)
 {
-    CommandPattern pattern;
-    std::string word;
+    std::vector<Word> words;
+    Word word;
     bool inWord = false;
-    bool bare = true;      // the word so far was written without quotes or escapes
-    bool lastBare = false; // of the last finished word
+    auto literal = [&](char c) {
+        if (forGlob)
+            appendLiteral(word.text, c);
+        else
+            word.text += c;
+    };
     auto finish = [&] {
         if (!inWord) return;
-        pattern.words.push_back(word);
-        lastBare = bare;
-        word.clear();
+        words.push_back(std::move(word));
+        word = Word{};
         inWord = false;
-        bare = true;
     };
     for (std::size_t i = 0; i < text.size(); ++i) {
         const char c = text[i];
@@ -64,14 +75,14 @@ Result<CommandPattern> parseCommandPattern(std::string_view text)
         if (isOperator(c))
             return inputError(std::string("'") + c + "' in " + jsonQuoted(text) +
                               " is shell syntax (expected one program and its arguments; quote "
-                              "the character to match it literally)");
+                              "the character to use it literally)");
         inWord = true;
         if (c == '\\') {
             if (++i == text.size())
                 return inputError(jsonQuoted(text) + " ends with a lone '\\' (expected a character "
                                                      "after it)");
-            appendLiteral(word, text[i]);
-            bare = false;
+            literal(text[i]);
+            word.bare = false;
         } else if (c == '\'' || c == '"') {
             bool closed = false;
             for (++i; i < text.size(); ++i) {
@@ -83,27 +94,49 @@ Result<CommandPattern> parseCommandPattern(std::string_view text)
                 if (c == '"' && text[i] == '\\' && i + 1 < text.size() &&
                     std::string_view("\"\\$`").find(text[i + 1]) != std::string_view::npos)
                     ++i;
-                appendLiteral(word, text[i]);
+                literal(text[i]);
             }
             if (!closed)
                 return inputError(std::string("unterminated ") + c + " quote in " +
                                   jsonQuoted(text) + " (expected a closing " + c + ")");
-            bare = false;
+            word.bare = false;
         } else {
-            word += c;
+            word.text += c;
         }
     }
     finish();
-    if (pattern.words.empty())
+    return words;
+}
+
+} // namespace
+
+Result<CommandPattern> parseCommandPattern(std::string_view text)
+{
+    auto words = splitWords(text, true);
+    if (!words) return words.error();
+    if (words->empty())
         return inputError("empty pattern (expected a command such as \"git push *\")");
+    CommandPattern pattern;
+    for (const Word& w : *words)
+        pattern.words.push_back(w.text);
     // Only a bare "*" after the program means "any further arguments"; '*' is one literal star,
     // and a "*" elsewhere is one argument of any value.
-    if (pattern.words.size() > 1 && lastBare && pattern.words.back() == "*") {
+    if (pattern.words.size() > 1 && words->back().bare && pattern.words.back() == "*") {
         pattern.anyRest = true;
         pattern.words.pop_back();
     }
     pattern.programIsPath = pattern.words[0].find('/') != std::string::npos;
     return pattern;
+}
+
+Result<std::vector<std::string>> splitCommandLine(std::string_view text)
+{
+    auto words = splitWords(text, false);
+    if (!words) return words.error();
+    std::vector<std::string> out;
+    for (Word& w : *words)
+        out.push_back(std::move(w.text));
+    return out;
 }
 
 bool matchesCommand(const CommandPattern& pattern, std::string_view program,

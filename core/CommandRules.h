@@ -35,6 +35,11 @@ bool matchesCommand(const CommandPattern& pattern, std::string_view program,
 // quotes ("it's" → 'it'\''s').
 std::string quoteCommandWord(std::string_view word);
 
+// A command line typed by a person, split into argv as a shell would split it (quotes and
+// backslashes; no expansions). Shell operators (| ; & < > ( ) `) are refused, naming the
+// character: a command runs one program (use bash -c '…' for more).
+Result<std::vector<std::string>> splitCommandLine(std::string_view text);
+
 struct CommandDecision {
     RuleAction action = RuleAction::Allow;
     std::string rule;   // "commands.rules[2] (ask \"git push *\")" or "commands.default"

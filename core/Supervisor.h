@@ -26,7 +26,7 @@ struct RunOptions {
     // Headless (a session the GUI started): the command gets a pty of rows × cols, and only
     // control clients see its output and type into it; the stdio fds are not used.
     bool headless = false;
-    unsigned rows = 24, cols = 80;
+    unsigned short rows = 24, cols = 80;
     // Messages for the person at the terminal (session id, degraded features, limits hit).
     std::function<void(const std::string&)> notice;
 };

@@ -30,6 +30,12 @@ if [ "$(id -u)" -eq 0 ]; then
   runuser -u "$test_user" -- env -i PATH="$PATH" HOME="$home" USER="$test_user" TMPDIR=/tmp \
     LANG=C.UTF-8 SANDBENCH_MUST_WORK="${SANDBENCH_MUST_WORK:-}" \
     "$build/tests/integration_tests" --gtest_brief=1 || status=1
+  echo "== GUI tests (real sessions) as the unprivileged user $test_user"
+  for t in "$build"/tests/gui/gui_*Test; do
+    runuser -u "$test_user" -- env -i PATH="$PATH" HOME="$home" USER="$test_user" TMPDIR=/tmp \
+      LANG=C.UTF-8 QT_QPA_PLATFORM=offscreen SANDBENCH_MUST_WORK="${SANDBENCH_MUST_WORK:-}" \
+      "$t" -silent || status=1
+  done
   echo "== every test as root"
 fi
 ctest --test-dir "$build" --output-on-failure -j2 || status=1

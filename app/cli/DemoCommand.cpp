@@ -1,6 +1,7 @@
 // `sandbench-cli demo`: the built-in demo in the terminal. A scripted agent works in a sandbox
 // over a fresh copy of the demo workspace; then the changes it left for review are shown.
 #include "Commands.h"
+#include "Format.h"
 #include "Paths.h"
 #include "Supervisor.h"
 #include "Workspace.h"
@@ -27,7 +28,13 @@ sb::Result<fs::path> copyDemoWorkspace(const fs::path& demo)
     return fs::path(tmpl);
 }
 
-int demoCommand()
+struct DemoArgs {
+    bool headless = false;
+    std::string size = "24x80";
+    std::string sessionId;
+};
+
+int demoCommand(const DemoArgs& args)
 {
     fs::path demo = sb::shippedDataDirectory() / "demo";
     std::ifstream script(demo / "agent.sh");
@@ -46,6 +53,14 @@ int demoCommand()
         workspace->c_str());
     std::fflush(stdout);
     sb::RunOptions options;
+    if (args.headless) {
+        auto size = parseTerminalSize(args.size);
+        if (!size) return fail(size.error(), kUsageError);
+        options.headless = true;
+        options.rows = size->first;
+        options.cols = size->second;
+    }
+    options.sessionId = args.sessionId;
     options.policy = std::move(policy.value());
     options.policy.limits.wallSeconds = 120;
     options.workspace = *workspace;
@@ -75,9 +90,15 @@ int demoCommand()
 
 void addDemoCommand(CLI::App& app)
 {
-    app.add_subcommand("demo", "Run the built-in demo: a scripted agent in a sandbox over a copy "
-                               "of a demo project, then its changes for review")
-        ->callback([] { exitWith(demoCommand()); });
+    auto args = std::make_shared<DemoArgs>();
+    CLI::App* demo = app.add_subcommand(
+        "demo", "Run the built-in demo: a scripted agent in a sandbox over a copy of a demo "
+                "project, then its changes for review");
+    demo->add_flag("--headless", args->headless,
+                   "Give the agent a terminal only attached clients see (how the GUI shows it)");
+    demo->add_option("--size", args->size, "With --headless: the terminal's ROWSxCOLS (24x80)");
+    demo->add_option("--session-id", args->sessionId, "Name the session instead of a fresh id");
+    demo->callback([args] { exitWith(demoCommand(*args)); });
 }
 
 } // namespace sbcli

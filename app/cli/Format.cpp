@@ -1,5 +1,6 @@
 #include "Format.h"
 
+#include <cstdio>
 #include <ctime>
 
 namespace sbcli {
@@ -20,6 +21,16 @@ std::string joined(const std::vector<std::string>& words)
     for (const auto& w : words)
         out += (out.empty() ? "" : " ") + w;
     return out;
+}
+
+sb::Result<std::pair<unsigned short, unsigned short>> parseTerminalSize(const std::string& text)
+{
+    unsigned rows = 0, cols = 0;
+    char x = 0, extra = 0;
+    if (std::sscanf(text.c_str(), "%u%c%u%c", &rows, &x, &cols, &extra) != 3 || x != 'x' ||
+        rows == 0 || cols == 0 || rows > 65535 || cols > 65535)
+        return sb::inputError("--size '" + text + "': expected ROWSxCOLS, such as 24x80");
+    return std::pair{static_cast<unsigned short>(rows), static_cast<unsigned short>(cols)};
 }
 
 } // namespace sbcli

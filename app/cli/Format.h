@@ -1,8 +1,11 @@
-// Small text formatting shared by the CLI's listings.
+// Small text formatting and parsing shared by the CLI's commands.
 #pragma once
+
+#include "Error.h"
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace sbcli {
@@ -12,5 +15,8 @@ std::string localTime(std::int64_t unixMs);
 
 // The words separated by single spaces (a command line for display, not for a shell).
 std::string joined(const std::vector<std::string>& words);
+
+// "ROWSxCOLS" (--size), each 1–65535.
+sb::Result<std::pair<unsigned short, unsigned short>> parseTerminalSize(const std::string& text);
 
 } // namespace sbcli

@@ -21,8 +21,13 @@ void PolicyChoice::addTo(CLI::App& command)
                 "); default: generic")
         ->excludes(file);
     command.add_option("--network", network, "Override the policy's network mode")
-        ->check(CLI::IsMember({"none", "host"}));
+        ->check(CLI::IsMember({"none", "filtered", "host"}));
     command.add_option("--timeout", timeoutSeconds, "Wall-clock limit in seconds (0 = none)");
+    command.add_option("--memory", memoryMb, "Memory limit in MB (0 = none)")
+        ->check(CLI::Range(0, 1048576));
+    command.add_option("--pids", pids, "Process limit (0 = none)")->check(CLI::Range(0, 4194304));
+    command.add_option("--cpu", cpuPercent, "CPU limit in percent of one core (0 = none)")
+        ->check(CLI::Range(0, 102400));
 }
 
 std::string PolicyChoice::presetName() const
@@ -43,9 +48,14 @@ sb::Result<sb::Policy> PolicyChoice::resolve() const
     if (!policy) return policy;
     if (network == "none")
         policy->network.mode = sb::NetworkMode::None;
+    else if (network == "filtered")
+        policy->network.mode = sb::NetworkMode::Filtered;
     else if (network == "host")
         policy->network.mode = sb::NetworkMode::Host;
     if (timeoutSeconds) policy->limits.wallSeconds = *timeoutSeconds;
+    if (memoryMb) policy->limits.memoryMb = *memoryMb;
+    if (pids) policy->limits.pids = *pids;
+    if (cpuPercent) policy->limits.cpuPercent = *cpuPercent;
     return policy;
 }
 

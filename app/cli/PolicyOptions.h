@@ -1,4 +1,5 @@
-// --policy / --preset / --network / --timeout: the options that choose a run's policy.
+// --policy / --preset and the overrides (--network, --timeout, --memory, --pids, --cpu): the
+// options that choose a run's policy.
 #pragma once
 
 #include "Policy.h"
@@ -15,6 +16,9 @@ struct PolicyChoice {
     std::string preset;
     std::string network;
     std::optional<unsigned> timeoutSeconds;
+    std::optional<std::uint64_t> memoryMb;
+    std::optional<unsigned> pids;
+    std::optional<unsigned> cpuPercent;
 
     void addTo(CLI::App& command);
     // The chosen document (the generic preset when none is named) with its learned rules and

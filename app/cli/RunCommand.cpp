@@ -1,11 +1,10 @@
 #include "Commands.h"
+#include "Format.h"
 #include "PolicyOptions.h"
 #include "Supervisor.h"
 #include "Workspace.h"
 
-#include <cstdio>
 #include <filesystem>
-#include <tuple>
 #include <memory>
 
 namespace sbcli {
@@ -19,17 +18,6 @@ struct RunArgs {
     std::string size = "24x80";
     std::vector<std::string> command;
 };
-
-// "ROWSxCOLS", each 1–65535.
-sb::Result<std::pair<unsigned, unsigned>> parseSize(const std::string& text)
-{
-    unsigned rows = 0, cols = 0;
-    char x = 0, extra = 0;
-    if (std::sscanf(text.c_str(), "%u%c%u%c", &rows, &x, &cols, &extra) != 3 || x != 'x' ||
-        rows == 0 || cols == 0 || rows > 65535 || cols > 65535)
-        return sb::inputError("--size '" + text + "': expected ROWSxCOLS, such as 24x80");
-    return std::pair{rows, cols};
-}
 
 void printSummary(const sb::RunOutcome& outcome)
 {
@@ -54,10 +42,11 @@ int runCommand(const RunArgs& args)
     options.command = args.command;
     options.sessionId = args.sessionId;
     if (args.headless) {
-        auto size = parseSize(args.size);
+        auto size = parseTerminalSize(args.size);
         if (!size) return fail(size.error(), kUsageError);
         options.headless = true;
-        std::tie(options.rows, options.cols) = *size;
+        options.rows = size->first;
+        options.cols = size->second;
     }
     options.learnedRulesFile = args.policy.learnedRulesFile();
     options.notice = [](const std::string& text) {

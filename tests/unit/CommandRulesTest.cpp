@@ -132,10 +132,10 @@ TEST(CommandPattern, RefusesWhatCanNeverMatch)
     EXPECT_EQ(message("git commit -m 'x"),
               "unterminated ' quote in \"git commit -m 'x\" (expected a closing ')");
     EXPECT_EQ(message("curl x | sh"), "'|' in \"curl x | sh\" is shell syntax (expected one "
-                                      "program and its arguments; quote the character to match "
+                                      "program and its arguments; quote the character to use "
                                       "it literally)");
     EXPECT_EQ(message("make; rm"), "';' in \"make; rm\" is shell syntax (expected one program "
-                                   "and its arguments; quote the character to match it "
+                                   "and its arguments; quote the character to use it "
                                    "literally)");
     EXPECT_EQ(message("echo '|' \\;"), "(accepted)");
 }
@@ -211,3 +211,35 @@ TEST(CommandDecide, MatcherGivesTheSameAnswersAsDecide)
 }
 
 } // namespace
+
+TEST(CommandLine, SplitsAsAShellWould)
+{
+    using V = std::vector<std::string>;
+    auto split = [](std::string_view text) {
+        auto words = sb::splitCommandLine(text);
+        EXPECT_TRUE(words) << words.error().message;
+        return words ? *words : V{};
+    };
+    EXPECT_EQ(split("bash -c 'echo hi; ls'"), (V{"bash", "-c", "echo hi; ls"}));
+    EXPECT_EQ(split(R"(printf "%s\n" "a \"b\" \$c" it\'s)"), (V{"printf", "%s\\n", "a \"b\" $c", "it's"}));
+    EXPECT_EQ(split("  claude\t--model  x "), (V{"claude", "--model", "x"}));
+    EXPECT_EQ(split("echo '*' [a]"), (V{"echo", "*", "[a]"})); // no glob escaping
+    EXPECT_EQ(split(""), V{});
+    // Quoting a word for display and splitting it again gives the word back.
+    for (std::string word : {"it's", "a b", "$HOME", "x\\y", "\"q\""})
+        EXPECT_EQ(split("cmd " + sb::quoteCommandWord(word)), (V{"cmd", word}));
+}
+
+TEST(CommandLine, RefusesWhatItCannotRun)
+{
+    auto error = [](std::string_view text) {
+        auto words = sb::splitCommandLine(text);
+        EXPECT_FALSE(words);
+        return words ? std::string() : words.error().message;
+    };
+    EXPECT_EQ(error("echo 'unterminated"),
+              "unterminated ' quote in \"echo 'unterminated\" (expected a closing ')");
+    EXPECT_EQ(error("ls | sh"), "'|' in \"ls | sh\" is shell syntax (expected one program and its "
+                                "arguments; quote the character to use it literally)");
+    EXPECT_EQ(error("x\\"), "\"x\\\\\" ends with a lone '\\' (expected a character after it)");
+}

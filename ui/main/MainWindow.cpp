@@ -1,11 +1,418 @@
 #include "MainWindow.h"
 
-namespace sbui {
+#include "DesktopNotifier.h"
+#include "Protocol.h"
+#include "Prompt.h"
+#include "activity/ActivityView.h"
+#include "approvals/ApprovalPanel.h"
+#include "sessions/NewSessionDialog.h"
+#include "sessions/SessionConnection.h"
+#include "sessions/SessionHistory.h"
+#include "sessions/SessionHub.h"
+#include "terminal/TerminalWidget.h"
 
-MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDesktopServices>
+#include <QDockWidget>
+#include <QFile>
+#include <QFileInfo>
+#include <QHeaderView>
+#include <QLabel>
+#include <QMenuBar>
+#include <QSettings>
+#include <QStatusBar>
+#include <QToolBar>
+#include <QTreeView>
+#include <QUrl>
+
+namespace sbui {
+namespace {
+
+constexpr int kLaunchTimeoutMs = 20000;
+
+QString limitText(const nlohmann::json& policy, const char* key, const QString& unit)
 {
-    setWindowTitle(tr("Sandbench"));
-    resize(1280, 800);
+    if (!policy.is_object() || !policy.contains(key) || !policy[key].is_number()) return {};
+    auto value = policy[key].get<std::uint64_t>();
+    return value == 0 ? QCoreApplication::translate("sbui", "none")
+                      : QString::number(value) + unit;
+}
+
+} // namespace
+
+MainWindow::MainWindow(sb::Clock& clock, QWidget* parent)
+    : QMainWindow(parent), m_clock(clock), m_hub(new SessionHub(this)),
+      m_sessions(new QTreeView), m_terminal(new TerminalWidget),
+      m_approvals(new ApprovalPanel(clock)), m_activity(new ActivityView),
+      m_notifier(new DesktopNotifier(this)), m_stateLabel(new QLabel), m_policyLabel(new QLabel)
+{
+    setObjectName(QStringLiteral("MainWindow"));
+    setWindowIcon(QIcon(QStringLiteral(":/icons/sandbench.svg")));
+    resize(1360, 860);
+    setCentralWidget(m_terminal);
+    m_terminal->setReadOnly(true);
+
+    buildActions();
+    buildDocks();
+    statusBar()->addWidget(m_stateLabel);
+    statusBar()->addPermanentWidget(m_policyLabel);
+
+    connect(m_hub, &SessionHub::approvalRequested, this, &MainWindow::onApprovalRequested);
+    connect(m_hub, &SessionHub::approvalResolved, this,
+            [this](const QString& id, const sb::ApprovalOutcome& outcome) {
+                if (id == m_current) m_approvals->resolve(outcome);
+            });
+    connect(m_hub, &SessionHub::pendingChanged, this, &MainWindow::updateTitle);
+    connect(m_hub, &SessionHub::sessionEnded, this, [this](const QString& id) {
+        if (id == m_current) updateStatus(), updateActions();
+    });
+    connect(m_approvals, &ApprovalPanel::answered, this,
+            [this](std::uint64_t id, const sb::ApprovalAnswer& answer) {
+                m_hub->answer(m_current, id, answer);
+            });
+    connect(m_terminal, &TerminalWidget::titleChanged, this, [this](const QString& title) {
+        m_terminalTitle = title;
+        updateTitle();
+    });
+    connect(m_terminal, &TerminalWidget::bell, this, [this] {
+        if (!isActiveWindow()) QApplication::alert(this);
+    });
+    connect(m_sessions->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            [this](const QModelIndex& index) {
+                if (index.isValid())
+                    showSession(index.data(SessionListModel::IdRole).toString());
+            });
+    m_launchWait.setInterval(100);
+    connect(&m_launchWait, &QTimer::timeout, this, &MainWindow::waitForLaunch);
+
+    QSettings settings;
+    restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
+    restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
+    restoreLastSession();
+    updateTitle();
+    updateStatus();
+    updateActions();
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::buildActions()
+{
+    m_newAction = new QAction(QIcon(QStringLiteral(":/icons/new-session.svg")), tr("&New session…"), this);
+    m_newAction->setShortcut(QKeySequence(QStringLiteral("Ctrl+Shift+T")));
+    m_newAction->setToolTip(tr("Start an agent in a new sandbox (Ctrl+Shift+T)"));
+    connect(m_newAction, &QAction::triggered, this, &MainWindow::newSession);
+
+    m_stopAction = new QAction(QIcon(QStringLiteral(":/icons/stop.svg")), tr("&Stop"), this);
+    m_stopAction->setToolTip(tr("Ask the session's programs to end (SIGTERM)"));
+    connect(m_stopAction, &QAction::triggered, this, &MainWindow::stopSession);
+
+    m_killAction = new QAction(QIcon(QStringLiteral(":/icons/kill.svg")), tr("&Kill"), this);
+    m_killAction->setToolTip(tr("End the session's programs at once (SIGKILL)"));
+    connect(m_killAction, &QAction::triggered, this, &MainWindow::killSession);
+
+    m_openAction = new QAction(QIcon(QStringLiteral(":/icons/folder.svg")),
+                               tr("Open &workspace folder"), this);
+    m_openAction->setToolTip(tr("Open the real project folder in the file manager"));
+    connect(m_openAction, &QAction::triggered, this, &MainWindow::openWorkspaceFolder);
+
+    auto* quit = new QAction(tr("&Quit"), this);
+    quit->setShortcut(QKeySequence::Quit);
+    quit->setToolTip(tr("Close the window; sessions keep running"));
+    connect(quit, &QAction::triggered, this, &QWidget::close);
+
+    QMenu* sessionMenu = menuBar()->addMenu(tr("&Session"));
+    sessionMenu->addActions({m_newAction, m_stopAction, m_killAction, m_openAction});
+    sessionMenu->addSeparator();
+    sessionMenu->addAction(quit);
+
+    QToolBar* tools = addToolBar(tr("Session"));
+    tools->setObjectName(QStringLiteral("SessionToolBar"));
+    tools->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    tools->addActions({m_newAction, m_stopAction, m_killAction, m_openAction});
+}
+
+void MainWindow::buildDocks()
+{
+    m_sessions->setModel(m_hub->model());
+    m_sessions->setRootIsDecorated(false);
+    m_sessions->setUniformRowHeights(true);
+    m_sessions->setAlternatingRowColors(true);
+    m_sessions->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_sessions->header()->setStretchLastSection(false);
+    m_sessions->header()->setSectionResizeMode(SessionListModel::SessionColumn, QHeaderView::Stretch);
+    for (int c : {SessionListModel::WorkspaceColumn, SessionListModel::StartedColumn,
+                  SessionListModel::DurationColumn})
+        m_sessions->header()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
+
+    auto dock = [this](QWidget* widget, const QString& title, const char* name,
+                       Qt::DockWidgetArea area) {
+        auto* d = new QDockWidget(title, this);
+        d->setObjectName(QString::fromLatin1(name));
+        d->setWidget(widget);
+        d->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
+        addDockWidget(area, d);
+        return d;
+    };
+    QDockWidget* sessions = dock(m_sessions, tr("Sessions"), "SessionsDock", Qt::LeftDockWidgetArea);
+    QDockWidget* approvals = dock(m_approvals, tr("Approvals"), "ApprovalsDock", Qt::RightDockWidgetArea);
+    QDockWidget* activity = dock(m_activity, tr("Activity"), "ActivityDock", Qt::BottomDockWidgetArea);
+    resizeDocks({sessions, approvals}, {330, 340}, Qt::Horizontal);
+    resizeDocks({activity}, {230}, Qt::Vertical);
+}
+
+void MainWindow::setNewSessionHook(std::function<bool(NewSessionDialog&)> hook)
+{
+    m_newSessionHook = std::move(hook);
+}
+
+void MainWindow::newSession()
+{
+    NewSessionDialog dialog(this);
+    if (const SessionEntry* e = m_hub->model()->entry(m_current))
+        dialog.setWorkspace(e->workspace);
+    bool start = m_newSessionHook ? m_newSessionHook(dialog) : dialog.exec() == QDialog::Accepted;
+    if (start && dialog.isValid()) startSession(dialog.request());
+}
+
+bool MainWindow::startSession(LaunchRequest request)
+{
+    request.rows = m_terminal->rows() > 0 ? m_terminal->rows() : 24;
+    request.cols = m_terminal->columns() > 0 ? m_terminal->columns() : 80;
+    QString error;
+    auto launched = launchSession(std::move(request), &error);
+    if (!launched) {
+        prompt::error(this, tr("The session did not start"), error);
+        Q_EMIT sessionStartFailed(error);
+        return false;
+    }
+    m_launch = *launched;
+    m_launchDeadline = m_clock.monotonicMs() + kLaunchTimeoutMs;
+    m_stateLabel->setText(tr("Starting session %1…").arg(m_launch.sessionId));
+    m_launchWait.start();
+    return true;
+}
+
+void MainWindow::waitForLaunch()
+{
+    m_hub->refresh();
+    if (m_hub->isLive(m_launch.sessionId)) {
+        m_launchWait.stop();
+        selectSession(m_launch.sessionId);
+        return;
+    }
+    // The supervisor writes why it stopped into its log; it exits at once when it cannot start.
+    QFile log(m_launch.logFile);
+    QString text = log.open(QIODevice::ReadOnly) ? QString::fromLocal8Bit(log.readAll()) : QString();
+    const bool gone = m_launch.pid > 0 &&
+                      !QFileInfo::exists(QStringLiteral("/proc/%1").arg(m_launch.pid));
+    const bool gaveUp = gone || m_clock.monotonicMs() > m_launchDeadline;
+    if (!gaveUp) return;
+    m_launchWait.stop();
+    if (m_hub->model()->entry(m_launch.sessionId)) { // it ran and already ended
+        selectSession(m_launch.sessionId);
+        return;
+    }
+    QString reason = text.trimmed().isEmpty()
+                         ? tr("The supervisor did not answer within %1 s.").arg(kLaunchTimeoutMs / 1000)
+                         : text.trimmed();
+    updateStatus();
+    prompt::error(this, tr("The session did not start"), reason);
+    Q_EMIT sessionStartFailed(reason);
+}
+
+bool MainWindow::selectSession(const QString& id)
+{
+    int row = m_hub->model()->rowOf(id);
+    if (row < 0) {
+        m_hub->refresh();
+        row = m_hub->model()->rowOf(id);
+    }
+    if (row < 0) return false;
+    m_sessions->setCurrentIndex(m_hub->model()->index(row, 0));
+    showSession(id); // when it was already the current row
+    return true;
+}
+
+void MainWindow::showSession(const QString& id)
+{
+    if (id == m_current && (m_view || !m_hub->isLive(id))) return;
+    m_view.reset();
+    m_current = id;
+    m_terminalTitle.clear();
+    m_terminal->reset();
+    m_approvals->clear();
+    m_activity->clear();
+
+    const bool live = m_hub->isLive(id);
+    QString error;
+    auto history = loadSessionHistory(id, !live, &error);
+    m_policyText.clear();
+    if (history) {
+        m_activity->model()->setSessionStart(history->startedMs);
+        for (const auto& event : history->events)
+            m_activity->addEvent(event);
+        const auto& p = history->policy;
+        if (p.is_object())
+            m_policyText = tr("network %1 · commands %2 · memory %3 · processes %4 · time limit %5")
+                               .arg(QString::fromStdString(p.value("network", "?")),
+                                    QString::fromStdString(p.value("commands_default", "?")),
+                                    limitText(p, "memory_mb", tr(" MB")),
+                                    limitText(p, "pids", QString()),
+                                    limitText(p, "wall_seconds", tr(" s")));
+    }
+    if (live) {
+        attachLive(id);
+    } else {
+        m_terminal->setReadOnly(true);
+        if (history) m_terminal->feed(history->screen);
+        else if (!error.isEmpty()) m_terminal->feed(error.toLocal8Bit());
+    }
+    QSettings().setValue(QStringLiteral("session/last"), id);
+    updateTitle();
+    updateStatus();
+    updateActions();
+    Q_EMIT currentSessionChanged(id);
+}
+
+void MainWindow::attachLive(const QString& id)
+{
+    QString error;
+    m_view = SessionConnection::open(id, &error, sb::proto::Role::Interactive);
+    if (!m_view) {
+        m_terminal->setReadOnly(true);
+        m_terminal->feed(tr("Cannot attach: %1\r\n").arg(error).toLocal8Bit());
+        return;
+    }
+    SessionConnection* view = m_view.get();
+    connect(view, &SessionConnection::output, m_terminal, &TerminalWidget::feed);
+    connect(view, &SessionConnection::activity, m_activity, &ActivityView::addEvent);
+    connect(view, &SessionConnection::exited, this, &MainWindow::onSessionExited);
+    connect(view, &SessionConnection::refused, this,
+            [this](const QString& message) { statusBar()->showMessage(message, 8000); });
+    connect(m_terminal, &TerminalWidget::inputReady, view, &SessionConnection::sendInput);
+    connect(m_terminal, &TerminalWidget::sizeChanged, view, &SessionConnection::resize);
+    m_terminal->setReadOnly(false);
+    view->subscribe();
+    if (m_terminal->rows() > 0 && m_terminal->columns() > 0)
+        view->resize(m_terminal->rows(), m_terminal->columns());
+    for (const auto& request : m_hub->pending(id))
+        m_approvals->addRequest(request);
+}
+
+void MainWindow::onSessionExited(int status)
+{
+    m_terminal->setReadOnly(true);
+    m_stateText = tr("ended, exit %1").arg(status);
+    updateStatus();
+    updateActions();
+}
+
+void MainWindow::onApprovalRequested(const QString& id, const sb::ApprovalRequest& request)
+{
+    if (id == m_current) m_approvals->addRequest(request);
+    updateTitle();
+    if (isActiveWindow()) return;
+    const SessionEntry* e = m_hub->model()->entry(id);
+    QString session = e ? e->command.join(QLatin1Char(' ')) : id;
+    m_notifier->notify(id, tr("Approval needed: %1").arg(session),
+                       tr("%1 wants to run or reach: %2").arg(session, QString::fromStdString(sb::proto::describeRequest(request))));
+    QApplication::alert(this);
+}
+
+void MainWindow::stopSession()
+{
+    if (m_hub->isLive(m_current)) m_hub->stop(m_current);
+}
+
+void MainWindow::killSession()
+{
+    if (!m_hub->isLive(m_current)) return;
+    if (!prompt::confirm(this, tr("Kill the session?"),
+                         tr("Every program of session %1 ends at once, without a chance to "
+                            "save. Its workspace changes stay reviewable.")
+                             .arg(m_current),
+                         tr("&Kill")))
+        return;
+    m_hub->kill(m_current);
+}
+
+void MainWindow::openWorkspaceFolder()
+{
+    const SessionEntry* e = m_hub->model()->entry(m_current);
+    if (!e) return;
+    m_lastOpened = e->workspace;
+    QDesktopServices::openUrl(QUrl::fromLocalFile(e->workspace));
+}
+
+void MainWindow::updateTitle()
+{
+    QString title = tr("Sandbench");
+    if (const SessionEntry* e = m_hub->model()->entry(m_current))
+        title = QStringLiteral("%1 — %2").arg(
+            m_terminalTitle.isEmpty() ? e->command.join(QLatin1Char(' ')) : m_terminalTitle, title);
+    const int pending = m_hub->model()->totalPending();
+    if (pending > 0) title = tr("(%n waiting) ", nullptr, pending) + title;
+    setWindowTitle(title);
+}
+
+void MainWindow::updateStatus()
+{
+    const SessionEntry* e = m_hub->model()->entry(m_current);
+    if (!e) {
+        m_stateText = m_hub->recordingsProblem().isEmpty()
+                          ? tr("No session selected")
+                          : tr("Recordings unreadable: %1").arg(m_hub->recordingsProblem());
+    } else if (m_hub->isLive(m_current)) {
+        m_stateText = tr("Session %1 running in the sandbox").arg(m_current);
+    } else if (e->state == SessionEntry::State::Interrupted) {
+        m_stateText = tr("Session %1 was interrupted (recorded)").arg(m_current);
+    } else if (m_stateText.isEmpty() || !m_stateText.contains(QLatin1String("exit"))) {
+        m_stateText = tr("Session %1 ended, exit %2 (recorded)").arg(m_current).arg(e->exitStatus);
+    }
+    m_stateLabel->setText(m_stateText);
+    m_policyLabel->setText(m_policyText);
+}
+
+QString MainWindow::statusText() const
+{
+    return m_stateLabel->text();
+}
+
+void MainWindow::updateActions()
+{
+    const bool live = m_hub->isLive(m_current);
+    m_stopAction->setEnabled(live);
+    m_killAction->setEnabled(live);
+    m_openAction->setEnabled(m_hub->model()->entry(m_current) != nullptr);
+}
+
+void MainWindow::restoreLastSession()
+{
+    // Reattach: the session shown last time if it still runs, else the newest live one.
+    QString last = QSettings().value(QStringLiteral("session/last")).toString();
+    if (!last.isEmpty() && m_hub->isLive(last) && selectSession(last)) return;
+    const SessionListModel* model = m_hub->model();
+    for (int row = 0; row < model->rowCount(); ++row)
+        if (m_hub->isLive(model->entryAt(row).id)) {
+            selectSession(model->entryAt(row).id);
+            return;
+        }
+}
+
+void MainWindow::closeEvent(QCloseEvent* event)
+{
+    QSettings settings;
+    settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
+    settings.setValue(QStringLiteral("window/state"), saveState());
+    event->accept(); // sessions are separate processes: they keep running
+}
+
+void MainWindow::changeEvent(QEvent* event)
+{
+    QMainWindow::changeEvent(event);
+    if (event->type() == QEvent::ActivationChange) updateTitle();
 }
 
 } // namespace sbui

@@ -1,14 +1,105 @@
-// The workbench window: sessions list, terminal pane, approval panel, activity timeline.
+// The workbench window: the sessions list (left), the selected session's terminal (centre),
+// its approval cards (right) and activity timeline (bottom), with stop, kill and "open
+// workspace folder". A client of the supervisors' control sockets, like sandbench-cli attach:
+// closing or crashing the window never ends a session.
 #pragma once
 
+#include "Approval.h"
+#include "Clock.h"
+#include "sessions/SessionLauncher.h"
+
 #include <QMainWindow>
+#include <QPointer>
+#include <QTimer>
+#include <functional>
+#include <memory>
+
+class QLabel;
+class QTreeView;
+class QAction;
 
 namespace sbui {
+
+class ActivityView;
+class ApprovalPanel;
+class DesktopNotifier;
+class NewSessionDialog;
+class SessionConnection;
+class SessionHub;
+class TerminalWidget;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
   public:
-    explicit MainWindow(QWidget* parent = nullptr);
+    explicit MainWindow(sb::Clock& clock = sb::Clock::system(), QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    // The session shown, or empty.
+    QString currentSessionId() const { return m_current; }
+    bool selectSession(const QString& id);
+    // Starts a session as its own supervisor process and shows it once it is up; false (with
+    // the reason shown) when it cannot start.
+    bool startSession(LaunchRequest request);
+    // Opens the New session dialog (or hands it to the test hook) and starts what it asks.
+    void newSession();
+    void stopSession();
+    void killSession();
+    void openWorkspaceFolder();
+
+    // Tests: instead of exec(), the dialog is given to `hook`, which fills it and returns
+    // whether to start.
+    void setNewSessionHook(std::function<bool(NewSessionDialog&)> hook);
+    SessionHub* hub() const { return m_hub; }
+    TerminalWidget* terminal() const { return m_terminal; }
+    ApprovalPanel* approvals() const { return m_approvals; }
+    ActivityView* activity() const { return m_activity; }
+    QTreeView* sessionsView() const { return m_sessions; }
+    DesktopNotifier* notifier() const { return m_notifier; }
+    QString statusText() const;
+    // The folder the last "open workspace folder" asked the desktop to open.
+    QString lastOpenedFolder() const { return m_lastOpened; }
+
+  Q_SIGNALS:
+    void currentSessionChanged(const QString& id);
+    void sessionStartFailed(const QString& reason);
+
+  protected:
+    void closeEvent(QCloseEvent* event) override;
+    void changeEvent(QEvent* event) override;
+
+  private:
+    void buildActions();
+    void buildDocks();
+    void showSession(const QString& id);
+    void attachLive(const QString& id);
+    void onApprovalRequested(const QString& id, const sb::ApprovalRequest& request);
+    void onSessionExited(int status);
+    void waitForLaunch();
+    void updateTitle();
+    void updateStatus();
+    void updateActions();
+    void restoreLastSession();
+
+    sb::Clock& m_clock;
+    SessionHub* m_hub;
+    QTreeView* m_sessions;
+    TerminalWidget* m_terminal;
+    ApprovalPanel* m_approvals;
+    ActivityView* m_activity;
+    DesktopNotifier* m_notifier;
+    QLabel* m_stateLabel;
+    QLabel* m_policyLabel;
+    QAction *m_newAction, *m_stopAction, *m_killAction, *m_openAction;
+    std::unique_ptr<SessionConnection> m_view; // the shown live session's terminal and events
+    QString m_current;
+    QString m_stateText, m_policyText;
+    QString m_terminalTitle;
+    QString m_lastOpened;
+    std::function<bool(NewSessionDialog&)> m_newSessionHook;
+    // A session being started: shown as soon as its supervisor answers.
+    Launched m_launch;
+    QTimer m_launchWait;
+    qint64 m_launchDeadline = 0;
 };
 
 } // namespace sbui

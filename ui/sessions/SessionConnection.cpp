@@ -8,24 +8,21 @@ using sb::proto::Message;
 using sb::proto::MsgType;
 
 std::unique_ptr<SessionConnection> SessionConnection::open(const QString& sessionId, QString* error,
-                                                           const QString& socketPath,
-                                                           QObject* parent)
+                                                           sb::proto::Role role,
+                                                           const QString& socketPath)
 {
     auto client = socketPath.isEmpty()
-                      ? sb::ControlClient::connect(sessionId.toStdString(), "sandbench",
-                                                   sb::proto::Role::Interactive, 3000)
-                      : sb::ControlClient::connectPath(socketPath.toStdString(), "sandbench",
-                                                       sb::proto::Role::Interactive, 3000);
+                      ? sb::ControlClient::connect(sessionId.toStdString(), "gui", role, 3000)
+                      : sb::ControlClient::connectPath(socketPath.toStdString(), "gui", role, 3000);
     if (!client) {
         if (error) *error = QString::fromStdString(client.error().describe());
         return nullptr;
     }
-    return std::unique_ptr<SessionConnection>(
-        new SessionConnection(std::move(client.value()), parent));
+    return std::unique_ptr<SessionConnection>(new SessionConnection(std::move(client.value())));
 }
 
-SessionConnection::SessionConnection(std::unique_ptr<sb::ControlClient> client, QObject* parent)
-    : QObject(parent), m_client(std::move(client)), m_pending(m_client->pendingAtWelcome())
+SessionConnection::SessionConnection(std::unique_ptr<sb::ControlClient> client)
+    : m_client(std::move(client)), m_pending(m_client->pendingAtWelcome())
 {
     m_notifier = std::make_unique<QSocketNotifier>(m_client->fd(), QSocketNotifier::Read);
     connect(m_notifier.get(), &QSocketNotifier::activated, this, &SessionConnection::onReadable);

@@ -18,10 +18,11 @@ class SessionConnection : public QObject {
     Q_OBJECT
   public:
     // Connects and completes the handshake (a local socket: milliseconds). `socketPath` empty:
-    // the session's default socket. Interactive, because the GUI types into the terminal.
-    static std::unique_ptr<SessionConnection> open(const QString& sessionId, QString* error,
-                                                   const QString& socketPath = {},
-                                                   QObject* parent = nullptr);
+    // the session's default socket. Interactive when the GUI types into the terminal; a viewer
+    // only watches and answers approvals.
+    static std::unique_ptr<SessionConnection>
+    open(const QString& sessionId, QString* error,
+         sb::proto::Role role = sb::proto::Role::Interactive, const QString& socketPath = {});
     ~SessionConnection() override;
 
     QString sessionId() const;
@@ -55,7 +56,7 @@ class SessionConnection : public QObject {
     void closed(const QString& reason);
 
   private:
-    explicit SessionConnection(std::unique_ptr<sb::ControlClient> client, QObject* parent);
+    explicit SessionConnection(std::unique_ptr<sb::ControlClient> client);
     void onReadable();
     void dispatch(const sb::proto::Message& message);
     void send(sb::proto::MsgType type, const nlohmann::json& body = nlohmann::json::object());

@@ -1,6 +1,7 @@
 #include "GuiTestSupport.h"
 
 #include "Protocol.h"
+#include "main/Prompt.h"
 
 #include <QDir>
 #include <QFile>
@@ -48,6 +49,10 @@ TestWorld::TestWorld()
         m_saved[name] = qgetenv(name);
         qputenv(name, root.filePath(QString::fromLatin1(sub)).toLocal8Bit());
     }
+    // The window starts sessions with the CLI of this build, and never blocks on a message box.
+    m_saved["SANDBENCH_CLI"] = qgetenv("SANDBENCH_CLI");
+    qputenv("SANDBENCH_CLI", cliPath().toLocal8Bit());
+    sbui::prompt::setTesting(true);
 }
 
 TestWorld::~TestWorld()

@@ -1,0 +1,341 @@
+// ActivityModel and ActivityFilterModel: rows for the events the supervisor sends (payloads as
+// SessionLoop builds them), batching, the model contract, and the filters.
+#include "activity/ActivityModel.h"
+
+#include "activity/ActivityFilterModel.h"
+
+#include <QAbstractItemModelTester>
+#include <QDateTime>
+#include <QSignalSpy>
+#include <QTest>
+
+using json = nlohmann::json;
+using sbui::ActivityFilterModel;
+using sbui::ActivityModel;
+using Category = ActivityModel::Category;
+using Decision = ActivityModel::Decision;
+
+namespace {
+
+constexpr std::int64_t kStart = 1'764'465'704'000;
+
+json command(std::vector<std::string> argv, const std::string& decision, std::int64_t at = 1000)
+{
+    return {{"kind", "command"},
+            {"program", "/usr/bin/" + argv.front()},
+            {"argv", argv},
+            {"cwd", "/home/u/project"},
+            {"pid", 42},
+            {"decision", decision},
+            {"rule", decision == "allow" ? "commands.default"
+                                         : "commands.rules[0] (" + decision + " \"git push *\")"},
+            {"time_unix_ms", kStart + at}};
+}
+
+json networkDecided(const std::string& host, const std::string& decision, bool asked = false)
+{
+    return {{"kind", "network"},     {"type", "decided"},
+            {"host", host},          {"port", 443},
+            {"protocol", "connect"}, {"address", "93.184.216.34"},
+            {"decision", decision},  {"rule", "network.rules[0] (allow \"*.example.com\")"},
+            {"asked", asked},        {"time_unix_ms", kStart + 2000}};
+}
+
+json approvalRequest(int id)
+{
+    return {{"kind", "approval"},
+            {"type", "request"},
+            {"request_id", id},
+            {"what", "git push origin"},
+            {"rule", "git push *"},
+            {"deadline_unix_ms", kStart + 120000},
+            {"time_unix_ms", kStart + 3000}};
+}
+
+json approvalOutcome(int id, const std::string& decision, bool timedOut = false)
+{
+    return {{"kind", "approval"},
+            {"type", "outcome"},
+            {"request_id", id},
+            {"decision", decision},
+            {"timed_out", timedOut},
+            {"cancelled", false},
+            {"answered_by", "gui"},
+            {"scope", "subcommand"},
+            {"duration", "session"},
+            {"latency_ms", 2300},
+            {"time_unix_ms", kStart + 4000}};
+}
+
+// One event of every kind, in the order a session could send them.
+std::vector<json> sessionEvents()
+{
+    return {
+        {{"kind", "lifecycle"}, {"type", "started"}, {"time_unix_ms", kStart}},
+        command({"git", "status"}, "allow"),
+        command({"git", "push", "origin"}, "ask"),
+        approvalRequest(3),
+        approvalOutcome(3, "allow"),
+        networkDecided("example.com", "allow"),
+        networkDecided("tracker.invalid", "deny"),
+        command({"rm", "-rf", "/"}, "deny"),
+        approvalOutcome(4, "deny", true),
+        {{"kind", "file"},
+         {"path", "src/main.cpp"},
+         {"change", "modified"},
+         {"time_unix_ms", kStart + 5000}},
+        {{"kind", "limit"},
+         {"limit", "memory"},
+         {"value", 4096},
+         {"action", "kill"},
+         {"time_unix_ms", kStart + 6000}},
+        {{"kind", "error"},
+         {"message", "seccomp: bad notification"},
+         {"time_unix_ms", kStart + 6500}},
+        {{"kind", "lifecycle"}, {"type", "exit"}, {"status", 0}, {"time_unix_ms", kStart + 7000}},
+    };
+}
+
+void fill(ActivityModel& model, const std::vector<json>& events)
+{
+    for (const json& e : events)
+        model.addEvent(e);
+    model.flush();
+}
+
+int findRow(const ActivityModel& model, const QString& summary)
+{
+    for (int r = 0; r < model.rowCount(); ++r)
+        if (model.summary(r) == summary) return r;
+    return -1;
+}
+
+QString cell(const QAbstractItemModel& model, int row, int column, int role = Qt::DisplayRole)
+{
+    return model.index(row, column).data(role).toString();
+}
+
+QStringList summaries(const QAbstractItemModel& model)
+{
+    QStringList out;
+    for (int r = 0; r < model.rowCount(); ++r)
+        out << cell(model, r, ActivityModel::SummaryColumn);
+    return out;
+}
+
+} // namespace
+
+class ActivityModelTest : public QObject {
+    Q_OBJECT
+
+  private Q_SLOTS:
+    void summariesAndDecisionsForEachKind()
+    {
+        ActivityModel model;
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        fill(model, sessionEvents());
+        QCOMPARE(model.rowCount(), 13);
+        QCOMPARE(model.columnCount(), int(ActivityModel::ColumnCount));
+
+        const QStringList all = summaries(model);
+        const QString listing = all.join(u'\n');
+        auto expect = [&](const QString& summary, Category category, Decision decision,
+                          bool refused) {
+            const int row = findRow(model, summary);
+            QVERIFY2(row >= 0, qPrintable(summary + QStringLiteral(" not in:\n") + listing));
+            QCOMPARE(model.category(row), category);
+            QCOMPARE(model.decision(row), decision);
+            QCOMPARE(model.refused(row), refused);
+            QCOMPARE(model.index(row, 0).data(ActivityModel::RefusedRole).toBool(), refused);
+            QCOMPARE(model.index(row, 0).data(ActivityModel::CategoryRole).toInt(), int(category));
+        };
+        expect(QStringLiteral("git status"), Category::Command, Decision::Allowed, false);
+        expect(QStringLiteral("git push origin"), Category::Command, Decision::Asked, false);
+        expect(QStringLiteral("rm -rf /"), Category::Command, Decision::Denied, true);
+        expect(QStringLiteral("approval #3 asked: git push origin"), Category::Approval,
+               Decision::Asked, false);
+        expect(QStringLiteral("approval #3 allowed (session, by gui)"), Category::Approval,
+               Decision::Allowed, false);
+        expect(QStringLiteral("approval #4 timed out: denied"), Category::Approval,
+               Decision::TimedOut, true);
+        expect(QStringLiteral("example.com:443 allowed by network.rules[0] (allow "
+                              "\"*.example.com\")"),
+               Category::Network, Decision::Allowed, false);
+        expect(QStringLiteral("tracker.invalid:443 denied by network.rules[0] (allow "
+                              "\"*.example.com\")"),
+               Category::Network, Decision::Denied, true);
+        expect(QStringLiteral("modified src/main.cpp"), Category::File, Decision::None, false);
+        expect(QStringLiteral("limit: memory (4096, kill)"), Category::Limit, Decision::None,
+               false);
+        expect(QStringLiteral("error: seccomp: bad notification"), Category::Lifecycle,
+               Decision::None, false);
+        expect(QStringLiteral("exit 0"), Category::Lifecycle, Decision::None, false);
+        expect(QStringLiteral("started"), Category::Lifecycle, Decision::None, false);
+
+        const int denied = findRow(model, QStringLiteral("rm -rf /"));
+        QCOMPARE(cell(model, denied, ActivityModel::DecisionColumn), QStringLiteral("denied"));
+        QCOMPARE(cell(model, denied, ActivityModel::KindColumn), QStringLiteral("command"));
+        QVERIFY(model.index(denied, ActivityModel::DecisionColumn)
+                    .data(Qt::ForegroundRole)
+                    .value<QColor>()
+                    .isValid());
+        QVERIFY(!model.index(denied, ActivityModel::KindColumn)
+                     .data(Qt::DecorationRole)
+                     .value<QIcon>()
+                     .isNull());
+        QCOMPARE(cell(model, denied, 0, ActivityModel::KindNameRole), QStringLiteral("command"));
+        // The raw event for the details pane.
+        const json raw = model.event(denied);
+        QCOMPARE(raw.value("cwd", ""), std::string("/home/u/project"));
+        QVERIFY(cell(model, denied, 0, ActivityModel::JsonRole)
+                    .contains(QStringLiteral("\"pid\": 42")));
+        QVERIFY2(model.detailsText(denied).contains(QStringLiteral("cwd: /home/u/project")),
+                 qPrintable(model.detailsText(denied)));
+        QVERIFY(model.detailsText(denied).contains(QStringLiteral("argv: rm -rf /")));
+    }
+
+    void exitBySignalAndQuotedArguments()
+    {
+        ActivityModel model;
+        fill(model, {{{"kind", "lifecycle"}, {"type", "exit"}, {"status", 137}},
+                     command({"git", "commit", "-m", "fix it"}, "allow")});
+        QCOMPARE(model.summary(0), QStringLiteral("exit 137 (signal 9)"));
+        QCOMPARE(model.summary(1), QStringLiteral("git commit -m 'fix it'"));
+    }
+
+    void oddEventsDoNotBreakTheModel()
+    {
+        ActivityModel model;
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        fill(model, {json::array({1, 2}),
+                     {{"kind", 5}, {"status", "zero"}},
+                     {{"kind", "command"}, {"argv", "not a list"}, {"decision", 1}},
+                     {{"kind", "approval"}, {"type", "outcome"}, {"timed_out", "yes"}},
+                     {{"kind", "telepathy"}, {"channel", "7"}}});
+        QCOMPARE(model.rowCount(), 5);
+        QCOMPARE(model.summary(4), QStringLiteral("telepathy: {\"channel\":\"7\"}"));
+    }
+
+    void timesAreWallClockOrRelativeToTheStart()
+    {
+        ActivityModel model;
+        fill(model, {command({"ls"}, "allow", 65'000), command({"ls"}, "allow", 3'725'000)});
+        const QString wall =
+            QDateTime::fromMSecsSinceEpoch(kStart + 65'000).toString(QStringLiteral("HH:mm:ss"));
+        QCOMPARE(cell(model, 0, ActivityModel::TimeColumn), wall);
+        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+        model.setSessionStart(kStart);
+        QCOMPARE(changed.count(), 1);
+        QCOMPARE(cell(model, 0, ActivityModel::TimeColumn), QStringLiteral("+1:05"));
+        QCOMPARE(cell(model, 1, ActivityModel::TimeColumn), QStringLiteral("+1:02:05"));
+    }
+
+    void eventsArriveInBatches()
+    {
+        ActivityModel model;
+        QSignalSpy inserted(&model, &QAbstractItemModel::rowsInserted);
+        for (int i = 0; i < 100000; ++i)
+            model.addEvent(command({"touch", "f" + std::to_string(i)}, "allow", i));
+        // Not one insertion per event: nothing until the batch goes in, then all at once.
+        QCOMPARE(model.rowCount(), 0);
+        model.flush();
+        QCOMPARE(inserted.count(), 1);
+        QCOMPARE(inserted.at(0).at(1).toInt(), 0);
+        QCOMPARE(inserted.at(0).at(2).toInt(), 99999);
+        QCOMPARE(model.rowCount(), 100000);
+        QCOMPARE(model.summary(99999), QStringLiteral("touch f99999"));
+
+        // Without an explicit flush, the model's timer inserts soon after.
+        model.addEvent(command({"touch", "late"}, "allow"));
+        model.addEvent(command({"touch", "later"}, "allow"));
+        QTRY_COMPARE(model.rowCount(), 100002);
+        QCOMPARE(inserted.count(), 2);
+
+        QSignalSpy reset(&model, &QAbstractItemModel::modelReset);
+        model.clear();
+        QCOMPARE(model.rowCount(), 0);
+        QCOMPARE(reset.count(), 1);
+    }
+
+    void filterByKind()
+    {
+        ActivityModel model;
+        ActivityFilterModel filter;
+        filter.setSourceModel(&model);
+        QAbstractItemModelTester tester(&filter,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        fill(model, sessionEvents());
+        QCOMPARE(filter.rowCount(), 13);
+        filter.setCategoryShown(Category::Command, false);
+        QCOMPARE(filter.rowCount(), 10);
+        QVERIFY(!summaries(filter).contains(QStringLiteral("git status")));
+        filter.setCategoryShown(Category::Network, false);
+        filter.setCategoryShown(Category::Lifecycle, false);
+        QCOMPARE(filter.rowCount(), 5); // approvals (3), the file, the limit
+        QVERIFY(!filter.isCategoryShown(Category::Network));
+        QVERIFY(filter.isCategoryShown(Category::File));
+        filter.setCategoryShown(Category::Command, true);
+        QCOMPARE(filter.rowCount(), 8);
+        // New events go through the same filter as they arrive.
+        model.addEvent(command({"make"}, "allow"));
+        model.addEvent({{"kind", "network"}, {"type", "failed"}, {"host", "a.b"}, {"port", 80}});
+        model.flush();
+        QCOMPARE(filter.rowCount(), 9);
+        QCOMPARE(cell(filter, 8, ActivityModel::SummaryColumn), QStringLiteral("make"));
+    }
+
+    void filterDeniedOnly()
+    {
+        ActivityModel model;
+        ActivityFilterModel filter;
+        filter.setSourceModel(&model);
+        QAbstractItemModelTester tester(&filter,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        fill(model, sessionEvents());
+        filter.setDeniedOnly(true);
+        QCOMPARE(summaries(filter),
+                 QStringList({QStringLiteral("tracker.invalid:443 denied by network.rules[0] "
+                                             "(allow \"*.example.com\")"),
+                              QStringLiteral("rm -rf /"),
+                              QStringLiteral("approval #4 timed out: denied")}));
+        filter.setCategoryShown(Category::Approval, false);
+        QCOMPARE(filter.rowCount(), 2);
+        filter.setDeniedOnly(false);
+        QCOMPARE(filter.rowCount(), 10);
+    }
+
+    void searchIsCaseInsensitiveOverSummaryAndFields()
+    {
+        ActivityModel model;
+        ActivityFilterModel filter;
+        filter.setSourceModel(&model);
+        QAbstractItemModelTester tester(&filter,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        fill(model, sessionEvents());
+        filter.setSearchText(QStringLiteral("GIT PUSH"));
+        QCOMPARE(summaries(filter),
+                 QStringList({QStringLiteral("git push origin"),
+                              QStringLiteral("approval #3 asked: git push origin"),
+                              QStringLiteral("rm -rf /")})); // its rule names "git push *"
+        // A field that is only in the details: the proxy's resolved address.
+        filter.setSearchText(QStringLiteral("93.184.216"));
+        QCOMPARE(filter.rowCount(), 2);
+        filter.setSearchText(QStringLiteral("Tracker"));
+        QCOMPARE(filter.rowCount(), 1);
+        filter.setDeniedOnly(true);
+        QCOMPARE(filter.rowCount(), 1);
+        filter.setSearchText(QStringLiteral("example.com:443"));
+        QCOMPARE(filter.rowCount(), 0); // allowed, and denied only is on
+        filter.setDeniedOnly(false);
+        QCOMPARE(filter.rowCount(), 1);
+        filter.setSearchText(QStringLiteral("nothing like this"));
+        QCOMPARE(filter.rowCount(), 0);
+        filter.setSearchText(QString());
+        QCOMPARE(filter.rowCount(), 13);
+    }
+};
+
+QTEST_MAIN(ActivityModelTest)
+#include "ActivityModelTest.moc"

@@ -1,0 +1,294 @@
+// The workbench window against real sessions: attaching to one started in another terminal,
+// reattaching after a restart, approvals answered through the window, two windows at once, a
+// session started from the New session dialog, stop and kill, and a killed GUI process that
+// leaves its session running.
+#include "GuiTestSupport.h"
+#include "activity/ActivityView.h"
+#include "approvals/ApprovalCard.h"
+#include "approvals/ApprovalPanel.h"
+#include "main/MainWindow.h"
+#include "main/Prompt.h"
+#include "sessions/NewSessionDialog.h"
+#include "sessions/SessionHub.h"
+#include "terminal/TerminalWidget.h"
+
+#include <QComboBox>
+#include <QDir>
+#include <QFile>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTest>
+#include <QTreeView>
+
+using namespace sbgt;
+using sbui::MainWindow;
+
+namespace {
+
+const QByteArray kAskTouch = R"({
+  "version": 1,
+  "network": {"mode": "none"},
+  "commands": {"default": "allow", "rules": [{"action": "ask", "match": "touch *"}]},
+  "approvals": {"timeout_seconds": 60, "on_timeout": "deny"}
+})";
+
+QStringList noNetwork()
+{
+    return {QStringLiteral("--network"), QStringLiteral("none")};
+}
+
+QStringList bash(const QString& script)
+{
+    return {QStringLiteral("bash"), QStringLiteral("-c"), script};
+}
+
+} // namespace
+
+class MainWindowTest : public QObject {
+    Q_OBJECT
+
+  private Q_SLOTS:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+        QString why;
+        if (!sandboxWorks(m_world, &why)) SBG_SKIP(why);
+    }
+
+    void init()
+    {
+        QSettings().clear();
+        sbui::prompt::setNextAnswer(std::nullopt);
+    }
+
+    // A session started by `sandbench-cli run` in a terminal of its own (a pty from script(1)):
+    // the window finds it, shows its screen and types into it.
+    void attachesToASessionStartedInATerminal()
+    {
+        const QString id = QStringLiteral("win-tty");
+        QProcess cli;
+        cli.setProgram(QStringLiteral("script"));
+        cli.setArguments({QStringLiteral("-qfec"),
+                          QStringLiteral("%1 run --network none --session-id %2 --workspace %3 -- "
+                                         "bash -c 'echo tty-ready; read line; echo typed:$line'")
+                              .arg(cliPath(), id, m_world.workspace()),
+                          QStringLiteral("/dev/null")});
+        cli.start();
+        QVERIFY(cli.waitForStarted());
+        MainWindow window;
+        window.show();
+        QTRY_VERIFY_WITH_TIMEOUT(window.hub()->isLive(id), 20000);
+        QVERIFY(window.selectSession(id));
+        QTRY_VERIFY_WITH_TIMEOUT(window.terminal()->screenText().contains(QLatin1String("tty-ready")), 20000);
+        QVERIFY(!window.terminal()->isReadOnly());
+        QTest::keyClicks(window.terminal(), QStringLiteral("from-gui"));
+        QTest::keyClick(window.terminal(), Qt::Key_Return);
+        QTRY_VERIFY_WITH_TIMEOUT(window.terminal()->screenText().contains(QLatin1String("typed:from-gui")), 20000);
+        // The event loop turns while waiting: the window hears the exit, the supervisor ends.
+        QTRY_VERIFY_WITH_TIMEOUT(window.terminal()->isReadOnly(), 20000);
+        QTRY_COMPARE_WITH_TIMEOUT(cli.state(), QProcess::NotRunning, 20000);
+        QCOMPARE(cli.exitCode(), 0);
+    }
+
+    // Closing the window and opening a new one shows the same running session again, with the
+    // screen it had (the supervisor keeps the recent output).
+    void reattachesAfterARestart()
+    {
+        QString error;
+        auto session = HeadlessSession::start(m_world, QStringLiteral("win-reattach"), noNetwork(),
+                                              bash(QStringLiteral("echo before-restart; sleep 600")),
+                                              &error);
+        QVERIFY2(session, qPrintable(error));
+        {
+            MainWindow first;
+            first.show();
+            QVERIFY(first.selectSession(session->id()));
+            QTRY_VERIFY_WITH_TIMEOUT(first.terminal()->screenText().contains(QLatin1String("before-restart")), 20000);
+            first.close();
+        }
+        MainWindow second;
+        second.show();
+        QCOMPARE(second.currentSessionId(), session->id());
+        QTRY_VERIFY_WITH_TIMEOUT(second.terminal()->screenText().contains(QLatin1String("before-restart")), 20000);
+    }
+
+    // A command held by an ask rule appears as a card in the window; Allow lets it run.
+    void approvalAllowedThroughTheWindow()
+    {
+        QString error;
+        auto session = HeadlessSession::start(
+            m_world, QStringLiteral("win-allow"), {QStringLiteral("--policy"), m_world.writePolicy(kAskTouch)},
+            bash(QStringLiteral("touch allowed-file && echo touch=$?; sleep 600")), &error);
+        QVERIFY2(session, qPrintable(error));
+        MainWindow window;
+        window.show();
+        QVERIFY(window.selectSession(session->id()));
+        QTRY_COMPARE_WITH_TIMEOUT(window.approvals()->pendingCount(), 1, 20000);
+        QVERIFY(window.windowTitle().contains(QLatin1String("1")));
+        sbui::ApprovalCard* card = window.approvals()->cards().front();
+        QVERIFY2(card->subjectText().contains(QLatin1String("touch allowed-file")), qPrintable(card->subjectText()));
+        QTest::mouseClick(card->allowButton(), Qt::LeftButton);
+        QTRY_VERIFY_WITH_TIMEOUT(window.terminal()->screenText().contains(QLatin1String("touch=0")), 20000);
+        QTRY_COMPARE_WITH_TIMEOUT(window.approvals()->pendingCount(), 0, 20000);
+        QVERIFY(!window.windowTitle().contains(QLatin1String("waiting")));
+        QVERIFY(QFile::exists(m_world.root() + QStringLiteral("/xdg/state/sandbench/sessions/win-allow/upper/allowed-file")));
+    }
+
+    // Deny through the keyboard shortcut: the agent's exec fails with EPERM.
+    void approvalDeniedByShortcut()
+    {
+        QString error;
+        auto session = HeadlessSession::start(
+            m_world, QStringLiteral("win-deny"), {QStringLiteral("--policy"), m_world.writePolicy(kAskTouch)},
+            bash(QStringLiteral("touch denied-file; echo touch=$?; sleep 600")), &error);
+        QVERIFY2(session, qPrintable(error));
+        MainWindow window;
+        window.show();
+        window.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&window));
+        QVERIFY(window.selectSession(session->id()));
+        QTRY_COMPARE_WITH_TIMEOUT(window.approvals()->pendingCount(), 1, 20000);
+        QTest::keyClick(&window, Qt::Key_N, Qt::ControlModifier | Qt::ShiftModifier);
+        QTRY_VERIFY_WITH_TIMEOUT(window.terminal()->screenText().contains(QLatin1String("touch=1")), 20000);
+        QVERIFY(window.terminal()->screenText().contains(QLatin1String("not permitted")));
+    }
+
+    // Two windows on one session: both show the request; the first answer wins and the other
+    // window's card goes with the outcome.
+    void twoWindowsFirstAnswerWins()
+    {
+        QString error;
+        auto session = HeadlessSession::start(
+            m_world, QStringLiteral("win-two"), {QStringLiteral("--policy"), m_world.writePolicy(kAskTouch)},
+            bash(QStringLiteral("touch two; echo touch=$?; sleep 600")), &error);
+        QVERIFY2(session, qPrintable(error));
+        MainWindow a, b;
+        a.show();
+        b.show();
+        QVERIFY(a.selectSession(session->id()));
+        QVERIFY(b.selectSession(session->id()));
+        QTRY_COMPARE_WITH_TIMEOUT(a.approvals()->pendingCount(), 1, 20000);
+        QTRY_COMPARE_WITH_TIMEOUT(b.approvals()->pendingCount(), 1, 20000);
+        QTest::mouseClick(b.approvals()->cards().front()->denyButton(), Qt::LeftButton);
+        QTRY_COMPARE_WITH_TIMEOUT(a.approvals()->pendingCount(), 0, 20000);
+        QTRY_VERIFY_WITH_TIMEOUT(a.terminal()->screenText().contains(QLatin1String("touch=1")), 20000);
+        QVERIFY2(a.approvals()->lastOutcomeText().contains(QLatin1String("denied")),
+                 qPrintable(a.approvals()->lastOutcomeText()));
+    }
+
+    // The New session dialog starts a supervisor of its own and the window shows it.
+    void newSessionFromTheDialog()
+    {
+        MainWindow window;
+        window.show();
+        QFile::copy(sourceDir() + QStringLiteral("/README.md"), m_world.workspace() + QStringLiteral("/README.md"));
+        window.setNewSessionHook([&](sbui::NewSessionDialog& dialog) {
+            dialog.setWorkspace(m_world.workspace());
+            dialog.setPreset(QStringLiteral("offline"));
+            dialog.setCommand(QStringLiteral("bash -c 'echo from-dialog; ls; sleep 600'"));
+            if (!dialog.isValid()) qWarning() << dialog.problem();
+            return dialog.isValid();
+        });
+        QSignalSpy changed(&window, &MainWindow::currentSessionChanged);
+        window.newSession();
+        QTRY_VERIFY_WITH_TIMEOUT(changed.count() >= 1, 20000);
+        const QString id = window.currentSessionId();
+        QVERIFY2(window.hub()->isLive(id), qPrintable(sbui::prompt::lastError() + window.statusText()));
+        QTRY_VERIFY_WITH_TIMEOUT(window.terminal()->screenText().contains(QLatin1String("from-dialog")), 20000);
+        QVERIFY(window.terminal()->screenText().contains(QLatin1String("README.md")));
+        QVERIFY(window.statusText().contains(id));
+
+        sbui::prompt::setNextAnswer(true); // "Kill the session?" → Kill
+        window.killSession();
+        QTRY_VERIFY_WITH_TIMEOUT(!window.hub()->isLive(id), 20000);
+        QTRY_VERIFY_WITH_TIMEOUT(window.terminal()->isReadOnly(), 20000);
+    }
+
+    // A dialog that refuses: a workspace that is not a folder names the problem and cannot start.
+    void newSessionDialogValidates()
+    {
+        sbui::NewSessionDialog dialog;
+        dialog.setWorkspace(m_world.root() + QStringLiteral("/no-such-folder"));
+        dialog.setCommand(QStringLiteral("bash"));
+        QVERIFY(!dialog.isValid());
+        QVERIFY2(dialog.problem().contains(QLatin1String("no-such-folder")), qPrintable(dialog.problem()));
+        QVERIFY(!dialog.startButton()->isEnabled());
+        dialog.setWorkspace(m_world.workspace());
+        QVERIFY2(dialog.isValid(), qPrintable(dialog.problem()));
+        dialog.setNetwork(QStringLiteral("host"));
+        QVERIFY(dialog.warning().contains(QLatin1String("host")));
+        QVERIFY(dialog.effectivePolicyText().contains(QLatin1String("\"mode\": \"host\"")));
+        dialog.setCommand(QStringLiteral("bash -c 'echo unterminated"));
+        QVERIFY(!dialog.isValid());
+        QVERIFY2(dialog.problem().contains(QLatin1String("unterminated ' quote")), qPrintable(dialog.problem()));
+        dialog.setCommand(QStringLiteral("bash -c 'echo a; echo b'"));
+        QCOMPARE(dialog.request().command,
+                 (QStringList{QStringLiteral("bash"), QStringLiteral("-c"), QStringLiteral("echo a; echo b")}));
+        QVERIFY(dialog.isValid());
+        const QString bad = m_world.writePolicy(R"({"version": 1, "network": {"mode": "fltered"}})",
+                                                QStringLiteral("bad.json"));
+        dialog.setPolicyFile(bad);
+        QVERIFY(!dialog.isValid());
+        QVERIFY2(dialog.problem().contains(QLatin1String("bad.json:1:")), qPrintable(dialog.problem()));
+        QVERIFY(dialog.problem().contains(QLatin1String("did you mean 'filtered'")));
+    }
+
+    // Stop sends SIGTERM: the session ends and the window shows it recorded.
+    void stopEndsTheSession()
+    {
+        QString error;
+        auto session = HeadlessSession::start(m_world, QStringLiteral("win-stop"), noNetwork(),
+                                              {QStringLiteral("sleep"), QStringLiteral("600")}, &error);
+        QVERIFY2(session, qPrintable(error));
+        MainWindow window;
+        window.show();
+        QVERIFY(window.selectSession(session->id()));
+        window.stopSession();
+        QCOMPARE(session->waitForExit(20000), 128 + 15);
+        QTRY_VERIFY_WITH_TIMEOUT(!window.hub()->isLive(session->id()), 20000);
+        QTRY_VERIFY_WITH_TIMEOUT(window.statusText().contains(QLatin1String("143")), 20000);
+    }
+
+    // The GUI process killed with SIGKILL: the session it started keeps running.
+    void killedGuiLeavesItsSessionRunning()
+    {
+        QProcess gui;
+        gui.setProgram(guiPath());
+        gui.setArguments({QStringLiteral("--workspace"), m_world.workspace(), QStringLiteral("--network"),
+                          QStringLiteral("none"), QStringLiteral("--"), QStringLiteral("sleep"),
+                          QStringLiteral("600")});
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+        gui.setProcessEnvironment(env);
+        gui.start();
+        QVERIFY(gui.waitForStarted());
+        sbui::SessionHub hub;
+        auto liveSleep = [&] {
+            hub.refresh();
+            for (int row = 0; row < hub.model()->rowCount(); ++row) {
+                const auto& e = hub.model()->entryAt(row);
+                if (hub.isLive(e.id) && e.command == QStringList{QStringLiteral("sleep"), QStringLiteral("600")})
+                    return e.id;
+            }
+            return QString();
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(!liveSleep().isEmpty(), 20000);
+        const QString id = liveSleep();
+        gui.kill();
+        QVERIFY(gui.waitForFinished(10000));
+        QTest::qWait(300);
+        hub.refresh();
+        QVERIFY2(hub.isLive(id), "the session died with the GUI");
+        hub.kill(id);
+        QTRY_VERIFY_WITH_TIMEOUT(!hub.isLive(id), 20000);
+    }
+
+  private:
+    TestWorld m_world;
+};
+
+QTEST_MAIN(MainWindowTest)
+#include "MainWindowTest.moc"

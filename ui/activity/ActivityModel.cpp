@@ -1,0 +1,447 @@
+#include "ActivityModel.h"
+
+#include "CommandRules.h"
+
+#include <QDateTime>
+#include <QGuiApplication>
+#include <QLocale>
+#include <QPalette>
+
+using json = nlohmann::json;
+
+namespace sbui {
+namespace {
+
+// Events arriving within this time become one row insertion.
+constexpr int kFlushMs = 50;
+
+QString str(const json& event, const char* key)
+{
+    auto it = event.find(key);
+    if (it == event.end() || it->is_null()) return {};
+    if (it->is_string()) return QString::fromStdString(it->get<std::string>());
+    return QString::fromStdString(it->dump());
+}
+
+// Field readers that never throw: a field of an unexpected type reads as absent.
+std::string text(const json& e, const char* key)
+{
+    auto it = e.find(key);
+    return it != e.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+bool flag(const json& e, const char* key)
+{
+    auto it = e.find(key);
+    return it != e.end() && it->is_boolean() && it->get<bool>();
+}
+
+std::int64_t number(const json& e, const char* key, std::int64_t otherwise = 0)
+{
+    auto it = e.find(key);
+    return it != e.end() && it->is_number() ? it->get<std::int64_t>() : otherwise;
+}
+
+QString hostPort(const json& e)
+{
+    QString host = str(e, "host");
+    if (host.contains(u':')) host = u'[' + host + u']';
+    return host + u':' + str(e, "port");
+}
+
+QString words(const json& argv)
+{
+    QStringList out;
+    for (const json& a : argv)
+        out << QString::fromStdString(
+            sb::quoteCommandWord(a.is_string() ? a.get<std::string>() : a.dump()));
+    return out.join(u' ');
+}
+
+QString bytes(std::int64_t n)
+{
+    return QLocale().formattedDataSize(n, 1, QLocale::DataSizeTraditionalFormat);
+}
+
+QString humanWords(QString s)
+{
+    return s.replace(u'_', u' ');
+}
+
+} // namespace
+
+ActivityModel::ActivityModel(QObject* parent) : QAbstractTableModel(parent)
+{
+    for (int c = 0; c <= static_cast<int>(Category::Lifecycle); ++c)
+        m_icons.push_back(categoryIcon(static_cast<Category>(c)));
+    m_flushTimer.setSingleShot(true);
+    m_flushTimer.setInterval(kFlushMs);
+    connect(&m_flushTimer, &QTimer::timeout, this, &ActivityModel::flush);
+}
+
+ActivityModel::Row ActivityModel::makeRow(const json& e)
+{
+    Row row;
+    if (!e.is_object()) {
+        row.kind = QStringLiteral("?");
+        row.summary = QString::fromStdString(e.dump());
+        row.json = e.dump();
+        row.search = row.summary.toLower().toStdString();
+        return row;
+    }
+    row.timeUnixMs = number(e, "time_unix_ms");
+    const std::string kind = text(e, "kind");
+    const std::string type = text(e, "type");
+    const std::string decision = text(e, "decision");
+    row.kind = QString::fromStdString(kind);
+    auto verdict = [&](const std::string& d) {
+        if (d == "allow") return Decision::Allowed;
+        if (d == "deny") return Decision::Denied;
+        if (d == "ask") return Decision::Asked;
+        return Decision::None;
+    };
+
+    if (kind == "command") {
+        row.category = Category::Command;
+        row.decision = verdict(decision);
+        auto argv = e.find("argv");
+        row.summary = argv != e.end() && argv->is_array() && !argv->empty() ? words(*argv)
+                                                                            : str(e, "program");
+    } else if (kind == "network") {
+        row.category = Category::Network;
+        if (type == "decided") {
+            row.decision = verdict(decision);
+            QString how = row.decision == Decision::Allowed ? tr("allowed") : tr("denied");
+            QString rule = str(e, "rule");
+            row.summary = rule.isEmpty() ? tr("%1 %2").arg(hostPort(e), how)
+                                         : tr("%1 %2 by %3").arg(hostPort(e), how, rule);
+        } else if (type == "failed") {
+            row.summary = tr("%1 failed: %2").arg(hostPort(e), str(e, "detail"));
+        } else if (type == "malformed") {
+            row.summary = tr("malformed proxy request: %1").arg(str(e, "detail"));
+        } else if (type == "closed") {
+            row.summary =
+                tr("%1 closed (%2 up, %3 down)")
+                    .arg(hostPort(e), bytes(number(e, "bytes_up")), bytes(number(e, "bytes_down")));
+        } else {
+            row.summary = hostPort(e);
+        }
+    } else if (kind == "approval") {
+        row.category = Category::Approval;
+        const QString id = str(e, "request_id");
+        if (type == "request") {
+            row.decision = Decision::Asked;
+            row.summary = tr("approval #%1 asked: %2").arg(id, str(e, "what"));
+        } else {
+            const bool allow = decision == "allow";
+            const QString how = allow ? tr("allowed") : tr("denied");
+            if (flag(e, "timed_out")) {
+                row.decision = Decision::TimedOut;
+                row.summary = tr("approval #%1 timed out: %2").arg(id, how);
+            } else if (flag(e, "cancelled")) {
+                row.decision = allow ? Decision::Allowed : Decision::Denied;
+                row.summary = tr("approval #%1 cancelled: %2").arg(id, how);
+            } else {
+                row.decision = allow ? Decision::Allowed : Decision::Denied;
+                row.summary = tr("approval #%1 %2 (%3, by %4)")
+                                  .arg(id, how, str(e, "duration"), str(e, "answered_by"));
+            }
+        }
+    } else if (kind == "file") {
+        row.category = Category::File;
+        QString change = str(e, "change");
+        if (change.isEmpty()) change = str(e, "type");
+        row.summary = change.isEmpty() ? str(e, "path") : tr("%1 %2").arg(change, str(e, "path"));
+    } else if (kind == "limit") {
+        row.category = Category::Limit;
+        row.summary = tr("limit: %1").arg(humanWords(str(e, "limit")));
+        QStringList more;
+        if (e.contains("value")) more << str(e, "value");
+        if (e.contains("action")) more << str(e, "action");
+        if (!more.isEmpty())
+            row.summary += QStringLiteral(" (%1)").arg(more.join(QStringLiteral(", ")));
+    } else if (kind == "lifecycle") {
+        row.category = Category::Lifecycle;
+        if (type == "exit") {
+            const std::int64_t status = number(e, "status", -1);
+            row.summary = status > 128 ? tr("exit %1 (signal %2)").arg(status).arg(status - 128)
+                                       : tr("exit %1").arg(status);
+        } else {
+            QString what = str(e, "phase");
+            if (what.isEmpty()) what = str(e, "type");
+            row.summary = humanWords(what);
+            QString detail = str(e, "detail");
+            if (detail.isEmpty()) detail = str(e, "message");
+            if (!detail.isEmpty()) row.summary += QStringLiteral(": ") + detail;
+        }
+    } else if (kind == "policy") {
+        // A rule learned from an "always" answer (the recording's policy_change).
+        row.category = Category::Approval;
+        row.summary =
+            tr("policy: %1 rule %2 (%3)").arg(str(e, "section"), str(e, "rule"), str(e, "source"));
+    } else if (kind == "error") {
+        row.category = Category::Lifecycle;
+        row.summary = tr("error: %1").arg(str(e, "message"));
+    } else {
+        row.category = Category::Lifecycle;
+        json rest = e;
+        rest.erase("kind");
+        rest.erase("time_unix_ms");
+        row.summary = tr("%1: %2").arg(row.kind, QString::fromStdString(rest.dump()));
+    }
+    // A timed-out request took the policy's on_timeout action; it counts as refused when denied.
+    row.refused = row.decision == Decision::Denied ||
+                  (row.decision == Decision::TimedOut && decision == "deny");
+    row.json = e.dump();
+
+    QString search = row.summary + u'\n' + decisionName(row.decision);
+    for (const auto& [key, value] : e.items())
+        search += u'\n' + QString::fromStdString(key) + u' ' + fieldText(key, value);
+    row.search = search.toLower().toStdString();
+    return row;
+}
+
+void ActivityModel::addEvent(const json& event)
+{
+    m_queued.push_back(makeRow(event));
+    if (!m_flushTimer.isActive()) m_flushTimer.start();
+}
+
+void ActivityModel::flush()
+{
+    m_flushTimer.stop();
+    if (m_queued.empty()) return;
+    const int first = static_cast<int>(m_rows.size());
+    beginInsertRows({}, first, first + static_cast<int>(m_queued.size()) - 1);
+    m_rows.insert(m_rows.end(), std::make_move_iterator(m_queued.begin()),
+                  std::make_move_iterator(m_queued.end()));
+    m_queued.clear();
+    endInsertRows();
+}
+
+void ActivityModel::setSessionStart(std::int64_t unixMs)
+{
+    m_startUnixMs = unixMs;
+    if (!m_rows.empty())
+        Q_EMIT dataChanged(index(0, TimeColumn), index(rowCount() - 1, TimeColumn),
+                           {Qt::DisplayRole});
+}
+
+void ActivityModel::clear()
+{
+    m_flushTimer.stop();
+    m_queued.clear();
+    if (m_rows.empty()) return;
+    beginResetModel();
+    m_rows.clear();
+    m_rows.shrink_to_fit();
+    endResetModel();
+}
+
+int ActivityModel::rowCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : static_cast<int>(m_rows.size());
+}
+
+int ActivityModel::columnCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QString ActivityModel::timeText(std::int64_t unixMs) const
+{
+    if (m_startUnixMs <= 0)
+        return QDateTime::fromMSecsSinceEpoch(unixMs).toString(QStringLiteral("HH:mm:ss"));
+    std::int64_t s = std::max<std::int64_t>(0, unixMs - m_startUnixMs) / 1000;
+    if (s < 3600) return QStringLiteral("+%1:%2").arg(s / 60).arg(s % 60, 2, 10, QLatin1Char('0'));
+    return QStringLiteral("+%1:%2:%3")
+        .arg(s / 3600)
+        .arg((s % 3600) / 60, 2, 10, QLatin1Char('0'))
+        .arg(s % 60, 2, 10, QLatin1Char('0'));
+}
+
+QVariant ActivityModel::data(const QModelIndex& index, int role) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        return {};
+    const Row& row = m_rows[static_cast<std::size_t>(index.row())];
+    switch (role) {
+    case Qt::DisplayRole:
+        switch (index.column()) {
+        case TimeColumn:
+            return timeText(row.timeUnixMs);
+        case KindColumn:
+            return kindLabel(row.kind);
+        case SummaryColumn:
+            return row.summary;
+        case DecisionColumn:
+            return decisionName(row.decision);
+        }
+        break;
+    case Qt::ToolTipRole:
+        if (index.column() == TimeColumn)
+            return QDateTime::fromMSecsSinceEpoch(row.timeUnixMs)
+                .toString(QStringLiteral("yyyy-MM-dd HH:mm:ss.zzz"));
+        if (index.column() == SummaryColumn) return row.summary;
+        break;
+    case Qt::DecorationRole:
+        if (index.column() == KindColumn) return m_icons[static_cast<std::size_t>(row.category)];
+        break;
+    case Qt::ForegroundRole: {
+        if (index.column() != DecisionColumn || row.decision == Decision::None) break;
+        // Readable on the palette's base colour, light or dark.
+        const bool dark = QGuiApplication::palette().color(QPalette::Base).lightness() < 128;
+        switch (row.decision) {
+        case Decision::Allowed:
+            return QColor(dark ? 0x7ee787 : 0x1a7f37);
+        case Decision::Denied:
+            return QColor(dark ? 0xff7b72 : 0xc62828);
+        case Decision::Asked:
+            return QColor(dark ? 0xe3b341 : 0x9a6700);
+        case Decision::TimedOut:
+            return row.refused ? QColor(dark ? 0xff7b72 : 0xc62828)
+                               : QColor(dark ? 0xe3b341 : 0x9a6700);
+        case Decision::None:
+            break;
+        }
+        break;
+    }
+    case CategoryRole:
+        return static_cast<int>(row.category);
+    case DecisionRole:
+        return static_cast<int>(row.decision);
+    case RefusedRole:
+        return row.refused;
+    case KindNameRole:
+        return row.kind;
+    case TimeRole:
+        return QVariant::fromValue<qint64>(row.timeUnixMs);
+    case JsonRole:
+        return QString::fromStdString(json::parse(row.json, nullptr, false).dump(2));
+    case SearchTextRole:
+        return QString::fromStdString(row.search);
+    }
+    return {};
+}
+
+QVariant ActivityModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
+    switch (section) {
+    case TimeColumn:
+        return tr("Time");
+    case KindColumn:
+        return tr("Kind");
+    case SummaryColumn:
+        return tr("What");
+    case DecisionColumn:
+        return tr("Decision");
+    }
+    return {};
+}
+
+json ActivityModel::event(int row) const
+{
+    if (row < 0 || row >= rowCount()) return json::object();
+    return json::parse(m_rows[static_cast<std::size_t>(row)].json, nullptr, false);
+}
+
+QString ActivityModel::summary(int row) const
+{
+    return row >= 0 && row < rowCount() ? m_rows[static_cast<std::size_t>(row)].summary : QString();
+}
+
+QString ActivityModel::detailsText(int row) const
+{
+    QStringList lines;
+    const json e = event(row);
+    if (!e.is_object()) return {};
+    for (const auto& [key, value] : e.items())
+        lines << QString::fromStdString(key) + QStringLiteral(": ") + fieldText(key, value);
+    return lines.join(u'\n');
+}
+
+const std::string& ActivityModel::searchText(int row) const
+{
+    return m_rows[static_cast<std::size_t>(row)].search;
+}
+
+ActivityModel::Category ActivityModel::category(int row) const
+{
+    return m_rows[static_cast<std::size_t>(row)].category;
+}
+
+ActivityModel::Decision ActivityModel::decision(int row) const
+{
+    return m_rows[static_cast<std::size_t>(row)].decision;
+}
+
+bool ActivityModel::refused(int row) const
+{
+    return m_rows[static_cast<std::size_t>(row)].refused;
+}
+
+QString ActivityModel::fieldText(const std::string& key, const json& value)
+{
+    if (value.is_string()) return QString::fromStdString(value.get<std::string>());
+    if (key == "argv" && value.is_array()) return words(value);
+    return QString::fromStdString(value.dump());
+}
+
+QString ActivityModel::categoryName(Category category)
+{
+    switch (category) {
+    case Category::Command:
+        return tr("Commands");
+    case Category::Network:
+        return tr("Network");
+    case Category::Approval:
+        return tr("Approvals");
+    case Category::File:
+        return tr("Files");
+    case Category::Limit:
+        return tr("Limits");
+    case Category::Lifecycle:
+        return tr("Lifecycle and errors");
+    }
+    return {};
+}
+
+QString ActivityModel::kindLabel(const QString& kind)
+{
+    if (kind == u"command") return tr("command");
+    if (kind == u"network") return tr("network");
+    if (kind == u"approval") return tr("approval");
+    if (kind == u"file") return tr("file");
+    if (kind == u"limit") return tr("limit");
+    if (kind == u"lifecycle") return tr("lifecycle");
+    if (kind == u"error") return tr("error");
+    return kind;
+}
+
+QString ActivityModel::decisionName(Decision decision)
+{
+    switch (decision) {
+    case Decision::Allowed:
+        return tr("allowed");
+    case Decision::Denied:
+        return tr("denied");
+    case Decision::Asked:
+        return tr("asked");
+    case Decision::TimedOut:
+        return tr("timed out");
+    case Decision::None:
+        break;
+    }
+    return {};
+}
+
+QIcon ActivityModel::categoryIcon(Category category)
+{
+    static const char* const names[] = {"command", "network", "approval",
+                                        "file",    "limit",   "lifecycle"};
+    return QIcon(
+        QStringLiteral(":/icons/%1.svg").arg(QLatin1String(names[static_cast<int>(category)])));
+}
+
+} // namespace sbui

@@ -1,0 +1,206 @@
+#include "ActivityView.h"
+
+#include <QDateTime>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QKeySequence>
+#include <QLineEdit>
+#include <QScrollBar>
+#include <QShortcut>
+#include <QSplitter>
+#include <QTextBrowser>
+#include <QToolButton>
+#include <QTreeView>
+#include <QVBoxLayout>
+
+namespace sbui {
+namespace {
+
+// How long the search waits for the next keystroke before it filters (a search over 100,000 rows
+// is quick, but not free).
+constexpr int kSearchDelayMs = 150;
+
+} // namespace
+
+ActivityView::ActivityView(QWidget* parent) : QWidget(parent)
+{
+    m_model = new ActivityModel(this);
+    m_filter = new ActivityFilterModel(this);
+    m_filter->setSourceModel(m_model);
+
+    auto* bar = new QHBoxLayout;
+    bar->setSpacing(2);
+    using C = ActivityModel::Category;
+    const std::pair<C, QString> toggles[] = {
+        {C::Command, tr("Commands")}, {C::Network, tr("Network")}, {C::Approval, tr("Approvals")},
+        {C::File, tr("Files")},       {C::Limit, tr("Limits")},    {C::Lifecycle, tr("Lifecycle")},
+    };
+    for (const auto& [category, text] : toggles) {
+        auto* button = new QToolButton(this);
+        button->setText(text);
+        button->setIcon(ActivityModel::categoryIcon(category));
+        button->setToolTip(ActivityModel::categoryName(category));
+        button->setCheckable(true);
+        button->setChecked(true);
+        button->setAutoRaise(true);
+        button->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+        connect(button, &QToolButton::toggled, this, [this, c = category](bool on) {
+            m_filter->setCategoryShown(c, on);
+            afterFilterChange();
+        });
+        m_categoryButtons[category] = button;
+        bar->addWidget(button);
+    }
+    bar->addSpacing(8);
+    m_deniedOnly = new QToolButton(this);
+    m_deniedOnly->setText(tr("Denied only"));
+    m_deniedOnly->setIcon(QIcon(QStringLiteral(":/icons/deny.svg")));
+    m_deniedOnly->setToolTip(tr("Show only what was denied (also by a timeout)"));
+    m_deniedOnly->setCheckable(true);
+    m_deniedOnly->setAutoRaise(true);
+    m_deniedOnly->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    connect(m_deniedOnly, &QToolButton::toggled, this, [this](bool on) {
+        m_filter->setDeniedOnly(on);
+        afterFilterChange();
+    });
+    bar->addWidget(m_deniedOnly);
+    bar->addStretch(1);
+    m_search = new QLineEdit(this);
+    m_search->setPlaceholderText(tr("Search (Ctrl+F)"));
+    m_search->setClearButtonEnabled(true);
+    m_search->setMinimumWidth(160);
+    bar->addWidget(m_search, 1);
+
+    m_searchDelay.setSingleShot(true);
+    m_searchDelay.setInterval(kSearchDelayMs);
+    connect(&m_searchDelay, &QTimer::timeout, this, &ActivityView::applySearch);
+    connect(m_search, &QLineEdit::textChanged, this, [this] { m_searchDelay.start(); });
+    connect(m_search, &QLineEdit::returnPressed, this, &ActivityView::applySearch);
+    auto* find = new QShortcut(QKeySequence::Find, this);
+    find->setContext(Qt::WidgetWithChildrenShortcut);
+    connect(find, &QShortcut::activated, this, [this] {
+        m_search->setFocus(Qt::ShortcutFocusReason);
+        m_search->selectAll();
+    });
+
+    m_table = new QTreeView(this);
+    m_table->setModel(m_filter);
+    // Uniform rows and no per-row widgets: the view lays out 100,000 rows without asking each one.
+    m_table->setUniformRowHeights(true);
+    m_table->setRootIsDecorated(false);
+    m_table->setItemsExpandable(false);
+    m_table->setAllColumnsShowFocus(true);
+    m_table->setAlternatingRowColors(true);
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_table->setTextElideMode(Qt::ElideRight);
+    m_table->setIconSize(QSize(16, 16));
+    QHeaderView* header = m_table->header();
+    header->setStretchLastSection(false);
+    header->setSectionResizeMode(QHeaderView::Interactive);
+    header->setSectionResizeMode(ActivityModel::SummaryColumn, QHeaderView::Stretch);
+    const QFontMetrics fm = m_table->fontMetrics();
+    const int pad = 3 * fm.horizontalAdvance(u' ');
+    m_table->setColumnWidth(ActivityModel::TimeColumn,
+                            fm.horizontalAdvance(QStringLiteral("+00:00:00")) + 2 * pad);
+    m_table->setColumnWidth(
+        ActivityModel::KindColumn,
+        fm.horizontalAdvance(ActivityModel::kindLabel(QStringLiteral("lifecycle"))) + 16 + 3 * pad);
+    m_table->setColumnWidth(
+        ActivityModel::DecisionColumn,
+        fm.horizontalAdvance(ActivityModel::decisionName(ActivityModel::Decision::TimedOut)) +
+            2 * pad);
+
+    // Following the newest row: on until the user scrolls away from the bottom, on again when
+    // they scroll back to it.
+    QScrollBar* vbar = m_table->verticalScrollBar();
+    connect(vbar, &QScrollBar::valueChanged, this,
+            [this, vbar](int value) { m_follow = value >= vbar->maximum(); });
+    connect(m_filter, &QAbstractItemModel::rowsInserted, this, [this] {
+        if (m_follow) m_table->scrollToBottom();
+    });
+    connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            [this](const QModelIndex& current) { showDetails(current); });
+
+    m_details = new QTextBrowser(this);
+    m_details->setOpenLinks(false);
+    m_details->setPlaceholderText(tr("Select an event to see all its fields."));
+
+    auto* split = new QSplitter(Qt::Vertical, this);
+    split->addWidget(m_table);
+    split->addWidget(m_details);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 1);
+    split->setChildrenCollapsible(false);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(2);
+    layout->addLayout(bar);
+    layout->addWidget(split, 1);
+}
+
+QToolButton* ActivityView::categoryButton(ActivityModel::Category category) const
+{
+    auto it = m_categoryButtons.find(category);
+    return it == m_categoryButtons.end() ? nullptr : it->second;
+}
+
+void ActivityView::clear()
+{
+    m_model->clear();
+    m_details->clear();
+    m_follow = true;
+}
+
+void ActivityView::applySearch()
+{
+    m_searchDelay.stop();
+    m_filter->setSearchText(m_search->text());
+    afterFilterChange();
+}
+
+void ActivityView::afterFilterChange()
+{
+    // Keep the selected event in sight; else stay with the newest if that is where the user was.
+    const QModelIndex current = m_table->currentIndex();
+    if (current.isValid())
+        m_table->scrollTo(current);
+    else if (m_follow)
+        m_table->scrollToBottom();
+    showDetails(current);
+}
+
+void ActivityView::showDetails(const QModelIndex& proxyIndex)
+{
+    if (!proxyIndex.isValid()) {
+        m_details->clear();
+        return;
+    }
+    const int row = m_filter->mapToSource(proxyIndex).row();
+    const nlohmann::json event = m_model->event(row);
+    const auto time = m_model->index(row, ActivityModel::TimeColumn);
+    QString html = QStringLiteral("<p><b>%1</b></p>").arg(m_model->summary(row).toHtmlEscaped());
+    QStringList facts;
+    facts << m_model->index(row, ActivityModel::KindColumn).data().toString().toHtmlEscaped();
+    const QString decision = ActivityModel::decisionName(m_model->decision(row));
+    if (!decision.isEmpty()) facts << decision.toHtmlEscaped();
+    const qint64 unixMs = time.data(ActivityModel::TimeRole).toLongLong();
+    if (unixMs > 0)
+        facts << QDateTime::fromMSecsSinceEpoch(unixMs)
+                     .toString(QStringLiteral("yyyy-MM-dd HH:mm:ss.zzz"))
+                     .toHtmlEscaped()
+              << time.data().toString().toHtmlEscaped();
+    html += QStringLiteral("<p>%1</p>").arg(facts.join(QStringLiteral(" · ")));
+    html += QStringLiteral("<table cellspacing=\"0\" cellpadding=\"2\">");
+    if (event.is_object())
+        for (const auto& [key, value] : event.items())
+            html += QStringLiteral("<tr><td valign=\"top\"><i>%1</i>&nbsp;&nbsp;</td>"
+                                   "<td><code>%2</code></td></tr>")
+                        .arg(QString::fromStdString(key).toHtmlEscaped(),
+                             ActivityModel::fieldText(key, value).toHtmlEscaped());
+    html += QStringLiteral("</table>");
+    m_details->setHtml(html);
+}
+
+} // namespace sbui

@@ -1,0 +1,296 @@
+#include "NewSessionDialog.h"
+
+#include "CommandRules.h"
+#include "LearnedRules.h"
+#include "Policy.h"
+#include "PolicyJson.h"
+#include "Supervisor.h"
+
+#include <QComboBox>
+#include <QDialogButtonBox>
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFontDatabase>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QStandardPaths>
+#include <QToolButton>
+
+namespace sbui {
+namespace {
+
+// The policy the session would run with: the document with its learned rules, then the
+// dialog's overrides — the same steps `sandbench-cli run` takes.
+sb::Result<sb::Policy> effectivePolicy(const LaunchRequest& r)
+{
+    auto policy = !r.policyFile.isEmpty()
+                      ? sb::loadPolicyWithLearned(r.policyFile.toStdString())
+                      : sb::loadPresetWithLearned(r.preset.toStdString());
+    if (!policy) return policy;
+    if (r.network == QLatin1String("none")) policy->network.mode = sb::NetworkMode::None;
+    if (r.network == QLatin1String("filtered")) policy->network.mode = sb::NetworkMode::Filtered;
+    if (r.network == QLatin1String("host")) policy->network.mode = sb::NetworkMode::Host;
+    if (r.wallSeconds) policy->limits.wallSeconds = *r.wallSeconds;
+    if (r.memoryMb) policy->limits.memoryMb = *r.memoryMb;
+    if (r.pids) policy->limits.pids = *r.pids;
+    if (r.cpuPercent) policy->limits.cpuPercent = *r.cpuPercent;
+    return policy;
+}
+
+QSpinBox* limitBox(int max, const QString& suffix, const QString& zeroText)
+{
+    auto* box = new QSpinBox;
+    box->setRange(0, max);
+    box->setSuffix(suffix);
+    box->setSpecialValueText(zeroText);
+    return box;
+}
+
+} // namespace
+
+QStringList NewSessionDialog::agentsOnPath()
+{
+    QStringList found;
+    for (const char* agent : {"claude", "codex", "aider", "gemini", "opencode", "goose"})
+        if (!QStandardPaths::findExecutable(QString::fromLatin1(agent)).isEmpty())
+            found << QString::fromLatin1(agent);
+    return found;
+}
+
+NewSessionDialog::NewSessionDialog(QWidget* parent) : QDialog(parent)
+{
+    setWindowTitle(tr("New session"));
+    auto* form = new QFormLayout;
+
+    m_workspace = new QLineEdit(QDir::currentPath());
+    auto* browse = new QToolButton;
+    browse->setText(tr("Browse…"));
+    connect(browse, &QToolButton::clicked, this, &NewSessionDialog::browseWorkspace);
+    auto* workspaceRow = new QHBoxLayout;
+    workspaceRow->addWidget(m_workspace);
+    workspaceRow->addWidget(browse);
+    form->addRow(tr("&Workspace folder:"), workspaceRow);
+
+    m_command = new QComboBox;
+    m_command->setEditable(true);
+    m_command->addItems(agentsOnPath());
+    m_command->addItem(QStringLiteral("bash"));
+    form->addRow(tr("&Command:"), m_command);
+
+    m_policy = new QComboBox;
+    for (const auto& name : sb::presetNames())
+        m_policy->addItem(tr("Preset: %1").arg(QString::fromStdString(name)),
+                          QString::fromStdString(name));
+    m_fileItem = m_policy->count();
+    m_policy->addItem(tr("Policy file…"));
+    m_policy->setCurrentIndex(std::max(0, m_policy->findData(QStringLiteral("generic"))));
+    form->addRow(tr("&Policy:"), m_policy);
+
+    m_network = new QComboBox;
+    m_network->addItem(tr("As the policy says"), QString());
+    m_network->addItem(tr("None (loopback only)"), QStringLiteral("none"));
+    m_network->addItem(tr("Filtered (through the approval proxy)"), QStringLiteral("filtered"));
+    m_network->addItem(tr("Host (unfiltered, not recommended)"), QStringLiteral("host"));
+    form->addRow(tr("&Network:"), m_network);
+
+    m_memory = limitBox(1048576, tr(" MB"), tr("no limit"));
+    m_pids = limitBox(4194304, QString(), tr("no limit"));
+    m_cpu = limitBox(102400, tr(" %"), tr("no limit"));
+    m_wall = limitBox(2592000, tr(" s"), tr("no limit"));
+    form->addRow(tr("&Memory:"), m_memory);
+    form->addRow(tr("P&rocesses:"), m_pids);
+    form->addRow(tr("C&PU (100 % = one core):"), m_cpu);
+    form->addRow(tr("&Time limit:"), m_wall);
+
+    m_message = new QLabel;
+    m_message->setWordWrap(true);
+    m_message->setTextFormat(Qt::PlainText);
+
+    m_preview = new QPlainTextEdit;
+    m_preview->setReadOnly(true);
+    m_preview->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    m_preview->setMinimumWidth(380);
+
+    m_buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
+    m_buttons->button(QDialogButtonBox::Ok)->setText(tr("&Start"));
+    connect(m_buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
+    connect(m_buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+
+    auto* left = new QVBoxLayout;
+    left->addLayout(form);
+    left->addWidget(m_message);
+    left->addStretch();
+    auto* right = new QVBoxLayout;
+    right->addWidget(new QLabel(tr("Effective policy:")));
+    right->addWidget(m_preview);
+    auto* columns = new QHBoxLayout;
+    columns->addLayout(left, 1);
+    columns->addLayout(right, 1);
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(columns);
+    layout->addWidget(m_buttons);
+
+    connect(m_workspace, &QLineEdit::textChanged, this, &NewSessionDialog::revalidate);
+    connect(m_command, &QComboBox::currentTextChanged, this, &NewSessionDialog::revalidate);
+    connect(m_policy, &QComboBox::activated, this, [this](int index) {
+        if (index == m_fileItem)
+            browsePolicy();
+        else
+            setPreset(m_policy->itemData(index).toString());
+    });
+    connect(m_network, &QComboBox::currentIndexChanged, this, &NewSessionDialog::revalidate);
+    for (QSpinBox* box : {m_memory, m_pids, m_cpu, m_wall})
+        connect(box, &QSpinBox::valueChanged, this, &NewSessionDialog::revalidate);
+    policyChanged();
+}
+
+QPushButton* NewSessionDialog::startButton() const
+{
+    return m_buttons->button(QDialogButtonBox::Ok);
+}
+
+void NewSessionDialog::setWorkspace(const QString& folder)
+{
+    m_workspace->setText(folder);
+}
+
+void NewSessionDialog::setCommand(const QString& commandLine)
+{
+    m_command->setCurrentText(commandLine);
+}
+
+void NewSessionDialog::setPreset(const QString& preset)
+{
+    m_policyFile.clear();
+    m_policy->setItemText(m_fileItem, tr("Policy file…"));
+    m_policy->setCurrentIndex(std::max(0, m_policy->findData(preset)));
+    policyChanged();
+}
+
+void NewSessionDialog::setPolicyFile(const QString& file)
+{
+    m_policyFile = file;
+    m_policy->setItemText(m_fileItem, tr("Policy file: %1").arg(QFileInfo(file).fileName()));
+    m_policy->setCurrentIndex(m_fileItem);
+    policyChanged();
+}
+
+void NewSessionDialog::setNetwork(const QString& mode)
+{
+    m_network->setCurrentIndex(std::max(0, m_network->findData(mode)));
+}
+
+void NewSessionDialog::browseWorkspace()
+{
+    QString folder = QFileDialog::getExistingDirectory(this, tr("Workspace folder"),
+                                                       m_workspace->text());
+    if (!folder.isEmpty()) m_workspace->setText(folder);
+}
+
+void NewSessionDialog::browsePolicy()
+{
+    QString file = QFileDialog::getOpenFileName(this, tr("Policy file"), m_workspace->text(),
+                                                tr("Policies (*.json);;All files (*)"));
+    if (file.isEmpty()) {
+        setPreset(QStringLiteral("generic"));
+        return;
+    }
+    setPolicyFile(file);
+}
+
+LaunchRequest NewSessionDialog::request() const
+{
+    LaunchRequest r;
+    r.workspace = QDir::cleanPath(m_workspace->text().trimmed());
+    if (m_policy->currentIndex() == m_fileItem)
+        r.policyFile = m_policyFile;
+    else
+        r.preset = m_policy->currentData().toString();
+    r.network = m_network->currentData().toString();
+    r.memoryMb = static_cast<unsigned>(m_memory->value());
+    r.pids = static_cast<unsigned>(m_pids->value());
+    r.cpuPercent = static_cast<unsigned>(m_cpu->value());
+    r.wallSeconds = static_cast<unsigned>(m_wall->value());
+    if (auto words = sb::splitCommandLine(m_command->currentText().toStdString()))
+        for (const auto& word : *words)
+            r.command << QString::fromStdString(word);
+    return r;
+}
+
+void NewSessionDialog::policyChanged()
+{
+    // The limit boxes start from the chosen policy's own limits.
+    LaunchRequest r = request();
+    r.memoryMb = r.pids = r.cpuPercent = r.wallSeconds = std::nullopt;
+    if (auto policy = effectivePolicy(r)) {
+        m_loadingLimits = true;
+        m_memory->setValue(static_cast<int>(policy->limits.memoryMb));
+        m_pids->setValue(static_cast<int>(policy->limits.pids));
+        m_cpu->setValue(static_cast<int>(policy->limits.cpuPercent));
+        m_wall->setValue(static_cast<int>(policy->limits.wallSeconds));
+        m_loadingLimits = false;
+    }
+    revalidate();
+}
+
+QString NewSessionDialog::warning() const
+{
+    return m_warning;
+}
+
+QString NewSessionDialog::effectivePolicyText() const
+{
+    return m_preview->toPlainText();
+}
+
+void NewSessionDialog::revalidate()
+{
+    if (m_loadingLimits) return;
+    const LaunchRequest r = request();
+    m_problem.clear();
+    m_warning.clear();
+    auto policy = effectivePolicy(r);
+    if (!policy) {
+        m_problem = QString::fromStdString(policy.error().describe());
+        m_preview->setPlainText(QString());
+    } else {
+        m_preview->setPlainText(
+            QString::fromStdString(sb::policyToJson(*policy).dump(2)));
+        sb::RunOptions options;
+        options.policy = *policy;
+        options.workspace = r.workspace.toStdString();
+        for (const QString& arg : r.command)
+            options.command.push_back(arg.toStdString());
+        auto words = sb::splitCommandLine(m_command->currentText().toStdString());
+        if (r.workspace.isEmpty())
+            m_problem = tr("Choose a workspace folder.");
+        else if (!words)
+            m_problem = tr("Command: %1").arg(QString::fromStdString(words.error().message));
+        else if (r.command.isEmpty())
+            m_problem = tr("Enter the command to run.");
+        else if (auto e = sb::checkRunnable(options))
+            m_problem = QString::fromStdString(e->describe());
+        if (policy->network.mode == sb::NetworkMode::Host)
+            m_warning = tr("Network mode host gives the agent this machine's whole network, "
+                           "unfiltered and unrecorded.");
+        if (!r.command.isEmpty() && !r.command.first().contains(QLatin1Char('/')) &&
+            QStandardPaths::findExecutable(r.command.first()).isEmpty())
+            m_warning = tr("%1 is not on this machine's PATH; it must exist inside the sandbox.")
+                            .arg(r.command.first());
+    }
+    m_message->setText(m_problem.isEmpty() ? m_warning : m_problem);
+    QPalette palette = m_message->palette();
+    palette.setColor(QPalette::WindowText, m_problem.isEmpty() && m_warning.isEmpty()
+                                               ? this->palette().color(QPalette::WindowText)
+                                               : QColor(0xc0, 0x39, 0x2b));
+    m_message->setPalette(palette);
+    startButton()->setEnabled(m_problem.isEmpty());
+}
+
+} // namespace sbui

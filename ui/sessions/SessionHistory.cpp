@@ -1,0 +1,89 @@
+#include "SessionHistory.h"
+
+#include "RecordingStore.h"
+#include "ScreenModel.h"
+
+#include <limits>
+
+namespace sbui {
+namespace {
+
+// A recorded event as the live activity event it was, or nothing for what the timeline does
+// not show (terminal bytes, sizes, the request half of a decided command or connection).
+std::optional<nlohmann::json> activityOf(const sb::RecordedEvent& event, qint64 startedMs)
+{
+    using sb::EventKind;
+    auto json = nlohmann::json::parse(event.data, nullptr, false);
+    if (!json.is_object()) return std::nullopt;
+    switch (event.kind) {
+    case EventKind::Output:
+    case EventKind::Input:
+    case EventKind::Resize:
+    case EventKind::ExecRequest:
+    case EventKind::ResourceUsage:
+        return std::nullopt;
+    case EventKind::NetworkRequest:
+        if (json.value("type", "") == "decided") return std::nullopt;
+        break;
+    case EventKind::WorkspaceChange:
+        json = {{"kind", "file"}, {"change", json.value("kind", "")}, {"path", json.value("path", "")}};
+        break;
+    case EventKind::LimitHit:
+        json["kind"] = "limit";
+        break;
+    case EventKind::PolicyChange:
+        json["kind"] = "policy";
+        break;
+    case EventKind::Dropped:
+        json["kind"] = "error";
+        json["message"] = "the recording lost events here";
+        break;
+    default:
+        break;
+    }
+    if (!json.contains("kind")) {
+        json["kind"] = "lifecycle";
+        if (json.contains("phase")) json["type"] = json["phase"];
+    }
+    if (!json.contains("time_unix_ms")) json["time_unix_ms"] = startedMs + event.tNs / 1'000'000;
+    return json;
+}
+
+} // namespace
+
+std::optional<SessionHistory> loadSessionHistory(const QString& sessionId, bool withScreen,
+                                                 QString* error)
+{
+    auto fail = [&](const sb::Error& e) -> std::optional<SessionHistory> {
+        if (error) *error = QString::fromStdString(e.describe());
+        return std::nullopt;
+    };
+    const std::string id = sessionId.toStdString();
+    auto store = sb::RecordingStore::open();
+    if (!store) return fail(store.error());
+    auto record = store->session(id);
+    if (!record) return fail(record.error());
+
+    SessionHistory history;
+    history.rows = record->rows;
+    history.cols = record->cols;
+    history.startedMs = record->startedNs / 1'000'000;
+    history.policy = nlohmann::json::parse(record->policy, nullptr, false);
+    if (auto e = store->forEachEvent(id, 0, std::numeric_limits<std::int64_t>::max(),
+                                     [&](const sb::RecordedEvent& event) {
+                                         if (auto a = activityOf(event, history.startedMs))
+                                             history.events.push_back(std::move(*a));
+                                         return true;
+                                     }))
+        return fail(*e);
+    if (withScreen) {
+        sb::ScreenModel screen(record->rows, record->cols);
+        if (auto e = store->screenAt(id, std::numeric_limits<std::int64_t>::max(), screen))
+            return fail(*e);
+        std::string bytes = screen.snapshot();
+        history.screen = QByteArray(bytes.data(), static_cast<qsizetype>(bytes.size()));
+    }
+    return history;
+}
+
+} // namespace sbui

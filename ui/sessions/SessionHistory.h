@@ -1,0 +1,26 @@
+// What the recording knows of a session, in the shapes the window shows live: its activity
+// events as the control socket would have sent them, and its terminal screen at the end.
+#pragma once
+
+#include <QByteArray>
+#include <QString>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <vector>
+
+namespace sbui {
+
+struct SessionHistory {
+    std::vector<nlohmann::json> events; // activity, oldest first
+    QByteArray screen;                  // bytes that redraw the last screen
+    unsigned rows = 24, cols = 80;
+    qint64 startedMs = 0;
+    nlohmann::json policy; // the recorded policy summary (network, limits)
+};
+
+// Reads the session from the recordings database; nullopt with `error` when it cannot.
+// `withScreen` false skips the screen (a live session redraws from its own output buffer).
+std::optional<SessionHistory> loadSessionHistory(const QString& sessionId, bool withScreen,
+                                                 QString* error);
+
+} // namespace sbui

@@ -1,0 +1,179 @@
+#include "SessionHub.h"
+
+#include "Protocol.h"
+#include "RecordingStore.h"
+#include "Session.h"
+
+#include <QDir>
+#include <QFileInfo>
+
+namespace sbui {
+namespace {
+
+QString runtimeDir()
+{
+    return QString::fromStdString(sb::proto::socketPath("x").parent_path().string());
+}
+
+qint64 nsToMs(std::int64_t ns)
+{
+    return ns / 1'000'000;
+}
+
+QStringList toStringList(const std::vector<std::string>& v)
+{
+    QStringList out;
+    for (const auto& s : v)
+        out << QString::fromStdString(s);
+    return out;
+}
+
+} // namespace
+
+SessionHub::SessionHub(QObject* parent) : QObject(parent)
+{
+    (void)sb::markInterruptedSessions();
+    connect(&m_watcher, &QFileSystemWatcher::directoryChanged, this, &SessionHub::refresh);
+    // The folder may not exist yet, and a recorded session's end is only in the database.
+    m_poll.setInterval(2000);
+    connect(&m_poll, &QTimer::timeout, this, &SessionHub::refresh);
+    m_poll.start();
+    refresh();
+}
+
+SessionHub::~SessionHub() = default;
+
+void SessionHub::watchRuntimeDir()
+{
+    const QString dir = runtimeDir();
+    if (m_watcher.directories().contains(dir)) return;
+    if (QFileInfo(dir).isDir()) m_watcher.addPath(dir);
+}
+
+std::vector<SessionEntry> SessionHub::recordedEntries()
+{
+    std::vector<SessionEntry> out;
+    auto store = sb::RecordingStore::open();
+    if (!store) {
+        m_recordingsProblem = QString::fromStdString(store.error().describe());
+        return out;
+    }
+    auto sessions = store->sessions();
+    if (!sessions) {
+        m_recordingsProblem = QString::fromStdString(sessions.error().describe());
+        return out;
+    }
+    m_recordingsProblem.clear();
+    for (const auto& s : *sessions) {
+        SessionEntry e;
+        e.id = QString::fromStdString(s.id);
+        e.command = toStringList(s.command);
+        e.workspace = QString::fromStdString(s.workspace);
+        e.startedMs = nsToMs(s.startedNs);
+        e.endedMs = nsToMs(s.endedNs);
+        e.exitStatus = s.exitStatus.value_or(-1);
+        e.state = s.state == sb::RecordState::Interrupted ? SessionEntry::State::Interrupted
+                                                          : SessionEntry::State::Ended;
+        out.push_back(std::move(e));
+    }
+    return out;
+}
+
+void SessionHub::refresh()
+{
+    if (m_refreshing) return; // a connection's signal may arrive while we connect
+    m_refreshing = true;
+    watchRuntimeDir();
+
+    // Live: a socket whose supervisor answers. A stale socket is left to the CLI's cleanup.
+    QDir dir(runtimeDir());
+    const QStringList sockets = dir.entryList({QStringLiteral("*.sock")}, QDir::System);
+    for (const QString& name : sockets) {
+        QString id = name.chopped(5);
+        if (!m_connections.count(id) && sb::isValidSessionId(id.toStdString())) connectLive(id);
+    }
+
+    std::vector<SessionEntry> entries = recordedEntries();
+    for (const auto& [id, connection] : m_connections) {
+        const auto& summary = connection->summary();
+        auto it = std::find_if(entries.begin(), entries.end(),
+                               [&](const SessionEntry& e) { return e.id == id; });
+        if (it == entries.end()) it = entries.insert(entries.end(), SessionEntry{});
+        it->id = id;
+        it->command = toStringList(summary.command);
+        it->workspace = QString::fromStdString(summary.workspace);
+        it->startedMs = summary.startedUnixMs;
+        it->endedMs = 0;
+        it->state = SessionEntry::State::Live;
+    }
+    // A recording still "running" without a live supervisor is between its end and the
+    // database catching up, or an interrupted one the next start will mark: show it ended.
+    m_model.update(std::move(entries));
+    for (const auto& [id, connection] : m_connections)
+        m_model.setPending(id, static_cast<int>(connection->pending().size()));
+    m_refreshing = false;
+    Q_EMIT refreshed();
+}
+
+void SessionHub::connectLive(const QString& id)
+{
+    QString error;
+    auto connection = SessionConnection::open(id, &error, sb::proto::Role::Viewer);
+    if (!connection || connection->exitedAtWelcome()) return;
+    SessionConnection* c = connection.get();
+    connect(c, &SessionConnection::approvalRequested, this, [this, id, c](const auto& request) {
+        Q_EMIT approvalRequested(id, request);
+        m_model.setPending(id, static_cast<int>(c->pending().size()));
+        Q_EMIT pendingChanged(id, static_cast<int>(c->pending().size()));
+    });
+    connect(c, &SessionConnection::approvalResolved, this, [this, id, c](const auto& outcome) {
+        Q_EMIT approvalResolved(id, outcome);
+        m_model.setPending(id, static_cast<int>(c->pending().size()));
+        Q_EMIT pendingChanged(id, static_cast<int>(c->pending().size()));
+    });
+    // Dropped later, from the event loop: the connection is in the middle of a signal.
+    connect(c, &SessionConnection::closed, this, [this, id] {
+        QMetaObject::invokeMethod(this, [this, id] { dropLive(id); }, Qt::QueuedConnection);
+    });
+    m_connections[id] = std::move(connection);
+    for (const auto& request : c->pending())
+        Q_EMIT approvalRequested(id, request);
+    if (!c->pending().empty()) Q_EMIT pendingChanged(id, static_cast<int>(c->pending().size()));
+}
+
+void SessionHub::dropLive(const QString& id)
+{
+    auto it = m_connections.find(id);
+    if (it == m_connections.end()) return;
+    const bool hadPending = !it->second->pending().empty();
+    m_connections.erase(it);
+    m_model.setPending(id, 0);
+    if (hadPending) Q_EMIT pendingChanged(id, 0);
+    Q_EMIT sessionEnded(id);
+    refresh();
+}
+
+std::vector<sb::ApprovalRequest> SessionHub::pending(const QString& id) const
+{
+    auto it = m_connections.find(id);
+    return it == m_connections.end() ? std::vector<sb::ApprovalRequest>{} : it->second->pending();
+}
+
+void SessionHub::answer(const QString& id, std::uint64_t requestId,
+                        const sb::ApprovalAnswer& answer)
+{
+    if (auto it = m_connections.find(id); it != m_connections.end())
+        it->second->answer(requestId, answer);
+}
+
+void SessionHub::stop(const QString& id)
+{
+    if (auto it = m_connections.find(id); it != m_connections.end()) it->second->stop();
+}
+
+void SessionHub::kill(const QString& id)
+{
+    if (auto it = m_connections.find(id); it != m_connections.end()) it->second->kill();
+}
+
+} // namespace sbui

@@ -1,0 +1,64 @@
+// The sessions list: live sessions (a supervisor answers on their socket) and recorded ones,
+// newest first, with a badge count of pending approvals for live ones. SessionHub feeds it.
+#pragma once
+
+#include <QAbstractTableModel>
+#include <QDateTime>
+#include <QString>
+#include <QStringList>
+#include <vector>
+
+namespace sbui {
+
+struct SessionEntry {
+    enum class State { Live, Ended, Interrupted };
+    QString id;
+    QStringList command;
+    QString workspace;
+    State state = State::Ended;
+    qint64 startedMs = 0; // unix ms
+    qint64 endedMs = 0;   // 0 while live
+    int exitStatus = -1;
+    int pending = 0; // approvals waiting (live sessions)
+
+    bool operator==(const SessionEntry&) const = default;
+};
+
+class SessionListModel : public QAbstractTableModel {
+    Q_OBJECT
+  public:
+    enum Column { SessionColumn, WorkspaceColumn, StartedColumn, DurationColumn, ColumnCount };
+    enum Role { IdRole = Qt::UserRole + 1, StateRole, PendingRole, WorkspaceRole };
+
+    using QAbstractTableModel::QAbstractTableModel;
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation,
+                        int role = Qt::DisplayRole) const override;
+
+    // Replaces the list with `entries` (any order), keeping rows that did not change, so
+    // selections and scroll positions survive a refresh. Pending counts are kept.
+    void update(std::vector<SessionEntry> entries);
+    void setPending(const QString& id, int count);
+    const SessionEntry* entry(const QString& id) const;
+    const SessionEntry& entryAt(int row) const { return m_entries[static_cast<size_t>(row)]; }
+    int rowOf(const QString& id) const;
+    // Live sessions' pending approvals, all together (the window title's badge).
+    int totalPending() const;
+    // What a live session's duration is measured up to; tests freeze it.
+    void setNow(qint64 unixMs) { m_nowMs = unixMs; }
+
+  private:
+    QString stateText(const SessionEntry& e) const;
+    qint64 nowMs() const;
+
+    std::vector<SessionEntry> m_entries; // newest first
+    qint64 m_nowMs = 0;
+};
+
+// "1 h 02 min", "3 min 07 s", "12 s".
+QString formatDuration(qint64 ms);
+
+} // namespace sbui

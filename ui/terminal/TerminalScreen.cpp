@@ -1,0 +1,571 @@
+#include "TerminalScreen.h"
+
+#include <QStringList>
+#include <algorithm>
+#include <limits>
+#include <vterm.h>
+
+namespace sbui {
+namespace {
+
+constexpr uint32_t kVTermWideTail = 0xffffffffu; // libvterm's mark in chars[0]
+
+TerminalColor colorOf(const VTermColor& c, bool foreground)
+{
+    if (foreground ? VTERM_COLOR_IS_DEFAULT_FG(&c) : VTERM_COLOR_IS_DEFAULT_BG(&c)) return {};
+    if (VTERM_COLOR_IS_INDEXED(&c)) return TerminalColor::indexed(c.indexed.idx);
+    return TerminalColor::rgb(c.rgb.red, c.rgb.green, c.rgb.blue);
+}
+
+VTermColor vtermColorOf(const TerminalColor& c, const VTermColor& defaultColor)
+{
+    VTermColor out;
+    switch (c.kind) {
+    case TerminalColor::Kind::Default:
+        out = defaultColor;
+        break;
+    case TerminalColor::Kind::Indexed:
+        vterm_color_indexed(&out, c.r);
+        break;
+    case TerminalColor::Kind::Rgb:
+        vterm_color_rgb(&out, c.r, c.g, c.b);
+        break;
+    }
+    return out;
+}
+
+bool isPlainBlank(const VTermScreenCell& c)
+{
+    return (c.chars[0] == 0 || c.chars[0] == ' ') && VTERM_COLOR_IS_DEFAULT_FG(&c.fg) &&
+           VTERM_COLOR_IS_DEFAULT_BG(&c.bg) && !c.attrs.bold && !c.attrs.italic &&
+           !c.attrs.underline && !c.attrs.blink && !c.attrs.reverse && !c.attrs.strike;
+}
+
+// Converts libvterm's cell at `col` into `line` (whose cells are already sized).
+void convertCell(const VTermScreenCell& in, TerminalLine& line, int col)
+{
+    TerminalCell& out = line.cells[static_cast<std::size_t>(col)];
+    out.fg = colorOf(in.fg, true);
+    out.bg = colorOf(in.bg, false);
+    std::uint16_t attrs = 0;
+    if (in.attrs.bold) attrs |= TerminalCell::Bold;
+    if (in.attrs.italic) attrs |= TerminalCell::Italic;
+    if (in.attrs.blink) attrs |= TerminalCell::Blink;
+    if (in.attrs.reverse) attrs |= TerminalCell::Reverse;
+    if (in.attrs.strike) attrs |= TerminalCell::Strike;
+    attrs |= static_cast<std::uint16_t>(in.attrs.underline << TerminalCell::UnderlineShift);
+    if (in.chars[0] == kVTermWideTail) {
+        out.ch = TerminalCell::kWideTail;
+        out.width = 0;
+    } else {
+        out.ch = in.chars[0];
+        out.width = static_cast<std::uint8_t>(in.width == 2 ? 2 : 1);
+        for (int i = 1; i < VTERM_MAX_CHARS_PER_CELL && in.chars[0] != 0 && in.chars[i] != 0; ++i) {
+            line.marks.emplace_back(static_cast<std::uint16_t>(col), in.chars[i]);
+            attrs |= TerminalCell::Combining;
+        }
+    }
+    out.attrs = attrs;
+}
+
+bool isWordChar(QChar c)
+{
+    static const QString extra = QStringLiteral("-./?%&#:_~+@=");
+    return c.isLetterOrNumber() || extra.contains(c);
+}
+
+// A line as text with the column of each UTF-16 unit, for searching.
+struct LineText {
+    QString text;
+    std::vector<int> column;
+};
+
+LineText lineTextWithColumns(const TerminalLine& line)
+{
+    LineText out;
+    const int n = static_cast<int>(line.cells.size());
+    for (int col = 0; col < n; ++col) {
+        const QString t = line.cellText(col);
+        out.text += t;
+        out.column.insert(out.column.end(), static_cast<std::size_t>(t.size()), col);
+    }
+    return out;
+}
+
+} // namespace
+
+// ---------------------------------------------------------------------------------------------
+// libvterm callbacks
+
+struct TerminalScreenCallbacks {
+    static TerminalScreen& self(void* user) { return *static_cast<TerminalScreen*>(user); }
+
+    static int damage(VTermRect rect, void* user)
+    {
+        self(user).damageRows(rect.start_row, rect.end_row);
+        return 1;
+    }
+    static int moveCursor(VTermPos pos, VTermPos oldpos, int, void* user)
+    {
+        self(user).damageRows(oldpos.row, oldpos.row + 1);
+        self(user).damageRows(pos.row, pos.row + 1);
+        return 1;
+    }
+    static int setTermProp(VTermProp prop, VTermValue* val, void* user)
+    {
+        TerminalScreen& s = self(user);
+        switch (prop) {
+        case VTERM_PROP_ALTSCREEN:
+            s.m_altScreen = val->boolean != 0;
+            s.damageRows(0, s.m_rows);
+            break;
+        case VTERM_PROP_CURSORVISIBLE:
+            s.m_cursorVisible = val->boolean != 0;
+            break;
+        case VTERM_PROP_CURSORBLINK:
+            s.m_cursorBlink = val->boolean != 0;
+            break;
+        case VTERM_PROP_CURSORSHAPE:
+            s.m_cursorShape =
+                val->number == VTERM_PROP_CURSORSHAPE_UNDERLINE  ? TerminalCursor::Shape::Underline
+                : val->number == VTERM_PROP_CURSORSHAPE_BAR_LEFT ? TerminalCursor::Shape::Bar
+                                                                 : TerminalCursor::Shape::Block;
+            break;
+        case VTERM_PROP_MOUSE:
+            s.m_mouseMode = val->number == VTERM_PROP_MOUSE_CLICK ? TerminalScreen::MouseMode::Click
+                            : val->number == VTERM_PROP_MOUSE_DRAG ? TerminalScreen::MouseMode::Drag
+                            : val->number == VTERM_PROP_MOUSE_MOVE
+                                ? TerminalScreen::MouseMode::Move
+                                : TerminalScreen::MouseMode::None;
+            break;
+        case VTERM_PROP_TITLE:
+            s.m_title = QString::fromUtf8(val->string);
+            if (s.m_onTitle) s.m_onTitle(s.m_title);
+            break;
+        case VTERM_PROP_REVERSE:
+            s.damageRows(0, s.m_rows);
+            break;
+        default:
+            break;
+        }
+        return 1;
+    }
+    static int bell(void* user)
+    {
+        if (self(user).m_onBell) self(user).m_onBell();
+        return 1;
+    }
+    // A line scrolled off the top of the primary screen: into the ring, trailing plain blanks
+    // dropped.
+    static int pushLine(int cols, const VTermScreenCell* cells, void* user)
+    {
+        TerminalScreen& s = self(user);
+        ++s.m_firstScreenLine;
+        ++s.m_damage.scrolled;
+        if (s.m_scrollback.limit() == 0) return 1;
+        int used = cols;
+        while (used > 0 && isPlainBlank(cells[used - 1]))
+            --used;
+        TerminalLine& line = s.m_scrollback.push();
+        line.cells.resize(static_cast<std::size_t>(used));
+        for (int col = 0; col < used; ++col)
+            convertCell(cells[col], line, col);
+        return 1;
+    }
+
+    // The screen grew taller: the newest scrollback line goes back on top of it.
+    static int popLine(int cols, VTermScreenCell* cells, void* user)
+    {
+        TerminalScreen& s = self(user);
+        if (s.m_scrollback.size() == 0) return 0;
+        const TerminalLine& line = s.m_scrollback.at(s.m_scrollback.size() - 1);
+        VTermColor defaultFg, defaultBg;
+        vterm_state_get_default_colors(vterm_obtain_state(s.m_vt), &defaultFg, &defaultBg);
+        defaultFg.type |= VTERM_COLOR_DEFAULT_FG;
+        defaultBg.type |= VTERM_COLOR_DEFAULT_BG;
+        for (int col = 0; col < cols; ++col) {
+            VTermScreenCell& out = cells[col];
+            out = VTermScreenCell{};
+            TerminalCell in = line.cell(col);
+            // A wide character cut by a narrower screen, or a tail without its head: blank.
+            if ((in.width == 2 && col == cols - 1) || (in.isWideTail() && col == 0))
+                in = TerminalCell{};
+            out.width = static_cast<char>(in.width == 2 ? 2 : 1);
+            out.chars[0] = in.isWideTail() ? kVTermWideTail : static_cast<uint32_t>(in.ch);
+            if (in.has(TerminalCell::Combining)) {
+                int i = 1;
+                for (const auto& [markCol, mark] : line.marks)
+                    if (markCol == col && i < VTERM_MAX_CHARS_PER_CELL) out.chars[i++] = mark;
+            }
+            out.attrs.bold = in.has(TerminalCell::Bold);
+            out.attrs.italic = in.has(TerminalCell::Italic);
+            out.attrs.blink = in.has(TerminalCell::Blink);
+            out.attrs.reverse = in.has(TerminalCell::Reverse);
+            out.attrs.strike = in.has(TerminalCell::Strike);
+            out.attrs.underline = static_cast<unsigned>(in.underline()) & 3u;
+            out.fg = vtermColorOf(in.fg, defaultFg);
+            out.bg = vtermColorOf(in.bg, defaultBg);
+        }
+        s.m_scrollback.popNewest();
+        --s.m_firstScreenLine;
+        return 1;
+    }
+
+    static void output(const char* bytes, std::size_t length, void* user)
+    {
+        self(user).m_captured.append(bytes, static_cast<qsizetype>(length));
+    }
+
+    static const VTermScreenCallbacks& table()
+    {
+        static const VTermScreenCallbacks callbacks = [] {
+            VTermScreenCallbacks c{};
+            c.damage = &damage;
+            c.movecursor = &moveCursor;
+            c.settermprop = &setTermProp;
+            c.bell = &bell;
+            c.sb_pushline = &pushLine;
+            c.sb_popline = &popLine;
+            return c;
+        }();
+        return callbacks;
+    }
+};
+
+// ---------------------------------------------------------------------------------------------
+// TerminalScreen
+
+TerminalScreen::TerminalScreen(int rows, int cols)
+    : m_rows(std::max(1, rows)), m_cols(std::max(1, cols))
+{
+    create();
+}
+
+TerminalScreen::~TerminalScreen()
+{
+    if (m_vt != nullptr) vterm_free(m_vt);
+}
+
+void TerminalScreen::create()
+{
+    if (m_vt != nullptr) vterm_free(m_vt);
+    m_vt = vterm_new(m_rows, m_cols);
+    vterm_set_utf8(m_vt, 1);
+    vterm_output_set_callback(m_vt, &TerminalScreenCallbacks::output, this);
+    m_screen = vterm_obtain_screen(m_vt);
+    vterm_screen_set_callbacks(m_screen, &TerminalScreenCallbacks::table(), this);
+    vterm_screen_enable_altscreen(m_screen, 1);
+    // One damage rectangle per flush instead of one per cell: the widget repaints whole rows.
+    vterm_screen_set_damage_merge(m_screen, VTERM_DAMAGE_SCROLL);
+    vterm_screen_reset(m_screen, 1);
+    m_rowCache.assign(static_cast<std::size_t>(m_rows), TerminalLine{});
+    m_rowStale.assign(static_cast<std::size_t>(m_rows), 1);
+    m_altScreen = false;
+    m_cursorVisible = true;
+    m_cursorBlink = true;
+    m_cursorShape = TerminalCursor::Shape::Block;
+    m_mouseMode = MouseMode::None;
+    m_captured.clear();
+    m_damage = Damage{0, m_rows, 0};
+}
+
+void TerminalScreen::setReplyHandler(std::function<void(const QByteArray&)> handler)
+{
+    m_onReply = std::move(handler);
+}
+
+void TerminalScreen::setTitleHandler(std::function<void(const QString&)> handler)
+{
+    m_onTitle = std::move(handler);
+}
+
+void TerminalScreen::setBellHandler(std::function<void()> handler)
+{
+    m_onBell = std::move(handler);
+}
+
+void TerminalScreen::write(const char* bytes, std::size_t length)
+{
+    if (length == 0) return;
+    m_captured.clear();
+    vterm_input_write(m_vt, bytes, length);
+    std::fill(m_rowStale.begin(), m_rowStale.end(), 1);
+    if (!m_captured.isEmpty()) {
+        const QByteArray reply = takeCaptured();
+        if (m_onReply) m_onReply(reply);
+    }
+}
+
+void TerminalScreen::reset()
+{
+    create();
+    clearScrollback();
+    m_firstScreenLine = 0;
+    m_title.clear();
+}
+
+void TerminalScreen::resize(int rows, int cols)
+{
+    rows = std::max(1, rows);
+    cols = std::max(1, cols);
+    if (rows == m_rows && cols == m_cols) return;
+    // Lines libvterm pushes or pops during the resize are converted at the new width's
+    // callbacks; the row cache is rebuilt afterwards.
+    vterm_set_size(m_vt, rows, cols);
+    vterm_screen_flush_damage(m_screen);
+    m_rows = rows;
+    m_cols = cols;
+    m_rowCache.assign(static_cast<std::size_t>(m_rows), TerminalLine{});
+    m_rowStale.assign(static_cast<std::size_t>(m_rows), 1);
+    m_damage.first = 0;
+    m_damage.last = m_rows;
+}
+
+void TerminalScreen::damageRows(int first, int last)
+{
+    first = std::max(0, first);
+    last = std::min(m_rows, last);
+    if (first >= last) return;
+    if (m_damage.first >= m_damage.last) {
+        m_damage.first = first;
+        m_damage.last = last;
+    } else {
+        m_damage.first = std::min(m_damage.first, first);
+        m_damage.last = std::max(m_damage.last, last);
+    }
+}
+
+TerminalScreen::Damage TerminalScreen::takeDamage()
+{
+    vterm_screen_flush_damage(m_screen);
+    Damage d = m_damage;
+    m_damage = Damage{};
+    return d;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Scrollback
+
+void TerminalScreen::setScrollbackLimit(int lines)
+{
+    m_scrollback.setLimit(lines);
+}
+
+void TerminalScreen::clearScrollback()
+{
+    m_scrollback.clear();
+}
+
+void TerminalScreen::refreshRow(int row) const
+{
+    TerminalLine& line = m_rowCache[static_cast<std::size_t>(row)];
+    line.clear();
+    line.cells.resize(static_cast<std::size_t>(m_cols));
+    VTermScreenCell cell;
+    for (int col = 0; col < m_cols; ++col) {
+        vterm_screen_get_cell(m_screen, VTermPos{row, col}, &cell);
+        convertCell(cell, line, col);
+    }
+    m_rowStale[static_cast<std::size_t>(row)] = 0;
+}
+
+const TerminalLine& TerminalScreen::line(int index) const
+{
+    if (index >= 0 && index < m_rows) {
+        if (m_rowStale[static_cast<std::size_t>(index)]) refreshRow(index);
+        return m_rowCache[static_cast<std::size_t>(index)];
+    }
+    if (index < 0 && index >= -scrollbackSize()) return m_scrollback.at(scrollbackSize() + index);
+    return m_emptyLine;
+}
+
+QString TerminalScreen::lineText(int index) const
+{
+    const TerminalLine& l = line(index);
+    QString s = l.text(0, static_cast<int>(l.cells.size()));
+    qsizetype end = s.size();
+    while (end > 0 && s.at(end - 1) == u' ')
+        --end;
+    s.truncate(end);
+    return s;
+}
+
+QString TerminalScreen::text(TerminalPos from, TerminalPos to) const
+{
+    if (to < from) std::swap(from, to);
+    QStringList lines;
+    for (std::int64_t abs = from.line; abs <= to.line; ++abs) {
+        const TerminalLine& l = line(static_cast<int>(abs - m_firstScreenLine));
+        const int start = abs == from.line ? from.col : 0;
+        const int end = abs == to.line ? to.col : std::numeric_limits<int>::max();
+        QString s = l.text(start, end);
+        qsizetype keep = s.size();
+        while (keep > 0 && s.at(keep - 1) == u' ')
+            --keep;
+        s.truncate(keep);
+        lines << s;
+    }
+    return lines.join(u'\n');
+}
+
+std::pair<int, int> TerminalScreen::wordAt(std::int64_t absoluteLine, int col) const
+{
+    const TerminalLine& l = line(static_cast<int>(absoluteLine - m_firstScreenLine));
+    const int width = std::max(m_cols, static_cast<int>(l.cells.size()));
+    col = std::clamp(col, 0, width - 1);
+    while (col > 0 && l.cell(col).isWideTail())
+        --col;
+    auto charAt = [&](int c) {
+        const QString t = l.cellText(c);
+        return t.isEmpty() ? QChar() : t.at(0);
+    };
+    const QChar here = charAt(col);
+    auto same = [&](int c) {
+        if (l.cell(c).isWideTail()) return true;
+        const QChar ch = charAt(c);
+        return isWordChar(here) ? isWordChar(ch) : ch == here;
+    };
+    int first = col, last = col;
+    while (first > 0 && same(first - 1))
+        --first;
+    while (last + 1 < width && same(last + 1))
+        ++last;
+    if (l.cell(last).width == 2) ++last;
+    return {first, last};
+}
+
+std::optional<TerminalMatch> TerminalScreen::find(const QString& needle, TerminalPos from,
+                                                  bool backwards, Qt::CaseSensitivity cs) const
+{
+    if (needle.isEmpty()) return std::nullopt;
+    const std::int64_t first = firstAbsoluteLine();
+    const std::int64_t end = m_firstScreenLine + m_rows;
+    const std::int64_t total = end - first;
+    const std::int64_t start = std::clamp(from.line, first, end - 1);
+    for (std::int64_t step = 0; step <= total; ++step) {
+        std::int64_t abs = backwards ? start - step : start + step;
+        abs = first + (((abs - first) % total) + total) % total;
+        const LineText lt = lineTextWithColumns(line(static_cast<int>(abs - m_firstScreenLine)));
+        // On the starting line, only matches beyond `from` count until the search wraps.
+        const bool limited = step == 0;
+        qsizetype pos = -1;
+        if (backwards) {
+            pos = lt.text.lastIndexOf(needle, -1, cs);
+            while (pos >= 0 && limited && lt.column[static_cast<std::size_t>(pos)] >= from.col)
+                pos = pos == 0 ? -1 : lt.text.lastIndexOf(needle, pos - 1, cs);
+        } else {
+            pos = lt.text.indexOf(needle, 0, cs);
+            while (pos >= 0 && limited && lt.column[static_cast<std::size_t>(pos)] <= from.col)
+                pos = lt.text.indexOf(needle, pos + 1, cs);
+        }
+        if (pos < 0) continue;
+        const int startCol = lt.column[static_cast<std::size_t>(pos)];
+        const int lastCol = lt.column[static_cast<std::size_t>(pos + needle.size() - 1)];
+        const TerminalLine& l = line(static_cast<int>(abs - m_firstScreenLine));
+        const int endCol = lastCol + std::max<int>(1, l.cell(lastCol).width);
+        return TerminalMatch{abs, startCol, endCol - startCol};
+    }
+    return std::nullopt;
+}
+
+TerminalCursor TerminalScreen::cursor() const
+{
+    VTermPos pos{};
+    vterm_state_get_cursorpos(vterm_obtain_state(m_vt), &pos);
+    TerminalCursor c;
+    c.row = pos.row;
+    c.col = pos.col;
+    c.visible = m_cursorVisible;
+    c.blink = m_cursorBlink;
+    c.shape = m_cursorShape;
+    return c;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Input encodings
+
+QByteArray TerminalScreen::takeCaptured()
+{
+    QByteArray out;
+    out.swap(m_captured);
+    return out;
+}
+
+QByteArray TerminalScreen::keyBytes(const TerminalKey& key)
+{
+    switch (key.kind) {
+    case TerminalKey::Kind::None:
+        return {};
+    case TerminalKey::Kind::Bytes:
+        return key.bytes;
+    case TerminalKey::Kind::VTermKey:
+        m_captured.clear();
+        vterm_keyboard_key(m_vt, key.key, key.mod);
+        return takeCaptured();
+    }
+    return {};
+}
+
+QByteArray TerminalScreen::pasteBytes(const QString& text)
+{
+    QString clean;
+    clean.reserve(text.size());
+    for (qsizetype i = 0; i < text.size(); ++i) {
+        const QChar c = text.at(i);
+        if (c == u'\r' && i + 1 < text.size() && text.at(i + 1) == u'\n') continue;
+        if (c == u'\n' || c == u'\r')
+            clean += u'\r';
+        else if (c == u'\t' || (c.unicode() >= 0x20 && c.unicode() != 0x7f &&
+                                !(c.unicode() >= 0x80 && c.unicode() < 0xa0)))
+            clean += c;
+    }
+    if (clean.isEmpty()) return {};
+    m_captured.clear();
+    vterm_keyboard_start_paste(m_vt);
+    QByteArray out = takeCaptured();
+    out += clean.toUtf8();
+    vterm_keyboard_end_paste(m_vt);
+    out += takeCaptured();
+    return out;
+}
+
+namespace {
+VTermModifier mouseModifiers(Qt::KeyboardModifiers mods)
+{
+    int mod = VTERM_MOD_NONE;
+    if (mods & Qt::ShiftModifier) mod |= VTERM_MOD_SHIFT;
+    if (mods & Qt::AltModifier) mod |= VTERM_MOD_ALT;
+    if (mods & Qt::ControlModifier) mod |= VTERM_MOD_CTRL;
+    return static_cast<VTermModifier>(mod);
+}
+} // namespace
+
+QByteArray TerminalScreen::mouseMoveBytes(int row, int col, Qt::KeyboardModifiers mods)
+{
+    // libvterm 0.1.4 reports the mouse even when no program asked for it.
+    if (m_mouseMode == MouseMode::None) return {};
+    m_captured.clear();
+    vterm_mouse_move(m_vt, std::clamp(row, 0, m_rows - 1), std::clamp(col, 0, m_cols - 1),
+                     mouseModifiers(mods));
+    return takeCaptured();
+}
+
+QByteArray TerminalScreen::mouseButtonBytes(int button, bool pressed, Qt::KeyboardModifiers mods)
+{
+    if (m_mouseMode == MouseMode::None) return {};
+    m_captured.clear();
+    vterm_mouse_button(m_vt, button, pressed, mouseModifiers(mods));
+    return takeCaptured();
+}
+
+QByteArray TerminalScreen::focusBytes(bool focused)
+{
+    m_captured.clear();
+    if (focused)
+        vterm_state_focus_in(vterm_obtain_state(m_vt));
+    else
+        vterm_state_focus_out(vterm_obtain_state(m_vt));
+    return takeCaptured();
+}
+
+} // namespace sbui

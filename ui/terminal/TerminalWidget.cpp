@@ -1,0 +1,770 @@
+#include "TerminalWidget.h"
+
+#include "TerminalSearchBar.h"
+
+#include <QApplication>
+#include <QClipboard>
+#include <QFontDatabase>
+#include <QInputMethodEvent>
+#include <QMenu>
+#include <QPaintEvent>
+#include <QPainter>
+#include <QScrollBar>
+#include <QStyleHints>
+#include <cmath>
+#include <limits>
+
+namespace sbui {
+namespace {
+
+constexpr int kFrameMs = 16;             // at most one paint per display frame
+constexpr qsizetype kSliceBytes = 16384; // output parsed between two looks at the clock
+constexpr int kParseBudgetMs = 8;        // parsing per turn of the event loop, then a frame
+constexpr int kBlinkMs = 530;
+constexpr int kFlashMs = 120;
+constexpr int kEndOfLine = std::numeric_limits<int>::max();
+
+} // namespace
+
+TerminalWidget::TerminalWidget(QWidget* parent)
+    : QAbstractScrollArea(parent), m_screen(std::make_unique<TerminalScreen>(24, 80))
+{
+    setFocusPolicy(Qt::StrongFocus);
+    setAttribute(Qt::WA_InputMethodEnabled);
+    setFrameShape(QFrame::NoFrame);
+    setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    // Always there, so scrollback appearing never changes the column count.
+    setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOn);
+    viewport()->setAttribute(Qt::WA_OpaquePaintEvent);
+    viewport()->setCursor(Qt::IBeamCursor);
+
+    m_screen->setReplyHandler([this](const QByteArray& reply) { send(reply); });
+    m_screen->setTitleHandler([this](const QString& title) { Q_EMIT titleChanged(title); });
+    m_screen->setBellHandler([this] { onBell(); });
+
+    m_inputTimer.setSingleShot(true);
+    m_inputTimer.setInterval(0);
+    connect(&m_inputTimer, &QTimer::timeout, this, [this] { processInput(false); });
+    m_frameTimer.setSingleShot(true);
+    connect(&m_frameTimer, &QTimer::timeout, this, &TerminalWidget::onFrame);
+    m_blinkTimer.setInterval(kBlinkMs);
+    connect(&m_blinkTimer, &QTimer::timeout, this, [this] {
+        m_blinkOn = !m_blinkOn;
+        const TerminalCursor cursor = m_screen->cursor();
+        if (!cursor.blink || !cursor.visible) return;
+        const int row = static_cast<int>(m_screen->firstScreenLine() + cursor.row - viewTop());
+        viewport()->update(cellRect(row, cursor.col).adjusted(-2, 0, 2 * cellSize().width(), 0));
+    });
+    m_sinceFrame.start();
+
+    m_searchBar = new TerminalSearchBar(this);
+    m_searchBar->hide();
+    connect(m_searchBar, &TerminalSearchBar::textEdited, this, [this](const QString& text) {
+        m_match.reset();
+        find(text, true);
+    });
+    connect(m_searchBar, &TerminalSearchBar::findRequested, this, &TerminalWidget::find);
+    connect(m_searchBar, &TerminalSearchBar::closed, this, [this] {
+        m_match.reset();
+        viewport()->update();
+        setFocus(Qt::OtherFocusReason);
+    });
+
+    setTerminalFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    syncScrollBar();
+}
+
+TerminalWidget::~TerminalWidget() = default;
+
+// ---------------------------------------------------------------------------------------------
+// Output
+
+void TerminalWidget::feed(const QByteArray& bytes)
+{
+    if (bytes.isEmpty()) return;
+    if (hasPendingInput()) {
+        m_pending.append(bytes);
+    } else {
+        m_pending = bytes; // shared, not copied
+        m_pendingOffset = 0;
+    }
+    processInput(false);
+}
+
+// Parses queued output for up to kParseBudgetMs (everything with `all`), then lets the event
+// loop turn: painting and the rest of the window go on during a flood.
+void TerminalWidget::processInput(bool all)
+{
+    if (m_processing) return; // a handler fed more while libvterm was parsing: queued above
+    m_processing = true;
+    QElapsedTimer clock;
+    clock.start();
+    while (hasPendingInput()) {
+        // A handler may feed (append) while libvterm reads: keep these bytes alive.
+        const QByteArray queued = m_pending;
+        const qsizetype n = std::min(kSliceBytes, queued.size() - m_pendingOffset);
+        m_screen->write(queued.constData() + m_pendingOffset, static_cast<std::size_t>(n));
+        m_pendingOffset += n;
+        if (!all && clock.elapsed() >= kParseBudgetMs) break;
+    }
+    if (!hasPendingInput()) {
+        m_pending.clear();
+        m_pendingOffset = 0;
+    } else if (!m_inputTimer.isActive()) {
+        m_inputTimer.start();
+    }
+    m_processing = false;
+    // The scroll bar follows the scrollback at once (cheap), the picture at the next frame.
+    if (m_screen->firstScreenLine() != m_syncedFirstLine) syncScrollBar();
+    scheduleFrame();
+}
+
+void TerminalWidget::applyPendingInput() const
+{
+    if (hasPendingInput()) const_cast<TerminalWidget*>(this)->processInput(true);
+}
+
+void TerminalWidget::reset()
+{
+    m_pending.clear();
+    m_pendingOffset = 0;
+    m_inputTimer.stop();
+    m_screen->reset();
+    m_selection.clear();
+    m_selecting = false;
+    m_match.reset();
+    m_follow = true;
+    syncScrollBar();
+    viewport()->update();
+}
+
+// One frame per display interval; longer when painting is slow (a huge window on a software
+// renderer), so painting never takes more than a quarter of the time during a flood.
+void TerminalWidget::scheduleFrame()
+{
+    if (m_frameTimer.isActive()) return;
+    const qint64 interval = std::max<qint64>(kFrameMs, 4 * m_lastPaintNs / 1000000);
+    const qint64 since = m_sinceFrame.elapsed();
+    m_frameTimer.start(since >= interval ? 0 : static_cast<int>(interval - since));
+}
+
+void TerminalWidget::onFrame()
+{
+    m_sinceFrame.restart();
+    const TerminalScreen::Damage damage = m_screen->takeDamage();
+    if (m_screen->altScreen()) m_follow = true;
+    syncScrollBar();
+    if (damage.scrolled > 0 && (!m_follow || hasSelection() || m_match)) {
+        viewport()->update();
+    } else if (damage.first < damage.last) {
+        const int top = static_cast<int>(m_screen->firstScreenLine() - viewTop());
+        const QRect rows(0, (top + damage.first) * m_painter.cellHeight(), viewport()->width(),
+                         (damage.last - damage.first) * m_painter.cellHeight());
+        viewport()->update(rows.intersected(viewport()->rect()));
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Size, font, scrolling
+
+void TerminalWidget::setReadOnly(bool readOnly)
+{
+    m_readOnly = readOnly;
+    setAttribute(Qt::WA_InputMethodEnabled, !readOnly);
+}
+
+void TerminalWidget::setScrollbackLines(int lines)
+{
+    m_screen->setScrollbackLimit(lines);
+    syncScrollBar();
+    viewport()->update();
+}
+
+int TerminalWidget::scrollbackLines() const
+{
+    return m_screen->scrollbackLimit();
+}
+
+void TerminalWidget::setTerminalFont(const QFont& font)
+{
+    m_font = font;
+    m_font.setStyleHint(QFont::TypeWriter);
+    m_font.setFixedPitch(true);
+    m_font.setKerning(false);
+    m_painter.setFont(m_font);
+    fitScreenToViewport();
+    viewport()->update();
+}
+
+int TerminalWidget::rows() const
+{
+    return m_screen->rows();
+}
+
+int TerminalWidget::columns() const
+{
+    return m_screen->columns();
+}
+
+void TerminalWidget::resizeTerminal(int rows, int cols)
+{
+    m_fixedSize = true;
+    applyPendingInput();
+    m_screen->resize(rows, cols);
+    syncScrollBar();
+    viewport()->update();
+}
+
+void TerminalWidget::fitToWidget()
+{
+    m_fixedSize = false;
+    fitScreenToViewport();
+}
+
+void TerminalWidget::fitScreenToViewport()
+{
+    // Hidden, the viewport has no real size yet: keep 24 × 80 until shown.
+    if (m_fixedSize || !isVisible()) return;
+    const QSize area = viewport()->size();
+    const int cols = std::max(2, static_cast<int>(area.width() / m_painter.cellWidth()));
+    const int rows = std::max(1, area.height() / m_painter.cellHeight());
+    if (rows == m_screen->rows() && cols == m_screen->columns()) return;
+    // Output already received was meant for the old size.
+    applyPendingInput();
+    m_screen->resize(rows, cols);
+    syncScrollBar();
+    viewport()->update();
+    Q_EMIT sizeChanged(rows, cols);
+}
+
+void TerminalWidget::showEvent(QShowEvent* event)
+{
+    QAbstractScrollArea::showEvent(event);
+    fitScreenToViewport();
+}
+
+void TerminalWidget::resizeEvent(QResizeEvent* event)
+{
+    QAbstractScrollArea::resizeEvent(event);
+    fitScreenToViewport();
+    const QRect area = viewport()->geometry();
+    m_searchBar->adjustSize();
+    m_searchBar->move(area.right() - m_searchBar->width() - 4, area.top() + 4);
+}
+
+QSize TerminalWidget::sizeHint() const
+{
+    const int bar = verticalScrollBar()->sizeHint().width();
+    return {static_cast<int>(std::ceil(80 * m_painter.cellWidth())) + bar,
+            24 * m_painter.cellHeight()};
+}
+
+QSize TerminalWidget::cellSize() const
+{
+    return {static_cast<int>(std::round(m_painter.cellWidth())), m_painter.cellHeight()};
+}
+
+QRect TerminalWidget::cellRect(int viewRow, int col) const
+{
+    return m_painter.cellRect(viewRow, col);
+}
+
+std::int64_t TerminalWidget::viewTop() const
+{
+    return m_follow ? m_screen->firstScreenLine() : m_viewTop;
+}
+
+int TerminalWidget::scrollOffset() const
+{
+    return static_cast<int>(m_screen->firstScreenLine() - viewTop());
+}
+
+void TerminalWidget::syncScrollBar()
+{
+    const std::int64_t first = m_screen->firstScreenLine() - m_screen->scrollbackSize();
+    const int size = m_screen->altScreen() ? 0 : m_screen->scrollbackSize();
+    if (!m_follow) m_viewTop = std::clamp(m_viewTop, first, m_screen->firstScreenLine());
+    if (size == 0 || m_viewTop >= m_screen->firstScreenLine()) m_follow = true;
+    m_syncedFirstLine = m_screen->firstScreenLine();
+    m_syncingScrollBar = true;
+    QScrollBar* bar = verticalScrollBar();
+    bar->setRange(0, size);
+    bar->setPageStep(m_screen->rows());
+    bar->setValue(m_follow ? size : static_cast<int>(m_viewTop - first));
+    m_syncingScrollBar = false;
+}
+
+void TerminalWidget::scrollContentsBy(int, int)
+{
+    if (m_syncingScrollBar) return;
+    const QScrollBar* bar = verticalScrollBar();
+    m_follow = bar->value() >= bar->maximum();
+    m_viewTop = m_screen->firstScreenLine() - m_screen->scrollbackSize() + bar->value();
+    viewport()->update();
+}
+
+void TerminalWidget::scrollToBottom()
+{
+    if (m_follow) return;
+    m_follow = true;
+    syncScrollBar();
+    viewport()->update();
+}
+
+void TerminalWidget::scrollToLine(std::int64_t line)
+{
+    const int rows = m_screen->rows();
+    if (line >= viewTop() && line < viewTop() + rows) return;
+    m_follow = false;
+    m_viewTop = line - rows / 2;
+    syncScrollBar();
+    viewport()->update();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading
+
+const TerminalScreen& TerminalWidget::screen() const
+{
+    applyPendingInput();
+    return *m_screen;
+}
+
+QString TerminalWidget::screenText() const
+{
+    applyPendingInput();
+    QStringList lines;
+    for (int row = 0; row < m_screen->rows(); ++row)
+        lines << m_screen->lineText(row);
+    return lines.join(u'\n');
+}
+
+QString TerminalWidget::lineText(int line) const
+{
+    applyPendingInput();
+    return m_screen->lineText(line);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Keyboard
+
+bool TerminalWidget::isOwnShortcut(const QKeyEvent& event) const
+{
+    const Qt::KeyboardModifiers mods =
+        event.modifiers() & (Qt::ShiftModifier | Qt::ControlModifier | Qt::AltModifier);
+    const int key = event.key();
+    if (mods == (Qt::ControlModifier | Qt::ShiftModifier))
+        return key == Qt::Key_C || key == Qt::Key_V || key == Qt::Key_F;
+    if (mods == Qt::ShiftModifier) {
+        if (key == Qt::Key_Insert) return true;
+        // In the alternate screen there is no scrollback: the program gets these.
+        if (!m_screen->altScreen())
+            return key == Qt::Key_PageUp || key == Qt::Key_PageDown || key == Qt::Key_Home ||
+                   key == Qt::Key_End;
+    }
+    return false;
+}
+
+bool TerminalWidget::handleOwnShortcut(const QKeyEvent& event)
+{
+    if (!isOwnShortcut(event)) return false;
+    QScrollBar* bar = verticalScrollBar();
+    switch (event.key()) {
+    case Qt::Key_C:
+        copySelection();
+        break;
+    case Qt::Key_V:
+    case Qt::Key_Insert:
+        paste();
+        break;
+    case Qt::Key_F:
+        openSearchBar();
+        break;
+    case Qt::Key_PageUp:
+        bar->triggerAction(QAbstractSlider::SliderPageStepSub);
+        break;
+    case Qt::Key_PageDown:
+        bar->triggerAction(QAbstractSlider::SliderPageStepAdd);
+        break;
+    case Qt::Key_Home:
+        bar->triggerAction(QAbstractSlider::SliderToMinimum);
+        break;
+    case Qt::Key_End:
+        bar->triggerAction(QAbstractSlider::SliderToMaximum);
+        break;
+    default:
+        return false;
+    }
+    return true;
+}
+
+bool TerminalWidget::event(QEvent* event)
+{
+    // Claim the keys the program needs before the window's shortcuts see them (Tab, Ctrl+W,
+    // Alt+F …); Ctrl+Shift+<letter> other than our own stay with the window.
+    if (event->type() == QEvent::ShortcutOverride) {
+        auto* key = static_cast<QKeyEvent*>(event);
+        if (isOwnShortcut(*key) || (!m_readOnly && !translateKey(*key).isNone())) {
+            key->accept();
+            return true;
+        }
+    }
+    return QAbstractScrollArea::event(event);
+}
+
+bool TerminalWidget::focusNextPrevChild(bool next)
+{
+    // Tab and Shift+Tab belong to the program while the terminal has focus.
+    if (hasFocus()) return false;
+    return QAbstractScrollArea::focusNextPrevChild(next);
+}
+
+void TerminalWidget::keyPressEvent(QKeyEvent* event)
+{
+    if (handleOwnShortcut(*event)) return;
+    const TerminalKey key = translateKey(*event);
+    if (m_readOnly || key.isNone()) {
+        event->ignore();
+        return;
+    }
+    send(m_screen->keyBytes(key));
+    scrollToBottom();
+    m_blinkOn = true;
+    if (m_blinkTimer.isActive()) m_blinkTimer.start();
+}
+
+void TerminalWidget::inputMethodEvent(QInputMethodEvent* event)
+{
+    if (!m_readOnly && !event->commitString().isEmpty()) {
+        send(event->commitString().toUtf8());
+        scrollToBottom();
+    }
+    event->accept();
+}
+
+QVariant TerminalWidget::inputMethodQuery(Qt::InputMethodQuery query) const
+{
+    if (query == Qt::ImCursorRectangle) {
+        const TerminalCursor c = m_screen->cursor();
+        const int viewRow = static_cast<int>(m_screen->firstScreenLine() + c.row - viewTop());
+        return cellRect(viewRow, c.col).translated(viewport()->pos());
+    }
+    return QAbstractScrollArea::inputMethodQuery(query);
+}
+
+void TerminalWidget::send(const QByteArray& bytes)
+{
+    if (!m_readOnly && !bytes.isEmpty()) Q_EMIT inputReady(bytes);
+}
+
+void TerminalWidget::focusInEvent(QFocusEvent* event)
+{
+    QAbstractScrollArea::focusInEvent(event);
+    send(m_screen->focusBytes(true));
+    m_blinkOn = true;
+    m_blinkTimer.start();
+    viewport()->update();
+}
+
+void TerminalWidget::focusOutEvent(QFocusEvent* event)
+{
+    QAbstractScrollArea::focusOutEvent(event);
+    send(m_screen->focusBytes(false));
+    m_blinkTimer.stop();
+    m_blinkOn = true;
+    viewport()->update();
+}
+
+void TerminalWidget::onBell()
+{
+    Q_EMIT bell();
+    // A short flash, at most a few a second however often the program rings.
+    if (m_sinceFlash.isValid() && m_sinceFlash.elapsed() < 4 * kFlashMs) return;
+    m_sinceFlash.start();
+    m_flash = true;
+    viewport()->update();
+    QTimer::singleShot(kFlashMs, this, [this] {
+        m_flash = false;
+        viewport()->update();
+    });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Clipboard and find
+
+bool TerminalWidget::hasSelection() const
+{
+    return !m_selection.isEmpty();
+}
+
+QString TerminalWidget::selectedText() const
+{
+    applyPendingInput();
+    return m_selection.text(*m_screen);
+}
+
+void TerminalWidget::selectAll()
+{
+    applyPendingInput();
+    m_selection.selectAll(*m_screen);
+    viewport()->update();
+}
+
+void TerminalWidget::clearSelection()
+{
+    m_selection.clear();
+    m_selecting = false;
+    viewport()->update();
+}
+
+void TerminalWidget::copySelection()
+{
+    if (hasSelection()) QGuiApplication::clipboard()->setText(selectedText());
+}
+
+void TerminalWidget::paste(bool fromSelection)
+{
+    if (m_readOnly) return;
+    QClipboard* clipboard = QGuiApplication::clipboard();
+    if (fromSelection && !clipboard->supportsSelection()) return;
+    const QString text =
+        clipboard->text(fromSelection ? QClipboard::Selection : QClipboard::Clipboard);
+    if (text.isEmpty()) return;
+    send(m_screen->pasteBytes(text));
+    scrollToBottom();
+}
+
+void TerminalWidget::openSearchBar()
+{
+    m_searchBar->adjustSize();
+    const QRect area = viewport()->geometry();
+    m_searchBar->move(area.right() - m_searchBar->width() - 4, area.top() + 4);
+    m_searchBar->activate();
+}
+
+bool TerminalWidget::find(const QString& text, bool older)
+{
+    applyPendingInput();
+    TerminalPos from;
+    if (m_match) {
+        from = {m_match->line, m_match->col};
+    } else if (older) {
+        from = {m_screen->firstScreenLine() + m_screen->rows() - 1, kEndOfLine};
+    } else {
+        from = {m_screen->firstScreenLine() - m_screen->scrollbackSize(), -1};
+    }
+    m_match = m_screen->find(text, from, older);
+    m_searchBar->setNotFound(!text.isEmpty() && !m_match);
+    if (m_match) scrollToLine(m_match->line);
+    viewport()->update();
+    return m_match.has_value();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Mouse: selection, paste, wheel, and reports for programs that asked for the mouse
+
+TerminalPos TerminalWidget::positionAt(const QPoint& point, bool between) const
+{
+    const int viewRow = std::clamp(point.y() / m_painter.cellHeight(), 0, m_screen->rows() - 1);
+    const qreal x = std::max(0, point.x()) / m_painter.cellWidth();
+    const int col = between ? static_cast<int>(std::round(x)) : static_cast<int>(x);
+    const int maxCol = between ? m_screen->columns() : m_screen->columns() - 1;
+    return {viewTop() + viewRow, std::clamp(col, 0, maxCol)};
+}
+
+// Where a drag ends: a gap between cells when selecting characters, else the cell.
+TerminalPos TerminalWidget::selectionPositionAt(const QPoint& point) const
+{
+    return positionAt(point, m_selection.mode() == TerminalSelection::Mode::Character);
+}
+
+bool TerminalWidget::mouseGoesToProgram(const QMouseEvent& event) const
+{
+    // Shift always selects, as in xterm; reports only while the live screen is shown.
+    return !m_readOnly && m_screen->mouseMode() != TerminalScreen::MouseMode::None &&
+           !(event.modifiers() & Qt::ShiftModifier) && m_follow;
+}
+
+bool TerminalWidget::reportMouse(const QMouseEvent& event, bool pressed)
+{
+    const int button = event.button() == Qt::LeftButton     ? 1
+                       : event.button() == Qt::MiddleButton ? 2
+                       : event.button() == Qt::RightButton  ? 3
+                                                            : 0;
+    if (button == 0) return false;
+    const TerminalPos pos = positionAt(event.position().toPoint(), false);
+    const int row = static_cast<int>(pos.line - m_screen->firstScreenLine());
+    QByteArray out = m_screen->mouseMoveBytes(row, pos.col, event.modifiers());
+    out += m_screen->mouseButtonBytes(button, pressed, event.modifiers());
+    if (pressed)
+        m_mouseButtonsReported |= 1 << button;
+    else
+        m_mouseButtonsReported &= ~(1 << button);
+    send(out);
+    return true;
+}
+
+void TerminalWidget::mousePressEvent(QMouseEvent* event)
+{
+    if (mouseGoesToProgram(*event) && reportMouse(*event, true)) return;
+    if (event->button() == Qt::MiddleButton) {
+        paste(true);
+        return;
+    }
+    if (event->button() != Qt::LeftButton) return;
+    applyPendingInput();
+    const QPoint point = event->position().toPoint();
+    const bool tripleClick =
+        m_sinceDoubleClick.isValid() &&
+        m_sinceDoubleClick.elapsed() < qApp->doubleClickInterval() &&
+        (point - m_doubleClickPos).manhattanLength() < qApp->styleHints()->startDragDistance();
+    m_sinceDoubleClick.invalidate();
+    m_selecting = true;
+    if (tripleClick)
+        m_selection.begin(*m_screen, TerminalSelection::Mode::Line, positionAt(point, false));
+    else if ((event->modifiers() & Qt::ShiftModifier) && hasSelection())
+        m_selection.extendTo(*m_screen, selectionPositionAt(point));
+    else
+        m_selection.begin(*m_screen, TerminalSelection::Mode::Character, positionAt(point, true));
+    viewport()->update();
+}
+
+void TerminalWidget::mouseDoubleClickEvent(QMouseEvent* event)
+{
+    if (mouseGoesToProgram(*event) && reportMouse(*event, true)) return;
+    if (event->button() != Qt::LeftButton) return;
+    applyPendingInput();
+    m_selection.begin(*m_screen, TerminalSelection::Mode::Word,
+                      positionAt(event->position().toPoint(), false));
+    m_selecting = true;
+    viewport()->update();
+    m_sinceDoubleClick.start();
+    m_doubleClickPos = event->position().toPoint();
+}
+
+void TerminalWidget::mouseMoveEvent(QMouseEvent* event)
+{
+    if (mouseGoesToProgram(*event)) {
+        const TerminalPos pos = positionAt(event->position().toPoint(), false);
+        send(m_screen->mouseMoveBytes(static_cast<int>(pos.line - m_screen->firstScreenLine()),
+                                      pos.col, event->modifiers()));
+        return;
+    }
+    if (!m_selecting) return;
+    // Dragging past the top or bottom edge scrolls.
+    const QPoint point = event->position().toPoint();
+    if (point.y() < 0)
+        verticalScrollBar()->triggerAction(QAbstractSlider::SliderSingleStepSub);
+    else if (point.y() >= viewport()->height())
+        verticalScrollBar()->triggerAction(QAbstractSlider::SliderSingleStepAdd);
+    m_selection.extendTo(*m_screen, selectionPositionAt(point));
+    viewport()->update();
+}
+
+void TerminalWidget::mouseReleaseEvent(QMouseEvent* event)
+{
+    if (m_mouseButtonsReported != 0 && mouseGoesToProgram(*event) && reportMouse(*event, false))
+        return;
+    if (event->button() != Qt::LeftButton || !m_selecting) return;
+    m_selecting = false;
+    QClipboard* clipboard = QGuiApplication::clipboard();
+    if (hasSelection() && clipboard->supportsSelection())
+        clipboard->setText(selectedText(), QClipboard::Selection);
+}
+
+// The wheel scrolls the scrollback, except for programs that take the mouse (reported as
+// buttons 4 and 5) and in the alternate screen, which has no scrollback: there it sends cursor
+// keys, as xterm's alternateScroll does, so less and man scroll with it. Shift always scrolls.
+void TerminalWidget::wheelEvent(QWheelEvent* event)
+{
+    const bool mouse = m_screen->mouseMode() != TerminalScreen::MouseMode::None;
+    if (m_readOnly || (event->modifiers() & Qt::ShiftModifier) || !m_follow ||
+        (!mouse && !m_screen->altScreen())) {
+        m_wheelRemainder = 0;
+        QAbstractScrollArea::wheelEvent(event);
+        return;
+    }
+    // Touchpads send fractions of a notch; the program gets whole notches.
+    m_wheelRemainder += event->angleDelta().y();
+    const int steps = m_wheelRemainder / 120;
+    m_wheelRemainder -= steps * 120;
+    if (steps == 0) return;
+    QByteArray out;
+    if (mouse) {
+        const TerminalPos pos = positionAt(event->position().toPoint(), false);
+        out = m_screen->mouseMoveBytes(static_cast<int>(pos.line - m_screen->firstScreenLine()),
+                                       pos.col, event->modifiers());
+        for (int i = 0; i < std::abs(steps); ++i)
+            out += m_screen->mouseButtonBytes(steps > 0 ? 4 : 5, true, event->modifiers());
+    } else {
+        TerminalKey key;
+        key.kind = TerminalKey::Kind::VTermKey;
+        key.key = steps > 0 ? VTERM_KEY_UP : VTERM_KEY_DOWN;
+        for (int i = 0; i < std::abs(steps) * QApplication::wheelScrollLines(); ++i)
+            out += m_screen->keyBytes(key);
+    }
+    send(out);
+}
+
+void TerminalWidget::contextMenuEvent(QContextMenuEvent* event)
+{
+    QMenu menu(this);
+    QAction* copy = menu.addAction(tr("&Copy"), this, &TerminalWidget::copySelection);
+    copy->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C));
+    copy->setEnabled(hasSelection());
+    QAction* pasteAction = menu.addAction(tr("&Paste"), this, [this] { paste(); });
+    pasteAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_V));
+    pasteAction->setEnabled(!m_readOnly);
+    menu.addAction(tr("Select &All"), this, &TerminalWidget::selectAll);
+    menu.addSeparator();
+    QAction* findAction = menu.addAction(tr("&Find…"), this, &TerminalWidget::openSearchBar);
+    findAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_F));
+    menu.exec(event->globalPos());
+}
+
+void TerminalWidget::changeEvent(QEvent* event)
+{
+    // The default colours are the palette's, so a theme change repaints.
+    if (event->type() == QEvent::PaletteChange) viewport()->update();
+    QAbstractScrollArea::changeEvent(event);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Painting
+
+void TerminalWidget::paintEvent(QPaintEvent* event)
+{
+    QElapsedTimer clock;
+    clock.start();
+    QPainter painter(viewport());
+    const QPalette& pal = palette();
+    TerminalPainter::Frame frame;
+    frame.fg = pal.color(QPalette::Text).rgba();
+    frame.bg = pal.color(QPalette::Base).rgba();
+    frame.selectionFg = pal.color(QPalette::HighlightedText).rgba();
+    frame.selectionBg = pal.color(QPalette::Highlight).rgba();
+    frame.cursor = m_screen->cursor();
+    frame.focused = hasFocus();
+    frame.drawCursor = frame.cursor.visible && (!frame.focused || !frame.cursor.blink || m_blinkOn);
+    frame.viewTop = viewTop();
+    frame.hasSelection = hasSelection();
+    frame.selectionStart = m_selection.start();
+    frame.selectionEnd = m_selection.end();
+    frame.match = m_match;
+
+    const QRect area = event->rect();
+    painter.fillRect(area, QColor::fromRgba(frame.bg));
+    const int cellHeight = m_painter.cellHeight();
+    const int firstRow = std::max(0, area.top() / cellHeight);
+    const int lastRow = std::min(m_screen->rows() - 1, area.bottom() / cellHeight);
+    for (int row = firstRow; row <= lastRow; ++row)
+        m_painter.paintRow(painter, *m_screen, row, frame);
+    if (m_flash) {
+        QColor veil = QColor::fromRgba(frame.fg);
+        veil.setAlpha(60);
+        painter.fillRect(viewport()->rect(), veil);
+    }
+    m_lastPaintNs = clock.nsecsElapsed();
+}
+
+} // namespace sbui
