@@ -52,24 +52,27 @@ int main(int argc, char* argv[])
     parser.setApplicationDescription(
         QApplication::translate("main", "Supervise AI coding agents in a local sandbox."));
     parser.addHelpOption();
-    QCommandLineOption workspace(QStringLiteral("workspace"),
-                                 QApplication::translate("main", "Project folder of the new session."),
-                                 QStringLiteral("dir"), QDir::currentPath());
+    QCommandLineOption workspace(
+        QStringLiteral("workspace"),
+        QApplication::translate("main", "Project folder of the new session."),
+        QStringLiteral("dir"), QDir::currentPath());
     QCommandLineOption preset(QStringLiteral("preset"),
                               QApplication::translate("main", "Policy preset of the new session."),
                               QStringLiteral("name"));
     QCommandLineOption policy(QStringLiteral("policy"),
                               QApplication::translate("main", "Policy file of the new session."),
                               QStringLiteral("file"));
-    QCommandLineOption network(QStringLiteral("network"),
-                               QApplication::translate("main", "Network mode: none, filtered or host."),
-                               QStringLiteral("mode"));
+    QCommandLineOption network(
+        QStringLiteral("network"),
+        QApplication::translate("main", "Network mode: none, filtered or host."),
+        QStringLiteral("mode"));
     QCommandLineOption demo(QStringLiteral("demo"),
                             QApplication::translate("main", "Start the built-in demo session."));
     parser.addOptions({workspace, preset, policy, network, demo});
-    parser.addPositionalArgument(QStringLiteral("command"),
-                                 QApplication::translate("main", "Command to start in a new session."),
-                                 QStringLiteral("[-- command…]"));
+    parser.addPositionalArgument(
+        QStringLiteral("command"),
+        QApplication::translate("main", "Command to start in a new session."),
+        QStringLiteral("[-- command…]"));
     parser.process(app);
 
     sbui::MainWindow window;

@@ -2,11 +2,13 @@
 // reattaching after a restart, approvals answered through the window, two windows at once, a
 // session started from the New session dialog, stop and kill, and a killed GUI process that
 // leaves its session running.
+#include "main/MainWindow.h"
+
 #include "GuiTestSupport.h"
 #include "activity/ActivityView.h"
 #include "approvals/ApprovalCard.h"
 #include "approvals/ApprovalPanel.h"
-#include "main/MainWindow.h"
+#include "main/DesktopNotifier.h"
 #include "main/Prompt.h"
 #include "sessions/NewSessionDialog.h"
 #include "sessions/SessionHub.h"
@@ -82,11 +84,13 @@ class MainWindowTest : public QObject {
         window.show();
         QTRY_VERIFY_WITH_TIMEOUT(window.hub()->isLive(id), 20000);
         QVERIFY(window.selectSession(id));
-        QTRY_VERIFY_WITH_TIMEOUT(window.terminal()->screenText().contains(QLatin1String("tty-ready")), 20000);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            window.terminal()->screenText().contains(QLatin1String("tty-ready")), 20000);
         QVERIFY(!window.terminal()->isReadOnly());
         QTest::keyClicks(window.terminal(), QStringLiteral("from-gui"));
         QTest::keyClick(window.terminal(), Qt::Key_Return);
-        QTRY_VERIFY_WITH_TIMEOUT(window.terminal()->screenText().contains(QLatin1String("typed:from-gui")), 20000);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            window.terminal()->screenText().contains(QLatin1String("typed:from-gui")), 20000);
         // The event loop turns while waiting: the window hears the exit, the supervisor ends.
         QTRY_VERIFY_WITH_TIMEOUT(window.terminal()->isReadOnly(), 20000);
         QTRY_COMPARE_WITH_TIMEOUT(cli.state(), QProcess::NotRunning, 20000);
@@ -98,21 +102,23 @@ class MainWindowTest : public QObject {
     void reattachesAfterARestart()
     {
         QString error;
-        auto session = HeadlessSession::start(m_world, QStringLiteral("win-reattach"), noNetwork(),
-                                              bash(QStringLiteral("echo before-restart; sleep 600")),
-                                              &error);
+        auto session =
+            HeadlessSession::start(m_world, QStringLiteral("win-reattach"), noNetwork(),
+                                   bash(QStringLiteral("echo before-restart; sleep 600")), &error);
         QVERIFY2(session, qPrintable(error));
         {
             MainWindow first;
             first.show();
             QVERIFY(first.selectSession(session->id()));
-            QTRY_VERIFY_WITH_TIMEOUT(first.terminal()->screenText().contains(QLatin1String("before-restart")), 20000);
+            QTRY_VERIFY_WITH_TIMEOUT(
+                first.terminal()->screenText().contains(QLatin1String("before-restart")), 20000);
             first.close();
         }
         MainWindow second;
         second.show();
         QCOMPARE(second.currentSessionId(), session->id());
-        QTRY_VERIFY_WITH_TIMEOUT(second.terminal()->screenText().contains(QLatin1String("before-restart")), 20000);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            second.terminal()->screenText().contains(QLatin1String("before-restart")), 20000);
     }
 
     // A command held by an ask rule appears as a card in the window; Allow lets it run.
@@ -120,7 +126,8 @@ class MainWindowTest : public QObject {
     {
         QString error;
         auto session = HeadlessSession::start(
-            m_world, QStringLiteral("win-allow"), {QStringLiteral("--policy"), m_world.writePolicy(kAskTouch)},
+            m_world, QStringLiteral("win-allow"),
+            {QStringLiteral("--policy"), m_world.writePolicy(kAskTouch)},
             bash(QStringLiteral("touch allowed-file && echo touch=$?; sleep 600")), &error);
         QVERIFY2(session, qPrintable(error));
         MainWindow window;
@@ -129,12 +136,16 @@ class MainWindowTest : public QObject {
         QTRY_COMPARE_WITH_TIMEOUT(window.approvals()->pendingCount(), 1, 20000);
         QVERIFY(window.windowTitle().contains(QLatin1String("1")));
         sbui::ApprovalCard* card = window.approvals()->cards().front();
-        QVERIFY2(card->subjectText().contains(QLatin1String("touch allowed-file")), qPrintable(card->subjectText()));
+        QVERIFY2(card->subjectText().contains(QLatin1String("touch allowed-file")),
+                 qPrintable(card->subjectText()));
         QTest::mouseClick(card->allowButton(), Qt::LeftButton);
-        QTRY_VERIFY_WITH_TIMEOUT(window.terminal()->screenText().contains(QLatin1String("touch=0")), 20000);
+        QTRY_VERIFY_WITH_TIMEOUT(window.terminal()->screenText().contains(QLatin1String("touch=0")),
+                                 20000);
         QTRY_COMPARE_WITH_TIMEOUT(window.approvals()->pendingCount(), 0, 20000);
         QVERIFY(!window.windowTitle().contains(QLatin1String("waiting")));
-        QVERIFY(QFile::exists(m_world.root() + QStringLiteral("/xdg/state/sandbench/sessions/win-allow/upper/allowed-file")));
+        QVERIFY(QFile::exists(
+            m_world.root() +
+            QStringLiteral("/xdg/state/sandbench/sessions/win-allow/upper/allowed-file")));
     }
 
     // Deny through the keyboard shortcut: the agent's exec fails with EPERM.
@@ -142,7 +153,8 @@ class MainWindowTest : public QObject {
     {
         QString error;
         auto session = HeadlessSession::start(
-            m_world, QStringLiteral("win-deny"), {QStringLiteral("--policy"), m_world.writePolicy(kAskTouch)},
+            m_world, QStringLiteral("win-deny"),
+            {QStringLiteral("--policy"), m_world.writePolicy(kAskTouch)},
             bash(QStringLiteral("touch denied-file; echo touch=$?; sleep 600")), &error);
         QVERIFY2(session, qPrintable(error));
         MainWindow window;
@@ -152,8 +164,32 @@ class MainWindowTest : public QObject {
         QVERIFY(window.selectSession(session->id()));
         QTRY_COMPARE_WITH_TIMEOUT(window.approvals()->pendingCount(), 1, 20000);
         QTest::keyClick(&window, Qt::Key_N, Qt::ControlModifier | Qt::ShiftModifier);
-        QTRY_VERIFY_WITH_TIMEOUT(window.terminal()->screenText().contains(QLatin1String("touch=1")), 20000);
+        QTRY_VERIFY_WITH_TIMEOUT(window.terminal()->screenText().contains(QLatin1String("touch=1")),
+                                 20000);
         QVERIFY(window.terminal()->screenText().contains(QLatin1String("not permitted")));
+    }
+
+    // Not looking: a request to a session that is not shown, in a window that is not active,
+    // gives a desktop notification and a count in the title and the sessions list.
+    void notifiesWhenNotLooking()
+    {
+        QString error;
+        auto session =
+            HeadlessSession::start(m_world, QStringLiteral("win-notify"),
+                                   {QStringLiteral("--policy"), m_world.writePolicy(kAskTouch)},
+                                   bash(QStringLiteral("sleep 1; touch n; sleep 600")), &error);
+        QVERIFY2(session, qPrintable(error));
+        MainWindow window; // never shown, so never active
+        QTRY_VERIFY_WITH_TIMEOUT(window.hub()->isLive(session->id()), 20000);
+        QTRY_COMPARE_WITH_TIMEOUT(window.notifier()->sentCount(), 1, 20000);
+        QVERIFY2(window.windowTitle().startsWith(QLatin1String("(1 waiting)")),
+                 qPrintable(window.windowTitle()));
+        const int row = window.hub()->model()->rowOf(session->id());
+        QCOMPARE(
+            window.hub()->model()->index(row, 0).data(sbui::SessionListModel::PendingRole).toInt(),
+            1);
+        QVERIFY(window.hub()->model()->index(row, 0).data().toString().startsWith(
+            QLatin1String("(1)")));
     }
 
     // Two windows on one session: both show the request; the first answer wins and the other
@@ -162,7 +198,8 @@ class MainWindowTest : public QObject {
     {
         QString error;
         auto session = HeadlessSession::start(
-            m_world, QStringLiteral("win-two"), {QStringLiteral("--policy"), m_world.writePolicy(kAskTouch)},
+            m_world, QStringLiteral("win-two"),
+            {QStringLiteral("--policy"), m_world.writePolicy(kAskTouch)},
             bash(QStringLiteral("touch two; echo touch=$?; sleep 600")), &error);
         QVERIFY2(session, qPrintable(error));
         MainWindow a, b;
@@ -174,7 +211,8 @@ class MainWindowTest : public QObject {
         QTRY_COMPARE_WITH_TIMEOUT(b.approvals()->pendingCount(), 1, 20000);
         QTest::mouseClick(b.approvals()->cards().front()->denyButton(), Qt::LeftButton);
         QTRY_COMPARE_WITH_TIMEOUT(a.approvals()->pendingCount(), 0, 20000);
-        QTRY_VERIFY_WITH_TIMEOUT(a.terminal()->screenText().contains(QLatin1String("touch=1")), 20000);
+        QTRY_VERIFY_WITH_TIMEOUT(a.terminal()->screenText().contains(QLatin1String("touch=1")),
+                                 20000);
         QVERIFY2(a.approvals()->lastOutcomeText().contains(QLatin1String("denied")),
                  qPrintable(a.approvals()->lastOutcomeText()));
     }
@@ -184,7 +222,8 @@ class MainWindowTest : public QObject {
     {
         MainWindow window;
         window.show();
-        QFile::copy(sourceDir() + QStringLiteral("/README.md"), m_world.workspace() + QStringLiteral("/README.md"));
+        QFile::copy(sourceDir() + QStringLiteral("/README.md"),
+                    m_world.workspace() + QStringLiteral("/README.md"));
         window.setNewSessionHook([&](sbui::NewSessionDialog& dialog) {
             dialog.setWorkspace(m_world.workspace());
             dialog.setPreset(QStringLiteral("offline"));
@@ -196,8 +235,10 @@ class MainWindowTest : public QObject {
         window.newSession();
         QTRY_VERIFY_WITH_TIMEOUT(changed.count() >= 1, 20000);
         const QString id = window.currentSessionId();
-        QVERIFY2(window.hub()->isLive(id), qPrintable(sbui::prompt::lastError() + window.statusText()));
-        QTRY_VERIFY_WITH_TIMEOUT(window.terminal()->screenText().contains(QLatin1String("from-dialog")), 20000);
+        QVERIFY2(window.hub()->isLive(id),
+                 qPrintable(sbui::prompt::lastError() + window.statusText()));
+        QTRY_VERIFY_WITH_TIMEOUT(
+            window.terminal()->screenText().contains(QLatin1String("from-dialog")), 20000);
         QVERIFY(window.terminal()->screenText().contains(QLatin1String("README.md")));
         QVERIFY(window.statusText().contains(id));
 
@@ -214,7 +255,8 @@ class MainWindowTest : public QObject {
         dialog.setWorkspace(m_world.root() + QStringLiteral("/no-such-folder"));
         dialog.setCommand(QStringLiteral("bash"));
         QVERIFY(!dialog.isValid());
-        QVERIFY2(dialog.problem().contains(QLatin1String("no-such-folder")), qPrintable(dialog.problem()));
+        QVERIFY2(dialog.problem().contains(QLatin1String("no-such-folder")),
+                 qPrintable(dialog.problem()));
         QVERIFY(!dialog.startButton()->isEnabled());
         dialog.setWorkspace(m_world.workspace());
         QVERIFY2(dialog.isValid(), qPrintable(dialog.problem()));
@@ -223,16 +265,19 @@ class MainWindowTest : public QObject {
         QVERIFY(dialog.effectivePolicyText().contains(QLatin1String("\"mode\": \"host\"")));
         dialog.setCommand(QStringLiteral("bash -c 'echo unterminated"));
         QVERIFY(!dialog.isValid());
-        QVERIFY2(dialog.problem().contains(QLatin1String("unterminated ' quote")), qPrintable(dialog.problem()));
+        QVERIFY2(dialog.problem().contains(QLatin1String("unterminated ' quote")),
+                 qPrintable(dialog.problem()));
         dialog.setCommand(QStringLiteral("bash -c 'echo a; echo b'"));
         QCOMPARE(dialog.request().command,
-                 (QStringList{QStringLiteral("bash"), QStringLiteral("-c"), QStringLiteral("echo a; echo b")}));
+                 (QStringList{QStringLiteral("bash"), QStringLiteral("-c"),
+                              QStringLiteral("echo a; echo b")}));
         QVERIFY(dialog.isValid());
         const QString bad = m_world.writePolicy(R"({"version": 1, "network": {"mode": "fltered"}})",
                                                 QStringLiteral("bad.json"));
         dialog.setPolicyFile(bad);
         QVERIFY(!dialog.isValid());
-        QVERIFY2(dialog.problem().contains(QLatin1String("bad.json:1:")), qPrintable(dialog.problem()));
+        QVERIFY2(dialog.problem().contains(QLatin1String("bad.json:1:")),
+                 qPrintable(dialog.problem()));
         QVERIFY(dialog.problem().contains(QLatin1String("did you mean 'filtered'")));
     }
 
@@ -240,8 +285,9 @@ class MainWindowTest : public QObject {
     void stopEndsTheSession()
     {
         QString error;
-        auto session = HeadlessSession::start(m_world, QStringLiteral("win-stop"), noNetwork(),
-                                              {QStringLiteral("sleep"), QStringLiteral("600")}, &error);
+        auto session =
+            HeadlessSession::start(m_world, QStringLiteral("win-stop"), noNetwork(),
+                                   {QStringLiteral("sleep"), QStringLiteral("600")}, &error);
         QVERIFY2(session, qPrintable(error));
         MainWindow window;
         window.show();
@@ -257,9 +303,9 @@ class MainWindowTest : public QObject {
     {
         QProcess gui;
         gui.setProgram(guiPath());
-        gui.setArguments({QStringLiteral("--workspace"), m_world.workspace(), QStringLiteral("--network"),
-                          QStringLiteral("none"), QStringLiteral("--"), QStringLiteral("sleep"),
-                          QStringLiteral("600")});
+        gui.setArguments({QStringLiteral("--workspace"), m_world.workspace(),
+                          QStringLiteral("--network"), QStringLiteral("none"), QStringLiteral("--"),
+                          QStringLiteral("sleep"), QStringLiteral("600")});
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
         env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
         gui.setProcessEnvironment(env);
@@ -270,7 +316,8 @@ class MainWindowTest : public QObject {
             hub.refresh();
             for (int row = 0; row < hub.model()->rowCount(); ++row) {
                 const auto& e = hub.model()->entryAt(row);
-                if (hub.isLive(e.id) && e.command == QStringList{QStringLiteral("sleep"), QStringLiteral("600")})
+                if (hub.isLive(e.id) &&
+                    e.command == QStringList{QStringLiteral("sleep"), QStringLiteral("600")})
                     return e.id;
             }
             return QString();

@@ -160,6 +160,31 @@ void ActivityView::applySearch()
     afterFilterChange();
 }
 
+void ActivityView::selectEvent(int modelRow)
+{
+    m_model->flush();
+    // The proxy filters without sorting, so its rows map to ascending model rows: the last shown
+    // row at or before `modelRow` is found by bisection.
+    int lo = 0, hi = m_filter->rowCount();
+    while (lo < hi) {
+        const int mid = lo + (hi - lo) / 2;
+        if (m_filter->mapToSource(m_filter->index(mid, 0)).row() <= modelRow)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (modelRow < 0 || lo == 0) {
+        m_table->selectionModel()->clear();
+        m_details->clear();
+        return;
+    }
+    const QModelIndex index = m_filter->index(lo - 1, 0);
+    if (index == m_table->currentIndex()) return;
+    m_table->selectionModel()->setCurrentIndex(index, QItemSelectionModel::ClearAndSelect |
+                                                          QItemSelectionModel::Rows);
+    m_table->scrollTo(index);
+}
+
 void ActivityView::afterFilterChange()
 {
     // Keep the selected event in sight; else stay with the newest if that is where the user was.

@@ -40,6 +40,10 @@ class ActivityView : public QWidget {
     bool isFollowingNewest() const { return m_follow; }
     // Applies the search field's text now instead of after the typing pause.
     void applySearch();
+    // Selects the event of a model row (when the filters hide it, the nearest shown row before
+    // it), scrolls it into view and shows its details; -1 clears the selection. For a replay,
+    // whose position moves through the events.
+    void selectEvent(int modelRow);
 
   private:
     void showDetails(const QModelIndex& proxyIndex);

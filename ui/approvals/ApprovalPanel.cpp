@@ -231,4 +231,9 @@ void ApprovalPanel::updateChrome()
     m_footer->setVisible(!m_lastOutcome.isEmpty());
 }
 
+void ApprovalPanel::setTitleVisible(bool visible)
+{
+    m_title->setVisible(visible);
+}
+
 } // namespace sbui

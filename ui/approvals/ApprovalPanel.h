@@ -51,6 +51,8 @@ class ApprovalPanel : public QWidget {
 
     // The last outcome in one line ("#3 touch asked: timed out, denied"); empty after clear().
     QString lastOutcomeText() const { return m_lastOutcome; }
+    // The panel's own heading ("Approvals (2 pending)"); off where a dock title says it.
+    void setTitleVisible(bool visible);
     // What the session's policy does with an unanswered request, when the window knows it:
     // the countdown then says "then denied" or "then allowed".
     void setOnTimeout(std::optional<bool> allow);

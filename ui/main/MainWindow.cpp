@@ -1,8 +1,8 @@
 #include "MainWindow.h"
 
 #include "DesktopNotifier.h"
-#include "Protocol.h"
 #include "Prompt.h"
+#include "Protocol.h"
 #include "activity/ActivityView.h"
 #include "approvals/ApprovalPanel.h"
 #include "sessions/NewSessionDialog.h"
@@ -35,17 +35,16 @@ QString limitText(const nlohmann::json& policy, const char* key, const QString& 
 {
     if (!policy.is_object() || !policy.contains(key) || !policy[key].is_number()) return {};
     auto value = policy[key].get<std::uint64_t>();
-    return value == 0 ? QCoreApplication::translate("sbui", "none")
-                      : QString::number(value) + unit;
+    return value == 0 ? QCoreApplication::translate("sbui", "none") : QString::number(value) + unit;
 }
 
 } // namespace
 
 MainWindow::MainWindow(sb::Clock& clock, QWidget* parent)
-    : QMainWindow(parent), m_clock(clock), m_hub(new SessionHub(this)),
-      m_sessions(new QTreeView), m_terminal(new TerminalWidget),
-      m_approvals(new ApprovalPanel(clock)), m_activity(new ActivityView),
-      m_notifier(new DesktopNotifier(this)), m_stateLabel(new QLabel), m_policyLabel(new QLabel)
+    : QMainWindow(parent), m_clock(clock), m_hub(new SessionHub(this)), m_sessions(new QTreeView),
+      m_terminal(new TerminalWidget), m_approvals(new ApprovalPanel(clock)),
+      m_activity(new ActivityView), m_notifier(new DesktopNotifier(this)), m_stateLabel(new QLabel),
+      m_policyLabel(new QLabel)
 {
     setObjectName(QStringLiteral("MainWindow"));
     setWindowIcon(QIcon(QStringLiteral(":/icons/sandbench.svg")));
@@ -80,8 +79,7 @@ MainWindow::MainWindow(sb::Clock& clock, QWidget* parent)
     });
     connect(m_sessions->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             [this](const QModelIndex& index) {
-                if (index.isValid())
-                    showSession(index.data(SessionListModel::IdRole).toString());
+                if (index.isValid()) showSession(index.data(SessionListModel::IdRole).toString());
             });
     m_launchWait.setInterval(100);
     connect(&m_launchWait, &QTimer::timeout, this, &MainWindow::waitForLaunch);
@@ -99,7 +97,8 @@ MainWindow::~MainWindow() = default;
 
 void MainWindow::buildActions()
 {
-    m_newAction = new QAction(QIcon(QStringLiteral(":/icons/new-session.svg")), tr("&New session…"), this);
+    m_newAction =
+        new QAction(QIcon(QStringLiteral(":/icons/new-session.svg")), tr("&New session…"), this);
     m_newAction->setShortcut(QKeySequence(QStringLiteral("Ctrl+Shift+T")));
     m_newAction->setToolTip(tr("Start an agent in a new sandbox (Ctrl+Shift+T)"));
     connect(m_newAction, &QAction::triggered, this, &MainWindow::newSession);
@@ -141,7 +140,8 @@ void MainWindow::buildDocks()
     m_sessions->setAlternatingRowColors(true);
     m_sessions->setSelectionMode(QAbstractItemView::SingleSelection);
     m_sessions->header()->setStretchLastSection(false);
-    m_sessions->header()->setSectionResizeMode(SessionListModel::SessionColumn, QHeaderView::Stretch);
+    m_sessions->header()->setSectionResizeMode(SessionListModel::SessionColumn,
+                                               QHeaderView::Stretch);
     for (int c : {SessionListModel::WorkspaceColumn, SessionListModel::StartedColumn,
                   SessionListModel::DurationColumn})
         m_sessions->header()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
@@ -155,10 +155,18 @@ void MainWindow::buildDocks()
         addDockWidget(area, d);
         return d;
     };
-    QDockWidget* sessions = dock(m_sessions, tr("Sessions"), "SessionsDock", Qt::LeftDockWidgetArea);
-    QDockWidget* approvals = dock(m_approvals, tr("Approvals"), "ApprovalsDock", Qt::RightDockWidgetArea);
-    QDockWidget* activity = dock(m_activity, tr("Activity"), "ActivityDock", Qt::BottomDockWidgetArea);
-    resizeDocks({sessions, approvals}, {330, 340}, Qt::Horizontal);
+    QDockWidget* sessions =
+        dock(m_sessions, tr("Sessions"), "SessionsDock", Qt::LeftDockWidgetArea);
+    QDockWidget* approvals =
+        dock(m_approvals, tr("Approvals"), "ApprovalsDock", Qt::RightDockWidgetArea);
+    m_approvals->setTitleVisible(false);
+    connect(m_approvals, &ApprovalPanel::pendingCountChanged, approvals, [approvals](int count) {
+        approvals->setWindowTitle(count > 0 ? tr("Approvals (%1 waiting)").arg(count)
+                                            : tr("Approvals"));
+    });
+    QDockWidget* activity =
+        dock(m_activity, tr("Activity"), "ActivityDock", Qt::BottomDockWidgetArea);
+    resizeDocks({sessions, approvals}, {440, 360}, Qt::Horizontal);
     resizeDocks({activity}, {230}, Qt::Vertical);
 }
 
@@ -170,8 +178,7 @@ void MainWindow::setNewSessionHook(std::function<bool(NewSessionDialog&)> hook)
 void MainWindow::newSession()
 {
     NewSessionDialog dialog(this);
-    if (const SessionEntry* e = m_hub->model()->entry(m_current))
-        dialog.setWorkspace(e->workspace);
+    if (const SessionEntry* e = m_hub->model()->entry(m_current)) dialog.setWorkspace(e->workspace);
     bool start = m_newSessionHook ? m_newSessionHook(dialog) : dialog.exec() == QDialog::Accepted;
     if (start && dialog.isValid()) startSession(dialog.request());
 }
@@ -204,9 +211,10 @@ void MainWindow::waitForLaunch()
     }
     // The supervisor writes why it stopped into its log; it exits at once when it cannot start.
     QFile log(m_launch.logFile);
-    QString text = log.open(QIODevice::ReadOnly) ? QString::fromLocal8Bit(log.readAll()) : QString();
-    const bool gone = m_launch.pid > 0 &&
-                      !QFileInfo::exists(QStringLiteral("/proc/%1").arg(m_launch.pid));
+    QString text =
+        log.open(QIODevice::ReadOnly) ? QString::fromLocal8Bit(log.readAll()) : QString();
+    const bool gone =
+        m_launch.pid > 0 && !QFileInfo::exists(QStringLiteral("/proc/%1").arg(m_launch.pid));
     const bool gaveUp = gone || m_clock.monotonicMs() > m_launchDeadline;
     if (!gaveUp) return;
     m_launchWait.stop();
@@ -214,9 +222,10 @@ void MainWindow::waitForLaunch()
         selectSession(m_launch.sessionId);
         return;
     }
-    QString reason = text.trimmed().isEmpty()
-                         ? tr("The supervisor did not answer within %1 s.").arg(kLaunchTimeoutMs / 1000)
-                         : text.trimmed();
+    QString reason =
+        text.trimmed().isEmpty()
+            ? tr("The supervisor did not answer within %1 s.").arg(kLaunchTimeoutMs / 1000)
+            : text.trimmed();
     updateStatus();
     prompt::error(this, tr("The session did not start"), reason);
     Q_EMIT sessionStartFailed(reason);
@@ -240,6 +249,7 @@ void MainWindow::showSession(const QString& id)
     if (id == m_current && (m_view || !m_hub->isLive(id))) return;
     m_view.reset();
     m_current = id;
+    m_exitStatus.reset();
     m_terminalTitle.clear();
     m_terminal->reset();
     m_approvals->clear();
@@ -255,19 +265,21 @@ void MainWindow::showSession(const QString& id)
             m_activity->addEvent(event);
         const auto& p = history->policy;
         if (p.is_object())
-            m_policyText = tr("network %1 · commands %2 · memory %3 · processes %4 · time limit %5")
-                               .arg(QString::fromStdString(p.value("network", "?")),
-                                    QString::fromStdString(p.value("commands_default", "?")),
-                                    limitText(p, "memory_mb", tr(" MB")),
-                                    limitText(p, "pids", QString()),
-                                    limitText(p, "wall_seconds", tr(" s")));
+            m_policyText =
+                tr("network %1 · commands %2 · memory %3 · processes %4 · time limit %5")
+                    .arg(QString::fromStdString(p.value("network", "?")),
+                         QString::fromStdString(p.value("commands_default", "?")),
+                         limitText(p, "memory_mb", tr(" MB")), limitText(p, "pids", QString()),
+                         limitText(p, "wall_seconds", tr(" s")));
     }
     if (live) {
         attachLive(id);
     } else {
         m_terminal->setReadOnly(true);
-        if (history) m_terminal->feed(history->screen);
-        else if (!error.isEmpty()) m_terminal->feed(error.toLocal8Bit());
+        if (history)
+            m_terminal->feed(history->screen);
+        else if (!error.isEmpty())
+            m_terminal->feed(error.toLocal8Bit());
     }
     QSettings().setValue(QStringLiteral("session/last"), id);
     updateTitle();
@@ -304,7 +316,7 @@ void MainWindow::attachLive(const QString& id)
 void MainWindow::onSessionExited(int status)
 {
     m_terminal->setReadOnly(true);
-    m_stateText = tr("ended, exit %1").arg(status);
+    m_exitStatus = status; // before the recording says so
     updateStatus();
     updateActions();
 }
@@ -316,8 +328,10 @@ void MainWindow::onApprovalRequested(const QString& id, const sb::ApprovalReques
     if (isActiveWindow()) return;
     const SessionEntry* e = m_hub->model()->entry(id);
     QString session = e ? e->command.join(QLatin1Char(' ')) : id;
-    m_notifier->notify(id, tr("Approval needed: %1").arg(session),
-                       tr("%1 wants to run or reach: %2").arg(session, QString::fromStdString(sb::proto::describeRequest(request))));
+    m_notifier->notify(
+        id, tr("Approval needed: %1").arg(session),
+        tr("%1 wants to run or reach: %2")
+            .arg(session, QString::fromStdString(sb::proto::describeRequest(request))));
     QApplication::alert(this);
 }
 
@@ -360,18 +374,21 @@ void MainWindow::updateTitle()
 void MainWindow::updateStatus()
 {
     const SessionEntry* e = m_hub->model()->entry(m_current);
+    QString text;
     if (!e) {
-        m_stateText = m_hub->recordingsProblem().isEmpty()
-                          ? tr("No session selected")
-                          : tr("Recordings unreadable: %1").arg(m_hub->recordingsProblem());
-    } else if (m_hub->isLive(m_current)) {
-        m_stateText = tr("Session %1 running in the sandbox").arg(m_current);
+        text = m_hub->recordingsProblem().isEmpty()
+                   ? tr("No session selected")
+                   : tr("Recordings unreadable: %1").arg(m_hub->recordingsProblem());
+    } else if (m_hub->isLive(m_current) && !m_exitStatus) {
+        text = tr("Session %1 running in the sandbox").arg(m_current);
     } else if (e->state == SessionEntry::State::Interrupted) {
-        m_stateText = tr("Session %1 was interrupted (recorded)").arg(m_current);
-    } else if (m_stateText.isEmpty() || !m_stateText.contains(QLatin1String("exit"))) {
-        m_stateText = tr("Session %1 ended, exit %2 (recorded)").arg(m_current).arg(e->exitStatus);
+        text = tr("Session %1 was interrupted (recorded)").arg(m_current);
+    } else {
+        const int status = e->exitStatus >= 0 ? e->exitStatus : m_exitStatus.value_or(-1);
+        text = status >= 0 ? tr("Session %1 ended, exit %2 (recorded)").arg(m_current).arg(status)
+                           : tr("Session %1 ended (recorded)").arg(m_current);
     }
-    m_stateLabel->setText(m_stateText);
+    m_stateLabel->setText(text);
     m_policyLabel->setText(m_policyText);
 }
 
@@ -390,15 +407,22 @@ void MainWindow::updateActions()
 
 void MainWindow::restoreLastSession()
 {
-    // Reattach: the session shown last time if it still runs, else the newest live one.
+    // Reattach: the session shown last time if it still runs, else the newest one waiting for
+    // an answer, else the newest live one.
     QString last = QSettings().value(QStringLiteral("session/last")).toString();
     if (!last.isEmpty() && m_hub->isLive(last) && selectSession(last)) return;
     const SessionListModel* model = m_hub->model();
-    for (int row = 0; row < model->rowCount(); ++row)
-        if (m_hub->isLive(model->entryAt(row).id)) {
-            selectSession(model->entryAt(row).id);
+    QString newestLive;
+    for (int row = 0; row < model->rowCount(); ++row) {
+        const SessionEntry& e = model->entryAt(row);
+        if (!m_hub->isLive(e.id)) continue;
+        if (!m_hub->pending(e.id).empty()) {
+            selectSession(e.id);
             return;
         }
+        if (newestLive.isEmpty()) newestLive = e.id;
+    }
+    if (!newestLive.isEmpty()) selectSession(newestLive);
 }
 
 void MainWindow::closeEvent(QCloseEvent* event)

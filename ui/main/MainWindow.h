@@ -13,6 +13,7 @@
 #include <QTimer>
 #include <functional>
 #include <memory>
+#include <optional>
 
 class QLabel;
 class QTreeView;
@@ -92,7 +93,8 @@ class MainWindow : public QMainWindow {
     QAction *m_newAction, *m_stopAction, *m_killAction, *m_openAction;
     std::unique_ptr<SessionConnection> m_view; // the shown live session's terminal and events
     QString m_current;
-    QString m_stateText, m_policyText;
+    QString m_policyText;
+    std::optional<int> m_exitStatus; // the shown session's, as its supervisor announced it
     QString m_terminalTitle;
     QString m_lastOpened;
     std::function<bool(NewSessionDialog&)> m_newSessionHook;

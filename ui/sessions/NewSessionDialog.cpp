@@ -29,9 +29,8 @@ namespace {
 // dialog's overrides — the same steps `sandbench-cli run` takes.
 sb::Result<sb::Policy> effectivePolicy(const LaunchRequest& r)
 {
-    auto policy = !r.policyFile.isEmpty()
-                      ? sb::loadPolicyWithLearned(r.policyFile.toStdString())
-                      : sb::loadPresetWithLearned(r.preset.toStdString());
+    auto policy = !r.policyFile.isEmpty() ? sb::loadPolicyWithLearned(r.policyFile.toStdString())
+                                          : sb::loadPresetWithLearned(r.preset.toStdString());
     if (!policy) return policy;
     if (r.network == QLatin1String("none")) policy->network.mode = sb::NetworkMode::None;
     if (r.network == QLatin1String("filtered")) policy->network.mode = sb::NetworkMode::Filtered;
@@ -188,8 +187,8 @@ void NewSessionDialog::setNetwork(const QString& mode)
 
 void NewSessionDialog::browseWorkspace()
 {
-    QString folder = QFileDialog::getExistingDirectory(this, tr("Workspace folder"),
-                                                       m_workspace->text());
+    QString folder =
+        QFileDialog::getExistingDirectory(this, tr("Workspace folder"), m_workspace->text());
     if (!folder.isEmpty()) m_workspace->setText(folder);
 }
 
@@ -260,8 +259,7 @@ void NewSessionDialog::revalidate()
         m_problem = QString::fromStdString(policy.error().describe());
         m_preview->setPlainText(QString());
     } else {
-        m_preview->setPlainText(
-            QString::fromStdString(sb::policyToJson(*policy).dump(2)));
+        m_preview->setPlainText(QString::fromStdString(sb::policyToJson(*policy).dump(2)));
         sb::RunOptions options;
         options.policy = *policy;
         options.workspace = r.workspace.toStdString();

@@ -6,11 +6,8 @@
 #include <limits>
 
 namespace sbui {
-namespace {
 
-// A recorded event as the live activity event it was, or nothing for what the timeline does
-// not show (terminal bytes, sizes, the request half of a decided command or connection).
-std::optional<nlohmann::json> activityOf(const sb::RecordedEvent& event, qint64 startedMs)
+std::optional<nlohmann::json> activityEvent(const sb::RecordedEvent& event, qint64 startedMs)
 {
     using sb::EventKind;
     auto json = nlohmann::json::parse(event.data, nullptr, false);
@@ -26,7 +23,8 @@ std::optional<nlohmann::json> activityOf(const sb::RecordedEvent& event, qint64 
         if (json.value("type", "") == "decided") return std::nullopt;
         break;
     case EventKind::WorkspaceChange:
-        json = {{"kind", "file"}, {"change", json.value("kind", "")}, {"path", json.value("path", "")}};
+        json = {
+            {"kind", "file"}, {"change", json.value("kind", "")}, {"path", json.value("path", "")}};
         break;
     case EventKind::LimitHit:
         json["kind"] = "limit";
@@ -49,8 +47,6 @@ std::optional<nlohmann::json> activityOf(const sb::RecordedEvent& event, qint64 
     return json;
 }
 
-} // namespace
-
 std::optional<SessionHistory> loadSessionHistory(const QString& sessionId, bool withScreen,
                                                  QString* error)
 {
@@ -69,12 +65,11 @@ std::optional<SessionHistory> loadSessionHistory(const QString& sessionId, bool 
     history.cols = record->cols;
     history.startedMs = record->startedNs / 1'000'000;
     history.policy = nlohmann::json::parse(record->policy, nullptr, false);
-    if (auto e = store->forEachEvent(id, 0, std::numeric_limits<std::int64_t>::max(),
-                                     [&](const sb::RecordedEvent& event) {
-                                         if (auto a = activityOf(event, history.startedMs))
-                                             history.events.push_back(std::move(*a));
-                                         return true;
-                                     }))
+    if (auto e = store->forEachStructuredEvent(id, [&](const sb::RecordedEvent& event) {
+            if (auto a = activityEvent(event, history.startedMs))
+                history.events.push_back(std::move(*a));
+            return true;
+        }))
         return fail(*e);
     if (withScreen) {
         sb::ScreenModel screen(record->rows, record->cols);

@@ -8,6 +8,10 @@
 #include <optional>
 #include <vector>
 
+namespace sb {
+struct RecordedEvent;
+}
+
 namespace sbui {
 
 struct SessionHistory {
@@ -17,6 +21,11 @@ struct SessionHistory {
     qint64 startedMs = 0;
     nlohmann::json policy; // the recorded policy summary (network, limits)
 };
+
+// A recorded event as the live activity event it was (time_unix_ms added from the session's
+// start when it has none), or nothing for what the timeline does not show: terminal bytes,
+// sizes, resource samples, the request half of a decided command or connection.
+std::optional<nlohmann::json> activityEvent(const sb::RecordedEvent& event, qint64 startedMs);
 
 // Reads the session from the recordings database; nullopt with `error` when it cannot.
 // `withScreen` false skips the screen (a live session redraws from its own output buffer).

@@ -133,7 +133,8 @@ void SessionHub::connectLive(const QString& id)
     });
     // Dropped later, from the event loop: the connection is in the middle of a signal.
     connect(c, &SessionConnection::closed, this, [this, id] {
-        QMetaObject::invokeMethod(this, [this, id] { dropLive(id); }, Qt::QueuedConnection);
+        QMetaObject::invokeMethod(
+            this, [this, id] { dropLive(id); }, Qt::QueuedConnection);
     });
     m_connections[id] = std::move(connection);
     for (const auto& request : c->pending())

@@ -16,14 +16,12 @@ QStringList launchArguments(const LaunchRequest& r)
 {
     const QString size = QStringLiteral("%1x%2").arg(r.rows).arg(r.cols);
     if (r.demo)
-        return {QStringLiteral("demo"), QStringLiteral("--headless"), QStringLiteral("--size"),
-                size, QStringLiteral("--session-id"), r.sessionId};
-    QStringList args{QStringLiteral("run"),
-                     QStringLiteral("--headless"),
-                     QStringLiteral("--size"),
-                     size,
-                     QStringLiteral("--workspace"),
-                     r.workspace};
+        return {QStringLiteral("demo"),         QStringLiteral("--headless"),
+                QStringLiteral("--size"),       size,
+                QStringLiteral("--session-id"), r.sessionId};
+    QStringList args{QStringLiteral("run"),         QStringLiteral("--headless"),
+                     QStringLiteral("--size"),      size,
+                     QStringLiteral("--workspace"), r.workspace};
     if (!r.sessionId.isEmpty()) args << QStringLiteral("--session-id") << r.sessionId;
     if (!r.policyFile.isEmpty())
         args << QStringLiteral("--policy") << r.policyFile;
@@ -44,8 +42,8 @@ QStringList launchArguments(const LaunchRequest& r)
 QString cliProgram()
 {
     if (QString chosen = qEnvironmentVariable("SANDBENCH_CLI"); !chosen.isEmpty()) return chosen;
-    QString beside = QDir(QCoreApplication::applicationDirPath())
-                         .filePath(QStringLiteral("sandbench-cli"));
+    QString beside =
+        QDir(QCoreApplication::applicationDirPath()).filePath(QStringLiteral("sandbench-cli"));
     if (QFileInfo(beside).isExecutable()) return beside;
     return QStandardPaths::findExecutable(QStringLiteral("sandbench-cli"));
 }
@@ -60,7 +58,8 @@ std::optional<Launched> launchSession(LaunchRequest request, QString* error)
     if (request.sessionId.isEmpty()) request.sessionId = QString::fromStdString(sb::newSessionId());
     QDir logs(QString::fromStdString((sb::stateDirectory() / "logs").string()));
     logs.mkpath(QStringLiteral("."));
-    Launched launched{request.sessionId, logs.filePath(request.sessionId + QStringLiteral(".log")), 0};
+    Launched launched{request.sessionId, logs.filePath(request.sessionId + QStringLiteral(".log")),
+                      0};
 
     QProcess process;
     process.setProgram(cli);
