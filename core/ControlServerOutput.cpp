@@ -238,6 +238,8 @@ void ControlServer::publishOutput(std::string_view bytes)
 
 void ControlServer::publishEvent(const json& event)
 {
+    // Most sessions have no client attached: then there is nothing to encode.
+    if (subscriberCount() == 0) return;
     broadcast(proto::encodeJson(MsgType::Event, event), true);
 }
 

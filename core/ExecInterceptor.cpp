@@ -1,5 +1,9 @@
 #include "ExecInterceptor.h"
 
+#include <algorithm>
+#include <climits>
+#include <cstdio>
+#include <cstring>
 #include <fcntl.h>
 #include <filesystem>
 #include <linux/seccomp.h>
@@ -13,49 +17,60 @@ namespace {
 constexpr size_t kMaxArgs = 4096;
 constexpr size_t kMaxString = 64 * 1024;
 constexpr size_t kMaxTotal = 1024 * 1024;
+constexpr std::uint64_t kPage = 4096; // the smallest page: a read within one cannot half-fail
+
+// Bytes from `address` to the end of its page, at most `limit`: such a read either succeeds
+// whole or fails at once, so one pread does where a fixed size could run into a hole.
+size_t toPageEnd(std::uint64_t address, size_t limit)
+{
+    return std::min<size_t>(limit, kPage - (address & (kPage - 1)));
+}
 
 // Reads a NUL-terminated string at `address` in the target, at most `limit` bytes.
-std::optional<std::string> readString(int mem, std::uint64_t address, size_t limit)
+bool readString(int mem, std::uint64_t address, size_t limit, std::string& out)
 {
-    std::string out;
-    char buf[512];
+    out.clear();
+    char buf[kPage];
     while (out.size() < limit) {
-        ssize_t n = ::pread(mem, buf, sizeof buf, static_cast<off_t>(address + out.size()));
-        if (n <= 0) {
-            // A string may end right before an unmapped page: retry byte by byte there.
-            if (::pread(mem, buf, 1, static_cast<off_t>(address + out.size())) != 1)
-                return std::nullopt;
-            n = 1;
-        }
-        for (ssize_t i = 0; i < n; ++i) {
-            if (buf[i] == '\0') return out;
-            out.push_back(buf[i]);
-        }
+        std::uint64_t at = address + out.size();
+        size_t want = toPageEnd(at, sizeof buf);
+        ssize_t n = ::pread(mem, buf, want, static_cast<off_t>(at));
+        if (n <= 0) return false;
+        const char* end = static_cast<const char*>(std::memchr(buf, '\0', static_cast<size_t>(n)));
+        out.append(buf, end != nullptr ? static_cast<size_t>(end - buf) : static_cast<size_t>(n));
+        if (end != nullptr) return out.size() <= limit;
     }
-    return std::nullopt;
+    return false;
 }
 
 std::optional<std::vector<std::string>> readArgv(int mem, std::uint64_t address)
 {
     std::vector<std::string> argv;
+    if (address == 0) return argv;
     size_t total = 0;
-    for (size_t i = 0; address != 0 && i < kMaxArgs; ++i) {
-        std::uint64_t pointer = 0;
-        if (::pread(mem, &pointer, sizeof pointer, static_cast<off_t>(address + i * 8)) != 8)
-            return std::nullopt;
-        if (pointer == 0) return argv;
-        auto arg = readString(mem, pointer, kMaxString);
-        if (!arg || (total += arg->size()) > kMaxTotal) return std::nullopt;
-        argv.push_back(std::move(*arg));
+    std::uint64_t pointers[kPage / 8];
+    for (size_t i = 0; i < kMaxArgs;) {
+        // The pointer array a page at a time (commonly all of it in one read).
+        std::uint64_t at = address + i * 8;
+        size_t want = toPageEnd(at, sizeof pointers);
+        ssize_t n = ::pread(mem, pointers, want, static_cast<off_t>(at));
+        if (n < 8) return std::nullopt;
+        for (size_t k = 0; k < static_cast<size_t>(n) / 8 && i < kMaxArgs; ++k, ++i) {
+            if (pointers[k] == 0) return argv;
+            std::string arg;
+            if (!readString(mem, pointers[k], kMaxString, arg) || (total += arg.size()) > kMaxTotal)
+                return std::nullopt;
+            argv.push_back(std::move(arg));
+        }
     }
-    return address == 0 ? std::optional(argv) : std::nullopt;
+    return std::nullopt;
 }
 
-std::string readLink(const std::string& path)
+std::string readLink(const char* path)
 {
-    std::error_code ec;
-    auto target = std::filesystem::read_symlink(path, ec);
-    return ec ? std::string() : target.string();
+    char buf[PATH_MAX];
+    ssize_t n = ::readlink(path, buf, sizeof buf);
+    return n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string();
 }
 
 } // namespace
@@ -77,31 +92,41 @@ Result<std::optional<ExecRequest>> ExecInterceptor::receive()
     req.notificationId = notif.id;
     req.pid = static_cast<pid_t>(notif.pid);
     bool at = notif.data.nr == SYS_execveat;
-    std::string proc = "/proc/" + std::to_string(notif.pid);
-    int mem = ::open((proc + "/mem").c_str(), O_RDONLY | O_CLOEXEC);
+    char proc[64];
+    int prefix = std::snprintf(proc, sizeof proc, "/proc/%u/", notif.pid);
+    std::snprintf(proc + prefix, sizeof proc - static_cast<size_t>(prefix), "mem");
+    int mem = ::open(proc, O_RDONLY | O_CLOEXEC);
     if (mem < 0) {
         (void)deny(notif.id, EPERM); // unreadable: never let it through unseen
         return std::optional<ExecRequest>();
     }
-    auto path = readString(mem, notif.data.args[at ? 1 : 0], 4096);
+    std::string path;
+    bool pathRead = readString(mem, notif.data.args[at ? 1 : 0], 4096, path);
     auto argv = readArgv(mem, notif.data.args[at ? 2 : 1]);
     ::close(mem);
-    req.cwd = readLink(proc + "/cwd");
+    std::snprintf(proc + prefix, sizeof proc - static_cast<size_t>(prefix), "cwd");
+    req.cwd = readLink(proc);
     // Only now is it certain the memory we read belonged to the process that asked.
     if (::ioctl(m_fd, SECCOMP_IOCTL_NOTIF_ID_VALID, &notif.id) != 0)
         return std::optional<ExecRequest>();
-    if (!path || !argv) {
+    if (!pathRead || !argv) {
         (void)deny(notif.id, EFAULT); // what the kernel would say about such pointers
         return std::optional<ExecRequest>();
     }
-    std::filesystem::path program = *path;
-    if (at && program.is_relative() && static_cast<int>(notif.data.args[0]) != AT_FDCWD)
-        program = std::filesystem::path(readLink(
-                      proc + "/fd/" + std::to_string(static_cast<int>(notif.data.args[0])))) /
-                  program;
-    else if (program.is_relative())
-        program = std::filesystem::path(req.cwd) / program;
-    req.program = program.lexically_normal().string();
+    if (!path.empty() && path.front() == '/' && path.find("/.") == std::string::npos &&
+        path.find("//") == std::string::npos && path.back() != '/') {
+        req.program = std::move(path); // already normal: the common case needs no rewriting
+    } else {
+        std::filesystem::path program = path;
+        if (at && program.is_relative() && static_cast<int>(notif.data.args[0]) != AT_FDCWD) {
+            std::snprintf(proc + prefix, sizeof proc - static_cast<size_t>(prefix), "fd/%d",
+                          static_cast<int>(notif.data.args[0]));
+            program = std::filesystem::path(readLink(proc)) / program;
+        } else if (program.is_relative()) {
+            program = std::filesystem::path(req.cwd) / program;
+        }
+        req.program = program.lexically_normal().string();
+    }
     req.argv = std::move(*argv);
     return std::optional<ExecRequest>(std::move(req));
 }

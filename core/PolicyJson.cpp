@@ -48,7 +48,7 @@ Json filesystemJson(const FilesystemPolicy& f)
 
 Json limitsJson(const Limits& l)
 {
-    return {{"memory_mb", l.memoryMb},   {"pids", l.pids},
+    return {{"memory_mb", l.memoryMb},     {"pids", l.pids},
             {"cpu_percent", l.cpuPercent}, {"wall_seconds", l.wallSeconds},
             {"cpu_seconds", l.cpuSeconds}, {"open_files", l.openFiles},
             {"file_size_mb", l.fileSizeMb}};

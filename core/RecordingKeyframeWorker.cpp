@@ -7,7 +7,13 @@ namespace sb {
 KeyframeWorker::KeyframeWorker(unsigned rows, unsigned cols, std::size_t maxBacklogBytes)
     : m_maxBacklog(maxBacklogBytes), m_rows(rows), m_cols(cols)
 {
-    m_thread = std::thread([this] { run(); });
+}
+
+void KeyframeWorker::startLocked()
+{
+    // On the first work, not at construction: a session that prints nothing (or has not yet)
+    // costs neither the thread nor libvterm's screen.
+    if (!m_thread.joinable()) m_thread = std::thread([this] { run(); });
 }
 
 KeyframeWorker::~KeyframeWorker()
@@ -27,6 +33,7 @@ void KeyframeWorker::output(std::int64_t tNs, std::int64_t seq, std::string byte
     }
     m_backlog += bytes.size();
     m_work.push_back(Work{tNs, seq, 0, 0, std::move(bytes)});
+    startLocked();
 }
 
 void KeyframeWorker::resize(std::int64_t tNs, std::int64_t seq, unsigned rows, unsigned cols)
@@ -34,6 +41,7 @@ void KeyframeWorker::resize(std::int64_t tNs, std::int64_t seq, unsigned rows, u
     std::lock_guard lock(m_mutex);
     if (m_gaveUp || m_stop) return;
     m_work.push_back(Work{tNs, seq, rows, cols, {}});
+    startLocked();
 }
 
 void KeyframeWorker::kick()

@@ -41,6 +41,7 @@ class KeyframeWorker {
         unsigned rows, cols; // non-zero: a resize
         std::string bytes;
     };
+    void startLocked();
     void run();
 
     mutable std::mutex m_mutex;

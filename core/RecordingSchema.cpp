@@ -98,16 +98,21 @@ int latestRecordingSchema()
     return static_cast<int>(kSteps.size());
 }
 
+Error newerSchemaError(const std::filesystem::path& file, int version)
+{
+    return Error{ErrorCode::Unsupported, 0,
+                 "recording database " + file.string() + " has schema version " +
+                     std::to_string(version) + ", newer than this Sandbench knows (" +
+                     std::to_string(latestRecordingSchema()) + "); update Sandbench"};
+}
+
 Status migrateRecordingDb(SqliteDb& db, int target)
 {
     if (target < 0) target = latestRecordingSchema();
     auto version = db.queryInt("PRAGMA user_version");
     if (!version) return version.error();
     if (*version > latestRecordingSchema())
-        return Error{ErrorCode::Unsupported, 0,
-                     "recording database " + db.file().string() + " has schema version " +
-                         std::to_string(*version) + ", newer than this Sandbench knows (" +
-                         std::to_string(latestRecordingSchema()) + "); update Sandbench"};
+        return newerSchemaError(db.file(), static_cast<int>(*version));
     if (*version >= target) return {};
     // Only possible while the file has no tables: lets gc give space back with
     // incremental_vacuum instead of a full VACUUM.

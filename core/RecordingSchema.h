@@ -6,11 +6,15 @@
 #include "Error.h"
 #include "RecordingSqlite.h"
 
+#include <filesystem>
+
 namespace sb {
 
 int latestRecordingSchema();
 // Applies the missing steps up to `target` in one write transaction; fails on a database made
 // by a newer Sandbench. Safe against a concurrent migration by another process.
 Status migrateRecordingDb(SqliteDb& db, int target = -1);
+// "… has schema version N, newer than this Sandbench knows …"
+Error newerSchemaError(const std::filesystem::path& file, int version);
 
 } // namespace sb

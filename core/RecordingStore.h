@@ -26,9 +26,16 @@ std::filesystem::path defaultRecordingsPath();
 // schema, folder not writable.
 Result<SqliteDb> openRecordingDb(const std::filesystem::path& file);
 
+// The checks a recording can fail before anything starts, without opening SQLite: the folder
+// and file exist (created if need be) and are writable, and the file is empty or a SQLite
+// database whose header names a schema this Sandbench knows. Errors read as openRecordingDb's.
+Status checkRecordingDb(const std::filesystem::path& file);
+
 // Marks sessions still "running" whose supervisor is gone (sb::sessionIsLive is false) as
 // interrupted, ending them at their last event. Does nothing when the database does not exist.
 Status markInterruptedSessions(const std::filesystem::path& file = {});
+// The same on a connection already open (the recording writer's, which does it for `run`).
+Status markInterruptedSessions(SqliteDb& db);
 
 struct SessionRecord {
     std::string id;
@@ -92,6 +99,10 @@ class RecordingStore {
     // Events of the session in order with fromNs <= t <= toNs; `visit` returns false to stop.
     Status forEachEvent(const std::string& id, std::int64_t fromNs, std::int64_t toNs,
                         const std::function<bool(const RecordedEvent&)>& visit);
+    // Every event but terminal bytes (output, input), in order: what happened in a long
+    // session without reading its output.
+    Status forEachStructuredEvent(const std::string& id,
+                                  const std::function<bool(const RecordedEvent&)>& visit);
     // Terminal output text containing `text` (whole words, the last may be a prefix; case and
     // runs of whitespace ignored), newest first.
     Result<std::vector<SearchHit>> search(const std::string& text,

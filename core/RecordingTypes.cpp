@@ -26,6 +26,14 @@ std::optional<EventKind> eventKindFromName(std::string_view name)
     return std::nullopt;
 }
 
+nlohmann::json toJson(const CommandRecord& c)
+{
+    return {{"kind", "command"}, {"program", c.program},
+            {"argv", c.argv},    {"cwd", c.cwd},
+            {"pid", c.pid},      {"decision", c.decision},
+            {"rule", c.rule},    {"time_unix_ms", c.timeUnixMs}};
+}
+
 std::string_view recordStateName(RecordState state)
 {
     switch (state) {

@@ -56,6 +56,20 @@ struct SessionRecordInfo {
     unsigned rows = 24, cols = 80;
 };
 
+// A command the supervisor judged, as the exec path hands it over: plain strings, so that the
+// JSON (an activity event of kind "command") is built off that path, on the writer's thread,
+// or for control clients only when one listens.
+struct CommandRecord {
+    std::string program;
+    std::vector<std::string> argv;
+    std::string cwd;
+    std::int64_t pid = 0;
+    std::string decision; // "allow", "deny" or "ask"
+    std::string rule;
+    std::int64_t timeUnixMs = 0;
+};
+nlohmann::json toJson(const CommandRecord& command);
+
 struct WriterStats {
     std::uint64_t eventsWritten = 0; // rows stored (coalesced terminal chunks count once)
     std::uint64_t eventsQueued = 0;  // calls accepted from the supervisor

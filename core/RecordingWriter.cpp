@@ -43,10 +43,14 @@ struct Item {
     std::int64_t tNs = 0;
     std::string bytes;      // terminal bytes
     nlohmann::json payload; // structured events
+    // kind ExecRequest from command(): stored as a request and a decision
+    std::unique_ptr<CommandRecord> command;
 };
 
 // Wake the writer early once this many items wait: keeps transactions a sensible size.
 constexpr std::size_t kBatchItems = 16384;
+// About fifteen short sessions (7 frames each) of WAL: a recovery scan well under 1 ms.
+constexpr std::uintmax_t kCheckpointWalBytes = 512u << 10;
 // A transaction open longer than this is committed and a new one begun.
 constexpr auto kMaxTransaction = std::chrono::milliseconds(100);
 
@@ -54,6 +58,8 @@ constexpr auto kMaxTransaction = std::chrono::milliseconds(100);
 
 struct RecordingWriter::Impl {
     WriterOptions limits;
+    std::filesystem::path file;
+    SessionRecordInfo info;
     SqliteDb db;
     std::int64_t sid = 0;
     std::string id;
@@ -67,6 +73,9 @@ struct RecordingWriter::Impl {
     std::uint64_t unreportedDropEvents = 0, unreportedDropBytes = 0;
     std::uint64_t acceptedGen = 0, committedGen = 0;
     bool flushRequested = false, stop = false, finished = false;
+    bool opening = false;           // startInBackground: the thread has not opened the db yet
+    std::optional<Error> openError; // it could not
+    std::condition_variable openDone;
     WriterStats stats;
     std::thread thread;
 
@@ -77,7 +86,9 @@ struct RecordingWriter::Impl {
     std::optional<KeyframeWorker> keyframes;
     SqliteStatement insertEvent, insertKeyframe, updateSession;
 
-    void enqueue(EventKind kind, std::string_view bytes, nlohmann::json payload);
+    Status open();
+    void enqueue(EventKind kind, std::string_view bytes, nlohmann::json payload,
+                 std::unique_ptr<CommandRecord> command = {});
     void run();
     void writeBatch(std::vector<Item>& batch);
     Status writeItem(Item& item);
@@ -86,19 +97,23 @@ struct RecordingWriter::Impl {
 
 RecordingWriter::RecordingWriter(std::unique_ptr<Impl> impl) : m_impl(std::move(impl)) {}
 
-Result<std::unique_ptr<RecordingWriter>> RecordingWriter::start(const std::filesystem::path& file,
-                                                                const SessionRecordInfo& info,
-                                                                const WriterOptions& limits)
+// Opens (creates, migrates) the database, inserts the session row and prepares the statements.
+Status RecordingWriter::Impl::open()
 {
-    if (!isValidSessionId(info.id))
-        return inputError("cannot record session '" + info.id + "': invalid session id");
-    auto db = openRecordingDb(file);
-    if (!db) return db.error();
-    auto impl = std::make_unique<Impl>();
-    impl->limits = limits;
-    impl->id = info.id;
-    impl->db = std::move(db.value());
-    SqliteDb& d = impl->db;
+    auto opened = openRecordingDb(file);
+    if (!opened) return opened.error();
+    db = std::move(opened.value());
+    SqliteDb& d = db;
+    // The WAL outlives each connection (see openRecordingDb), and each first open reads all of
+    // it to rebuild its index: fold it into the database once it holds a few sessions, here,
+    // while the sandbox starts, rather than at some session's end (SQLite's own automatic
+    // checkpoint waits for 1000 pages).
+    std::error_code ec;
+    auto walBytes = std::filesystem::file_size(d.file().string() + "-wal", ec);
+    if (!ec && walBytes > kCheckpointWalBytes) (void)d.exec("PRAGMA wal_checkpoint(PASSIVE)");
+    // In the background, the supervisor has skipped this at start (see app/cli/main.cpp).
+    if (opening)
+        if (auto e = markInterruptedSessions(d)) return e;
 
     auto exists = d.prepare("SELECT 1 FROM sessions WHERE id = ?1");
     if (!exists) return exists.error();
@@ -119,29 +134,95 @@ Result<std::unique_ptr<RecordingWriter>> RecordingWriter::start(const std::files
         .bind(6, static_cast<std::int64_t>(rows))
         .bind(7, static_cast<std::int64_t>(cols));
     if (auto e = insert->run("record session start")) return *e;
-    impl->sid = d.lastInsertId();
+    sid = d.lastInsertId();
 
     auto ev = d.prepare("INSERT INTO events (sid, seq, t_ns, type, enc, data) "
                         "VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
     auto kf = KeyframeBuilder::prepareInsert(d);
     auto up = d.prepare("UPDATE sessions SET events = ?2, output_bytes = ?3, stored_bytes = ?4, "
                         "last_t_ns = ?5 WHERE sid = ?1");
-    auto text = TextIndexer::prepare(d, TextIndexOp::Add);
+    auto indexer = TextIndexer::prepare(d, TextIndexOp::Add);
     for (const Error* e : {ev ? nullptr : &ev.error(), kf ? nullptr : &kf.error(),
-                           up ? nullptr : &up.error(), text ? nullptr : &text.error()})
+                           up ? nullptr : &up.error(), indexer ? nullptr : &indexer.error()})
         if (e != nullptr) return *e;
-    impl->insertEvent = std::move(ev.value());
-    impl->insertKeyframe = std::move(kf.value());
-    impl->updateSession = std::move(up.value());
-    impl->text.emplace(std::move(text.value()));
-    impl->keyframes.emplace(rows, cols);
-    impl->pending.reserve(kBatchItems);
-    // A larger page cache keeps the event index's hot pages in memory during floods.
+    insertEvent = std::move(ev.value());
+    insertKeyframe = std::move(kf.value());
+    updateSession = std::move(up.value());
+    text.emplace(std::move(indexer.value()));
+    keyframes.emplace(rows, cols);
+    // Room for the event index's hot pages during floods; allocated only as pages are used.
     (void)d.exec("PRAGMA cache_size=-16384");
+    return {};
+}
+
+namespace {
+
+Result<std::unique_ptr<RecordingWriter::Impl>> newImpl(const std::filesystem::path& file,
+                                                       const SessionRecordInfo& info,
+                                                       const WriterOptions& limits)
+{
+    if (!isValidSessionId(info.id))
+        return inputError("cannot record session '" + info.id + "': invalid session id");
+    auto impl = std::make_unique<RecordingWriter::Impl>();
+    impl->limits = limits;
+    impl->file = file;
+    impl->info = info;
+    impl->id = info.id;
+    impl->pending.reserve(kBatchItems);
     impl->monoStart = limits.clock ? limits.clock() : monotonicNs();
-    Impl* raw = impl.get();
-    impl->thread = std::thread([raw] { raw->run(); });
-    return std::unique_ptr<RecordingWriter>(new RecordingWriter(std::move(impl)));
+    return impl;
+}
+
+} // namespace
+
+Result<std::unique_ptr<RecordingWriter>> RecordingWriter::start(const std::filesystem::path& file,
+                                                                const SessionRecordInfo& info,
+                                                                const WriterOptions& limits)
+{
+    auto impl = newImpl(file, info, limits);
+    if (!impl) return impl.error();
+    if (auto e = (*impl)->open()) return *e;
+    // Time 0 is when the caller can start recording: after the open.
+    (*impl)->monoStart = limits.clock ? limits.clock() : monotonicNs();
+    Impl* raw = impl->get();
+    (*impl)->thread = std::thread([raw] { raw->run(); });
+    return std::unique_ptr<RecordingWriter>(new RecordingWriter(std::move(impl.value())));
+}
+
+Result<std::unique_ptr<RecordingWriter>>
+RecordingWriter::startInBackground(const std::filesystem::path& file, const SessionRecordInfo& info,
+                                   const WriterOptions& limits)
+{
+    auto impl = newImpl(file, info, limits);
+    if (!impl) return impl.error();
+    if (auto e = checkRecordingDb(file)) return *e;
+    (*impl)->opening = true;
+    Impl* raw = impl->get();
+    (*impl)->thread = std::thread([raw] {
+        Status failed = raw->open();
+        {
+            std::lock_guard lock(raw->mutex);
+            raw->opening = false;
+            if (failed) {
+                // Nothing will be stored: later events are refused, flush() does not wait.
+                raw->openError = failed;
+                raw->stop = true;
+                raw->pending.clear();
+            }
+        }
+        raw->openDone.notify_all();
+        raw->committed.notify_all();
+        if (!failed) return raw->run();
+        if (raw->limits.onOpenFailed) raw->limits.onOpenFailed(*failed);
+    });
+    return std::unique_ptr<RecordingWriter>(new RecordingWriter(std::move(impl.value())));
+}
+
+Status RecordingWriter::opened()
+{
+    std::unique_lock lock(m_impl->mutex);
+    m_impl->openDone.wait(lock, [&] { return !m_impl->opening; });
+    return m_impl->openError;
 }
 
 RecordingWriter::~RecordingWriter()
@@ -154,7 +235,8 @@ const std::string& RecordingWriter::sessionId() const
     return m_impl->id;
 }
 
-void RecordingWriter::Impl::enqueue(EventKind kind, std::string_view bytes, nlohmann::json payload)
+void RecordingWriter::Impl::enqueue(EventKind kind, std::string_view bytes, nlohmann::json payload,
+                                    std::unique_ptr<CommandRecord> command)
 {
     std::int64_t t = (limits.clock ? limits.clock() : monotonicNs()) - monoStart;
     std::lock_guard lock(mutex);
@@ -185,7 +267,7 @@ void RecordingWriter::Impl::enqueue(EventKind kind, std::string_view bytes, nloh
         stats.droppedBytes += bytes.size(), unreportedDropBytes += bytes.size();
         return;
     }
-    pending.push_back(Item{kind, t, std::string(bytes), std::move(payload)});
+    pending.push_back(Item{kind, t, std::string(bytes), std::move(payload), std::move(command)});
     pendingBytes += bytes.size();
     stats.queueHighWater = std::max<std::uint64_t>(stats.queueHighWater, pending.size());
     stats.queueHighWaterBytes = std::max<std::uint64_t>(stats.queueHighWaterBytes, pendingBytes);
@@ -218,14 +300,21 @@ void RecordingWriter::event(EventKind kind, nlohmann::json payload)
     m_impl->enqueue(kind, {}, std::move(payload));
 }
 
+void RecordingWriter::command(CommandRecord command)
+{
+    m_impl->enqueue(EventKind::ExecRequest, {}, {},
+                    std::make_unique<CommandRecord>(std::move(command)));
+}
+
 void RecordingWriter::flush()
 {
     std::unique_lock lock(m_impl->mutex);
     std::uint64_t target = m_impl->acceptedGen;
     m_impl->flushRequested = true;
     m_impl->wake.notify_one();
-    m_impl->committed.wait(
-        lock, [&] { return m_impl->committedGen >= target || !m_impl->thread.joinable(); });
+    m_impl->committed.wait(lock, [&] {
+        return m_impl->committedGen >= target || m_impl->openError || !m_impl->thread.joinable();
+    });
 }
 
 WriterStats RecordingWriter::stats() const
@@ -244,6 +333,7 @@ Status RecordingWriter::finish(int exitStatus, bool interrupted)
     }
     m_impl->wake.notify_one();
     if (m_impl->thread.joinable()) m_impl->thread.join();
+    if (m_impl->openError) return m_impl->openError;
     // The screen model may still be catching up after a flood: give it a moment, then store
     // what it has (seeking past the last keyframe replays from there, only slower).
     m_impl->keyframes->stop(1000);
@@ -288,7 +378,8 @@ void RecordingWriter::Impl::run()
             batch.push_back(Item{EventKind::Dropped,
                                  t,
                                  {},
-                                 nlohmann::json{{"events", dropEvents}, {"bytes", dropBytes}}});
+                                 nlohmann::json{{"events", dropEvents}, {"bytes", dropBytes}},
+                                 {}});
         }
         if (!batch.empty()) writeBatch(batch);
         batch.clear();
@@ -356,6 +447,18 @@ Status RecordingWriter::Impl::writeItem(Item& item)
         size = blob.bytes.size();
         insertEvent.bind(5, static_cast<int>(blob.encoding)).bindBlob(6, blob.bytes, true);
         if (auto e = insertEvent.run("store terminal bytes")) return e;
+    } else if (item.command) {
+        // One text for both rows: what was asked and what became of it.
+        std::string json = jsonText(toJson(*item.command));
+        size = 2 * json.size();
+        insertEvent.bind(5, 0).bindText(6, json, true);
+        if (auto e = insertEvent.run("store exec request")) return e;
+        insertEvent.bind(1, sid)
+            .bind(2, nextSeq++)
+            .bind(3, t)
+            .bind(4, static_cast<int>(EventKind::ExecDecision));
+        if (auto e = insertEvent.run("store exec decision")) return e;
+        ++storedEvents;
     } else {
         std::string json = jsonText(item.payload);
         size = json.size();

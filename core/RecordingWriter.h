@@ -1,7 +1,7 @@
 // Records one session. The supervisor calls the methods below from its relay loop; they only
-// append to a bounded in-memory queue (a mutex held for a memcpy), never touch the disk. A
-// writer thread commits the queue every ~50 ms (so a SIGKILL loses at most ~100 ms), indexes
-// terminal text and keeps screen keyframes.
+// append to a bounded in-memory queue (a mutex held for a memcpy), never touch the disk nor
+// wait for the database to open. A writer thread commits the queue every ~50 ms (so a SIGKILL
+// loses at most ~100 ms), indexes terminal text and keeps screen keyframes.
 //
 // Bounded memory: adjacent terminal chunks within 10 ms are merged into one row (up to 64 KiB);
 // when the queue is full they are merged regardless of time; if even that cannot hold an
@@ -28,6 +28,9 @@ struct WriterOptions {
     int commitIntervalMs = 50;
     // Nanoseconds on a monotonic clock; tests and benchmarks inject synthetic time.
     std::function<std::int64_t()> clock;
+    // startInBackground() only: called on the writer's thread when the database then cannot be
+    // opened after all, so that the supervisor stops the session at once.
+    std::function<void(const Error&)> onOpenFailed;
 };
 
 class RecordingWriter {
@@ -38,6 +41,13 @@ class RecordingWriter {
     static Result<std::unique_ptr<RecordingWriter>> start(const std::filesystem::path& db,
                                                           const SessionRecordInfo& info,
                                                           const WriterOptions& options = {});
+    // The same, except that only checkRecordingDb() runs here: opening, migrating, marking
+    // interrupted sessions and inserting the session row happen on the writer's thread while
+    // events already queue, so a session's start never waits for SQLite. A failure there is
+    // reported to options.onOpenFailed, by opened() and by finish().
+    static Result<std::unique_ptr<RecordingWriter>>
+    startInBackground(const std::filesystem::path& db, const SessionRecordInfo& info,
+                      const WriterOptions& options = {});
     ~RecordingWriter(); // without finish(): flushes and marks the session interrupted
     RecordingWriter(const RecordingWriter&) = delete;
     RecordingWriter& operator=(const RecordingWriter&) = delete;
@@ -46,6 +56,11 @@ class RecordingWriter {
     void terminalInput(std::string_view bytes);
     void resize(unsigned rows, unsigned cols);
     void event(EventKind kind, nlohmann::json payload);
+    // Stored as an exec request and an exec decision, both with toJson(command) as payload.
+    void command(CommandRecord command);
+
+    // Waits until the database is open: its error if it could not be.
+    Status opened();
 
     // Blocks until everything queued so far is committed (tests, and before a summary).
     void flush();

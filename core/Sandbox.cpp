@@ -346,7 +346,8 @@ int exitCodeOf(int status)
 
 } // namespace
 
-Result<SandboxProcess> startSandbox(const SandboxConfig& config)
+Result<SandboxProcess> startSandbox(const SandboxConfig& config,
+                                    const std::function<void(pid_t, int)>& whileInitSetsUp)
 {
     SandboxIdentity id = sandboxIdentity();
     int sync[2];
@@ -385,6 +386,7 @@ Result<SandboxProcess> startSandbox(const SandboxConfig& config)
         if (auto e = writeIdMaps(sandbox.initPid, id.uid, id.gid)) return abandon(*e);
     if (auto e = joinCgroups(config.cgroups, sandbox.initPid)) return abandon(*e);
     if (auto e = sendMessage(sync[0], "G")) return abandon(*e);
+    if (whileInitSetsUp) whileInitSetsUp(sandbox.initPid, sandbox.pidFd);
     Message reply = receiveMessage(sync[0]);
     ::close(sync[0]);
     sync[0] = -1;

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <sys/types.h>
 #include <vector>
@@ -62,8 +63,11 @@ struct SandboxProcess {
 // Starts init in new namespaces and returns once the sandbox is built and the command was
 // started (or with the error that stopped the pipeline, e.g. "mount overlay on /p: …").
 // Call it while the process has a single thread: the child runs C++ (allocations) between
-// clone and exec, which another thread's held lock would deadlock.
-Result<SandboxProcess> startSandbox(const SandboxConfig& config);
+// clone and exec, which another thread's held lock would deadlock. `whileInitSetsUp` runs
+// right after the clone, in parallel with init's mounts: the first moment threads may start.
+Result<SandboxProcess>
+startSandbox(const SandboxConfig& config,
+             const std::function<void(pid_t initPid, int pidFd)>& whileInitSetsUp = {});
 
 // Exit status of the sandbox's command as a shell reports it: code, or 128+signal.
 int waitSandbox(const SandboxProcess& sandbox);

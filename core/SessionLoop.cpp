@@ -73,6 +73,9 @@ SessionLoop::~SessionLoop()
     closePrompt();
     if (m_signalFd >= 0) ::close(m_signalFd);
     if (m_wakeFd >= 0) ::close(m_wakeFd);
+    if (m_sandboxRoot >= 0) ::close(m_sandboxRoot);
+    for (int fd : {m_options.commandOut, m_options.commandErr})
+        if (fd >= 0) ::close(fd); // left open when the loop ended at its deadline
     ::sigprocmask(SIG_SETMASK, &m_previousMask, nullptr);
 }
 
@@ -124,7 +127,7 @@ bool SessionLoop::run()
                {m_signalFd, POLLIN, 0},
                {m_masterOpen && !promptOpen ? m_sandbox.ptyMaster : -1, POLLIN, 0},
                {m_inputOpen ? m_options.inFd : -1, POLLIN, 0},
-               {m_exec ? m_exec->fd() : -1, POLLIN, 0},
+               {m_exec && !m_execDone ? m_exec->fd() : -1, POLLIN, 0},
                {m_wakeFd, POLLIN, 0},
                {m_options.commandOut, POLLIN, 0},
                {m_options.commandErr, POLLIN, 0}};
@@ -145,7 +148,10 @@ bool SessionLoop::run()
             errno != EINTR)
             return true;
         if (fds[Signals].revents & POLLIN) onSignal();
-        if (fds[Exec].revents & POLLIN) onExecNotification();
+        if (fds[Exec].revents & POLLIN)
+            onExecNotification();
+        else if (fds[Exec].revents & (POLLHUP | POLLERR))
+            m_execDone = true; // no process under the filter is left: it stays so, stop polling
         if (fds[Master].revents & (POLLIN | POLLHUP | POLLERR)) onTerminalOutput();
         if (fds[Out].revents & (POLLIN | POLLHUP | POLLERR))
             onCommandPipe(m_options.commandOut, m_options.outFd);
@@ -241,11 +247,17 @@ void SessionLoop::onExecNotification()
     }
     if (!*received) return;
     ExecRequest exec = std::move(**received);
+    if (m_sandboxRoot < 0) {
+        // Every process in the sandbox has init's root (chroot, pivot_root, mount and setns are
+        // filtered), and this descriptor keeps it reachable after the process is gone.
+        std::string root = "/proc/" + std::to_string(exec.pid) + "/root";
+        m_sandboxRoot = ::open(root.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+    }
     ApprovalRequest request;
     request.kind = ApprovalKind::Command;
-    request.program = exec.program;
-    request.argv = exec.argv;
-    request.cwd = exec.cwd;
+    request.program = std::move(exec.program);
+    request.argv = std::move(exec.argv);
+    request.cwd = std::move(exec.cwd);
 
     RuleAction action;
     std::string rule;
@@ -253,36 +265,70 @@ void SessionLoop::onExecNotification()
         action = *earlier ? RuleAction::Allow : RuleAction::Deny;
         rule = "an answer earlier in this session";
     } else {
-        CommandDecision d = m_commands.decide(exec.program, exec.argv);
+        CommandDecision d = m_commands.decide(request.program, request.argv);
         action = d.action;
-        rule = d.rule;
+        rule = std::move(d.rule);
     }
-    // execvp tries each PATH folder in turn: an allowed exec of a program that is not there
-    // fails with ENOENT by itself and is no activity worth a line. (Only allowed ones are
-    // skipped, so a program created in between still went through the policy.)
-    bool absent = ::access(("/proc/" + std::to_string(exec.pid) + "/root" + exec.program).c_str(),
-                           F_OK) != 0 &&
-                  errno == ENOENT;
-    if (!(action == RuleAction::Allow && absent))
-        emit({{"kind", "command"},
-              {"program", exec.program},
-              {"argv", exec.argv},
-              {"cwd", exec.cwd},
-              {"pid", exec.pid},
-              {"decision", actionName(action)},
-              {"rule", rule}});
+    // The command waits in the kernel until it has its answer: give it first, and record the
+    // decision while the command goes on (on the other core, where there is one).
     std::uint64_t id = exec.notificationId;
+    bool absent = false;
     if (action == RuleAction::Allow) {
+        // execvp tries each PATH folder in turn: an allowed exec of a program that is not there
+        // fails with ENOENT by itself and is no activity worth a line. (Only allowed ones are
+        // skipped, so a program created in between still went through the policy.) Without
+        // the root descriptor the check must come first: the process may be gone after.
+        if (m_sandboxRoot < 0) absent = programAbsent(exec.pid, request.program);
         (void)m_exec->allow(id);
+        if (m_sandboxRoot >= 0) absent = programAbsent(exec.pid, request.program);
     } else if (action == RuleAction::Deny) {
         (void)m_exec->deny(id);
-    } else {
+    }
+    if (!absent) {
+        CommandRecord record;
+        if (action == RuleAction::Ask) { // the broker still needs the request
+            record.program = request.program;
+            record.argv = request.argv;
+            record.cwd = request.cwd;
+        } else {
+            record.program = std::move(request.program);
+            record.argv = std::move(request.argv);
+            record.cwd = std::move(request.cwd);
+        }
+        record.pid = exec.pid;
+        record.decision = actionName(action);
+        record.rule = rule;
+        record.timeUnixMs = m_clock.unixMs();
+        recordCommand(std::move(record));
+    }
+    if (action == RuleAction::Ask) {
         request.rule = rule;
         ExecInterceptor* interceptor = m_exec.get();
         m_broker.submit(std::move(request), [interceptor, id](const ApprovalOutcome& outcome) {
             (void)(outcome.allow ? interceptor->allow(id) : interceptor->deny(id));
         });
     }
+}
+
+bool SessionLoop::programAbsent(pid_t pid, const std::string& program) const
+{
+    if (m_sandboxRoot >= 0) {
+        std::string_view relative = program;
+        while (!relative.empty() && relative.front() == '/')
+            relative.remove_prefix(1);
+        if (relative.empty()) return false;
+        return ::faccessat(m_sandboxRoot, std::string(relative).c_str(), F_OK, 0) != 0 &&
+               errno == ENOENT;
+    }
+    return ::access(("/proc/" + std::to_string(pid) + "/root" + program).c_str(), F_OK) != 0 &&
+           errno == ENOENT;
+}
+
+void SessionLoop::recordCommand(CommandRecord record)
+{
+    // JSON only for someone who reads it now: the recording builds its own on its thread.
+    if (m_control && m_control->subscriberCount() > 0) m_control->publishEvent(toJson(record));
+    if (m_options.recorder) m_options.recorder->command(std::move(record));
 }
 
 void SessionLoop::queue(ApprovalEvent event)

@@ -27,7 +27,8 @@ struct LoopOptions {
     int outFd = 1; // where the agent's terminal output goes, -1 for nowhere (headless)
     int errFd = 2;
     // Without a pty: the read ends of the command's stdout and stderr pipes, relayed to outFd
-    // and errFd (and to clients and the recording as the session's terminal stream).
+    // and errFd (and to clients and the recording as the session's terminal stream). The loop
+    // owns them: it closes them at their end or when it is destroyed.
     int commandOut = -1, commandErr = -1;
     bool interactive = false; // inFd is a terminal: raw mode, the Ctrl-] approval screen
     std::string sessionId;    // for notices
@@ -72,6 +73,8 @@ class SessionLoop final : public SessionBackend {
     };
 
     void onExecNotification();
+    bool programAbsent(pid_t pid, const std::string& program) const;
+    void recordCommand(CommandRecord record);
     void onApprovalEvent(const ApprovalRequest* request, const ApprovalOutcome* outcome);
     void onProxyAsk(const ConnectionRequest& request, const std::string& rule,
                     Proxy::Decide decide);
@@ -99,7 +102,9 @@ class SessionLoop final : public SessionBackend {
     std::optional<TerminalPrompt> m_prompt;
     int m_signalFd = -1;
     sigset_t m_previousMask{};
-    int m_wakeFd = -1; // approval events from any thread wake the loop
+    int m_wakeFd = -1;      // approval events from any thread wake the loop
+    int m_sandboxRoot = -1; // O_PATH: "/" of the sandbox, from the first exec's process
+    bool m_execDone = false;
     bool m_masterOpen = true;
     bool m_inputOpen = true;
     bool m_announce = false; // a title notice waits for a quiet moment in the output

@@ -5,6 +5,7 @@
 #include "Identity.h"
 #include "Landlock.h"
 #include "Paths.h"
+#include "RecordingStore.h"
 #include "RecordingWriter.h"
 #include "ResourceLimits.h"
 #include "Sandbox.h"
@@ -16,6 +17,7 @@
 #include <csignal>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 extern char** environ;
@@ -210,59 +212,86 @@ Result<RunOutcome> runSession(const RunOptions& options)
         config.stdioFds[2] = errPipe[1];
     }
 
-    say(options, "session " + session->id + " started");
-    auto sandbox = startSandbox(config);
-    for (int fd : {outPipe[1], errPipe[1]})
-        if (fd >= 0) ::close(fd);
-    if (!sandbox) {
-        for (int fd : {outPipe[0], errPipe[0]})
+    // Recorded, or stopped at once: never a sandbox running unrecorded without saying so. What
+    // can fail cheaply (folder, file, header) is checked before anything starts. The database
+    // itself opens on the writer's thread, started the moment init is cloned (no thread may
+    // exist before) so that it overlaps init's mounts, and nothing on the command's path waits
+    // for it. Should it fail after all, the writer kills init through a pidfd (never another
+    // process of a reused pid) and the session is reported as not recorded.
+    auto endEarly = [&](Error e) {
+        for (int fd : {outPipe[0], outPipe[1], errPipe[0], errPipe[1]})
             if (fd >= 0) ::close(fd);
         session->state = SessionState::Ended;
         session->endedNs = nowNs();
         (void)saveSession(*session);
         removeCgroups(config.cgroups);
         ::close(*lock);
-        return Error{sandbox.error().code, sandbox.error().sysErrno,
-                     "sandbox setup failed: " + sandbox.error().message};
+        return e;
+    };
+    if (auto e = checkRecordingDb(options.recordingsDb))
+        return endEarly(Error{e->code, e->sysErrno,
+                              "cannot record the session, so it was not started: " + e->message});
+    say(options, "session " + session->id + " started");
+    // Init's pidfd for the writer's thread; declared before the writer, so closed after it.
+    struct OwnedFd {
+        int fd = -1;
+        ~OwnedFd()
+        {
+            if (fd >= 0) ::close(fd);
+        }
+    } killFd;
+    std::unique_ptr<RecordingWriter> recorder;
+    std::optional<Error> recorderError;
+    SessionRecordInfo recordInfo = recordInfoOf(*session, options, config);
+    auto sandbox = startSandbox(config, [&](pid_t, int pidFd) {
+        killFd.fd = ::fcntl(pidFd, F_DUPFD_CLOEXEC, 3);
+        WriterOptions writer;
+        writer.onOpenFailed = [fd = killFd.fd](const Error&) {
+            ::syscall(SYS_pidfd_send_signal, fd, SIGKILL, nullptr, 0);
+        };
+        auto started = RecordingWriter::startInBackground(options.recordingsDb, recordInfo, writer);
+        if (started)
+            recorder = std::move(started.value());
+        else
+            recorderError = started.error();
+    });
+    for (int* fd : {&outPipe[1], &errPipe[1]})
+        if (*fd >= 0) ::close(std::exchange(*fd, -1));
+    if (!sandbox) {
+        if (recorder) (void)recorder->finish(125);
+        return endEarly(Error{sandbox.error().code, sandbox.error().sysErrno,
+                              "sandbox setup failed: " + sandbox.error().message});
     }
-
-    // Recorded, or not started at all: never a sandbox running unrecorded without saying so.
-    // The writer's threads start only now: the sandbox must be cloned from a single-threaded
-    // process, and its command cannot have run yet (its first exec waits for this supervisor).
-    auto recorder =
-        RecordingWriter::start(options.recordingsDb, recordInfoOf(*session, options, config));
     if (!recorder) {
         ::kill(sandbox->initPid, SIGKILL);
         waitSandbox(*sandbox);
-        for (int fd : {sandbox->ptyMaster, sandbox->execListener, sandbox->proxyListener,
-                       outPipe[0], errPipe[0]})
+        for (int fd : {sandbox->ptyMaster, sandbox->execListener, sandbox->proxyListener})
             if (fd >= 0) ::close(fd);
         removeWorkDir(*session);
-        session->state = SessionState::Ended;
-        session->endedNs = nowNs();
-        (void)saveSession(*session);
-        removeCgroups(config.cgroups);
-        ::close(*lock);
-        return Error{recorder.error().code, recorder.error().sysErrno,
-                     "cannot record the session, so it was not started: " +
-                         recorder.error().message};
+        return endEarly(
+            Error{recorderError->code, recorderError->sysErrno,
+                  "cannot record the session, so it was not started: " + recorderError->message});
     }
 
     LoopOptions loopOptions;
     loopOptions.inFd = options.headless ? -1 : options.stdinFd;
     loopOptions.outFd = options.headless ? -1 : options.stdoutFd;
     loopOptions.errFd = options.headless ? -1 : options.stderrFd;
-    loopOptions.commandOut = outPipe[0];
-    loopOptions.commandErr = errPipe[0];
+    // The loop owns the read ends from here on and closes them (at end of output, or when it
+    // is destroyed): closing them here too would close whatever reused the numbers meanwhile,
+    // such as the recording's database files, opened on the writer's thread.
+    loopOptions.commandOut = std::exchange(outPipe[0], -1);
+    loopOptions.commandErr = std::exchange(errPipe[0], -1);
     loopOptions.interactive =
         !options.headless && sandbox->ptyMaster >= 0 && ::isatty(options.stdinFd);
     loopOptions.sessionId = session->id;
     loopOptions.notice = options.notice;
-    loopOptions.recorder = recorder->get();
+    loopOptions.recorder = recorder.get();
     if (config.limits.wallSeconds > 0)
         loopOptions.deadlineMs =
             monotonicMs() + static_cast<long long>(config.limits.wallSeconds) * 1000;
     RunOutcome outcome;
+    Status recordingFailed;
     {
         SessionLoop loop(options.policy, *sandbox, loopOptions);
         if (!options.learnedRulesFile.empty())
@@ -290,16 +319,23 @@ Result<RunOutcome> runSession(const RunOptions& options)
                              " s reached: session stopped");
         }
         outcome.exitStatus = outcome.timedOut ? 124 : 0;
+        // Before init is reaped: a failing open may still signal it (through the pidfd).
+        recordingFailed = recorder->opened();
         int status = waitSandbox(*sandbox);
         if (!outcome.timedOut) outcome.exitStatus = status;
         loop.finish(outcome.exitStatus);
     }
-    for (int fd : {sandbox->ptyMaster, outPipe[0], errPipe[0]})
-        if (fd >= 0) ::close(fd);
+    if (sandbox->ptyMaster >= 0) ::close(std::exchange(sandbox->ptyMaster, -1));
 
     removeWorkDir(*session);
-    recordChanges(**recorder, *session);
-    if (auto e = (*recorder)->finish(outcome.exitStatus))
+    if (recordingFailed) {
+        (void)recorder->finish(outcome.exitStatus);
+        return endEarly(
+            Error{recordingFailed->code, recordingFailed->sysErrno,
+                  "cannot record the session, so it was stopped: " + recordingFailed->message});
+    }
+    recordChanges(*recorder, *session);
+    if (auto e = recorder->finish(outcome.exitStatus))
         say(options, "warning: the end of the recording was not saved: " + e->describe());
     session->state = SessionState::Ended;
     session->endedNs = nowNs();

@@ -50,8 +50,12 @@ int main(int argc, char** argv)
     sbcli::addRecordingCommands(app);
     sbcli::addClientCommands(app);
     // A session whose supervisor died is marked interrupted by whichever program starts next;
-    // a damaged database is reported by the commands that read it, not here.
-    (void)sb::markInterruptedSessions();
+    // a damaged database is reported by the commands that read it, not here. `run` leaves it
+    // to its recording writer, which opens the database on its own thread anyway: a start
+    // does not wait for SQLite.
+    app.parse_complete_callback([&app] {
+        if (!app.got_subcommand("run")) (void)sb::markInterruptedSessions();
+    });
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Sandbench benchmarks: cold start against bubblewrap, per-exec overhead inside the sandbox,
-# and the supervisor's idle memory. See BENCHMARKS.md for what each one measures.
+# the supervisor's idle memory, and the terminal pane against bare libvterm. See BENCHMARKS.md
+# for what each one measures.
 #
 # Usage: tests/bench/run-benchmarks.sh [--quick] [--write] [--user NAME | --no-user]
 #
@@ -9,7 +10,8 @@
 #   --user NAME when run as root, also run every benchmark as NAME (default: sbtest if it exists)
 #   --no-user   root only
 #
-# Builds nothing: the CLI is $SANDBENCH_BUILD_DIR/app/sandbench-cli (default ./build).
+# Builds nothing: the CLI is $SANDBENCH_BUILD_DIR/app/sandbench-cli (default ./build), the
+# terminal benchmark $SANDBENCH_BUILD_DIR/tests/bench/terminal_bench.
 # Machines are shared and noisy, so every timing is a ratio against a reference measured in
 # the same run, interleaved round by round (A,B then B,A), reported as median and spread.
 # Exit status: 0 when every benchmark ran (targets met or not: timings are not assertions),
@@ -43,9 +45,9 @@ CLI="$BUILD_DIR/app/sandbench-cli"
 
 # Repetitions. Each round runs every variant once; the first WARMUP rounds are discarded.
 if ((QUICK)); then
-    COLD_ROUNDS=10 EXEC_ROUNDS=3 EXEC_N=300 RSS_ROUNDS=1 WARMUP=1
+    COLD_ROUNDS=10 EXEC_ROUNDS=3 EXEC_N=300 LAT_ROUNDS=3 LAT_N=200 RSS_ROUNDS=1 WARMUP=1
 else
-    COLD_ROUNDS=60 EXEC_ROUNDS=15 EXEC_N=1000 RSS_ROUNDS=5 WARMUP=2
+    COLD_ROUNDS=60 EXEC_ROUNDS=15 EXEC_N=1000 LAT_ROUNDS=11 LAT_N=500 RSS_ROUNDS=5 WARMUP=2
 fi
 
 note() { echo "run-benchmarks: $*" >&2; }
@@ -162,28 +164,72 @@ bench_cold()
 }
 
 # ---------------------------------------------------------------------------------------------
-# 2. Per-exec overhead: a loop of /usr/bin/true, N and 0 iterations, sandboxed and not
+# 2. Per-exec overhead: a loop of /usr/bin/true, N and 0 iterations, in sandbench, in bwrap and
+# on the host. Issue 2's reference is bwrap (the isolation alone), issue 3's the host (what the
+# user's loop costs without any sandbox).
 
 loop_script() { echo "for i in \$(seq $1); do /usr/bin/true; done"; }
 exec_sandbox_n() { sandbench /bin/bash -c "$(loop_script "$EXEC_N")"; }
 exec_sandbox_0() { sandbench /bin/bash -c "$(loop_script 0)"; }
+exec_bwrap_n() { bwrap_run /bin/bash -c "$(loop_script "$EXEC_N")"; }
+exec_bwrap_0() { bwrap_run /bin/bash -c "$(loop_script 0)"; }
 exec_host_n() { /bin/bash -c "$(loop_script "$EXEC_N")"; } # the worker's cwd is the workspace
 exec_host_0() { /bin/bash -c "$(loop_script 0)"; }
 
 bench_exec()
 {
-    interleave "$EXEC_ROUNDS" exec_sandbox_n exec_sandbox_0 exec_host_n exec_host_0 || return 1
-    local s=$SCRATCH ratios perexec_sb perexec_host
-    # Per round: (sandbox(N) - sandbox(0)) / (host(N) - host(0)), i.e. per-exec cost only.
-    ratios=$(paste $s/exec_sandbox_n.times $s/exec_sandbox_0.times $s/exec_host_n.times $s/exec_host_0.times |
-        awk '{ printf "%.6f\n", ($1 - $2) / ($3 - $4) }')
-    perexec_sb=$(paste $s/exec_sandbox_n.times $s/exec_sandbox_0.times | awk -v n="$EXEC_N" '{ printf "%.1f\n", ($1 - $2) / n }')
-    perexec_host=$(paste $s/exec_host_n.times $s/exec_host_0.times | awk -v n="$EXEC_N" '{ printf "%.1f\n", ($1 - $2) / n }')
-    echo "RESULT exec n=$EXEC_ROUNDS loop=$EXEC_N ratio=$(summary <<<"$ratios" | tr ' ' ,)" \
-        "sandbox_per_exec_us=$(summary <<<"$perexec_sb" | tr ' ' ,)" \
-        "host_per_exec_us=$(summary <<<"$perexec_host" | tr ' ' ,)" \
+    interleave "$EXEC_ROUNDS" exec_sandbox_n exec_sandbox_0 exec_bwrap_n exec_bwrap_0 \
+        exec_host_n exec_host_0 || return 1
+    local s=$SCRATCH
+    # Per round: (sandbox(N) - sandbox(0)) / (ref(N) - ref(0)), i.e. per-exec cost only.
+    per_exec() { paste "$s/$1_n.times" "$s/$1_0.times" | awk -v n="$EXEC_N" '{ printf "%.1f\n", ($1 - $2) / n }'; }
+    per_exec exec_sandbox >"$s/pe_sandbox"
+    per_exec exec_bwrap >"$s/pe_bwrap"
+    per_exec exec_host >"$s/pe_host"
+    local host_ratio bwrap_ratio
+    host_ratio=$(paste "$s/pe_sandbox" "$s/pe_host" | awk '{ printf "%.6f\n", $1 / $2 }')
+    bwrap_ratio=$(paste "$s/pe_sandbox" "$s/pe_bwrap" | awk '{ printf "%.6f\n", $1 / $2 }')
+    echo "RESULT exec n=$EXEC_ROUNDS loop=$EXEC_N ratio=$(summary <<<"$host_ratio" | tr ' ' ,)" \
+        "bwrap_ratio=$(summary <<<"$bwrap_ratio" | tr ' ' ,)" \
+        "sandbox_per_exec_us=$(summary <"$s/pe_sandbox" | tr ' ' ,)" \
+        "bwrap_per_exec_us=$(summary <"$s/pe_bwrap" | tr ' ' ,)" \
+        "host_per_exec_us=$(summary <"$s/pe_host" | tr ' ' ,)" \
         "sandbox_fixed_us=$(summary <$s/exec_sandbox_0.times | tr ' ' ,)" \
         "host_fixed_us=$(summary <$s/exec_host_0.times | tr ' ' ,)"
+}
+
+# 2c. One exec alone, from execve() to the new program's main(): tests/bench/exec_latency
+# (static, so no dynamic loading is timed) execs itself LAT_N times and prints the median. Run
+# in sandbench, bwrap and on the host, interleaved; the added time per exec is the difference
+# of the medians, round by round.
+LATENCY_BIN="$BUILD_DIR/tests/bench/exec_latency"
+lat_sandbox() { sandbench ./exec_latency "$LAT_N"; }
+lat_bwrap() { bwrap_run ./exec_latency "$LAT_N"; }
+lat_host() { ./exec_latency "$LAT_N"; }
+
+bench_latency()
+{
+    if [[ ! -x $LATENCY_BIN ]]; then
+        note "no exec_latency at $LATENCY_BIN (cmake --build … --target exec_latency): 2c skipped"
+        return 0
+    fi
+    cp "$LATENCY_BIN" "$WORKSPACE/exec_latency" || return 1
+    local names=(lat_sandbox lat_bwrap lat_host) r i name out
+    for name in "${names[@]}"; do : >"$SCRATCH/$name.us"; done
+    for ((r = 0; r < WARMUP + LAT_ROUNDS; r++)); do
+        for ((i = 0; i < 3; i++)); do
+            name=${names[r % 2 ? 2 - i : i]}
+            out=$("$name" </dev/null 2>/dev/null) || { note "$name failed"; return 1; }
+            ((r >= WARMUP)) && echo "${out%% *}" >>"$SCRATCH/$name.us"
+        done
+    done
+    rm -f "$WORKSPACE/exec_latency"
+    local s=$SCRATCH
+    echo "RESULT latency n=$LAT_ROUNDS execs=$LAT_N" \
+        "added_bwrap_us=$(paste $s/lat_sandbox.us $s/lat_bwrap.us | awk '{ print $1 - $2 }' | summary | tr ' ' ,)" \
+        "added_host_us=$(paste $s/lat_sandbox.us $s/lat_host.us | awk '{ print $1 - $2 }' | summary | tr ' ' ,)" \
+        "sandbox_us=$(summary <$s/lat_sandbox.us | tr ' ' ,) bwrap_us=$(summary <$s/lat_bwrap.us | tr ' ' ,)" \
+        "host_us=$(summary <$s/lat_host.us | tr ' ' ,)"
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -271,6 +317,7 @@ worker()
     fi
     bench_cold || { echo "RESULT failed what=cold"; failed=1; }
     bench_exec || { echo "RESULT failed what=exec"; failed=1; }
+    bench_latency || { echo "RESULT failed what=latency"; failed=1; }
     bench_rss || { echo "RESULT failed what=rss"; failed=1; }
     return $failed
 }
@@ -279,6 +326,28 @@ if ((WORKER)); then
     worker
     exit $?
 fi
+
+# ---------------------------------------------------------------------------------------------
+# 4. Terminal pane: TerminalWidget fed a flood of coloured output, against libvterm parsing the
+# same bytes alone. terminal_bench interleaves its reference and measured runs itself (A,B then
+# B,A), on Qt's offscreen platform, and prints a RESULT line. Run once: the user does not matter.
+
+TERMINAL_BENCH="$BUILD_DIR/tests/bench/terminal_bench"
+bench_terminal()
+{
+    local out
+    if [[ ! -x $TERMINAL_BENCH ]]; then
+        note "no terminal_bench at $TERMINAL_BENCH (cmake --build … --target terminal_bench)"
+        echo "RESULT failed what=terminal"
+        return 1
+    fi
+    if ! out=$(QT_QPA_PLATFORM=offscreen "$TERMINAL_BENCH" $( ((QUICK)) && echo --quick) 2>/dev/null); then
+        note "terminal_bench failed"
+        echo "RESULT failed what=terminal"
+        return 1
+    fi
+    grep '^RESULT terminal ' <<<"$out"
+}
 
 # ---------------------------------------------------------------------------------------------
 # Driver: run the worker as ourselves and, as root, as an unprivileged user; print the table.
@@ -309,6 +378,8 @@ for who in "${RUNS[@]}"; do
             "$SELF" --worker $( ((QUICK)) && echo --quick)) || status=1
     fi
 done
+note "terminal pane benchmark ($( ((QUICK)) && echo quick || echo full) mode)…"
+TERMINAL_OUT=$(bench_terminal) || status=1
 
 # field RESULT-LINE KEY [INDEX]: value of KEY=a,b,c (INDEX 1-based, default 1)
 field() { sed -n "s/.* $2=\([^ ]*\).*/\1/p" <<<"$1" | cut -d, -f"${3:-1}"; }
@@ -317,6 +388,8 @@ us() { awk -v u="$1" 'BEGIN { if (u == "") print "-"; else printf "%.0f", u }'; 
 mb() { awk -v k="$1" 'BEGIN { if (k == "") print "-"; else printf "%.1f", k / 1024 }'; }
 x() { awk -v v="$1" 'BEGIN { if (v == "") print "-"; else printf "%.2f×", v }'; }
 verdict() { awk -v v="$1" -v t="$2" 'BEGIN { if (v == "") print "did not run"; else print (v <= t) ? "met" : "NOT met" }'; }
+verdict_ge() { awk -v v="$1" -v t="$2" 'BEGIN { if (v == "") print "did not run"; else print (v >= t) ? "met" : "NOT met" }'; }
+num() { awk -v v="$1" 'BEGIN { if (v == "") print "-"; else printf "%.1f", v }'; }
 
 table()
 {
@@ -341,8 +414,19 @@ table()
     done
     for who in "${RUNS[@]}"; do
         line=$(grep '^RESULT exec ' <<<"${OUT[$who]}")
+        r=$(field "$line" bwrap_ratio)
+        echo "| 2. per-exec, loop of $(field "$line" loop), vs bwrap (n=$(field "$line" n)) | $who | $(us "$(field "$line" sandbox_per_exec_us)") µs/exec | bwrap $(us "$(field "$line" bwrap_per_exec_us)") µs/exec | $(x "$r") [$(x "$(field "$line" bwrap_ratio 2)")–$(x "$(field "$line" bwrap_ratio 3)")] | ≤ 1.05× | $(verdict "$r" 1.05) |"
+    done
+    for who in "${RUNS[@]}"; do
+        line=$(grep '^RESULT exec ' <<<"${OUT[$who]}")
         r=$(field "$line" ratio)
-        echo "| 2. per-exec, loop of $(field "$line" loop) (n=$(field "$line" n)) | $who | $(us "$(field "$line" sandbox_per_exec_us)") µs/exec | host $(us "$(field "$line" host_per_exec_us)") µs/exec | $(x "$r") [$(x "$(field "$line" ratio 2)")–$(x "$(field "$line" ratio 3)")] | ≤ 1.05× | $(verdict "$r" 1.05) |"
+        echo "| 2. per-exec, loop of $(field "$line" loop), vs host, default-allow | $who | $(us "$(field "$line" sandbox_per_exec_us)") µs/exec | host $(us "$(field "$line" host_per_exec_us)") µs/exec | $(x "$r") [$(x "$(field "$line" ratio 2)")–$(x "$(field "$line" ratio 3)")] | ≤ 1.15× | $(verdict "$r" 1.15) |"
+    done
+    for who in "${RUNS[@]}"; do
+        line=$(grep '^RESULT latency ' <<<"${OUT[$who]}")
+        [[ -n $line ]] || continue
+        r=$(field "$line" added_bwrap_us)
+        echo "| 2c. one exec (execve → main), median added vs bwrap (n=$(field "$line" n)×$(field "$line" execs)) | $who | $(num "$(field "$line" sandbox_us)") µs | bwrap $(num "$(field "$line" bwrap_us)") µs, host $(num "$(field "$line" host_us)") µs | +$(num "$r") µs [$(num "$(field "$line" added_bwrap_us 2)")–$(num "$(field "$line" added_bwrap_us 3)")] | ≤ 50 µs | $(verdict "$r" 50) |"
     done
     for who in "${RUNS[@]}"; do
         line=$(grep '^RESULT exec ' <<<"${OUT[$who]}")
@@ -354,6 +438,12 @@ table()
         echo "| 3. supervisor VmRSS, idle (n=$(field "$line" n)) | $who | $(mb "$r") MB (anon $(mb "$(field "$line" sb_outer_anon_kb)") MB) | bwrap outer $(mb "$(field "$line" bw_outer_kb)") MB | $(mb "$r") MB | ≤ 10 MB | $(verdict "$(mb "$r")" 10) |"
         echo "| 3b. sandbox init VmRSS | $who | $(mb "$(field "$line" sb_inner_kb)") MB | bwrap pid 1 $(mb "$(field "$line" bw_inner_kb)") MB | — | (reported) | |"
     done
+    line=$(grep '^RESULT terminal ' <<<"$TERMINAL_OUT")
+    r=$(field "$line" ratio)
+    echo "| 4. terminal pane, $(field "$line" mb) MB coloured output (n=$(field "$line" n)) | $(id -un) | $(num "$(field "$line" widget_mbps)") MB/s | libvterm alone $(num "$(field "$line" raw_mbps)") MB/s | $(x "$r") [$(x "$(field "$line" ratio 2)")–$(x "$(field "$line" ratio 3)")] | ≥ 0.5× | $(verdict_ge "$r" 0.5) |"
+    local stall
+    stall=$(awk -v a="$(field "$line" late_max_ms)" -v b="$(field "$line" event_max_ms)" 'BEGIN { if (a == "") print ""; else print (a > b) ? a : b }')
+    echo "| 4b. terminal pane, longest event-loop stall meanwhile | $(id -un) | $(num "$stall") ms (the longest event used $(num "$(field "$line" event_cpu_max_ms)") ms of CPU) | — | $(num "$stall") ms | ≤ 50 ms | $(verdict "$stall" 50) |"
 }
 
 TABLE=$(table)
@@ -362,6 +452,7 @@ echo "$TABLE"
 for who in "${RUNS[@]}"; do
     grep -q '^RESULT failed' <<<"${OUT[$who]}" && { note "as $who: $(grep '^RESULT failed' <<<"${OUT[$who]}" | tr '\n' ' ')"; status=1; }
 done
+grep -q '^RESULT failed' <<<"$TERMINAL_OUT" && { note "terminal pane benchmark did not run"; status=1; }
 
 if ((WRITE)); then
     doc=$REPO/BENCHMARKS.md

@@ -186,7 +186,7 @@ INSTANTIATE_TEST_SUITE_P(
         Malformed{
             R"({"version": 1, "commands": {"rules": [{"action": "deny", "match": "curl * | sh"}]}})",
             "test.json:1:67: at /commands/rules/0/match: '|' in \"curl * | sh\" is shell "
-            "syntax (expected one program and its arguments; quote the character to match "
+            "syntax (expected one program and its arguments; quote the character to use "
             "it literally)"},
         Malformed{
             R"({"version": 1, "commands": {"rules": [{"action": "deny", "match": "rm x\\"}]}})",

@@ -154,3 +154,112 @@ TEST(RecordingWriter, TimestampsFollowTheCalls)
     EXPECT_GE(times[1] - times[0], 110'000'000);
     EXPECT_LT(times[1] - times[0], 1'000'000'000);
 }
+
+TEST(RecordingWriter, InTheBackgroundEventsQueuedBeforeTheOpenAreKept)
+{
+    TempDir dir;
+    fs::path db = dir / "rec.db";
+    auto w = sb::RecordingWriter::startInBackground(db, recordInfo("bg"));
+    ASSERT_TRUE(w);
+    // The supervisor records from the first exec on, whether or not SQLite is open yet.
+    sb::CommandRecord command;
+    command.program = "/usr/bin/git";
+    command.argv = {"git", "push"};
+    command.cwd = "/p";
+    command.pid = 42;
+    command.decision = "deny";
+    command.rule = "git push *";
+    w.value()->command(command);
+    w.value()->terminalOutput("denied\r\n");
+    EXPECT_FALSE(w.value()->opened());
+    ASSERT_FALSE(w.value()->finish(1));
+
+    auto store = sb::RecordingStore::open(db);
+    ASSERT_TRUE(store);
+    EXPECT_EQ(recordedOutput(*store, "bg"), "denied\r\n");
+    std::vector<sb::RecordedEvent> execs;
+    ASSERT_FALSE(store->forEachEvent("bg", 0, INT64_MAX, [&](const sb::RecordedEvent& e) {
+        if (e.kind == sb::EventKind::ExecRequest || e.kind == sb::EventKind::ExecDecision)
+            execs.push_back(e);
+        return true;
+    }));
+    // A request and its decision, both with the whole activity event.
+    ASSERT_EQ(execs.size(), 2u);
+    EXPECT_EQ(execs[0].kind, sb::EventKind::ExecRequest);
+    EXPECT_EQ(execs[1].kind, sb::EventKind::ExecDecision);
+    for (const auto& e : execs) {
+        auto j = nlohmann::json::parse(e.data);
+        EXPECT_EQ(j["kind"], "command");
+        EXPECT_EQ(j["argv"], nlohmann::json({"git", "push"}));
+        EXPECT_EQ(j["decision"], "deny");
+        EXPECT_EQ(j["rule"], "git push *");
+    }
+    auto summary = store->summary("bg");
+    ASSERT_TRUE(summary);
+    EXPECT_EQ(summary->commands, std::vector<std::string>{"git push"});
+    EXPECT_EQ(summary->denials, 1u);
+}
+
+TEST(RecordingWriter, InTheBackgroundAFailedOpenIsReportedAndNothingWaits)
+{
+    TempDir dir;
+    fs::path db = dir / "rec.db";
+    {
+        auto first = sb::RecordingWriter::start(db, recordInfo("twice"));
+        ASSERT_TRUE(first);
+        ASSERT_FALSE(first.value()->finish(0));
+    }
+    // What the cheap checks cannot see: the session is already recorded.
+    std::atomic<bool> told{false};
+    sb::WriterOptions options;
+    options.onOpenFailed = [&](const sb::Error&) { told = true; };
+    auto w = sb::RecordingWriter::startInBackground(db, recordInfo("twice"), options);
+    ASSERT_TRUE(w);
+    w.value()->terminalOutput("lost\r\n");
+    auto opened = w.value()->opened();
+    ASSERT_TRUE(opened.has_value());
+    EXPECT_NE(opened->message.find("already recorded"), std::string::npos) << opened->message;
+    w.value()->flush(); // returns: nothing will be committed
+    auto finished = w.value()->finish(0);
+    ASSERT_TRUE(finished.has_value());
+    EXPECT_TRUE(told);
+}
+
+TEST(RecordingWriter, InTheBackgroundADamagedFileFailsBeforeStart)
+{
+    TempDir dir;
+    fs::path db = dir / "rec.db";
+    writeFile(db, std::string(8192, 'Z'));
+    auto w = sb::RecordingWriter::startInBackground(db, recordInfo("s"));
+    ASSERT_FALSE(w);
+    EXPECT_NE(w.error().message.find(db.string()), std::string::npos);
+    EXPECT_NE(w.error().message.find("damaged"), std::string::npos);
+}
+
+TEST(RecordingWriter, InTheBackgroundDeadSessionsAreMarkedInterrupted)
+{
+    IsolatedXdg xdg;
+    fs::path db = xdg.root() / "rec.db";
+    {
+        // A supervisor that died: never finished, its session folder gone.
+        pid_t pid = fork();
+        if (pid == 0) {
+            auto w = sb::RecordingWriter::start(db, recordInfo("dead"));
+            if (!w) _exit(1);
+            w.value()->flush();
+            _exit(0);
+        }
+        int status = 0;
+        ASSERT_EQ(waitpid(pid, &status, 0), pid);
+        ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    }
+    auto w = sb::RecordingWriter::startInBackground(db, recordInfo("next"));
+    ASSERT_TRUE(w);
+    ASSERT_FALSE(w.value()->opened());
+    auto store = sb::RecordingStore::open(db);
+    ASSERT_TRUE(store);
+    auto dead = store->session("dead");
+    ASSERT_TRUE(dead);
+    EXPECT_EQ(dead->state, sb::RecordState::Interrupted);
+    ASSERT_FALSE(w.value()->finish(0));
+}

@@ -2,6 +2,7 @@
 // reports what each syscall answered.
 #include "Seccomp.h"
 
+#include "SeccompRules.h"
 #include "TestSupport.h"
 
 #include <cerrno>
@@ -284,3 +285,21 @@ TEST(Seccomp, SummaryDescribesTheFilter)
 }
 
 } // namespace
+
+TEST(Seccomp, TheFilterBuiltAtBuildTimeIsWhatLibseccompMakesNow)
+{
+    // The build compiles the filter once (SeccompBpf.h); a changed rule list or libseccomp
+    // without a rebuild would load a stale program.
+    for (bool notifyExec : {false, true}) {
+        auto now = sb::compileSeccompFilter(notifyExec);
+        ASSERT_TRUE(now) << now.error().describe();
+        auto built = sb::precompiledSeccompFilter(notifyExec);
+        ASSERT_EQ(built.size(), now->code.size()) << "notifyExec " << notifyExec;
+        for (size_t i = 0; i < built.size(); ++i) {
+            const sock_filter &a = built[i], &b = now->code[i];
+            ASSERT_TRUE(a.code == b.code && a.jt == b.jt && a.jf == b.jf && a.k == b.k)
+                << "instruction " << i << " differs (notifyExec " << notifyExec << ")";
+        }
+        EXPECT_GT(now->ruleCount, 50u);
+    }
+}
