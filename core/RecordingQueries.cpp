@@ -61,6 +61,28 @@ std::string stringField(const json& j, const char* key)
     return it->dump();
 }
 
+// Rows of (seq, t_ns, type, enc, data) as RecordedEvents, terminal bytes decoded.
+Status visitEvents(SqliteStatement& stmt, const std::string& id,
+                   const std::function<bool(const RecordedEvent&)>& visit)
+{
+    RecordedEvent event;
+    while (true) {
+        auto row = stmt.step("read events");
+        if (!row) return row.error();
+        if (!*row) return {};
+        event.seq = stmt.columnInt(0);
+        event.tNs = stmt.columnInt(1);
+        event.kind = static_cast<EventKind>(stmt.columnInt(2));
+        auto data = decodeBlob(stmt.columnBytes(4), static_cast<int>(stmt.columnInt(3)));
+        if (!data)
+            return Error{data.error().code, 0,
+                         "session " + id + " event " + std::to_string(event.seq) + ": " +
+                             data.error().message};
+        event.data = std::move(data.value());
+        if (!visit(event)) return {};
+    }
+}
+
 } // namespace
 
 Result<std::vector<SessionRecord>> RecordingStore::sessions(const SessionFilter& filter)
@@ -102,22 +124,19 @@ Status RecordingStore::forEachEvent(const std::string& id, std::int64_t fromNs, 
                              "t_ns >= ?2 AND t_ns <= ?3 ORDER BY t_ns, seq");
     if (!stmt) return stmt.error();
     stmt->bind(1, *s).bind(2, fromNs).bind(3, toNs);
-    RecordedEvent event;
-    while (true) {
-        auto row = stmt->step("read events");
-        if (!row) return row.error();
-        if (!*row) return {};
-        event.seq = stmt->columnInt(0);
-        event.tNs = stmt->columnInt(1);
-        event.kind = static_cast<EventKind>(stmt->columnInt(2));
-        auto data = decodeBlob(stmt->columnBytes(4), static_cast<int>(stmt->columnInt(3)));
-        if (!data)
-            return Error{data.error().code, 0,
-                         "session " + id + " event " + std::to_string(event.seq) + ": " +
-                             data.error().message};
-        event.data = std::move(data.value());
-        if (!visit(event)) return {};
-    }
+    return visitEvents(*stmt, id, visit);
+}
+
+Status RecordingStore::forEachStructuredEvent(const std::string& id,
+                                              const std::function<bool(const RecordedEvent&)>& visit)
+{
+    auto s = sid(id);
+    if (!s) return s.error();
+    auto stmt = m_db.prepare("SELECT seq, t_ns, type, enc, data FROM events WHERE sid = ?1 AND "
+                             "type NOT IN (0, 1) ORDER BY t_ns, seq");
+    if (!stmt) return stmt.error();
+    stmt->bind(1, *s);
+    return visitEvents(*stmt, id, visit);
 }
 
 Result<RecordedSessionSummary> RecordingStore::summary(const std::string& id)
