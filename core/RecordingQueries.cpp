@@ -127,8 +127,9 @@ Status RecordingStore::forEachEvent(const std::string& id, std::int64_t fromNs, 
     return visitEvents(*stmt, id, visit);
 }
 
-Status RecordingStore::forEachStructuredEvent(const std::string& id,
-                                              const std::function<bool(const RecordedEvent&)>& visit)
+Status
+RecordingStore::forEachStructuredEvent(const std::string& id,
+                                       const std::function<bool(const RecordedEvent&)>& visit)
 {
     auto s = sid(id);
     if (!s) return s.error();

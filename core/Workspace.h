@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -55,6 +56,11 @@ struct ApplyOptions {
     std::vector<std::string> paths;  // empty = all; a directory means everything under it
     bool force = false;              // overwrite conflicting real entries anyway
     std::int64_t sessionStartNs = 0; // CLOCK_REALTIME; real entries changed later conflict
+    // Only check: the report says what would be applied and what conflicts; nothing is written
+    // and `upper` stays as it is, so this is fine on a running session.
+    bool dryRun = false;
+    // Called after each entry with (entries done, entries selected), on the applying thread.
+    std::function<void(std::size_t, std::size_t)> progress = nullptr;
 };
 
 // Writes the selected changes into the project and removes them from `upper`. Per-entry
@@ -67,6 +73,27 @@ Result<ApplyReport> applyChanges(const std::filesystem::path& upper,
 // hidden by an opaque directory comes back only by discarding that directory.
 Result<std::vector<std::string>> discardChanges(const std::filesystem::path& upper,
                                                 const std::vector<std::string>& paths);
+
+// One side of a change for a viewer.
+struct ChangeSide {
+    bool exists = false;
+    EntryType type = EntryType::File;
+    std::uint64_t size = 0; // bytes of a file, length of a symlink's target
+    std::string content;    // a file's first maxBytes bytes, a symlink's target; else empty
+    bool truncated = false; // the file holds more than maxBytes
+};
+
+struct ChangeContent {
+    ChangeSide before; // the real project's entry
+    ChangeSide after;  // the entry as the session sees it (whiteouts and opaque dirs honoured)
+};
+
+// Both sides of one path, each read beneath its root without following symlinks. `path` may
+// be any path of the session's view, also one inside a deleted or added directory; a path
+// the session did not change reads the same on both sides. Only reads: fine while running.
+Result<ChangeContent> readChange(const std::filesystem::path& upper,
+                                 const std::filesystem::path& project, const std::string& path,
+                                 std::size_t maxBytes);
 
 // An error (ErrorCode::Conflict) while a supervisor still runs the session: its overlay is
 // mounted and editing its layers underneath it would corrupt the agent's view.

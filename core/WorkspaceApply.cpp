@@ -98,6 +98,7 @@ class Applier {
     ApplyReport m_report;
     std::vector<std::string> m_failedDirs;                  // their contents must wait
     std::vector<std::pair<std::string, mode_t>> m_dirModes; // set last: 0555 would block filling
+    std::vector<std::string> m_wouldCreate;                 // a dry run's new directories
 };
 
 void Applier::fail(const ScannedChange& sc, const Error& error)
@@ -124,6 +125,13 @@ void Applier::apply(const ScannedChange& sc)
                                   " here; special files are never applied"});
 
     auto [parent, name] = splitParent(c.path);
+    // A dry run creates no directory, so what it would put inside a new one has no real side.
+    for (const auto& dir : m_wouldCreate) {
+        if (isUnder(c.path, dir)) {
+            m_report.applied.push_back(c.path);
+            return;
+        }
+    }
     Fd parentFd(openBeneath(m_project, parent, O_RDONLY | O_DIRECTORY));
     if (!parentFd.valid()) {
         int err = errno;
@@ -141,6 +149,13 @@ void Applier::apply(const ScannedChange& sc)
     if (!real && errno != ENOENT) return fail(sc, sysError("stat '" + c.path + "' in the project"));
     if (auto why = conflictReason(sc, parentFd.get(), real); why && !m_options.force)
         return fail(sc, conflictError(*why));
+    if (m_options.dryRun) {
+        if (c.kind != ChangeKind::Deleted && c.type == EntryType::Directory &&
+            (!real || !S_ISDIR(real->stx_mode)))
+            m_wouldCreate.push_back(c.path);
+        m_report.applied.push_back(c.path);
+        return;
+    }
 
     Status status;
     if (c.kind == ChangeKind::Deleted)
@@ -397,8 +412,12 @@ Result<ApplyReport> applyChanges(const std::filesystem::path& upper,
     order.erase(std::unique(order.begin(), order.end()), order.end());
 
     Applier applier(upperFd->get(), projectFd->get(), options);
-    for (auto index : order)
+    std::size_t done = 0;
+    for (auto index : order) {
         applier.apply(scan->changes[index]);
+        if (options.progress) options.progress(++done, order.size());
+    }
+    if (options.dryRun) return applier.takeReport();
     applier.finishDirectoryModes();
     applier.tidyUpper();
     return applier.takeReport();

@@ -145,7 +145,9 @@ std::optional<struct statx> statBeneath(int rootFd, const std::string& rel)
 
 bool hasContent(const std::optional<struct statx>& st)
 {
-    return st && (S_ISREG(st->stx_mode) || S_ISLNK(st->stx_mode));
+    if (!st.has_value()) return false;
+    const auto mode = st.value().stx_mode;
+    return S_ISREG(mode) || S_ISLNK(mode);
 }
 
 // Diffs one path: the real entry (if it has content) against the upper one (likewise).

@@ -10,6 +10,7 @@
 #include "approvals/ApprovalPanel.h"
 #include "main/DesktopNotifier.h"
 #include "main/Prompt.h"
+#include "main/WelcomeView.h"
 #include "sessions/NewSessionDialog.h"
 #include "sessions/SessionHub.h"
 #include "terminal/TerminalWidget.h"
@@ -231,10 +232,11 @@ class MainWindowTest : public QObject {
             if (!dialog.isValid()) qWarning() << dialog.problem();
             return dialog.isValid();
         });
-        QSignalSpy changed(&window, &MainWindow::currentSessionChanged);
+        QSignalSpy started(&window, &MainWindow::sessionStarted);
         window.newSession();
-        QTRY_VERIFY_WITH_TIMEOUT(changed.count() >= 1, 20000);
-        const QString id = window.currentSessionId();
+        QTRY_COMPARE_WITH_TIMEOUT(started.count(), 1, 20000);
+        const QString id = started.at(0).at(0).toString();
+        QCOMPARE(window.currentSessionId(), id);
         QVERIFY2(window.hub()->isLive(id),
                  qPrintable(sbui::prompt::lastError() + window.statusText()));
         QTRY_VERIFY_WITH_TIMEOUT(
@@ -246,6 +248,28 @@ class MainWindowTest : public QObject {
         window.killSession();
         QTRY_VERIFY_WITH_TIMEOUT(!window.hub()->isLive(id), 20000);
         QTRY_VERIFY_WITH_TIMEOUT(window.terminal()->isReadOnly(), 20000);
+    }
+
+    // First run: no sessions yet, so the window shows the welcome view with the doctor's
+    // results; "Try the demo" starts the demo agent, whose session the window then shows.
+    void firstRunWelcomeStartsTheDemo()
+    {
+        TestWorld fresh; // no sessions, no recordings
+        MainWindow window;
+        window.show();
+        QVERIFY(window.isShowingWelcome());
+        QVERIFY(!window.welcome()->checks().empty());
+        QSignalSpy started(&window, &MainWindow::sessionStarted);
+        QTest::mouseClick(window.welcome()->demoButton(), Qt::LeftButton);
+        QTRY_VERIFY2_WITH_TIMEOUT(started.count() == 1, qPrintable(sbui::prompt::lastError()),
+                                  20000);
+        QVERIFY(!window.isShowingWelcome());
+        QTRY_VERIFY2_WITH_TIMEOUT(
+            window.terminal()->screenText().contains(QLatin1String("[agent]")),
+            qPrintable(window.terminal()->screenText()), 30000);
+        const QString id = window.currentSessionId();
+        window.hub()->kill(id);
+        QTRY_VERIFY_WITH_TIMEOUT(!window.hub()->isLive(id), 20000);
     }
 
     // A dialog that refuses: a workspace that is not a folder names the problem and cannot start.

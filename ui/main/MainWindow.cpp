@@ -3,8 +3,11 @@
 #include "DesktopNotifier.h"
 #include "Prompt.h"
 #include "Protocol.h"
+#include "WelcomeView.h"
 #include "activity/ActivityView.h"
 #include "approvals/ApprovalPanel.h"
+#include "files/FileReviewPanel.h"
+#include "replay/ReplayView.h"
 #include "sessions/NewSessionDialog.h"
 #include "sessions/SessionConnection.h"
 #include "sessions/SessionHistory.h"
@@ -21,7 +24,9 @@
 #include <QLabel>
 #include <QMenuBar>
 #include <QSettings>
+#include <QStackedWidget>
 #include <QStatusBar>
+#include <QTabWidget>
 #include <QToolBar>
 #include <QTreeView>
 #include <QUrl>
@@ -43,17 +48,18 @@ QString limitText(const nlohmann::json& policy, const char* key, const QString& 
 MainWindow::MainWindow(sb::Clock& clock, QWidget* parent)
     : QMainWindow(parent), m_clock(clock), m_hub(new SessionHub(this)), m_sessions(new QTreeView),
       m_terminal(new TerminalWidget), m_approvals(new ApprovalPanel(clock)),
-      m_activity(new ActivityView), m_notifier(new DesktopNotifier(this)), m_stateLabel(new QLabel),
-      m_policyLabel(new QLabel)
+      m_activity(new ActivityView), m_files(new FileReviewPanel), m_replay(new ReplayView),
+      m_welcome(new WelcomeView), m_centre(new QStackedWidget), m_tabs(new QTabWidget),
+      m_notifier(new DesktopNotifier(this)), m_stateLabel(new QLabel), m_policyLabel(new QLabel)
 {
     setObjectName(QStringLiteral("MainWindow"));
     setWindowIcon(QIcon(QStringLiteral(":/icons/sandbench.svg")));
     resize(1360, 860);
-    setCentralWidget(m_terminal);
     m_terminal->setReadOnly(true);
 
     buildActions();
     buildDocks();
+    buildCentre();
     statusBar()->addWidget(m_stateLabel);
     statusBar()->addPermanentWidget(m_policyLabel);
 
@@ -63,6 +69,7 @@ MainWindow::MainWindow(sb::Clock& clock, QWidget* parent)
                 if (id == m_current) m_approvals->resolve(outcome);
             });
     connect(m_hub, &SessionHub::pendingChanged, this, &MainWindow::updateTitle);
+    connect(m_hub, &SessionHub::refreshed, this, &MainWindow::updateCentre);
     connect(m_hub, &SessionHub::sessionEnded, this, [this](const QString& id) {
         if (id == m_current) updateStatus(), updateActions();
     });
@@ -116,13 +123,18 @@ void MainWindow::buildActions()
     m_openAction->setToolTip(tr("Open the real project folder in the file manager"));
     connect(m_openAction, &QAction::triggered, this, &MainWindow::openWorkspaceFolder);
 
+    auto* demo =
+        new QAction(QIcon(QStringLiteral(":/icons/sandbench.svg")), tr("Start the &demo"), this);
+    demo->setToolTip(tr("A scripted agent over a fresh copy of a small demo project"));
+    connect(demo, &QAction::triggered, this, &MainWindow::startDemo);
+
     auto* quit = new QAction(tr("&Quit"), this);
     quit->setShortcut(QKeySequence::Quit);
     quit->setToolTip(tr("Close the window; sessions keep running"));
     connect(quit, &QAction::triggered, this, &QWidget::close);
 
     QMenu* sessionMenu = menuBar()->addMenu(tr("&Session"));
-    sessionMenu->addActions({m_newAction, m_stopAction, m_killAction, m_openAction});
+    sessionMenu->addActions({m_newAction, demo, m_stopAction, m_killAction, m_openAction});
     sessionMenu->addSeparator();
     sessionMenu->addAction(quit);
 
@@ -170,6 +182,53 @@ void MainWindow::buildDocks()
     resizeDocks({activity}, {230}, Qt::Vertical);
 }
 
+void MainWindow::buildCentre()
+{
+    m_tabs->setDocumentMode(true);
+    m_tabs->addTab(m_terminal, QIcon(QStringLiteral(":/icons/command.svg")), tr("Terminal"));
+    m_tabs->addTab(m_files, QIcon(QStringLiteral(":/icons/file.svg")), tr("Changes"));
+    m_tabs->addTab(m_replay, QIcon(QStringLiteral(":/icons/recorded.svg")), tr("Replay"));
+    connect(m_tabs, &QTabWidget::currentChanged, this, &MainWindow::onTabChanged);
+    connect(m_files, &FileReviewPanel::changeCountChanged, this, [this](int count) {
+        m_tabs->setTabText(m_tabs->indexOf(m_files),
+                           count > 0 ? tr("Changes (%1)").arg(count) : tr("Changes"));
+    });
+    connect(m_welcome, &WelcomeView::demoRequested, this, &MainWindow::startDemo);
+    connect(m_welcome, &WelcomeView::newSessionRequested, this, &MainWindow::newSession);
+    m_centre->addWidget(m_welcome);
+    m_centre->addWidget(m_tabs);
+    setCentralWidget(m_centre);
+}
+
+bool MainWindow::isShowingWelcome() const
+{
+    return m_centre->currentWidget() == m_welcome;
+}
+
+void MainWindow::updateCentre()
+{
+    // The first-run view until there is a session to show (or one is starting).
+    const bool nothing =
+        m_hub->model()->rowCount() == 0 && m_current.isEmpty() && !m_launchWait.isActive();
+    m_centre->setCurrentWidget(nothing ? static_cast<QWidget*>(m_welcome) : m_tabs);
+}
+
+void MainWindow::onTabChanged(int index)
+{
+    // A replay opens when it is looked at: a long recording is not read for nothing.
+    if (m_tabs->widget(index) != m_replay || m_current.isEmpty() || m_hub->isLive(m_current))
+        return;
+    QString error;
+    if (!m_replay->open(m_current, &error)) statusBar()->showMessage(error, 8000);
+}
+
+void MainWindow::startDemo()
+{
+    LaunchRequest request;
+    request.demo = true;
+    startSession(request);
+}
+
 void MainWindow::setNewSessionHook(std::function<bool(NewSessionDialog&)> hook)
 {
     m_newSessionHook = std::move(hook);
@@ -198,6 +257,7 @@ bool MainWindow::startSession(LaunchRequest request)
     m_launchDeadline = m_clock.monotonicMs() + kLaunchTimeoutMs;
     m_stateLabel->setText(tr("Starting session %1…").arg(m_launch.sessionId));
     m_launchWait.start();
+    updateCentre();
     return true;
 }
 
@@ -207,6 +267,7 @@ void MainWindow::waitForLaunch()
     if (m_hub->isLive(m_launch.sessionId)) {
         m_launchWait.stop();
         selectSession(m_launch.sessionId);
+        Q_EMIT sessionStarted(m_launch.sessionId);
         return;
     }
     // The supervisor writes why it stopped into its log; it exits at once when it cannot start.
@@ -254,8 +315,13 @@ void MainWindow::showSession(const QString& id)
     m_terminal->reset();
     m_approvals->clear();
     m_activity->clear();
+    m_replay->close();
 
     const bool live = m_hub->isLive(id);
+    m_files->showSession(id);
+    m_tabs->setTabEnabled(m_tabs->indexOf(m_replay), !live);
+    if (live && m_tabs->currentWidget() == m_replay) m_tabs->setCurrentWidget(m_terminal);
+    if (!live && m_tabs->currentWidget() == m_replay) onTabChanged(m_tabs->currentIndex());
     QString error;
     auto history = loadSessionHistory(id, !live, &error);
     m_policyText.clear();
@@ -282,6 +348,7 @@ void MainWindow::showSession(const QString& id)
             m_terminal->feed(error.toLocal8Bit());
     }
     QSettings().setValue(QStringLiteral("session/last"), id);
+    updateCentre();
     updateTitle();
     updateStatus();
     updateActions();
@@ -316,6 +383,7 @@ void MainWindow::attachLive(const QString& id)
 void MainWindow::onSessionExited(int status)
 {
     m_terminal->setReadOnly(true);
+    m_tabs->setTabEnabled(m_tabs->indexOf(m_replay), true);
     m_exitStatus = status; // before the recording says so
     updateStatus();
     updateActions();

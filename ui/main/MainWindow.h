@@ -16,6 +16,8 @@
 #include <optional>
 
 class QLabel;
+class QStackedWidget;
+class QTabWidget;
 class QTreeView;
 class QAction;
 
@@ -24,10 +26,13 @@ namespace sbui {
 class ActivityView;
 class ApprovalPanel;
 class DesktopNotifier;
+class FileReviewPanel;
 class NewSessionDialog;
+class ReplayView;
 class SessionConnection;
 class SessionHub;
 class TerminalWidget;
+class WelcomeView;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -43,6 +48,8 @@ class MainWindow : public QMainWindow {
     bool startSession(LaunchRequest request);
     // Opens the New session dialog (or hands it to the test hook) and starts what it asks.
     void newSession();
+    // The built-in demo: a scripted agent over a fresh copy of the demo project.
+    void startDemo();
     void stopSession();
     void killSession();
     void openWorkspaceFolder();
@@ -54,6 +61,12 @@ class MainWindow : public QMainWindow {
     TerminalWidget* terminal() const { return m_terminal; }
     ApprovalPanel* approvals() const { return m_approvals; }
     ActivityView* activity() const { return m_activity; }
+    FileReviewPanel* files() const { return m_files; }
+    ReplayView* replay() const { return m_replay; }
+    WelcomeView* welcome() const { return m_welcome; }
+    // True while the first-run view is shown instead of the session tabs.
+    bool isShowingWelcome() const;
+    QTabWidget* tabs() const { return m_tabs; }
     QTreeView* sessionsView() const { return m_sessions; }
     DesktopNotifier* notifier() const { return m_notifier; }
     QString statusText() const;
@@ -62,6 +75,8 @@ class MainWindow : public QMainWindow {
 
   Q_SIGNALS:
     void currentSessionChanged(const QString& id);
+    // A session this window started is up and shown.
+    void sessionStarted(const QString& id);
     void sessionStartFailed(const QString& reason);
 
   protected:
@@ -71,6 +86,9 @@ class MainWindow : public QMainWindow {
   private:
     void buildActions();
     void buildDocks();
+    void buildCentre();
+    void updateCentre();
+    void onTabChanged(int index);
     void showSession(const QString& id);
     void attachLive(const QString& id);
     void onApprovalRequested(const QString& id, const sb::ApprovalRequest& request);
@@ -87,6 +105,11 @@ class MainWindow : public QMainWindow {
     TerminalWidget* m_terminal;
     ApprovalPanel* m_approvals;
     ActivityView* m_activity;
+    FileReviewPanel* m_files;
+    ReplayView* m_replay;
+    WelcomeView* m_welcome;
+    QStackedWidget* m_centre;
+    QTabWidget* m_tabs;
     DesktopNotifier* m_notifier;
     QLabel* m_stateLabel;
     QLabel* m_policyLabel;

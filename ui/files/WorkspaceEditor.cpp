@@ -1,0 +1,140 @@
+#include "WorkspaceEditor.h"
+
+#include "Workspace.h"
+
+#include <unistd.h>
+
+namespace sbui {
+namespace {
+
+std::vector<std::string> toStd(const QStringList& paths)
+{
+    std::vector<std::string> out;
+    for (const QString& p : paths)
+        out.push_back(p.toStdString());
+    return out;
+}
+
+QList<EditIssue> toIssues(const std::vector<sb::ApplyIssue>& issues)
+{
+    QList<EditIssue> out;
+    for (const auto& i : issues)
+        out.append({QString::fromStdString(i.path), QString::fromStdString(i.reason)});
+    return out;
+}
+
+QStringList toQt(const std::vector<std::string>& paths)
+{
+    QStringList out;
+    for (const auto& p : paths)
+        out.append(QString::fromStdString(p));
+    return out;
+}
+
+// The session's lock for the time of an edit, or the core's reason why not.
+class SessionHold {
+  public:
+    explicit SessionHold(const sb::SessionInfo& session)
+    {
+        if (auto e = sb::checkWorkspaceEditable(session)) {
+            m_error = QString::fromStdString(e->describe());
+            return;
+        }
+        auto lock = sb::lockSession(session);
+        if (!lock)
+            m_error = QString::fromStdString(lock.error().describe());
+        else
+            m_fd = *lock;
+    }
+    ~SessionHold()
+    {
+        if (m_fd >= 0) ::close(m_fd);
+    }
+    SessionHold(const SessionHold&) = delete;
+    SessionHold& operator=(const SessionHold&) = delete;
+    const QString& error() const { return m_error; }
+
+  private:
+    int m_fd = -1;
+    QString m_error;
+};
+
+} // namespace
+
+WorkspaceEditor::WorkspaceEditor(QObject* parent) : QObject(parent) {}
+
+WorkspaceEditor::~WorkspaceEditor() = default;
+
+void WorkspaceEditor::apply(const sb::SessionInfo& session, const QStringList& paths, bool force)
+{
+    m_busy = true;
+    m_queue.run(
+        this,
+        [this, session, paths = toStd(paths), force] {
+            EditOutcome out;
+            out.operation = EditOutcome::Operation::Apply;
+            out.forced = force;
+            SessionHold hold(session);
+            if (!hold.error().isEmpty()) {
+                out.error = hold.error();
+                return out;
+            }
+            sb::ApplyOptions options;
+            options.paths = paths;
+            options.force = force;
+            options.sessionStartNs = session.startedNs;
+            int lastPercent = -1;
+            options.progress = [this, &lastPercent](std::size_t done, std::size_t total) {
+                const int percent = static_cast<int>(done * 100 / std::max<std::size_t>(total, 1));
+                if (percent == lastPercent) return;
+                lastPercent = percent;
+                QMetaObject::invokeMethod(
+                    this,
+                    [this, done, total] {
+                        emit progress(static_cast<int>(done), static_cast<int>(total));
+                    },
+                    Qt::QueuedConnection);
+            };
+            auto report = sb::applyChanges(session.upperDir(), session.project, options);
+            if (!report) {
+                out.error = QString::fromStdString(report.error().describe());
+                return out;
+            }
+            out.done = toQt(report->applied);
+            out.conflicts = toIssues(report->conflicts);
+            out.skipped = toIssues(report->skipped);
+            return out;
+        },
+        [this](EditOutcome outcome) { finish(std::move(outcome)); });
+}
+
+void WorkspaceEditor::discard(const sb::SessionInfo& session, const QStringList& paths)
+{
+    m_busy = true;
+    m_queue.run(
+        this,
+        [session, paths = toStd(paths)] {
+            EditOutcome out;
+            out.operation = EditOutcome::Operation::Discard;
+            SessionHold hold(session);
+            if (!hold.error().isEmpty()) {
+                out.error = hold.error();
+                return out;
+            }
+            auto discarded = sb::discardChanges(session.upperDir(), paths);
+            if (!discarded)
+                out.error = QString::fromStdString(discarded.error().describe());
+            else
+                out.done = toQt(*discarded);
+            return out;
+        },
+        [this](EditOutcome outcome) { finish(std::move(outcome)); });
+}
+
+void WorkspaceEditor::finish(EditOutcome outcome)
+{
+    m_busy = false;
+    emit finished(outcome);
+}
+
+} // namespace sbui

@@ -1,0 +1,126 @@
+// Replay of a recorded session: the terminal as it was, with play/pause, speed (0.25x-16x), a
+// scrubber with event markers, next/previous event, jump to a typed time, search in the terminal
+// text (a hit jumps there), the activity timeline following the position (a click on an event
+// jumps to it), and export to asciicast v2 or JSON Lines.
+//
+// Keys: Space plays or pauses, Ctrl+Left/Right go to the previous/next event, Ctrl+F searches,
+// Ctrl+G jumps to a time; the scrubber takes arrows, Page Up/Down, Home and End.
+#pragma once
+
+#include "RecordingExport.h"
+
+#include <QString>
+#include <QWidget>
+#include <functional>
+#include <optional>
+
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QListWidget;
+class QSplitter;
+class QToolButton;
+
+namespace sbui {
+
+class ActivityView;
+class ReplayController;
+class ReplayScrubber;
+class TerminalWidget;
+
+class ReplayView : public QWidget {
+    Q_OBJECT
+  public:
+    explicit ReplayView(QWidget* parent = nullptr);
+    ~ReplayView() override;
+
+    // Shows a recorded session from its start, paused. On failure `error` says why and the view
+    // keeps what it showed.
+    bool open(const QString& sessionId, QString* error);
+    void close();
+    QString sessionId() const;
+
+    qint64 positionNs() const;
+    qint64 durationNs() const;
+    void seek(qint64 ns);
+    void play();
+    void pause();
+    // Clamped to 0.25x-16x; the speed box shows the nearest of its steps.
+    void setSpeed(double speed);
+    // Jumps to the next/previous marked event; false when there is none.
+    bool nextEvent();
+    bool previousEvent();
+    // As typed in the time field ("90", "1m30s", "1:30"); false (and says why) when unreadable.
+    bool jumpTo(const QString& time);
+    // Fills the hit list with the terminal text matching `text`; the number of hits.
+    int search(const QString& text);
+
+    // Writes the recording to `path` (atomically, through the core's export).
+    bool exportTo(sb::ExportFormat format, const QString& path, QString* error);
+    struct ExportChoice {
+        sb::ExportFormat format = sb::ExportFormat::Asciicast;
+        QString path;
+    };
+    // Asks where to export (the chooser, by default a file dialog) and exports there.
+    void exportWithDialog();
+    // Answers the Export… dialog (tests): return the choice, or nullopt for Cancel.
+    using ExportChooser = std::function<std::optional<ExportChoice>(QWidget* parent)>;
+    void setExportChooser(ExportChooser chooser);
+
+    ReplayController* controller() const { return m_controller; }
+    TerminalWidget* terminal() const { return m_terminal; }
+    ReplayScrubber* scrubber() const { return m_scrubber; }
+    ActivityView* activityView() const { return m_activity; }
+    QToolButton* playButton() const { return m_play; }
+    QToolButton* nextEventButton() const { return m_next; }
+    QToolButton* previousEventButton() const { return m_previous; }
+    QToolButton* exportButton() const { return m_export; }
+    QComboBox* speedBox() const { return m_speed; }
+    QLineEdit* timeEdit() const { return m_time; }
+    QLineEdit* searchEdit() const { return m_search; }
+    QListWidget* searchResults() const { return m_hits; }
+    QLabel* positionLabel() const { return m_positionLabel; }
+    // The line under the controls: what the last action did or why it failed.
+    QString statusText() const;
+
+  Q_SIGNALS:
+    void exported(const QString& path);
+
+  protected:
+    void showEvent(QShowEvent* event) override;
+    void hideEvent(QHideEvent* event) override;
+
+  private:
+    QWidget* buildControls();
+    QWidget* buildSearchPanel();
+    void loadActivity();
+    void onPositionChanged(qint64 ns);
+    void onPlayingChanged(bool playing);
+    void followActivity(qint64 ns);
+    void onActivityClicked(const QModelIndex& proxyIndex);
+    void setStatus(const QString& text, bool problem = false);
+    void fitTerminalPane();
+    static std::optional<ExportChoice> askExportFile(QWidget* parent, const QString& sessionId);
+
+    ReplayController* m_controller = nullptr;
+    TerminalWidget* m_terminal = nullptr;
+    ReplayScrubber* m_scrubber = nullptr;
+    ActivityView* m_activity = nullptr;
+    QToolButton* m_play = nullptr;
+    QToolButton* m_next = nullptr;
+    QToolButton* m_previous = nullptr;
+    QToolButton* m_export = nullptr;
+    QComboBox* m_speed = nullptr;
+    QLineEdit* m_time = nullptr;
+    QLineEdit* m_search = nullptr;
+    QListWidget* m_hits = nullptr;
+    QLabel* m_positionLabel = nullptr;
+    QLabel* m_status = nullptr;
+    QSplitter* m_split = nullptr; // terminal | search
+    QSplitter* m_rows = nullptr;  // (terminal | search) over the timeline
+    ExportChooser m_chooser;
+    int m_activityRow = -1;    // the activity event selected for the position
+    bool m_fitPending = false; // the terminal pane is to fit the recording's width when shown
+};
+
+} // namespace sbui
