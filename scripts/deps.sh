@@ -25,6 +25,9 @@ packages=(
   # network proxy: real clients and a test CA in its tests (the proxy benchmark also uses npm,
   # which comes with nodejs on machines where nodejs is not Debian's own package)
   curl wget openssl ca-certificates
+  # packaging: the .deb's dependencies (dpkg-shlibdeps), PNG icons from the SVG, and the
+  # package test's checks (lintian, desktop-file-validate, appstreamcli, man, xwininfo on Xvfb)
+  dpkg-dev librsvg2-bin lintian desktop-file-utils appstream x11-utils man-db
 )
 
 missing=()

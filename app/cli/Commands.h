@@ -2,6 +2,7 @@
 #pragma once
 
 #include "Error.h"
+#include "Supervisor.h"
 
 #include <CLI/CLI.hpp>
 #include <string>
@@ -23,6 +24,9 @@ constexpr int kSandboxFailure = 125; // like `docker run`: the sandbox could not
 // "sandbench-cli: message" on stderr; returns `code` so callers can `return fail(…)`.
 int fail(const std::string& message, int code = kFailure);
 int fail(const sb::Error& error, int code = kFailure);
+
+// --headless --size ROWSxCOLS (run, demo): a terminal only control clients see.
+sb::Status makeHeadless(sb::RunOptions& options, const std::string& size);
 
 // Ends the program from inside a CLI11 callback with this exit code.
 [[noreturn]] void exitWith(int code);

@@ -1,19 +1,27 @@
 // `sandbench-cli demo`: the built-in demo in the terminal. A scripted agent works in a sandbox
 // over a fresh copy of the demo workspace; then the changes it left for review are shown.
+//
+// The demo runs over the generic preset with a few additions, so that every part of the
+// supervision has something to show: two servers on the host's loopback (DemoServer), one
+// allowed and one denied by a rule; and an "ask" rule for `rm -rf`, which the agent tries on
+// ~/.ssh (an approval card in the window; Ctrl-] or the title in a terminal).
 #include "Commands.h"
+#include "DemoServer.h"
 #include "Format.h"
 #include "Paths.h"
 #include "Supervisor.h"
 #include "Workspace.h"
 
-#include <fstream>
 #include <memory>
-#include <sstream>
 
 namespace fs = std::filesystem;
 
 namespace sbcli {
 namespace {
+
+// The agent script goes into the copy beside the project, so the session's command is a short
+// `bash .demo-agent.sh` (the sandbox sees the workspace, not where the demo files are shipped).
+constexpr const char* kAgentFile = ".demo-agent.sh";
 
 sb::Result<fs::path> copyDemoWorkspace(const fs::path& demo)
 {
@@ -25,7 +33,33 @@ sb::Result<fs::path> copyDemoWorkspace(const fs::path& demo)
         return sb::sysError("create a demo workspace under " + base.string());
     fs::copy(demo / "workspace", tmpl, fs::copy_options::recursive, ec);
     if (ec) return sb::sysError("copy the demo workspace", ec.value());
+    fs::copy_file(demo / "agent.sh", fs::path(tmpl) / kAgentFile, ec);
+    if (ec) return sb::sysError("copy the demo agent", ec.value());
     return fs::path(tmpl);
+}
+
+// Unanswered, the demo's approval is denied after this long: long enough to read the card.
+constexpr std::uint32_t kDemoApprovalSeconds = 60;
+
+sb::Policy demoPolicy(sb::Policy generic, const DemoServer& server)
+{
+    using sb::RuleAction;
+    auto& network = generic.network.rules;
+    // Loopback is blocked unless a rule names the address: these two name it with one port each.
+    network.insert(network.begin(),
+                   {RuleAction::Allow, "127.0.0.1", {server.teamPort()}, "the demo's team server"});
+    network.insert(
+        network.begin() + 1,
+        {RuleAction::Deny, "127.0.0.1", {server.collectorPort()}, "the demo's collector"});
+    generic.commands.rules.push_back(
+        {RuleAction::Ask, "rm -rf *", "deleting whole folders is put to you"});
+    generic.approvals.timeoutSeconds = kDemoApprovalSeconds;
+    generic.approvals.onTimeout = RuleAction::Deny;
+    const std::string base = "http://127.0.0.1:";
+    generic.env.set["DEMO_TEAM_SERVER"] = base + std::to_string(server.teamPort()) + "/guidelines";
+    generic.env.set["DEMO_COLLECTOR"] = base + std::to_string(server.collectorPort()) + "/upload";
+    generic.env.set["DEMO_APPROVAL_SECONDS"] = std::to_string(kDemoApprovalSeconds);
+    return generic;
 }
 
 struct DemoArgs {
@@ -37,39 +71,42 @@ struct DemoArgs {
 int demoCommand(const DemoArgs& args)
 {
     fs::path demo = sb::shippedDataDirectory() / "demo";
-    std::ifstream script(demo / "agent.sh");
-    if (!script) return fail("demo files not found in " + demo.string());
-    std::stringstream text;
-    text << script.rdbuf();
+    std::error_code ec;
+    if (!fs::is_regular_file(demo / "agent.sh", ec))
+        return fail("demo files not found in " + demo.string());
     auto workspace = copyDemoWorkspace(demo);
     if (!workspace) return fail(workspace.error());
     auto policy = sb::loadPreset("generic");
     if (!policy) return fail(policy.error());
+    auto started = DemoServer::start();
+    if (!started) return fail(started.error());
+    std::unique_ptr<DemoServer> server = std::move(*started);
 
     std::printf(
         "Sandbench demo: a scripted agent edits a copy of a small project in %s\n"
         "inside a sandbox (read-only system, empty home, network only through the filtering\n"
-        "proxy), then shows what it changed.\n\n",
-        workspace->c_str());
+        "proxy), then shows what it changed. Two demo servers listen on this machine's\n"
+        "127.0.0.1: port %u (allowed by the demo's policy) and port %u (denied).\n\n",
+        workspace->c_str(), unsigned{server->teamPort()}, unsigned{server->collectorPort()});
     std::fflush(stdout);
     sb::RunOptions options;
-    if (args.headless) {
-        auto size = parseTerminalSize(args.size);
-        if (!size) return fail(size.error(), kUsageError);
-        options.headless = true;
-        options.rows = size->first;
-        options.cols = size->second;
-    }
+    if (args.headless)
+        if (auto e = makeHeadless(options, args.size)) return fail(*e, kUsageError);
     options.sessionId = args.sessionId;
-    options.policy = std::move(policy.value());
-    options.policy.limits.wallSeconds = 120;
+    options.policy = demoPolicy(std::move(policy.value()), *server);
+    options.policy.limits.wallSeconds = 180;
     options.workspace = *workspace;
-    options.command = {"bash", "-c", text.str(), "demo-agent"};
+    options.command = {"bash", kAgentFile};
     options.notice = [](const std::string& s) {
         std::fprintf(stderr, "sandbench: %s\n", s.c_str());
     };
     auto outcome = sb::runSession(options);
     if (!outcome) return fail(outcome.error(), kSandboxFailure);
+
+    const DemoServer::Counts counts = server->stop();
+    std::printf("\nThe demo servers: the allowed one answered %d request(s); the denied one "
+                "received %d.\n",
+                counts.team, counts.collector);
 
     const sb::SessionInfo& session = outcome->session;
     auto changes = sb::listChanges(session.upperDir(), session.project);

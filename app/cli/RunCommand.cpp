@@ -41,13 +41,8 @@ int runCommand(const RunArgs& args)
     options.workspace = args.workspace;
     options.command = args.command;
     options.sessionId = args.sessionId;
-    if (args.headless) {
-        auto size = parseTerminalSize(args.size);
-        if (!size) return fail(size.error(), kUsageError);
-        options.headless = true;
-        options.rows = size->first;
-        options.cols = size->second;
-    }
+    if (args.headless)
+        if (auto e = makeHeadless(options, args.size)) return fail(*e, kUsageError);
     options.learnedRulesFile = args.policy.learnedRulesFile();
     options.notice = [](const std::string& text) {
         std::fprintf(stderr, "sandbench: %s\n", text.c_str());
@@ -60,6 +55,16 @@ int runCommand(const RunArgs& args)
 }
 
 } // namespace
+
+sb::Status makeHeadless(sb::RunOptions& options, const std::string& size)
+{
+    auto rowsCols = parseTerminalSize(size);
+    if (!rowsCols) return rowsCols.error();
+    options.headless = true;
+    options.rows = rowsCols->first;
+    options.cols = rowsCols->second;
+    return {};
+}
 
 void addRunCommand(CLI::App& app)
 {

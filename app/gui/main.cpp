@@ -37,7 +37,7 @@ int main(int argc, char* argv[])
     QApplication::setApplicationName(QStringLiteral("sandbench"));
     QApplication::setApplicationDisplayName(QStringLiteral("Sandbench"));
     QApplication::setOrganizationName(QStringLiteral("sandbench"));
-    QApplication::setDesktopFileName(QStringLiteral("sandbench"));
+    QApplication::setDesktopFileName(QStringLiteral("io.github.sandbench.Sandbench"));
     QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/sandbench.svg")));
 
     QTranslator qtTranslator, translator;
