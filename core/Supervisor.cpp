@@ -131,7 +131,8 @@ SessionSummary summaryOf(const SessionInfo& session, const RunOptions& options,
     s.workspace = session.project.string();
     s.startedUnixMs = session.startedNs / 1000000;
     s.policy = {{"network", toString(options.policy.network.mode)},
-                {"commands", toString(options.policy.commands.defaultAction)}};
+                {"commands", toString(options.policy.commands.defaultAction)},
+                {"on_timeout", toString(options.policy.approvals.onTimeout)}};
     if (config.terminal.enabled) s.rows = config.terminal.rows, s.cols = config.terminal.columns;
     return s;
 }

@@ -137,6 +137,8 @@ class MainWindowTest : public QObject {
         QTRY_COMPARE_WITH_TIMEOUT(window.approvals()->pendingCount(), 1, 20000);
         QVERIFY(window.windowTitle().contains(QLatin1String("1")));
         sbui::ApprovalCard* card = window.approvals()->cards().front();
+        QVERIFY2(card->countdownText().contains(QLatin1String("denied")),
+                 qPrintable(card->countdownText()));
         QVERIFY2(card->subjectText().contains(QLatin1String("touch allowed-file")),
                  qPrintable(card->subjectText()));
         QTest::mouseClick(card->allowButton(), Qt::LeftButton);

@@ -373,6 +373,10 @@ void MainWindow::attachLive(const QString& id)
     connect(m_terminal, &TerminalWidget::inputReady, view, &SessionConnection::sendInput);
     connect(m_terminal, &TerminalWidget::sizeChanged, view, &SessionConnection::resize);
     m_terminal->setReadOnly(false);
+    // The cards can say what an unanswered request becomes: the supervisor decides it.
+    const std::string onTimeout = view->summary().policy.value("on_timeout", "");
+    m_approvals->setOnTimeout(onTimeout.empty() ? std::nullopt
+                                                : std::optional<bool>(onTimeout == "allow"));
     view->subscribe();
     if (m_terminal->rows() > 0 && m_terminal->columns() > 0)
         view->resize(m_terminal->rows(), m_terminal->columns());
