@@ -221,7 +221,8 @@ TEST(CommandLine, SplitsAsAShellWould)
         return words ? *words : V{};
     };
     EXPECT_EQ(split("bash -c 'echo hi; ls'"), (V{"bash", "-c", "echo hi; ls"}));
-    EXPECT_EQ(split(R"(printf "%s\n" "a \"b\" \$c" it\'s)"), (V{"printf", "%s\\n", "a \"b\" $c", "it's"}));
+    EXPECT_EQ(split(R"(printf "%s\n" "a \"b\" \$c" it\'s)"),
+              (V{"printf", "%s\\n", "a \"b\" $c", "it's"}));
     EXPECT_EQ(split("  claude\t--model  x "), (V{"claude", "--model", "x"}));
     EXPECT_EQ(split("echo '*' [a]"), (V{"echo", "*", "[a]"})); // no glob escaping
     EXPECT_EQ(split(""), V{});

@@ -1,4 +1,5 @@
 #include "PolicyJson.h"
+
 #include "PolicyTestSupport.h"
 
 #include <gtest/gtest.h>

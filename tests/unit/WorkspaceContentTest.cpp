@@ -1,7 +1,7 @@
 // What the GUI's review reads from the core: both sides of one path (readChange), a dry run
 // that finds conflicts without writing, and progress while applying.
-#include "TestSupport.h"
 #include "Workspace.h"
+#include "WorkspaceTestSupport.h"
 
 #include <chrono>
 #include <cstring>
@@ -20,44 +20,8 @@ std::int64_t nowNs()
     return duration_cast<nanoseconds>(system_clock::now().time_since_epoch()).count();
 }
 
-class WorkspaceContent : public ::testing::Test {
+class WorkspaceContent : public sbtest::LayerTest {
   protected:
-    sbtest::TempDir root;
-    fs::path project = root / "project";
-    fs::path upper = root / "upper";
-
-    void SetUp() override
-    {
-        fs::create_directories(project);
-        fs::create_directories(upper);
-        fs::path probe = root / "probe";
-        if (::mknod(probe.c_str(), S_IFCHR | 0000, makedev(0, 0)) != 0)
-            SB_SKIP(std::string("cannot create a whiteout: ") + std::strerror(errno));
-        fs::remove(probe);
-        fs::create_directories(probe);
-        if (::setxattr(probe.c_str(), "user.overlay.opaque", "y", 1, 0) != 0)
-            SB_SKIP(std::string("no user xattrs on $TMPDIR: ") + std::strerror(errno));
-        fs::remove(probe);
-    }
-
-    void real(const std::string& rel, const std::string& content)
-    {
-        sbtest::writeFile(project / rel, content);
-    }
-    void up(const std::string& rel, const std::string& content)
-    {
-        sbtest::writeFile(upper / rel, content);
-    }
-    void whiteout(const std::string& rel)
-    {
-        fs::create_directories((upper / rel).parent_path());
-        ASSERT_EQ(::mknod((upper / rel).c_str(), S_IFCHR | 0000, makedev(0, 0)), 0) << rel;
-    }
-    void opaque(const std::string& rel)
-    {
-        fs::create_directories(upper / rel);
-        ASSERT_EQ(::setxattr((upper / rel).c_str(), "user.overlay.opaque", "y", 1, 0), 0) << rel;
-    }
     sb::ChangeContent read(const std::string& rel, std::size_t maxBytes = 1 << 20)
     {
         auto content = sb::readChange(upper, project, rel, maxBytes);

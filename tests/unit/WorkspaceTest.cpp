@@ -4,6 +4,7 @@
 
 #include "Session.h"
 #include "TestSupport.h"
+#include "WorkspaceTestSupport.h"
 
 #include <atomic>
 #include <chrono>
@@ -64,46 +65,8 @@ bool hasIssue(const std::vector<sb::ApplyIssue>& issues, const std::string& path
     return false;
 }
 
-class Workspace : public ::testing::Test {
+class Workspace : public sbtest::LayerTest {
   protected:
-    sbtest::TempDir root;
-    fs::path project = root / "project";
-    fs::path upper = root / "upper";
-
-    void SetUp() override
-    {
-        fs::create_directories(project);
-        fs::create_directories(upper);
-        // Whiteouts need Linux >= 5.8 unprivileged, opaque markers need user xattrs.
-        fs::path probe = root / "probe";
-        if (::mknod(probe.c_str(), S_IFCHR | 0000, makedev(0, 0)) != 0)
-            SB_SKIP(std::string("cannot create a whiteout: ") + std::strerror(errno));
-        fs::remove(probe);
-        fs::create_directories(probe);
-        if (::setxattr(probe.c_str(), "user.overlay.opaque", "y", 1, 0) != 0)
-            SB_SKIP(std::string("no user xattrs on $TMPDIR: ") + std::strerror(errno));
-        fs::remove(probe);
-    }
-
-    void real(const std::string& rel, const std::string& content)
-    {
-        sbtest::writeFile(project / rel, content);
-    }
-    void up(const std::string& rel, const std::string& content)
-    {
-        sbtest::writeFile(upper / rel, content);
-    }
-    void whiteout(const std::string& rel)
-    {
-        fs::create_directories((upper / rel).parent_path());
-        ASSERT_EQ(::mknod((upper / rel).c_str(), S_IFCHR | 0000, makedev(0, 0)), 0) << rel;
-    }
-    void opaque(const std::string& rel)
-    {
-        fs::create_directories(upper / rel);
-        ASSERT_EQ(::setxattr((upper / rel).c_str(), "user.overlay.opaque", "y", 1, 0), 0) << rel;
-    }
-
     std::string changes()
     {
         auto list = sb::listChanges(upper, project);
