@@ -151,6 +151,7 @@ void MainWindow::buildDocks()
     m_sessions->setUniformRowHeights(true);
     m_sessions->setAlternatingRowColors(true);
     m_sessions->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_sessions->setMinimumWidth(300); // command, folder, start and duration readable
     m_sessions->header()->setStretchLastSection(false);
     m_sessions->header()->setSectionResizeMode(SessionListModel::SessionColumn,
                                                QHeaderView::Stretch);
@@ -172,19 +173,24 @@ void MainWindow::buildDocks()
     QDockWidget* approvals =
         dock(m_approvals, tr("Approvals"), "ApprovalsDock", Qt::RightDockWidgetArea);
     m_approvals->setTitleVisible(false);
+    m_approvals->setMinimumWidth(340); // a card's buttons and choices side by side
     connect(m_approvals, &ApprovalPanel::pendingCountChanged, approvals, [approvals](int count) {
         approvals->setWindowTitle(count > 0 ? tr("Approvals (%1 waiting)").arg(count)
                                             : tr("Approvals"));
     });
     QDockWidget* activity =
         dock(m_activity, tr("Activity"), "ActivityDock", Qt::BottomDockWidgetArea);
-    resizeDocks({sessions, approvals}, {440, 360}, Qt::Horizontal);
+    resizeDocks({sessions, approvals}, {380, 380}, Qt::Horizontal);
     resizeDocks({activity}, {230}, Qt::Vertical);
 }
 
 void MainWindow::buildCentre()
 {
     m_tabs->setDocumentMode(true);
+    // The review and replay pages' toolbars must not set the window's minimum width: they
+    // squeeze (their toolbars fold) so the terminal and the approval cards keep their room.
+    for (QWidget* page : {static_cast<QWidget*>(m_files), static_cast<QWidget*>(m_replay)})
+        page->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     m_tabs->addTab(m_terminal, QIcon(QStringLiteral(":/icons/command.svg")), tr("Terminal"));
     m_tabs->addTab(m_files, QIcon(QStringLiteral(":/icons/file.svg")), tr("Changes"));
     m_tabs->addTab(m_replay, QIcon(QStringLiteral(":/icons/recorded.svg")), tr("Replay"));

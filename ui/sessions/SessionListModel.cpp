@@ -2,6 +2,7 @@
 
 #include <QApplication>
 #include <QDir>
+#include <QFileInfo>
 #include <QFont>
 #include <QIcon>
 #include <QLocale>
@@ -76,8 +77,8 @@ QVariant SessionListModel::data(const QModelIndex& index, int role) const
             QString text = e.command.join(QLatin1Char(' '));
             return e.pending > 0 ? QStringLiteral("(%1) %2").arg(e.pending).arg(text) : text;
         }
-        case WorkspaceColumn:
-            return QDir::toNativeSeparators(e.workspace);
+        case WorkspaceColumn: // the folder's name; the whole path is in the tooltip
+            return QFileInfo(e.workspace).fileName();
         case StartedColumn: {
             QDateTime started = QDateTime::fromMSecsSinceEpoch(e.startedMs);
             return started.date() == QDate::currentDate()
@@ -100,7 +101,9 @@ QVariant SessionListModel::data(const QModelIndex& index, int role) const
         }
     }
     if (role == Qt::ToolTipRole)
-        return tr("Session %1\n%2\n%3").arg(e.id, e.command.join(QLatin1Char(' ')), stateText(e));
+        return tr("Session %1\n%2\nin %3\n%4")
+            .arg(e.id, e.command.join(QLatin1Char(' ')), QDir::toNativeSeparators(e.workspace),
+                 stateText(e));
     if (role == Qt::FontRole && column == SessionColumn && e.pending > 0) {
         QFont bold = QApplication::font();
         bold.setBold(true);
