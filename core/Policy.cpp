@@ -19,6 +19,22 @@ namespace fs = std::filesystem;
 
 namespace sb {
 
+std::optional<NetworkMode> networkModeFromName(std::string_view name)
+{
+    for (NetworkMode mode : {NetworkMode::None, NetworkMode::Filtered, NetworkMode::Host})
+        if (toString(mode) == name) return mode;
+    return std::nullopt;
+}
+
+void applyOverrides(Policy& policy, const PolicyOverrides& o)
+{
+    if (o.network) policy.network.mode = *o.network;
+    if (o.wallSeconds) policy.limits.wallSeconds = *o.wallSeconds;
+    if (o.memoryMb) policy.limits.memoryMb = *o.memoryMb;
+    if (o.pids) policy.limits.pids = *o.pids;
+    if (o.cpuPercent) policy.limits.cpuPercent = *o.cpuPercent;
+}
+
 std::string_view toString(NetworkMode mode)
 {
     switch (mode) {

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -98,6 +99,18 @@ struct Policy {
 // messages: "FILE:LINE:COLUMN: at /json/pointer: what is wrong (expected …)".
 Result<Policy> parsePolicy(std::string_view text, std::string_view origin);
 Result<Policy> loadPolicyFile(const std::filesystem::path& file);
+
+// What a run changes on top of its policy document (`run
+// --network/--timeout/--memory/--pids/--cpu`, the GUI's New session dialog); unset fields keep the
+// document's value.
+struct PolicyOverrides {
+    std::optional<NetworkMode> network;
+    std::optional<std::uint32_t> wallSeconds, pids, cpuPercent;
+    std::optional<std::uint64_t> memoryMb;
+};
+void applyOverrides(Policy& policy, const PolicyOverrides& overrides);
+// "none", "filtered", "host"; nothing for any other text.
+std::optional<NetworkMode> networkModeFromName(std::string_view name);
 
 // Presets ship in resources/presets/NAME.json; the directory is found via presetDirectory().
 std::vector<std::string> presetNames();

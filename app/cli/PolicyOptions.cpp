@@ -46,16 +46,8 @@ sb::Result<sb::Policy> PolicyChoice::resolve() const
     auto policy = !policyFile.empty() ? sb::loadPolicyWithLearned(policyFile)
                                       : sb::loadPresetWithLearned(presetName());
     if (!policy) return policy;
-    if (network == "none")
-        policy->network.mode = sb::NetworkMode::None;
-    else if (network == "filtered")
-        policy->network.mode = sb::NetworkMode::Filtered;
-    else if (network == "host")
-        policy->network.mode = sb::NetworkMode::Host;
-    if (timeoutSeconds) policy->limits.wallSeconds = *timeoutSeconds;
-    if (memoryMb) policy->limits.memoryMb = *memoryMb;
-    if (pids) policy->limits.pids = *pids;
-    if (cpuPercent) policy->limits.cpuPercent = *cpuPercent;
+    sb::applyOverrides(
+        *policy, {sb::networkModeFromName(network), timeoutSeconds, pids, cpuPercent, memoryMb});
     return policy;
 }
 

@@ -32,13 +32,8 @@ sb::Result<sb::Policy> effectivePolicy(const LaunchRequest& r)
     auto policy = !r.policyFile.isEmpty() ? sb::loadPolicyWithLearned(r.policyFile.toStdString())
                                           : sb::loadPresetWithLearned(r.preset.toStdString());
     if (!policy) return policy;
-    if (r.network == QLatin1String("none")) policy->network.mode = sb::NetworkMode::None;
-    if (r.network == QLatin1String("filtered")) policy->network.mode = sb::NetworkMode::Filtered;
-    if (r.network == QLatin1String("host")) policy->network.mode = sb::NetworkMode::Host;
-    if (r.wallSeconds) policy->limits.wallSeconds = *r.wallSeconds;
-    if (r.memoryMb) policy->limits.memoryMb = *r.memoryMb;
-    if (r.pids) policy->limits.pids = *r.pids;
-    if (r.cpuPercent) policy->limits.cpuPercent = *r.cpuPercent;
+    sb::applyOverrides(*policy, {sb::networkModeFromName(r.network.toStdString()), r.wallSeconds,
+                                 r.pids, r.cpuPercent, r.memoryMb});
     return policy;
 }
 

@@ -7,9 +7,9 @@
 #include <QContextMenuEvent>
 #include <QMenu>
 #include <QMouseEvent>
-#include <QWheelEvent>
 #include <QScrollBar>
 #include <QStyleHints>
+#include <QWheelEvent>
 #include <cmath>
 #include <limits>
 
