@@ -25,6 +25,38 @@ QString formatDuration(qint64 ms)
     return QCoreApplication::translate("sbui", "%1 s").arg(s);
 }
 
+SessionListModel::SessionListModel(QObject* parent) : QAbstractTableModel(parent)
+{
+    m_ticker.setInterval(1000);
+    connect(&m_ticker, &QTimer::timeout, this, &SessionListModel::tick);
+}
+
+void SessionListModel::setNow(qint64 unixMs)
+{
+    m_nowMs = unixMs;
+    updateTicking();
+}
+
+void SessionListModel::tick()
+{
+    for (int row = 0; row < rowCount(); ++row)
+        if (m_entries[static_cast<size_t>(row)].state == SessionEntry::State::Live)
+            Q_EMIT dataChanged(index(row, DurationColumn), index(row, DurationColumn),
+                               {Qt::DisplayRole});
+}
+
+// The ticker runs only while some session is live and the clock is not frozen by a test.
+void SessionListModel::updateTicking()
+{
+    bool live = std::any_of(m_entries.begin(), m_entries.end(), [](const SessionEntry& e) {
+        return e.state == SessionEntry::State::Live;
+    });
+    if (live && m_nowMs == 0)
+        m_ticker.start();
+    else
+        m_ticker.stop();
+}
+
 int SessionListModel::rowCount(const QModelIndex& parent) const
 {
     return parent.isValid() ? 0 : static_cast<int>(m_entries.size());
@@ -177,6 +209,7 @@ void SessionListModel::update(std::vector<SessionEntry> entries)
         m_entries.insert(m_entries.begin() + row, entries[i]);
         endInsertRows();
     }
+    updateTicking();
 }
 
 void SessionListModel::setPending(const QString& id, int count)

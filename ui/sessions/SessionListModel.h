@@ -6,6 +6,7 @@
 #include <QDateTime>
 #include <QString>
 #include <QStringList>
+#include <QTimer>
 #include <vector>
 
 namespace sbui {
@@ -30,7 +31,7 @@ class SessionListModel : public QAbstractTableModel {
     enum Column { SessionColumn, WorkspaceColumn, StartedColumn, DurationColumn, ColumnCount };
     enum Role { IdRole = Qt::UserRole + 1, StateRole, PendingRole, WorkspaceRole };
 
-    using QAbstractTableModel::QAbstractTableModel;
+    explicit SessionListModel(QObject* parent = nullptr);
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
@@ -47,15 +48,21 @@ class SessionListModel : public QAbstractTableModel {
     int rowOf(const QString& id) const;
     // Live sessions' pending approvals, all together (the window title's badge).
     int totalPending() const;
-    // What a live session's duration is measured up to; tests freeze it.
-    void setNow(qint64 unixMs) { m_nowMs = unixMs; }
+    // What a live session's duration is measured up to; tests freeze it (and move it, then
+    // call tick()). Unfrozen, live durations tick every second on their own.
+    void setNow(qint64 unixMs);
+    // Live rows' durations changed: tells the views.
+    void tick();
 
   private:
     QString stateText(const SessionEntry& e) const;
     qint64 nowMs() const;
 
+    void updateTicking();
+
     std::vector<SessionEntry> m_entries; // newest first
     qint64 m_nowMs = 0;
+    QTimer m_ticker;
 };
 
 // "1 h 02 min", "3 min 07 s", "12 s".
