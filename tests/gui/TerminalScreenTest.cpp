@@ -1,6 +1,7 @@
 // TerminalScreen (ui/terminal): known byte streams give known cells, attributes, colours and
-// cursor; wide characters, combining marks, the alternate screen, scrollback across resizes,
-// search, title, bell, replies, and the encodings sent back (paste, focus, mouse).
+// cursor; wide characters, combining marks, the alternate screen, scrollback across resizes
+// (reflow in detail: TerminalReflowTest), search, title, bell, replies, and the encodings sent
+// back (paste, focus, mouse).
 #include "terminal/TerminalScreen.h"
 
 #include <QTest>
@@ -193,9 +194,10 @@ class TerminalScreenTest : public QObject {
         QCOMPARE(screen.lineText(-screen.scrollbackSize()), QStringLiteral("line 0"));
         QCOMPARE(screen.scrollbackSize() + screen.rows(), before + 10);
         QCOMPARE(screen.lineText(-1), QStringLiteral("line 36"));
-        // Narrower: the scrollback keeps its full lines.
+        // Narrower: lines wrap (reflow, see TerminalReflowTest), the oldest still first.
         screen.resize(4, 5);
-        QCOMPARE(screen.lineText(-screen.scrollbackSize() + 1), QStringLiteral("line 1"));
+        QCOMPARE(screen.lineText(-screen.scrollbackSize()), QStringLiteral("line"));
+        QCOMPARE(screen.lineText(-screen.scrollbackSize() + 1), QStringLiteral("0"));
         // More rows again: lines come back from the scrollback onto the screen.
         screen.resize(12, 30);
         QCOMPARE(screen.lineText(-screen.scrollbackSize()), QStringLiteral("line 0"));

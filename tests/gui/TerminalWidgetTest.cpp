@@ -394,6 +394,40 @@ class TerminalWidgetTest : public QObject {
         QCOMPARE(term->lineText(-1), QStringLiteral("line ") + QString::number(200 - term->rows()));
     }
 
+    void resizeKeepsSelectionMatchAndViewOnTheirText()
+    {
+        Window w(6, 40);
+        w.term->feed(numberedLines(30));
+        w.term->feed("the quick brown fox jumps over the lazy dog\r\n$ ");
+        QCOMPARE(w.term->lineText(3), QStringLiteral("the quick brown fox jumps over the lazy"));
+        QTest::mouseDClick(w.term->viewport(), Qt::LeftButton, {}, w.cellCenter(3, 36));
+        QCOMPARE(w.term->selectedText(), QStringLiteral("lazy"));
+        QVERIFY(w.term->find(QStringLiteral("jumps")));
+        auto matchedText = [&] {
+            const sbui::TerminalMatch m = *w.term->currentMatch();
+            const int index = static_cast<int>(m.line - w.term->screen().firstScreenLine());
+            return w.term->screen().line(index).text(m.col, m.col + m.length);
+        };
+        QCOMPARE(matchedText(), QStringLiteral("jumps"));
+        // Narrower: "lazy" now spans a wrap, "jumps" ends past a row's end.
+        w.term->resizeTerminal(6, 12);
+        QCOMPARE(w.term->lineText(4), QStringLiteral("azy dog"));
+        QCOMPARE(w.term->selectedText(), QStringLiteral("lazy"));
+        QCOMPARE(matchedText(), QStringLiteral("jump"));
+        w.term->resizeTerminal(6, 40);
+        QCOMPARE(w.term->selectedText(), QStringLiteral("lazy"));
+        QCOMPARE(matchedText(), QStringLiteral("jumps"));
+        // Scrolled back, the view stays on the same line.
+        w.term->clearSelection();
+        QTest::keyClick(w.term, Qt::Key_PageUp, Qt::ShiftModifier);
+        QTest::keyClick(w.term, Qt::Key_PageUp, Qt::ShiftModifier);
+        const QString top = w.term->lineText(-w.term->scrollOffset());
+        QCOMPARE(top, QStringLiteral("line 15"));
+        w.term->resizeTerminal(6, 15);
+        QVERIFY(w.term->scrollOffset() > 0);
+        QCOMPARE(w.term->lineText(-w.term->scrollOffset()), top);
+    }
+
     void alternateScreenThroughTheWidget()
     {
         TerminalWidget term;

@@ -39,6 +39,8 @@ void TerminalLine::clear()
 {
     cells.clear();
     marks.clear();
+    columns = 0;
+    joins = Break::Hard;
 }
 
 } // namespace sbui

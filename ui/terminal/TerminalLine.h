@@ -53,11 +53,20 @@ struct TerminalCell {
 };
 
 struct TerminalLine {
+    // How the line follows the one before it: after a line break (Hard), or because the text ran
+    // past that line's last column (Soft), or because a wide character did not fit into that
+    // line's last column, which stays as padding (SoftAfterPadding). Reflow joins soft ones.
+    enum class Break : std::uint8_t { Hard, Soft, SoftAfterPadding };
+
     // Screen lines have one cell per column; scrollback lines keep the width they had and drop
     // trailing plain blanks, so a cell past the end is a plain blank.
     std::vector<TerminalCell> cells;
     // Combining marks by column, in order (a cell has at most five).
     std::vector<std::pair<std::uint16_t, char32_t>> marks;
+    // The terminal's width when the line was laid out: a line the next one continues holds text
+    // up to this column, trailing blanks included.
+    std::uint16_t columns = 0;
+    Break joins = Break::Hard;
 
     TerminalCell cell(int col) const;
     // The cell's text: base character and its combining marks; empty for a wide tail, a space
@@ -65,6 +74,7 @@ struct TerminalLine {
     QString cellText(int col) const;
     // Cells from `from` to `to` (exclusive) as text, wide tails skipped, trailing spaces kept.
     QString text(int from, int to) const;
+    // Empty, a hard line of no width.
     void clear();
 };
 

@@ -1,6 +1,5 @@
 #include "TerminalScreen.h"
 
-#include <QStringList>
 #include <algorithm>
 #include <limits>
 #include <vterm.h>
@@ -100,15 +99,29 @@ LineText lineTextWithColumns(const TerminalLine& line)
 struct TerminalScreenCallbacks {
     static TerminalScreen& self(void* user) { return *static_cast<TerminalScreen*>(user); }
 
+    // Damage comes cell by cell (VTERM_DAMAGE_CELL): how the soft wraps are told apart.
     static int damage(VTermRect rect, void* user)
     {
-        self(user).damageRows(rect.start_row, rect.end_row);
+        TerminalScreen& s = self(user);
+        s.m_wrap.damaged(rect.start_row, rect.end_row, rect.start_col, rect.end_col);
+        s.damageRows(rect.start_row, rect.end_row);
+        return 1;
+    }
+    // A scroll: libvterm moved the cells already, the wraps move with them.
+    static int moveRect(VTermRect dest, VTermRect src, void* user)
+    {
+        TerminalScreen& s = self(user);
+        s.m_wrap.moved(dest.start_row, dest.end_row, src.start_row, src.end_row, dest.start_col,
+                       dest.end_col);
+        s.damageRows(std::min(dest.start_row, src.start_row), std::max(dest.end_row, src.end_row));
         return 1;
     }
     static int moveCursor(VTermPos pos, VTermPos oldpos, int, void* user)
     {
-        self(user).damageRows(oldpos.row, oldpos.row + 1);
-        self(user).damageRows(pos.row, pos.row + 1);
+        TerminalScreen& s = self(user);
+        s.m_wrap.cursorMoved(pos.row, pos.col);
+        s.damageRows(oldpos.row, oldpos.row + 1);
+        s.damageRows(pos.row, pos.row + 1);
         return 1;
     }
     static int setTermProp(VTermProp prop, VTermValue* val, void* user)
@@ -117,6 +130,7 @@ struct TerminalScreenCallbacks {
         switch (prop) {
         case VTERM_PROP_ALTSCREEN:
             s.m_altScreen = val->boolean != 0;
+            s.m_wrap.setPaused(s.m_altScreen);
             s.damageRows(0, s.m_rows);
             break;
         case VTERM_PROP_CURSORVISIBLE:
@@ -156,12 +170,14 @@ struct TerminalScreenCallbacks {
         return 1;
     }
     // A line scrolled off the top of the primary screen: into the ring, trailing plain blanks
-    // dropped.
+    // dropped, with its width and how it follows the line before.
     static int pushLine(int cols, const VTermScreenCell* cells, void* user)
     {
         TerminalScreen& s = self(user);
+        if (s.m_isLoading) return 1;
         ++s.m_firstScreenLine;
         ++s.m_damage.scrolled;
+        const TerminalLine::Break joins = s.m_wrap.pushed();
         if (s.m_scrollback.limit() == 0) return 1;
         int used = cols;
         while (used > 0 && isPlainBlank(cells[used - 1]))
@@ -170,15 +186,19 @@ struct TerminalScreenCallbacks {
         line.cells.resize(static_cast<std::size_t>(used));
         for (int col = 0; col < used; ++col)
             convertCell(cells[col], line, col);
+        line.columns = static_cast<std::uint16_t>(cols);
+        line.joins = joins;
         return 1;
     }
 
-    // The screen grew taller: the newest scrollback line goes back on top of it.
+    // The screen grew taller while loadScreen() fills it: the next row from the bottom up goes
+    // on top of it.
     static int popLine(int cols, VTermScreenCell* cells, void* user)
     {
         TerminalScreen& s = self(user);
-        if (s.m_scrollback.size() == 0) return 0;
-        const TerminalLine& line = s.m_scrollback.at(s.m_scrollback.size() - 1);
+        if (!s.m_isLoading || s.m_loading.empty()) return 0;
+        const TerminalLine line = std::move(s.m_loading.back());
+        s.m_loading.pop_back();
         VTermColor defaultFg, defaultBg;
         vterm_state_get_default_colors(vterm_obtain_state(s.m_vt), &defaultFg, &defaultBg);
         defaultFg.type |= VTERM_COLOR_DEFAULT_FG;
@@ -206,8 +226,6 @@ struct TerminalScreenCallbacks {
             out.fg = vtermColorOf(in.fg, defaultFg);
             out.bg = vtermColorOf(in.bg, defaultBg);
         }
-        s.m_scrollback.popNewest();
-        --s.m_firstScreenLine;
         return 1;
     }
 
@@ -221,6 +239,7 @@ struct TerminalScreenCallbacks {
         static const VTermScreenCallbacks callbacks = [] {
             VTermScreenCallbacks c{};
             c.damage = &damage;
+            c.moverect = &moveRect;
             c.movecursor = &moveCursor;
             c.settermprop = &setTermProp;
             c.bell = &bell;
@@ -236,7 +255,10 @@ struct TerminalScreenCallbacks {
 // TerminalScreen
 
 TerminalScreen::TerminalScreen(int rows, int cols)
-    : m_rows(std::max(1, rows)), m_cols(std::max(1, cols))
+    : m_rows(std::max(1, rows)), m_cols(std::max(kMinColumns, cols)),
+      m_wrap([this](int row, int col) {
+          return vterm_screen_is_eol(m_screen, VTermPos{row, col}) != 0;
+      })
 {
     create();
 }
@@ -255,8 +277,10 @@ void TerminalScreen::create()
     m_screen = vterm_obtain_screen(m_vt);
     vterm_screen_set_callbacks(m_screen, &TerminalScreenCallbacks::table(), this);
     vterm_screen_enable_altscreen(m_screen, 1);
-    // One damage rectangle per flush instead of one per cell: the widget repaints whole rows.
-    vterm_screen_set_damage_merge(m_screen, VTERM_DAMAGE_SCROLL);
+    // Damage per cell, for the wrap tracker; damageRows() merges it into rows for the widget.
+    vterm_screen_set_damage_merge(m_screen, VTERM_DAMAGE_CELL);
+    m_wrap.reset(m_rows, m_cols);
+    m_wrap.setPaused(false);
     vterm_screen_reset(m_screen, 1);
     m_rowCache.assign(static_cast<std::size_t>(m_rows), TerminalLine{});
     m_rowStale.assign(static_cast<std::size_t>(m_rows), 1);
@@ -267,6 +291,10 @@ void TerminalScreen::create()
     m_mouseMode = MouseMode::None;
     m_captured.clear();
     m_damage = Damage{0, m_rows, 0};
+    m_loading.clear();
+    m_isLoading = false;
+    m_savedPrimary.reset();
+    m_heldBack.clear();
 }
 
 void TerminalScreen::setReplyHandler(std::function<void(const QByteArray&)> handler)
@@ -288,8 +316,7 @@ void TerminalScreen::write(const char* bytes, std::size_t length)
 {
     if (length == 0) return;
     m_captured.clear();
-    vterm_input_write(m_vt, bytes, length);
-    std::fill(m_rowStale.begin(), m_rowStale.end(), 1);
+    writeWatchingAltScreen(bytes, length);
     if (!m_captured.isEmpty()) {
         const QByteArray reply = takeCaptured();
         if (m_onReply) m_onReply(reply);
@@ -304,21 +331,11 @@ void TerminalScreen::reset()
     m_title.clear();
 }
 
-void TerminalScreen::resize(int rows, int cols)
+void TerminalScreen::parse(const char* bytes, std::size_t length)
 {
-    rows = std::max(1, rows);
-    cols = std::max(1, cols);
-    if (rows == m_rows && cols == m_cols) return;
-    // Lines libvterm pushes or pops during the resize are converted at the new width's
-    // callbacks; the row cache is rebuilt afterwards.
-    vterm_set_size(m_vt, rows, cols);
-    vterm_screen_flush_damage(m_screen);
-    m_rows = rows;
-    m_cols = cols;
-    m_rowCache.assign(static_cast<std::size_t>(m_rows), TerminalLine{});
-    m_rowStale.assign(static_cast<std::size_t>(m_rows), 1);
-    m_damage.first = 0;
-    m_damage.last = m_rows;
+    if (length == 0) return;
+    vterm_input_write(m_vt, bytes, length);
+    std::fill(m_rowStale.begin(), m_rowStale.end(), 1);
 }
 
 void TerminalScreen::damageRows(int first, int last)
@@ -366,6 +383,8 @@ void TerminalScreen::refreshRow(int row) const
         vterm_screen_get_cell(m_screen, VTermPos{row, col}, &cell);
         convertCell(cell, line, col);
     }
+    line.columns = static_cast<std::uint16_t>(m_cols);
+    line.joins = m_altScreen ? TerminalLine::Break::Hard : m_wrap.at(row);
     m_rowStale[static_cast<std::size_t>(row)] = 0;
 }
 
@@ -393,19 +412,32 @@ QString TerminalScreen::lineText(int index) const
 QString TerminalScreen::text(TerminalPos from, TerminalPos to) const
 {
     if (to < from) std::swap(from, to);
-    QStringList lines;
+    QString out;
     for (std::int64_t abs = from.line; abs <= to.line; ++abs) {
-        const TerminalLine& l = line(static_cast<int>(abs - m_firstScreenLine));
+        const int index = static_cast<int>(abs - m_firstScreenLine);
+        const TerminalLine& l = line(index);
         const int start = abs == from.line ? from.col : 0;
         const int end = abs == to.line ? to.col : std::numeric_limits<int>::max();
-        QString s = l.text(start, end);
-        qsizetype keep = s.size();
-        while (keep > 0 && s.at(keep - 1) == u' ')
-            --keep;
-        s.truncate(keep);
-        lines << s;
+        const TerminalLine::Break next =
+            abs < to.line ? line(index + 1).joins : TerminalLine::Break::Hard;
+        if (next == TerminalLine::Break::Hard) {
+            QString s = l.text(start, end);
+            qsizetype keep = s.size();
+            while (keep > 0 && s.at(keep - 1) == u' ')
+                --keep;
+            s.truncate(keep);
+            out += s;
+            if (abs < to.line) out += u'\n';
+            continue;
+        }
+        // Wrapped: the row's text runs to the margin (but a padding column), blanks included.
+        const int width = std::max<int>(l.columns, static_cast<int>(l.cells.size())) -
+                          (next == TerminalLine::Break::SoftAfterPadding ? 1 : 0);
+        out += l.text(start, width);
+        const int stored = std::max(start, static_cast<int>(l.cells.size()));
+        if (width > stored) out += QString(width - stored, u' ');
     }
-    return lines.join(u'\n');
+    return out;
 }
 
 std::pair<int, int> TerminalScreen::wordAt(std::int64_t absoluteLine, int col) const
@@ -466,6 +498,14 @@ std::optional<TerminalMatch> TerminalScreen::find(const QString& needle, Termina
         return TerminalMatch{abs, startCol, endCol - startCol};
     }
     return std::nullopt;
+}
+
+// The cursor as a cell of the screen; just after the last column when a wrap is pending.
+TerminalSpot TerminalScreen::cursorSpot() const
+{
+    VTermPos pos{};
+    vterm_state_get_cursorpos(vterm_obtain_state(m_vt), &pos);
+    return {pos.row, m_wrap.wrapPending(pos.row, pos.col) ? m_cols : pos.col};
 }
 
 TerminalCursor TerminalScreen::cursor() const

@@ -6,18 +6,30 @@
 //
 // Lines are addressed two ways. An *index* is relative to the screen: 0 … rows-1 are the screen,
 // -1 the newest scrollback line, -scrollbackSize() the oldest. An *absolute* line number stays
-// with its line while output scrolls: absolute = firstScreenLine() + index.
+// with its line while output scrolls: absolute = firstScreenLine() + index. A resize lays lines
+// out anew (reflow): their numbers change, and resize() carries positions along.
+//
+// Reflow (TerminalReflow.h) on every resize of the primary screen: libvterm 0.1.4 has none, so
+// the rows it soft-wrapped are tracked (TerminalWrapTracker.h), the scrollback and the screen
+// re-wrapped at the new width, and libvterm's screen loaded with the result. The alternate
+// screen is not reflowed: full-screen programs redraw it when told the new size. The primary
+// screen under it is kept from the moment the program switches over (libvterm would cut its
+// rows to the new size), reflowed with the scrollback on every resize meanwhile, and put back
+// when the program switches back.
 #pragma once
 
 #include "KeyTranslator.h"
 #include "TerminalLine.h"
+#include "TerminalReflow.h"
 #include "TerminalScrollback.h"
+#include "TerminalWrapTracker.h"
 
 #include <QByteArray>
 #include <QString>
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -51,6 +63,9 @@ class TerminalScreen {
   public:
     enum class MouseMode { None, Click, Drag, Move };
 
+    // libvterm 0.1.4 writes a wide character's right half past the end of a 1-column row.
+    static constexpr int kMinColumns = 2;
+
     TerminalScreen(int rows, int cols);
     ~TerminalScreen();
     TerminalScreen(const TerminalScreen&) = delete;
@@ -64,7 +79,11 @@ class TerminalScreen {
     void write(const char* bytes, std::size_t length);
     // A fresh terminal of the same size: blank screen, no scrollback, default modes.
     void reset();
-    void resize(int rows, int cols);
+    // Reflows the primary screen and the scrollback to the new width, the bottom of the text
+    // staying at the bottom of the screen; the cursor stays on its character. `keep`: absolute
+    // positions (selection ends, the view's top) to carry to the same character; on the
+    // alternate screen they are left as they are.
+    void resize(int rows, int cols, std::span<TerminalPos> keep = {});
     int rows() const { return m_rows; }
     int columns() const { return m_cols; }
 
@@ -81,7 +100,7 @@ class TerminalScreen {
     // The line's text, trailing spaces trimmed.
     QString lineText(int index) const;
     // Text between two positions (absolute, `to` exclusive), lines joined by '\n' with their
-    // trailing spaces trimmed.
+    // trailing spaces trimmed; a line the next one continues (a soft wrap) joins it as it is.
     QString text(TerminalPos from, TerminalPos to) const;
     // The word around a column: [first, last] columns of the run of word characters (or of the
     // same non-word character) under it.
@@ -120,9 +139,19 @@ class TerminalScreen {
     friend struct TerminalScreenCallbacks;
 
     void create();
+    void parse(const char* bytes, std::size_t length);
     void damageRows(int first, int last);
     void refreshRow(int row) const;
     QByteArray takeCaptured();
+    TerminalSpot cursorSpot() const;
+
+    // TerminalScreenReflow.cpp: output parsed in pieces around the switches to and from the
+    // alternate screen, the primary screen saved and put back across them; libvterm's screen
+    // loaded with rows of our own.
+    void writeWatchingAltScreen(const char* bytes, std::size_t length);
+    void savePrimary();
+    void restorePrimary(bool withCursor);
+    void loadScreen(std::vector<TerminalLine> rows, TerminalSpot cursor, int newRows, int newCols);
     std::int64_t firstAbsoluteLine() const { return m_firstScreenLine - scrollbackSize(); }
 
     VTerm* m_vt = nullptr;
@@ -131,6 +160,20 @@ class TerminalScreen {
 
     TerminalScrollback m_scrollback;
     std::int64_t m_firstScreenLine = 0;
+    TerminalWrapTracker m_wrap;
+
+    // Rows libvterm takes (sb_popline) while loadScreen() grows its screen, the bottom one last.
+    std::vector<TerminalLine> m_loading;
+    bool m_isLoading = false;
+    // The primary screen while the alternate one shows; `resized` once libvterm cut it.
+    struct SavedPrimary {
+        std::vector<TerminalLine> rows;
+        TerminalSpot cursor;
+        bool resized = false;
+    };
+    std::optional<SavedPrimary> m_savedPrimary;
+    // The start of a sequence that may switch screens, held until the rest of it arrives.
+    QByteArray m_heldBack;
 
     // The screen's rows converted from libvterm, refreshed when libvterm reports damage.
     mutable std::vector<TerminalLine> m_rowCache;

@@ -42,9 +42,25 @@ TerminalLine& TerminalScrollback::push()
     return slot;
 }
 
-void TerminalScrollback::popNewest()
+std::vector<TerminalLine> TerminalScrollback::takeAll()
 {
-    if (m_count > 0) --m_count;
+    std::rotate(m_lines.begin(), m_lines.begin() + static_cast<std::ptrdiff_t>(m_start),
+                m_lines.end());
+    m_lines.resize(m_count);
+    std::vector<TerminalLine> out = std::move(m_lines);
+    m_lines = {};
+    m_start = 0;
+    m_count = 0;
+    return out;
+}
+
+void TerminalScrollback::assign(std::vector<TerminalLine> lines)
+{
+    const std::size_t keep = std::min(lines.size(), static_cast<std::size_t>(m_limit));
+    lines.erase(lines.begin(), lines.end() - static_cast<std::ptrdiff_t>(keep));
+    m_lines = std::move(lines);
+    m_start = 0;
+    m_count = m_lines.size();
 }
 
 const TerminalLine& TerminalScrollback::at(int fromOldest) const

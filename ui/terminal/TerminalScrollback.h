@@ -20,9 +20,13 @@ class TerminalScrollback {
     // Room for a new newest line, cleared; the oldest line goes when the ring is full.
     // Not to be called with a limit of 0.
     TerminalLine& push();
-    void popNewest();
     // 0 is the oldest line, size() - 1 the newest.
     const TerminalLine& at(int fromOldest) const;
+
+    // For reflow: every line, oldest first, leaving the scrollback empty; and the lines that
+    // replace them (the oldest go past the limit).
+    std::vector<TerminalLine> takeAll();
+    void assign(std::vector<TerminalLine> lines);
 
   private:
     // m_count lines from m_start on. The vector grows until it holds m_limit lines; it has never

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <utility>
 
 namespace sbui {
 namespace {
@@ -60,6 +61,23 @@ void TerminalSelection::selectAll(const TerminalScreen& screen)
 void TerminalSelection::clear()
 {
     m_start = m_end = m_anchor = m_anchorEnd = TerminalPos{};
+}
+
+void TerminalSelection::setPositions(const std::array<TerminalPos, 4>& positions)
+{
+    m_anchor = positions[0];
+    m_anchorEnd = positions[1];
+    m_start = positions[2];
+    m_end = positions[3];
+    if (m_mode != Mode::Line) return;
+    for (TerminalPos* first : {&m_anchor, &m_start})
+        first->col = 0;
+    // An end at the start of a row selects nothing of that row.
+    for (auto [first, end] : {std::pair{&m_anchor, &m_anchorEnd}, std::pair{&m_start, &m_end}}) {
+        if (end->col == 0 && end->line > first->line) --end->line;
+        end->line = std::max(end->line, first->line);
+        end->col = kEndOfLine;
+    }
 }
 
 QString TerminalSelection::text(const TerminalScreen& screen) const

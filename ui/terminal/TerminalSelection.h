@@ -6,6 +6,7 @@
 #include "TerminalScreen.h"
 
 #include <QString>
+#include <array>
 
 namespace sbui {
 
@@ -31,6 +32,11 @@ class TerminalSelection {
         return !(p < m_start) && p < m_end;
     }
     QString text(const TerminalScreen& screen) const;
+
+    // Anchor, anchor end, start, end: for carrying them through a resize
+    // (TerminalScreen::resize); a line selection goes on selecting whole rows.
+    std::array<TerminalPos, 4> positions() const { return {m_anchor, m_anchorEnd, m_start, m_end}; }
+    void setPositions(const std::array<TerminalPos, 4>& positions);
 
   private:
     Mode m_mode = Mode::Character;

@@ -9,6 +9,8 @@
 #include <QPaintEvent>
 #include <QPainter>
 #include <QScrollBar>
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 
@@ -207,10 +209,7 @@ int TerminalWidget::columns() const
 void TerminalWidget::resizeTerminal(int rows, int cols)
 {
     m_fixedSize = true;
-    applyPendingInput();
-    m_screen->resize(rows, cols);
-    syncScrollBar();
-    viewport()->update();
+    resizeScreen(rows, cols);
 }
 
 void TerminalWidget::fitToWidget()
@@ -227,12 +226,43 @@ void TerminalWidget::fitScreenToViewport()
     const int cols = std::max(2, static_cast<int>(area.width() / m_painter.cellWidth()));
     const int rows = std::max(1, area.height() / m_painter.cellHeight());
     if (rows == m_screen->rows() && cols == m_screen->columns()) return;
+    resizeScreen(rows, cols);
+    Q_EMIT sizeChanged(rows, cols);
+}
+
+// The screen reflows: the selection, the current match and the view's top (when scrolled back)
+// move with their characters. On the alternate screen, which the program redraws, the selection
+// and the match go.
+void TerminalWidget::resizeScreen(int rows, int cols)
+{
     // Output already received was meant for the old size.
     applyPendingInput();
-    m_screen->resize(rows, cols);
+    if (m_screen->altScreen()) {
+        m_screen->resize(rows, cols);
+        m_selection.clear();
+        m_selecting = false;
+        m_match.reset();
+    } else {
+        std::array<TerminalPos, 7> keep{};
+        const auto selection = m_selection.positions();
+        std::copy(selection.begin(), selection.end(), keep.begin());
+        if (m_match) {
+            keep[4] = {m_match->line, m_match->col};
+            keep[5] = {m_match->line, m_match->col + m_match->length};
+        }
+        keep[6] = {m_viewTop, 0};
+        m_screen->resize(rows, cols, keep);
+        if (!m_selection.isEmpty()) m_selection.setPositions({keep[0], keep[1], keep[2], keep[3]});
+        if (m_match) {
+            // Across a wrap now, it is counted on from the row's end (and shown up to there).
+            const int length = keep[5].line == keep[4].line ? keep[5].col - keep[4].col
+                                                            : cols - keep[4].col + keep[5].col;
+            m_match = TerminalMatch{keep[4].line, keep[4].col, std::max(1, length)};
+        }
+        m_viewTop = keep[6].line;
+    }
     syncScrollBar();
     viewport()->update();
-    Q_EMIT sizeChanged(rows, cols);
 }
 
 void TerminalWidget::showEvent(QShowEvent* event)

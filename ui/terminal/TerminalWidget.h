@@ -3,7 +3,8 @@
 // one frame per display interval and covers only the rows that changed. Scrollback with the
 // wheel and Shift+PgUp/PgDn, selection (drag, word, line), copy and paste (Ctrl+Shift+C/V,
 // bracketed when the program asked for it, middle-click from the X11 selection), find in the
-// scrollback (Ctrl+Shift+F), mouse reports for programs that want them, a read-only mode.
+// scrollback (Ctrl+Shift+F), mouse reports for programs that want them, a read-only mode. A
+// resize reflows the text (TerminalScreen); selection, match and view stay on their text.
 //
 // Ctrl+Shift+<letter> is never sent to the program: C, V and F are handled here, every other
 // one is left to the window's shortcuts.
@@ -119,6 +120,7 @@ class TerminalWidget : public QAbstractScrollArea {
     void scheduleFrame();
     void onFrame();
     void fitScreenToViewport();
+    void resizeScreen(int rows, int cols);
     void syncScrollBar();
     std::int64_t viewTop() const;
     void scrollToLine(std::int64_t absoluteLine);
