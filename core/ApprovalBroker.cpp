@@ -80,7 +80,8 @@ std::uint64_t ApprovalBroker::submit(ApprovalRequest request, Done done)
     }
     const std::int64_t now = m_clock.monotonicMs();
     m_pending[id] = Pending{request, std::move(done), now,
-                            now + static_cast<std::int64_t>(m_policy.timeoutSeconds) * 1000};
+                            now + static_cast<std::int64_t>(m_policy.timeoutSeconds) * 1000,
+                            m_policy.onTimeout};
     Listener listener = m_listener;
     lock.unlock();
     if (listener) listener(&request, nullptr);
@@ -92,7 +93,7 @@ ApprovalOutcome ApprovalBroker::timeoutOutcomeLocked(const Pending& p) const
     ApprovalOutcome outcome;
     outcome.id = p.request.id;
     outcome.timedOut = true;
-    outcome.allow = m_policy.onTimeout == RuleAction::Allow;
+    outcome.allow = p.onTimeout == RuleAction::Allow;
     outcome.latencyMs = m_clock.monotonicMs() - p.submittedMs;
     return outcome;
 }
@@ -227,6 +228,12 @@ void ApprovalBroker::setListener(Listener listener)
 {
     std::lock_guard lock(m_mutex);
     m_listener = std::move(listener);
+}
+
+void ApprovalBroker::setApprovalPolicy(const ApprovalPolicy& policy)
+{
+    std::lock_guard lock(m_mutex);
+    m_policy = policy;
 }
 
 void ApprovalBroker::setPersistHook(PersistHook hook)

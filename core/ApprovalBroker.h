@@ -66,6 +66,10 @@ class ApprovalBroker {
     // the session.
     void setPersistHook(PersistHook hook);
 
+    // The session's policy changed: later requests get the new timeout, and on_timeout for them;
+    // pending requests keep the deadline and on_timeout they were asked with.
+    void setApprovalPolicy(const ApprovalPolicy& policy);
+
     // The hook a supervisor usually sets: ruleFromAnswer() appended to `learnedFile`.
     static PersistHook learnedRulesWriter(std::filesystem::path learnedFile);
 
@@ -79,6 +83,7 @@ class ApprovalBroker {
         Done done;
         std::int64_t submittedMs = 0; // monotonic
         std::int64_t deadlineMs = 0;  // monotonic
+        RuleAction onTimeout = RuleAction::Deny;
     };
     struct SessionCommandRule {
         CommandPattern pattern;
@@ -95,7 +100,7 @@ class ApprovalBroker {
     void deliver(std::vector<Delivery> deliveries);
 
     mutable std::mutex m_mutex;
-    const ApprovalPolicy m_policy;
+    ApprovalPolicy m_policy;
     Clock& m_clock;
     std::uint64_t m_nextId = 1;
     bool m_closed = false;

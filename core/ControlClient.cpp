@@ -164,8 +164,23 @@ Status ControlClient::stop(bool kill, int timeoutMs)
     return request(m, proto::typeName(m.type), std::nullopt, timeoutMs);
 }
 
+Result<proto::PolicyUpdateResult>
+ControlClient::updatePolicy(const nlohmann::json& document, const std::string& file, int timeoutMs)
+{
+    // An older supervisor would take the unknown message for a protocol violation.
+    if (m_session.effectivePolicy.is_null())
+        return unsupported("this session's supervisor predates policy updates; start a new "
+                           "session for the policy to apply");
+    Message m;
+    m.type = MsgType::PolicyUpdate;
+    m.body = proto::toJson(proto::PolicyUpdate{document, file});
+    json ack;
+    if (auto e = request(m, proto::typeName(m.type), std::nullopt, timeoutMs, &ack)) return *e;
+    return proto::policyUpdateResultFromJson(ack);
+}
+
 Status ControlClient::request(const Message& message, std::string_view ref,
-                              std::optional<std::uint64_t> id, int timeoutMs)
+                              std::optional<std::uint64_t> id, int timeoutMs, json* ack)
 {
     long long deadline = nowMs() + timeoutMs;
     if (auto e = send(message, timeoutMs)) return e;
@@ -189,6 +204,7 @@ Status ControlClient::request(const Message& message, std::string_view ref,
         }
         if (reply->type == MsgType::Ack && ours) {
             restore();
+            if (ack) *ack = body;
             return {};
         }
         aside.push_back(std::move(*reply));

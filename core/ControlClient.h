@@ -50,6 +50,11 @@ class ControlClient {
     // Messages that arrive meanwhile stay queued for next()/receive().
     Status answer(std::uint64_t id, const ApprovalAnswer& answer, int timeoutMs = 10000);
     Status stop(bool kill, int timeoutMs = 10000);
+    // policy_update: `document` (a whole policy, as parsed JSON) becomes the session's policy,
+    // `file` (absolute, or empty) where it is saved. Which sections took effect at once, or only
+    // for new sessions; the supervisor's refusal (the old policy stays) as the Error.
+    Result<proto::PolicyUpdateResult> updatePolicy(const nlohmann::json& document,
+                                                   const std::string& file, int timeoutMs = 10000);
 
     // Reads what the socket holds without blocking. An error means the connection is over
     // (closed by the supervisor, or a frame this client cannot parse).
@@ -65,7 +70,7 @@ class ControlClient {
     explicit ControlClient(int fd) : m_fd(fd) {}
     Status handshake(const std::string& clientName, proto::Role role, int timeoutMs);
     Status request(const proto::Message& message, std::string_view ref,
-                   std::optional<std::uint64_t> id, int timeoutMs);
+                   std::optional<std::uint64_t> id, int timeoutMs, nlohmann::json* ack = nullptr);
 
     int m_fd;
     bool m_closed = false;

@@ -275,6 +275,9 @@ void ControlServer::dispatch(Client& c, proto::Message& m)
     case MsgType::ApprovalAnswer:
         onAnswer(c, m.body);
         return;
+    case MsgType::PolicyUpdate: // viewers too: like stop, it needs no terminal
+        onPolicyUpdate(c, m.body);
+        return;
     case MsgType::Input:
         if (!interactive)
             return sendError(c,
@@ -392,6 +395,19 @@ void ControlServer::onAnswer(Client& c, const json& body)
         return sendControl(c, proto::encodeJson(MsgType::Error, err));
     }
     sendControl(c, proto::encodeJson(MsgType::Ack, {{"ref", "approval_answer"}, {"id", id}}));
+}
+
+void ControlServer::onPolicyUpdate(Client& c, const json& body)
+{
+    const char* ref = proto::typeName(MsgType::PolicyUpdate);
+    auto update = proto::policyUpdateFromJson(body);
+    if (!update) return sendError(c, update.error(), false, ref);
+    auto result = m_backend.updatePolicy(*update, c.name);
+    if (!result) {
+        m_options.log("policy update from " + c.name + " refused: " + result.error().describe());
+        return sendError(c, result.error(), false, ref);
+    }
+    sendControl(c, proto::encodeJson(MsgType::Ack, proto::toJson(*result)));
 }
 
 } // namespace sb

@@ -47,6 +47,16 @@ struct SessionBackend {
     virtual Status answerApproval(std::uint64_t id, const ApprovalAnswer& answer) = 0;
     virtual std::vector<ApprovalRequest> pendingApprovals() const = 0;
     virtual void stop(bool kill) = 0;
+    // policy_update from the client named `client`: validates the document and switches the
+    // session to it, or changes nothing and says why. Sessions that cannot change their policy
+    // keep this default.
+    virtual Result<proto::PolicyUpdateResult> updatePolicy(const proto::PolicyUpdate& update,
+                                                           const std::string& client)
+    {
+        (void)update;
+        (void)client;
+        return unsupported("this session cannot change its policy while it runs");
+    }
 };
 
 struct ControlServerOptions {
@@ -112,6 +122,7 @@ class ControlServer {
     void onHello(Client& c, const nlohmann::json& body);
     void onSubscribe(Client& c, const nlohmann::json& body);
     void onAnswer(Client& c, const nlohmann::json& body);
+    void onPolicyUpdate(Client& c, const nlohmann::json& body);
     void sendControl(Client& c, std::string frame);
     void sendError(Client& c, const Error& error, bool fatal, std::string_view ref = {});
     void dropClient(Client& c, const std::string& reason);

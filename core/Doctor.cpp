@@ -162,9 +162,12 @@ DoctorCheck checkCgroups()
     CgroupSupport support = probeCgroupSupport();
     DoctorCheck c{"cgroups", support.available(), false, "", ""};
     if (c.ok) {
-        c.detail = "memory, pids and cpu limits for the whole sandbox: " + support.describe();
+        c.detail = "memory, pids and cpu limits for the whole sandbox, their hits reported: " +
+                   support.describe();
     } else {
-        c.detail = support.reason + "; limits fall back to per-process rlimits";
+        c.detail = support.reason +
+                   "; limits fall back to per-process rlimits (memory and process limit hits "
+                   "are not reported)";
         c.fix = "a cgroup v2 (unified) system with delegation, e.g. run from a systemd user "
                 "service or 'systemd-run --user --scope -p Delegate=yes sandbench-cli …'";
     }

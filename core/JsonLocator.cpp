@@ -109,6 +109,7 @@ void JsonLocator::scan()
             ++pos;
         } else {
             pos = skipScalar(pos);
+            m_spots[pointer].end = pos;
         }
         // Close finished containers, then find where the next value starts.
         for (;;) {
@@ -116,6 +117,7 @@ void JsonLocator::scan()
             if (stack.empty() || pos >= m_text.size()) return;
             const char c = m_text[pos];
             if (c == '}' || c == ']') {
+                m_spots[stack.back().pointer].end = pos + 1;
                 stack.pop_back();
                 ++pos;
                 continue;
@@ -154,6 +156,13 @@ std::size_t JsonLocator::valueOffset(const std::string& pointer) const
 {
     const Spot* spot = nearest(pointer);
     return spot ? spot->value : 0;
+}
+
+std::optional<JsonLocator::Span> JsonLocator::span(const std::string& pointer) const
+{
+    auto it = m_spots.find(pointer);
+    if (it == m_spots.end() || it->second.end == 0) return std::nullopt;
+    return Span{it->second.key, it->second.value, it->second.end};
 }
 
 std::size_t JsonLocator::keyOffset(const std::string& pointer) const

@@ -43,6 +43,15 @@ class JsonLocator {
     // Byte offset of the key naming `pointer` (the opening quote); the value's for array items.
     std::size_t keyOffset(const std::string& pointer) const;
 
+    // Exactly the value at `pointer` (no enclosing one): where its key starts (the value's start
+    // for array items and the document), and the value's first byte and one past its last.
+    struct Span {
+        std::size_t key = 0;
+        std::size_t begin = 0;
+        std::size_t end = 0;
+    };
+    std::optional<Span> span(const std::string& pointer) const;
+
     TextPosition value(const std::string& pointer) const
     {
         return positionAt(m_text, valueOffset(pointer));
@@ -62,6 +71,7 @@ class JsonLocator {
     struct Spot {
         std::size_t key = 0;
         std::size_t value = 0;
+        std::size_t end = 0; // past the value; 0 for a container the scan did not finish
     };
     void scan();
     std::size_t skipSpace(std::size_t pos) const;

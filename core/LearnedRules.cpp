@@ -1,5 +1,6 @@
 #include "LearnedRules.h"
 
+#include "AtomicFile.h"
 #include "CommandRules.h"
 #include "JsonLocator.h"
 #include "Paths.h"
@@ -215,35 +216,6 @@ Result<std::string> readSmallFile(const fs::path& file)
     ::close(fd);
     if (failure) return *failure;
     return text;
-}
-
-Status writeAtomically(const fs::path& file, const std::string& text, int dirFd)
-{
-    std::string temp = "." + file.filename().string() + ".XXXXXX";
-    const fs::path tempPath = file.parent_path() / temp;
-    std::string pathBuf = tempPath.string();
-    const int fd = ::mkostemp(pathBuf.data(), O_CLOEXEC);
-    if (fd < 0) return sysError("create a temporary file beside '" + file.string() + "'");
-    Status failure;
-    for (std::size_t done = 0; done < text.size() && !failure;) {
-        const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0)
-            failure = sysError("write '" + pathBuf + "'");
-        else
-            done += static_cast<std::size_t>(n);
-    }
-    if (!failure && ::fsync(fd) != 0) failure = sysError("fsync '" + pathBuf + "'");
-    if (::close(fd) != 0 && !failure) failure = sysError("close '" + pathBuf + "'");
-    if (!failure && ::rename(pathBuf.c_str(), file.c_str()) != 0)
-        failure = sysError("rename '" + pathBuf + "' to '" + file.string() + "'");
-    if (failure) {
-        ::unlink(pathBuf.c_str());
-        return failure;
-    }
-    // The rename itself is durable only once the folder is.
-    if (::fsync(dirFd) != 0) return sysError("fsync '" + file.parent_path().string() + "'");
-    return std::nullopt;
 }
 
 bool sameTarget(const LearnedRule& a, const LearnedRule& b)
@@ -518,7 +490,11 @@ Result<LearnedRule> ruleFromAnswer(const ApprovalRequest& request, const Approva
                                                  : networkRuleFromAnswer(request, answer);
 }
 
-Status appendLearnedRule(const fs::path& learnedFile, const LearnedRule& rule)
+namespace {
+
+// Runs `update` with the learned-rules file's folder created, open and locked: two sessions
+// answering "always" at once must not lose one of the rules. `update` gets the folder's fd.
+template <class Update> Status underLearnedLock(const fs::path& learnedFile, Update update)
 {
     const fs::path dir = learnedFile.parent_path().empty() ? "." : learnedFile.parent_path();
     std::error_code ec;
@@ -526,19 +502,34 @@ Status appendLearnedRule(const fs::path& learnedFile, const LearnedRule& rule)
     if (ec) return Error{ErrorCode::System, ec.value(), "create folder '" + dir.string() + "'"};
     const int dirFd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dirFd < 0) return sysError("open folder '" + dir.string() + "'");
-    // Two sessions answering "always" at once must not lose one of the rules.
     if (::flock(dirFd, LOCK_EX) != 0) {
         Error e = sysError("lock folder '" + dir.string() + "'");
         ::close(dirFd);
         return e;
     }
-    auto existing = loadLearnedRules(learnedFile);
-    Status result;
-    if (!existing) {
-        result = existing.error();
-        result->message = "learned rules not saved, '" + learnedFile.string() +
-                          "' is left as it is: " + result->message;
-    } else {
+    Status result = update(dirFd);
+    ::close(dirFd); // releases the lock
+    return result;
+}
+
+// Learned rules are the user's decisions about their own machine: private by default.
+AtomicWriteOptions learnedWrite(int dirFd)
+{
+    return AtomicWriteOptions{dirFd, 0600};
+}
+
+} // namespace
+
+Status appendLearnedRule(const fs::path& learnedFile, const LearnedRule& rule)
+{
+    return underLearnedLock(learnedFile, [&](int dirFd) -> Status {
+        auto existing = loadLearnedRules(learnedFile);
+        if (!existing) {
+            Error e = existing.error();
+            e.message = "learned rules not saved, '" + learnedFile.string() +
+                        "' is left as it is: " + e.message;
+            return e;
+        }
         LearnedRules& rules = *existing;
         auto replace = [&](auto& list, const auto& added) {
             std::erase_if(list, [&](const auto& r) { return sameTarget(LearnedRule(r), rule); });
@@ -548,10 +539,21 @@ Status appendLearnedRule(const fs::path& learnedFile, const LearnedRule& rule)
             replace(rules.commands, *c);
         else
             replace(rules.network, std::get<NetworkRule>(rule));
-        result = writeAtomically(learnedFile, serialize(rules), dirFd);
-    }
-    ::close(dirFd); // releases the lock
-    return result;
+        return writeFileAtomically(learnedFile, serialize(rules), learnedWrite(dirFd));
+    });
+}
+
+Status writeLearnedRules(const fs::path& learnedFile, const LearnedRules& rules)
+{
+    const std::string text = serialize(rules);
+    // Only what a session can read back: a rule the parser would refuse is never written.
+    if (auto parsed = parseLearnedRules(text, learnedFile.string()); !parsed)
+        return Error{parsed.error().code, 0,
+                     "learned rules not saved, '" + learnedFile.string() +
+                         "' is left as it is: " + parsed.error().message};
+    return underLearnedLock(learnedFile, [&](int dirFd) {
+        return writeFileAtomically(learnedFile, text, learnedWrite(dirFd));
+    });
 }
 
 } // namespace sb

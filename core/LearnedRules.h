@@ -60,4 +60,9 @@ Result<LearnedRule> ruleFromAnswer(const ApprovalRequest& request, const Approva
 // is created if needed. A learned-rules file that does not parse is left alone and reported.
 Status appendLearnedRule(const std::filesystem::path& learnedFile, const LearnedRule& rule);
 
+// Replaces the whole learned-rules file with `rules` (atomically, under the same lock as
+// appendLearnedRule): for removing a learned rule, or dropping one that was promoted into the
+// policy. Refuses, writing nothing, rules the file's parser would refuse.
+Status writeLearnedRules(const std::filesystem::path& learnedFile, const LearnedRules& rules);
+
 } // namespace sb

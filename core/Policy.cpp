@@ -33,6 +33,7 @@ void applyOverrides(Policy& policy, const PolicyOverrides& o)
     if (o.memoryMb) policy.limits.memoryMb = *o.memoryMb;
     if (o.pids) policy.limits.pids = *o.pids;
     if (o.cpuPercent) policy.limits.cpuPercent = *o.cpuPercent;
+    if (o.approvalTimeoutSeconds) policy.approvals.timeoutSeconds = *o.approvalTimeoutSeconds;
 }
 
 std::string_view toString(NetworkMode mode)

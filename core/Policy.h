@@ -101,12 +101,13 @@ Result<Policy> parsePolicy(std::string_view text, std::string_view origin);
 Result<Policy> loadPolicyFile(const std::filesystem::path& file);
 
 // What a run changes on top of its policy document (`run
-// --network/--timeout/--memory/--pids/--cpu`, the GUI's New session dialog); unset fields keep the
-// document's value.
+// --network/--timeout/--memory/--pids/--cpu/--approval-timeout`, the GUI's New session dialog);
+// unset fields keep the document's value.
 struct PolicyOverrides {
     std::optional<NetworkMode> network;
     std::optional<std::uint32_t> wallSeconds, pids, cpuPercent;
     std::optional<std::uint64_t> memoryMb;
+    std::optional<std::uint32_t> approvalTimeoutSeconds; // approvals.timeout_seconds, 1-86400
 };
 void applyOverrides(Policy& policy, const PolicyOverrides& overrides);
 // "none", "filtered", "host"; nothing for any other text.

@@ -105,14 +105,15 @@ const char* typeName(MsgType type)
                                         "exit",
                                         "error",
                                         "lagged",
-                                        "ack"};
+                                        "ack",
+                                        "policy_update"};
     auto index = static_cast<std::size_t>(type);
     return index < std::size(names) ? names[index] : "?";
 }
 
 bool isKnownType(std::uint8_t type)
 {
-    return type >= 1 && type <= 17;
+    return type >= 1 && type <= static_cast<std::uint8_t>(MsgType::PolicyUpdate);
 }
 
 bool carriesBytes(MsgType type)
@@ -134,8 +135,11 @@ std::optional<Role> parseRole(std::string_view name)
 
 std::string encodeJson(MsgType type, const json& body)
 {
-    // `{}` in C++ builds a JSON null; every body on the wire is an object.
-    std::string payload = body.is_null() ? "{}" : body.dump();
+    // `{}` in C++ builds a JSON null; every body on the wire is an object. Names the agent
+    // chose (file names, argv) may be any bytes: what is not UTF-8 becomes U+FFFD, as in the
+    // recording, rather than an exception that would end the supervisor.
+    std::string payload =
+        body.is_null() ? "{}" : body.dump(-1, ' ', false, json::error_handler_t::replace);
     std::string out = frameWith(type, payload.size());
     out += payload;
     return out;
@@ -252,13 +256,19 @@ Result<bool> FrameDecoder::next(Message& out)
 
 json toJson(const SessionSummary& s)
 {
-    return {{"id", s.id},
-            {"command", s.command},
-            {"workspace", s.workspace},
-            {"started_unix_ms", s.startedUnixMs},
-            {"policy", s.policy},
-            {"rows", s.rows},
-            {"cols", s.cols}};
+    json j = {{"id", s.id},
+              {"command", s.command},
+              {"workspace", s.workspace},
+              {"started_unix_ms", s.startedUnixMs},
+              {"policy", s.policy},
+              {"rows", s.rows},
+              {"cols", s.cols},
+              {"policy_file", s.policyFile},
+              {"policy_preset", s.policyPreset},
+              {"learned_rules_file", s.learnedRulesFile},
+              {"learned_rules", s.learnedRules}};
+    if (!s.effectivePolicy.is_null()) j["effective_policy"] = s.effectivePolicy;
+    return j;
 }
 
 Result<SessionSummary> sessionSummaryFromJson(const json& j)
@@ -272,7 +282,53 @@ Result<SessionSummary> sessionSummaryFromJson(const json& j)
         s.policy = j.value("policy", json::object());
         s.rows = j.value("rows", 0u);
         s.cols = j.value("cols", 0u);
+        s.policyFile = j.value("policy_file", std::string());
+        s.policyPreset = j.value("policy_preset", std::string());
+        s.learnedRulesFile = j.value("learned_rules_file", std::string());
+        if (auto it = j.find("effective_policy"); it != j.end() && it->is_object())
+            s.effectivePolicy = *it;
+        s.learnedRules = j.value("learned_rules", json::object());
         return s;
+    });
+}
+
+json toJson(const PolicyUpdate& u)
+{
+    json j = {{"policy", u.policy}};
+    if (!u.file.empty()) j["file"] = u.file;
+    return j;
+}
+
+Result<PolicyUpdate> policyUpdateFromJson(const json& j)
+{
+    PolicyUpdate u;
+    auto policy = j.find("policy");
+    if (policy == j.end() || !policy->is_object())
+        return inputError("policy_update needs \"policy\": a policy document as a JSON object");
+    u.policy = *policy;
+    if (auto file = j.find("file"); file != j.end() && !file->is_null()) {
+        if (!file->is_string() || file->get<std::string>().empty() ||
+            file->get<std::string>().front() != '/')
+            return inputError("policy_update's \"file\" must be an absolute path (got " +
+                              file->dump() + ")");
+        u.file = file->get<std::string>();
+    }
+    return u;
+}
+
+json toJson(const PolicyUpdateResult& r)
+{
+    return {
+        {"ref", typeName(MsgType::PolicyUpdate)}, {"applied", r.applied}, {"deferred", r.deferred}};
+}
+
+Result<PolicyUpdateResult> policyUpdateResultFromJson(const json& j)
+{
+    return guarded("policy update acknowledgement", [&]() -> Result<PolicyUpdateResult> {
+        PolicyUpdateResult r;
+        r.applied = j.value("applied", std::vector<std::string>{});
+        r.deferred = j.value("deferred", std::vector<std::string>{});
+        return r;
     });
 }
 

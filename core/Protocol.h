@@ -50,6 +50,7 @@ enum class MsgType : std::uint8_t {
     Error = 15,           // either way: {message, code, fatal, ref}
     Lagged = 16,          // server → client: output was lost; the stream resumes at resume_seq
     Ack = 17,             // server → client: the request named in ref was carried out
+    PolicyUpdate = 18,    // client → server: a new policy document for the running session
 };
 
 const char* typeName(MsgType type);
@@ -110,10 +111,35 @@ struct SessionSummary {
     std::int64_t startedUnixMs = 0;
     nlohmann::json policy = nlohmann::json::object(); // e.g. {"network": "none", "commands": "ask"}
     unsigned rows = 0, cols = 0;                      // the pty's size; 0 without a pty
+    // What an editor of the running policy needs. Empty/null from supervisors that predate
+    // policy_update; a non-null effectivePolicy says the supervisor takes policy_update.
+    std::string policyFile;       // the document the policy came from; empty for a preset
+    std::string policyPreset;     // the preset's name; empty for a file
+    std::string learnedRulesFile; // where "always" answers are saved; empty: nowhere
+    // The policy in force as a whole document (sb::policyToJson), the user's rules only.
+    nlohmann::json effectivePolicy;
+    // The learned rules merged before them: {"commands": [rule…], "network": [rule…]}.
+    nlohmann::json learnedRules = nlohmann::json::object();
 };
 
 nlohmann::json toJson(const SessionSummary& summary);
 Result<SessionSummary> sessionSummaryFromJson(const nlohmann::json& body);
+
+// policy_update: {"policy": {…a whole policy document…}, "file": "/abs/path.json"?}. Its ack
+// names the sections of the document that changed: applied at once, or deferred (only a new
+// session gets them: filesystem, network.mode, limits, env).
+struct PolicyUpdate {
+    nlohmann::json policy = nlohmann::json::object();
+    std::string file; // empty: the session's documents stay where they were
+};
+struct PolicyUpdateResult {
+    std::vector<std::string> applied;
+    std::vector<std::string> deferred;
+};
+nlohmann::json toJson(const PolicyUpdate& update);
+Result<PolicyUpdate> policyUpdateFromJson(const nlohmann::json& body);
+nlohmann::json toJson(const PolicyUpdateResult& result); // the ack's body, "ref" included
+Result<PolicyUpdateResult> policyUpdateResultFromJson(const nlohmann::json& ack);
 
 // Approval vocabulary on the wire: kinds "command"/"network"; scopes "exact", "subcommand",
 // "program", "hostport", "host", "domain"; durations "once", "session", "always".

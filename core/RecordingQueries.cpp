@@ -61,6 +61,31 @@ std::string stringField(const json& j, const char* key)
     return it->dump();
 }
 
+// Folds a live file event into path -> "added"/"modified"/"deleted" as it stands after it: a
+// file made and removed again drops out, a rename is its old name deleted and its new one added.
+// ("more" summaries name no paths: what they stand for is missing here.)
+void netLiveChange(std::map<std::string, std::string>& files, const json& event)
+{
+    const std::string path = stringField(event, "path");
+    const std::string change = stringField(event, "change");
+    auto gone = [&files](const std::string& p) {
+        auto it = files.find(p);
+        if (it != files.end() && it->second == "added")
+            files.erase(it);
+        else
+            files[p] = "deleted";
+    };
+    if (change == "renamed") {
+        gone(stringField(event, "from"));
+        files[path] = "added";
+    } else if (change == "deleted") {
+        gone(path);
+    } else if (change == "added" || change == "modified") {
+        auto it = files.find(path);
+        if (it == files.end() || it->second != "added") files[path] = change;
+    }
+}
+
 // Rows of (seq, t_ns, type, enc, data) as RecordedEvents, terminal bytes decoded.
 Status visitEvents(SqliteStatement& stmt, const std::string& id,
                    const std::function<bool(const RecordedEvent&)>& visit)
@@ -154,7 +179,9 @@ Result<RecordedSessionSummary> RecordingStore::summary(const std::string& id)
     if (!stmt) return stmt.error();
     stmt->bind(1, *s);
     std::set<std::string> hosts;
-    std::map<std::string, std::string> files; // path -> last kind
+    std::map<std::string, std::string> files; // path -> last kind, from the final summary
+    std::map<std::string, std::string> live;  // the same from live file events
+    bool haveFinal = false;
     while (true) {
         auto row = stmt->step("read events");
         if (!row) return row.error();
@@ -184,11 +211,22 @@ Result<RecordedSessionSummary> RecordingStore::summary(const std::string& id)
             if (j.value("timed_out", false)) ++out.timeouts;
             break;
         case EventKind::WorkspaceChange:
-            files[stringField(j, "path")] = stringField(j, "kind");
+            // Live events ("kind": "file") while it ran; the net result ("final") at its end.
+            if (stringField(j, "kind") == "file") {
+                netLiveChange(live, j);
+            } else {
+                haveFinal = true;
+                files[stringField(j, "path")] = stringField(j, "kind");
+            }
             break;
-        case EventKind::LimitHit:
-            out.limitsHit.push_back(stringField(j, "limit"));
+        case EventKind::LimitHit: {
+            std::string hit = stringField(j, "limit");
+            if (std::string action = stringField(j, "action"); !action.empty())
+                hit += " (" + action + ")";
+            if (std::find(out.limitsHit.begin(), out.limitsHit.end(), hit) == out.limitsHit.end())
+                out.limitsHit.push_back(std::move(hit));
             break;
+        }
         case EventKind::Dropped:
             out.droppedBytes += j.value("bytes", std::uint64_t{0});
             break;
@@ -197,6 +235,8 @@ Result<RecordedSessionSummary> RecordingStore::summary(const std::string& id)
         }
     }
     out.hosts.assign(hosts.begin(), hosts.end());
+    // A session that did not end (interrupted) has no final summary: the live events tell.
+    if (!haveFinal && out.session.state != RecordState::Ended) files = std::move(live);
     for (const auto& [path, kind] : files) {
         char mark = kind == "added" ? 'A' : kind == "deleted" ? 'D' : 'M';
         out.changedFiles.push_back(std::string(1, mark) + " " + path);

@@ -10,21 +10,15 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <unistd.h>
 
 namespace fs = std::filesystem;
 
 namespace sb {
 namespace {
 
-constexpr std::uint64_t kDefaultMaxMb = 2048;
-constexpr std::uint64_t kDefaultMaxDays = 90;
-
-fs::path retentionConfigFile()
-{
-    const char* xdg = std::getenv("XDG_CONFIG_HOME");
-    fs::path base = xdg != nullptr && xdg[0] == '/' ? fs::path(xdg) : homeDirectory() / ".config";
-    return base / "sandbench" / "recordings.json";
-}
+constexpr std::uint64_t kMaxSizeMb = 1ull << 40;
+constexpr std::uint64_t kMaxAgeDays = 100000;
 
 bool isLive(const std::string& id)
 {
@@ -41,31 +35,79 @@ std::int64_t nowNs()
 
 } // namespace
 
-Result<GcOptions> loadRetentionConfig()
+fs::path retentionConfigPath()
+{
+    const char* xdg = std::getenv("XDG_CONFIG_HOME");
+    fs::path base = xdg != nullptr && xdg[0] == '/' ? fs::path(xdg) : homeDirectory() / ".config";
+    return base / "sandbench" / "recordings.json";
+}
+
+GcOptions RetentionLimits::toGcOptions() const
 {
     GcOptions options;
-    std::uint64_t maxMb = kDefaultMaxMb, maxDays = kDefaultMaxDays;
-    fs::path file = retentionConfigFile();
+    if (maxSizeMb > 0) options.maxBytes = maxSizeMb << 20;
+    if (maxAgeDays > 0)
+        options.maxAgeNs = static_cast<std::int64_t>(maxAgeDays) * 86400 * 1'000'000'000;
+    return options;
+}
+
+Result<RetentionLimits> loadRetentionLimits()
+{
+    RetentionLimits limits;
+    fs::path file = retentionConfigPath();
     std::ifstream in(file);
-    if (in) {
-        std::stringstream text;
-        text << in.rdbuf();
-        auto j = nlohmann::json::parse(text.str(), nullptr, false, true);
-        if (j.is_discarded() || !j.is_object())
-            return inputError(file.string() + ": not a JSON object");
-        for (const auto& [key, value] : j.items()) {
-            if (key != "max_size_mb" && key != "max_age_days")
-                return inputError(file.string() + ": unknown key '" + key +
-                                  "' (expected max_size_mb, max_age_days)");
-            if (!value.is_number_unsigned())
-                return inputError(file.string() + ": '" + key +
-                                  "' must be a whole number (0 = no limit)");
-            (key == "max_size_mb" ? maxMb : maxDays) = value.get<std::uint64_t>();
+    if (!in) return limits;
+    std::stringstream text;
+    text << in.rdbuf();
+    auto j = nlohmann::json::parse(text.str(), nullptr, false, true);
+    if (j.is_discarded() || !j.is_object())
+        return inputError(file.string() + ": not a JSON object");
+    for (const auto& [key, value] : j.items()) {
+        if (key != "max_size_mb" && key != "max_age_days")
+            return inputError(file.string() + ": unknown key '" + key +
+                              "' (expected max_size_mb, max_age_days)");
+        // Beyond these the byte count or the age in nanoseconds would overflow.
+        const std::uint64_t max = key == "max_size_mb" ? kMaxSizeMb : kMaxAgeDays;
+        if (!value.is_number_unsigned() || value.get<std::uint64_t>() > max)
+            return inputError(file.string() + ": '" + key + "' must be a whole number from 0 " +
+                              "(no limit) to " + std::to_string(max));
+        (key == "max_size_mb" ? limits.maxSizeMb : limits.maxAgeDays) = value.get<std::uint64_t>();
+    }
+    return limits;
+}
+
+Result<GcOptions> loadRetentionConfig()
+{
+    auto limits = loadRetentionLimits();
+    if (!limits) return limits.error();
+    return limits->toGcOptions();
+}
+
+Status saveRetentionLimits(const RetentionLimits& limits)
+{
+    const fs::path file = retentionConfigPath();
+    std::error_code ec;
+    fs::create_directories(file.parent_path(), ec);
+    if (ec)
+        return Error{ErrorCode::System, ec.value(), "cannot create " + file.parent_path().string()};
+    const nlohmann::json j{{"max_size_mb", limits.maxSizeMb}, {"max_age_days", limits.maxAgeDays}};
+    const fs::path temp = file.string() + ".tmp-" + std::to_string(::getpid());
+    {
+        std::ofstream out(temp, std::ios::trunc);
+        out << j.dump(2) << '\n';
+        out.flush();
+        if (!out) {
+            Error e = sysError("cannot write " + temp.string());
+            fs::remove(temp, ec);
+            return e;
         }
     }
-    if (maxMb > 0) options.maxBytes = maxMb << 20;
-    if (maxDays > 0) options.maxAgeNs = static_cast<std::int64_t>(maxDays) * 86400 * 1'000'000'000;
-    return options;
+    fs::rename(temp, file, ec);
+    if (ec) {
+        fs::remove(temp, ec);
+        return Error{ErrorCode::System, ec.value(), "cannot replace " + file.string()};
+    }
+    return {};
 }
 
 Status RecordingStore::removeSid(std::int64_t s)

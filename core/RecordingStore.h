@@ -88,6 +88,16 @@ struct GcReport {
 // Retention defaults: $XDG_CONFIG_HOME/sandbench/recordings.json
 // {"max_size_mb": 2048, "max_age_days": 90}; either may be 0 (no limit).
 Result<GcOptions> loadRetentionConfig();
+// The same limits in the file's units (MB, days), as `gc` and the window's settings read them.
+struct RetentionLimits {
+    std::uint64_t maxSizeMb = 2048; // 0 = no limit
+    std::uint64_t maxAgeDays = 90;  // 0 = no limit
+    GcOptions toGcOptions() const;
+};
+Result<RetentionLimits> loadRetentionLimits();
+// Writes the file (atomically: a temporary file renamed over it), creating its folder.
+Status saveRetentionLimits(const RetentionLimits& limits);
+std::filesystem::path retentionConfigPath();
 
 class RecordingStore {
   public:

@@ -26,11 +26,15 @@ enum class EventKind : int {
     ApprovalPrompt = 8,  // {"request_id", "kind", "subject"}
     ApprovalAnswer =
         9, // {"request_id", "kind", "decision", "scope", "answered_by", "latency_ms", "timed_out"}
-    WorkspaceChange = 10, // {"path", "kind": "added"|"modified"|"deleted"}
-    LimitHit = 11,        // {"limit", "value", "action"}
-    PolicyChange = 12,    // {"section", "rule", "scope", "source"}
-    Dropped = 13,         // {"events", "bytes"}: the writer's queue overflowed (never expected)
-    ResourceUsage = 14,   // {"memory_bytes", "pids", "cpu_us"}
+    // A live file event ({"kind": "file", "change", "path", …}), or the end's net result
+    // {"path", "kind": "added"|"modified"|"deleted", "final": true}; see docs/recording.md.
+    WorkspaceChange = 10,
+    LimitHit = 11, // {"kind": "limit", "limit", "value", "unit", "action", "count", …}
+    // A learned rule {"section", "rule", "scope", "source"}, or a running session's new policy
+    // {"kind": "policy", "type": "update", "by", "applied", "deferred", …}.
+    PolicyChange = 12,
+    Dropped = 13,       // {"events", "bytes"}: the writer's queue overflowed (never expected)
+    ResourceUsage = 14, // {"memory_bytes", "pids", "cpu_us"}
 };
 
 constexpr int kLastEventKind = static_cast<int>(EventKind::ResourceUsage);

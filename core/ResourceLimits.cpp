@@ -16,13 +16,16 @@ namespace {
 
 constexpr rlim_t kMiB = 1024 * 1024;
 
-Status setLimit(int resource, const char* name, rlim_t value)
+// Soft limit `value`, hard limit `value + grace`.
+Status setLimit(int resource, const char* name, rlim_t value, rlim_t grace = 0)
 {
     rlimit current{};
     ::getrlimit(resource, &current);
     // Never raise above the hard limit the caller already had.
-    rlim_t hard = current.rlim_max == RLIM_INFINITY ? value : std::min(value, current.rlim_max);
-    rlimit wanted{hard, hard};
+    auto capped = [&current](rlim_t v) {
+        return current.rlim_max == RLIM_INFINITY ? v : std::min(v, current.rlim_max);
+    };
+    rlimit wanted{capped(value), capped(value + grace)};
     if (::setrlimit(resource, &wanted) != 0) return sysError(std::string("set ") + name);
     return {};
 }
@@ -49,17 +52,23 @@ Status writeValue(const fs::path& file, const std::string& value)
 
 } // namespace
 
-Status applyRlimits(const Limits& limits)
+Status applyRlimits(const Limits& limits, bool cgroupBound)
 {
     if (auto e = setLimit(RLIMIT_CORE, "RLIMIT_CORE", 0)) return e;
     if (auto e = setLimit(RLIMIT_NOFILE, "RLIMIT_NOFILE", limits.openFiles)) return e;
     if (limits.fileSizeMb > 0)
         if (auto e = setLimit(RLIMIT_FSIZE, "RLIMIT_FSIZE", limits.fileSizeMb * kMiB)) return e;
+    // SIGXCPU at the limit (the supervisor reports it as a limit hit), SIGKILL a second later
+    // for a process that ignores it. At an equal hard limit the kernel sends SIGKILL only.
     if (limits.cpuSeconds > 0)
-        if (auto e = setLimit(RLIMIT_CPU, "RLIMIT_CPU", limits.cpuSeconds)) return e;
-    // Counted per user namespace: this bounds the sandbox's processes, not the user's.
-    if (limits.pids > 0)
-        if (auto e = setLimit(RLIMIT_NPROC, "RLIMIT_NPROC", limits.pids)) return e;
+        if (auto e = setLimit(RLIMIT_CPU, "RLIMIT_CPU", limits.cpuSeconds, 1)) return e;
+    // Counted per user namespace: this bounds the sandbox's processes, not the user's. Under a
+    // cgroup it is only a backstop, above pids.max: the cgroup counts the whole sandbox, and its
+    // refusals are what the supervisor sees and reports (pids.events).
+    if (limits.pids > 0) {
+        rlim_t nproc = cgroupBound ? 2 * static_cast<rlim_t>(limits.pids) : limits.pids;
+        if (auto e = setLimit(RLIMIT_NPROC, "RLIMIT_NPROC", nproc)) return e;
+    }
     // Per process; the cgroup bounds the whole sandbox where one is delegated.
     if (limits.memoryMb > 0)
         if (auto e = setLimit(RLIMIT_DATA, "RLIMIT_DATA", limits.memoryMb * kMiB)) return e;

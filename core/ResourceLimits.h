@@ -10,8 +10,9 @@
 
 namespace sb {
 
-// Called in the command's process just before exec; children inherit them.
-Status applyRlimits(const Limits& limits);
+// Called in the command's process just before exec; children inherit them. `cgroupBound`: a
+// cgroup enforces memory and pids for the whole sandbox.
+Status applyRlimits(const Limits& limits, bool cgroupBound = false);
 
 // cgroups bound the sandbox as a whole (memory, process count, CPU), where rlimits only bound
 // each process. cgroup v2 when the caller has a delegated subtree; as root on a host whose

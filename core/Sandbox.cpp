@@ -218,7 +218,7 @@ Status containCommand(const SandboxConfig& config, int ptySlave, int& reportFd)
 {
     if (::setsid() < 0) return sysError("new session");
     if (auto e = setUpStdio(config, ptySlave, reportFd)) return e;
-    if (auto e = applyRlimits(config.limits)) return e;
+    if (auto e = applyRlimits(config.limits, !config.cgroups.empty())) return e;
     if (::chdir(config.project.c_str()) != 0) return sysError("chdir " + config.project.string());
     if (landlockAbi() > 0)
         if (auto abi = restrictWritesTo(writableFolders(config)); !abi) return abi.error();

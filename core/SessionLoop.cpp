@@ -41,11 +41,14 @@ const char* actionName(RuleAction a)
 
 } // namespace
 
-SessionLoop::SessionLoop(const Policy& policy, const SandboxProcess& sandbox, LoopOptions options,
+SessionLoop::SessionLoop(RunningPolicy policy, const SandboxProcess& sandbox, LoopOptions options,
                          Clock& clock)
     : m_sandbox(sandbox), m_options(std::move(options)), m_clock(clock),
-      m_commands(policy.commands), m_broker(policy.approvals, clock)
+      m_policy(std::move(policy)), m_commands(m_policy.merged().commands),
+      m_broker(m_policy.merged().approvals, clock)
 {
+    if (const auto& learned = m_policy.source().learnedRulesFile; !learned.empty())
+        m_broker.setPersistHook(ApprovalBroker::learnedRulesWriter(learned));
     if (sandbox.execListener >= 0) m_exec = std::make_unique<ExecInterceptor>(sandbox.execListener);
     if (m_options.interactive)
         m_prompt.emplace(m_options.outFd, [this](std::uint64_t id, const ApprovalAnswer& a) {
@@ -93,6 +96,9 @@ std::vector<EventKind> recordedKinds(const nlohmann::json& event)
     if (kind == "network") return {EventKind::NetworkRequest};
     if (kind == "approval")
         return {type == "request" ? EventKind::ApprovalPrompt : EventKind::ApprovalAnswer};
+    if (kind == "file") return {EventKind::WorkspaceChange};
+    if (kind == "limit") return {EventKind::LimitHit};
+    if (kind == "policy") return {EventKind::PolicyChange};
     return {EventKind::Lifecycle};
 }
 
@@ -185,6 +191,7 @@ bool SessionLoop::run()
 
 void SessionLoop::finish(int exitStatus)
 {
+    drainApprovalEvents(); // what other threads handed over after run() returned
     emit({{"kind", "lifecycle"}, {"type", "exit"}, {"status", exitStatus}});
     if (!m_control) return;
     m_control->publishExit(exitStatus);
@@ -215,6 +222,37 @@ Status SessionLoop::answerApproval(std::uint64_t id, const ApprovalAnswer& answe
 void SessionLoop::stop(bool kill)
 {
     ::kill(m_sandbox.initPid, kill ? SIGKILL : SIGTERM);
+}
+
+SessionSummary SessionLoop::summary() const
+{
+    SessionSummary s = m_summary;
+    m_policy.describe(s);
+    return s;
+}
+
+Result<proto::PolicyUpdateResult> SessionLoop::updatePolicy(const proto::PolicyUpdate& update,
+                                                            const std::string& client)
+{
+    auto change = m_policy.prepare(update, client, m_proxy != nullptr);
+    if (!change) return change.error();
+    // The proxy first: the only step that could still refuse, and then nothing has changed.
+    if (m_proxy)
+        if (auto e = m_proxy->updatePolicy(change->merged.network)) return *e;
+    m_commands = CommandMatcher(change->merged.commands);
+    m_broker.setApprovalPolicy(change->merged.approvals);
+    if (change->source.learnedRulesFile != m_policy.source().learnedRulesFile)
+        m_broker.setPersistHook(
+            change->source.learnedRulesFile.empty()
+                ? ApprovalBroker::PersistHook()
+                : ApprovalBroker::learnedRulesWriter(change->source.learnedRulesFile));
+    proto::PolicyUpdateResult result{change->applied, change->deferred};
+    nlohmann::json event = updateEvent(*change, client);
+    m_policy.commit(std::move(*change));
+    emit(std::move(event));
+    if (m_options.notice)
+        m_options.notice("policy updated by " + client + ": " + describeUpdate(result));
+    return result;
 }
 
 void SessionLoop::publishOutput(const char* data, size_t size)
@@ -342,6 +380,13 @@ void SessionLoop::queue(ApprovalEvent event)
     (void)!::write(m_wakeFd, &one, sizeof one);
 }
 
+void SessionLoop::publishActivity(nlohmann::json event)
+{
+    ApprovalEvent queued;
+    queued.activity = std::move(event);
+    queue(std::move(queued));
+}
+
 void SessionLoop::onApprovalEvent(const ApprovalRequest* request, const ApprovalOutcome* outcome)
 {
     ApprovalEvent e;
@@ -350,14 +395,14 @@ void SessionLoop::onApprovalEvent(const ApprovalRequest* request, const Approval
     queue(std::move(e));
 }
 
-Status SessionLoop::startProxy(int listenFd, const NetworkPolicy& policy)
+Status SessionLoop::startProxy(int listenFd)
 {
     Proxy::Hooks hooks;
     hooks.ask = [this](const ConnectionRequest& r, const std::string& rule, Proxy::Decide decide) {
         onProxyAsk(r, rule, std::move(decide));
     };
     hooks.onEvent = [this](const ProxyEvent& e) { onProxyEvent(e); };
-    auto proxy = Proxy::start(listenFd, policy, std::move(hooks));
+    auto proxy = Proxy::start(listenFd, m_policy.merged().network, std::move(hooks));
     if (!proxy) return proxy.error();
     m_proxy = std::move(proxy.value());
     return {};

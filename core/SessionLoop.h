@@ -9,6 +9,7 @@
 #include "ExecInterceptor.h"
 #include "Proxy.h"
 #include "RecordingWriter.h"
+#include "RunningPolicy.h"
 #include "Sandbox.h"
 #include "TerminalPrompt.h"
 
@@ -40,7 +41,9 @@ struct LoopOptions {
 
 class SessionLoop final : public SessionBackend {
   public:
-    SessionLoop(const Policy& policy, const SandboxProcess& sandbox, LoopOptions options,
+    // Enforces `policy` (its learned rules merged); "always" answers are saved to its
+    // learned-rules file, when it has one.
+    SessionLoop(RunningPolicy policy, const SandboxProcess& sandbox, LoopOptions options,
                 Clock& clock = Clock::system());
     ~SessionLoop();
     SessionLoop(const SessionLoop&) = delete;
@@ -50,19 +53,26 @@ class SessionLoop final : public SessionBackend {
     // Opens the session's control socket, for `sandbench-cli attach`, the GUI and other clients.
     Status listen(SessionSummary summary);
     // Serves the sandbox's proxy listener (network mode filtered); asks go to the broker.
-    Status startProxy(int listenFd, const NetworkPolicy& policy);
+    Status startProxy(int listenFd);
     // Runs until init exits (true) or the deadline passes (false).
     bool run();
     // Tells clients how it ended and gives them a moment to hear it.
     void finish(int exitStatus);
+    // Any thread: an activity event (a file change, a limit hit) for clients and the recording;
+    // the loop's thread sends it, before finish()'s exit at the latest.
+    void publishActivity(nlohmann::json event);
 
     // SessionBackend: what control clients may do.
-    SessionSummary summary() const override { return m_summary; }
+    SessionSummary summary() const override;
     void writeTerminalInput(std::string_view bytes) override;
     void resize(unsigned rows, unsigned cols) override;
     Status answerApproval(std::uint64_t id, const ApprovalAnswer& answer) override;
     std::vector<ApprovalRequest> pendingApprovals() const override { return m_broker.pending(); }
     void stop(bool kill) override;
+    // On the loop's thread (from the control server), so the command rules change between two
+    // execs; the proxy takes its rules under its own lock. Pending requests stay pending.
+    Result<proto::PolicyUpdateResult> updatePolicy(const proto::PolicyUpdate& update,
+                                                   const std::string& client) override;
 
   private:
     // Things other threads (the proxy, a broker answer) hand to the loop's thread.
@@ -93,6 +103,7 @@ class SessionLoop final : public SessionBackend {
     const SandboxProcess& m_sandbox;
     LoopOptions m_options;
     Clock& m_clock;
+    RunningPolicy m_policy;
     CommandMatcher m_commands;
     ApprovalBroker m_broker;
     std::unique_ptr<ExecInterceptor> m_exec;

@@ -10,6 +10,7 @@
 #include "ResourceLimits.h"
 #include "Sandbox.h"
 #include "SessionLoop.h"
+#include "SessionWatch.h"
 #include "Terminal.h"
 #include "Workspace.h"
 
@@ -111,17 +112,36 @@ SessionRecordInfo recordInfoOf(const SessionInfo& session, const RunOptions& opt
     return info;
 }
 
-// What the session left for review, as the recording's last events.
+// What the session left for review, as the recording's last events: the net result, marked
+// "final" so that timelines, which showed the live file events, leave them out.
 void recordChanges(RecordingWriter& recorder, const SessionInfo& session)
 {
     auto changes = listChanges(session.upperDir(), session.project);
     if (!changes) return;
     static const char* const kinds[] = {"added", "modified", "deleted"};
     for (const Change& c : *changes)
-        recorder.event(EventKind::WorkspaceChange,
-                       {{"path", c.path}, {"kind", kinds[static_cast<int>(c.kind)]}});
+        recorder.event(
+            EventKind::WorkspaceChange,
+            {{"path", c.path}, {"kind", kinds[static_cast<int>(c.kind)]}, {"final", true}});
 }
 
+// The policy's parts, for the session loop that enforces it and tells clients about it.
+Result<RunningPolicy> runningPolicyOf(const RunOptions& options)
+{
+    LearnedRules learned;
+    if (!options.learnedRulesFile.empty()) {
+        auto loaded = loadLearnedRules(options.learnedRulesFile);
+        if (!loaded) return loaded.error();
+        learned = std::move(*loaded);
+    }
+    // Absolute: clients that edit these files do not share the supervisor's working folder.
+    auto absolute = [](const fs::path& p) { return p.empty() ? p : fs::absolute(p); };
+    return RunningPolicy(
+        options.policy, std::move(learned),
+        {absolute(options.policyFile), options.policyPreset, absolute(options.learnedRulesFile)});
+}
+
+// The policy's part is RunningPolicy::describe()'s.
 SessionSummary summaryOf(const SessionInfo& session, const RunOptions& options,
                          const SandboxConfig& config)
 {
@@ -130,9 +150,6 @@ SessionSummary summaryOf(const SessionInfo& session, const RunOptions& options,
     s.command = options.command;
     s.workspace = session.project.string();
     s.startedUnixMs = session.startedNs / 1000000;
-    s.policy = {{"network", toString(options.policy.network.mode)},
-                {"commands", toString(options.policy.commands.defaultAction)},
-                {"on_timeout", toString(options.policy.approvals.onTimeout)}};
     if (config.terminal.enabled) s.rows = config.terminal.rows, s.cols = config.terminal.columns;
     return s;
 }
@@ -145,6 +162,7 @@ Status checkRunnable(const RunOptions& options)
     if (auto ws = checkWorkspace(options.workspace); !ws) return ws.error();
     if (auto plan = planExposures(options.policy.filesystem, homeDirectory()); !plan)
         return plan.error();
+    if (auto running = runningPolicyOf(options); !running) return running.error();
     return {};
 }
 
@@ -154,6 +172,8 @@ Result<RunOutcome> runSession(const RunOptions& options)
     fs::path workspace = checkWorkspace(options.workspace).value();
     auto plan = planExposures(options.policy.filesystem, homeDirectory());
     if (!plan) return plan.error();
+    auto running = runningPolicyOf(options);
+    if (!running) return running.error();
 
     SandboxConfig config;
     config.argv = options.command;
@@ -294,19 +314,19 @@ Result<RunOutcome> runSession(const RunOptions& options)
     RunOutcome outcome;
     Status recordingFailed;
     {
-        SessionLoop loop(options.policy, *sandbox, loopOptions);
-        if (!options.learnedRulesFile.empty())
-            loop.broker().setPersistHook(
-                ApprovalBroker::learnedRulesWriter(options.learnedRulesFile));
+        SessionLoop loop(std::move(*running), *sandbox, loopOptions);
         if (auto e = loop.listen(summaryOf(*session, options, config)))
             say(options, "warning: no control socket, clients cannot attach: " + e->describe());
         if (sandbox->proxyListener >= 0) {
-            if (auto e = loop.startProxy(sandbox->proxyListener, options.policy.network)) {
+            if (auto e = loop.startProxy(sandbox->proxyListener)) {
                 ::kill(sandbox->initPid, SIGKILL);
                 waitSandbox(*sandbox);
                 return Error{e->code, e->sysErrno, "network proxy: " + e->message};
             }
         }
+        SessionWatch watch(
+            {session->upperDir(), session->project, cgroups.kind, config.cgroups, config.limits},
+            [&loop](nlohmann::json e) { loop.publishActivity(std::move(e)); }, options.notice);
         bool finished;
         {
             std::optional<RawMode> raw;
@@ -324,6 +344,7 @@ Result<RunOutcome> runSession(const RunOptions& options)
         recordingFailed = recorder->opened();
         int status = waitSandbox(*sandbox);
         if (!outcome.timedOut) outcome.exitStatus = status;
+        watch.sessionEnded(outcome.timedOut, outcome.exitStatus);
         loop.finish(outcome.exitStatus);
     }
     if (sandbox->ptyMaster >= 0) ::close(std::exchange(sandbox->ptyMaster, -1));

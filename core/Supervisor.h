@@ -14,11 +14,18 @@
 namespace sb {
 
 struct RunOptions {
+    // The policy as its document says, with the run's overrides: runSession merges in the
+    // learned rules of learnedRulesFile, and clients see the two apart.
     Policy policy;
+    // Where `policy` came from, for clients that edit the running policy (SessionSummary);
+    // both empty for a policy built in code.
+    std::filesystem::path policyFile;
+    std::string policyPreset;
     std::filesystem::path workspace;
     std::vector<std::string> command;
     std::string sessionId; // empty: a fresh one
-    // Where "always" answers are saved as rules (see LearnedRules.h); empty: they last the session.
+    // The learned rules merged into `policy`, and where "always" answers are saved (see
+    // LearnedRules.h); empty: none, and answers last the session.
     std::filesystem::path learnedRulesFile;
     // The recordings database; empty: the default ($XDG_DATA_HOME/sandbench/recordings.db).
     std::filesystem::path recordingsDb;

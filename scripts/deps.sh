@@ -12,8 +12,9 @@ packages=(
   # the GUI: Qt 6 Widgets, SVG icons, Qt Test, Linguist tools; the offscreen and X11 platforms
   qt6-base-dev qt6-svg-dev qt6-tools-dev qt6-tools-dev-tools qt6-l10n-tools qt6-qpa-plugins
   libgl-dev fonts-dejavu-core
-  # run time: diff for reviews, the demo agent's tools
-  diffutils python3 bash
+  # run time: diff for reviews, the demo agent's tools; Qt's own translations (standard buttons
+  # in German)
+  diffutils python3 bash qt6-translations-l10n
   # tests: toolchains inside the sandbox, pty programs, the unprivileged test user
   git make gcc nodejs less procps passwd util-linux bsdutils
   # benchmarks: the reference sandbox and the timer

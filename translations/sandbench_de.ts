@@ -2,762 +2,1076 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="de_DE">
 <context>
+    <name>PolicyTester</name>
+    <message>
+        <source>Allowed</source>
+        <translation>Erlaubt</translation>
+    </message>
+    <message>
+        <source>Asked: held until you answer</source>
+        <translation>Nachgefragt: wartet auf Ihre Antwort</translation>
+    </message>
+    <message>
+        <source>Denied</source>
+        <translation>Verweigert</translation>
+    </message>
+    <message>
+        <source>“%1” is not a port number.</source>
+        <translation>„%1“ ist keine Portnummer.</translation>
+    </message>
+    <message>
+        <source>Write a host and a port, such as api.example.com:443.</source>
+        <translation>Geben Sie einen Host und einen Port ein, etwa api.example.com:443.</translation>
+    </message>
+    <message>
+        <source>The port must be a number from 1 to 65535.</source>
+        <translation>Der Port muss eine Zahl von 1 bis 65535 sein.</translation>
+    </message>
+    <message>
+        <source>No port given: port 443 assumed.</source>
+        <translation>Kein Port angegeben: Port 443 angenommen.</translation>
+    </message>
+    <message>
+        <source>The network mode is “host”: the agent uses this machine&apos;s network unfiltered, and no rule applies.</source>
+        <translation>Der Netzwerkmodus ist „host“: Der Agent nutzt das Netzwerk dieses Rechners ungefiltert, und keine Regel greift.</translation>
+    </message>
+    <message>
+        <source>Fix the rules first: %1</source>
+        <translation>Korrigieren Sie zuerst die Regeln: %1</translation>
+    </message>
+    <message>
+        <source>The network mode is “none”: the sandbox has no network at all.</source>
+        <translation>Der Netzwerkmodus ist „none“: Die Sandbox hat überhaupt kein Netzwerk.</translation>
+    </message>
+    <message>
+        <source>Your rule %1 decides: %2.</source>
+        <translation>Ihre Regel %1 entscheidet: %2.</translation>
+    </message>
+    <message>
+        <source>Learned rule %1 decides: %2.</source>
+        <translation>Die gelernte Regel %1 entscheidet: %2.</translation>
+    </message>
+    <message>
+        <source>A built-in block decides: %1. Only a rule that names this destination exactly opens it.</source>
+        <translation>Eine eingebaute Sperre entscheidet: %1. Nur eine Regel, die genau dieses Ziel nennt, gibt es frei.</translation>
+    </message>
+    <message>
+        <source>No rule matches, so the default decides (%1).</source>
+        <translation>Keine Regel passt, daher entscheidet die Voreinstellung (%1).</translation>
+    </message>
+    <message>
+        <source>Before connecting, the proxy checks the addresses the name resolves to: loopback, private networks or an address rule can still decide otherwise.</source>
+        <translation>Vor dem Verbinden prüft der Proxy die Adressen, zu denen der Name aufgelöst wird: Loopback, private Netze oder eine Adressregel können noch anders entscheiden.</translation>
+    </message>
+    <message>
+        <source>%1 %2</source>
+        <translation>%1 %2</translation>
+    </message>
+    <message>
+        <source>your rule %1 (%2)</source>
+        <translation>Ihre Regel %1 (%2)</translation>
+    </message>
+    <message>
+        <source>learned rule %1 (%2)</source>
+        <translation>gelernte Regel %1 (%2)</translation>
+    </message>
+    <message>
+        <source>%1: %2, by %3</source>
+        <translation>%1: %2, durch %3</translation>
+    </message>
+    <message>
+        <source>Write a command line, such as git push origin main.</source>
+        <translation>Geben Sie eine Befehlszeile ein, etwa git push origin main.</translation>
+    </message>
+    <message>
+        <source>“%1” is not on this machine&apos;s PATH: matched by its name alone.</source>
+        <translation>„%1“ ist nicht im PATH dieses Rechners: nur anhand des Namens verglichen.</translation>
+    </message>
+    <message>
+        <source>The program is %1.</source>
+        <translation>Das Programm ist %1.</translation>
+    </message>
+    <message>
+        <source>a built-in block (%1)</source>
+        <translation>eine eingebaute Sperre (%1)</translation>
+    </message>
+    <message>
+        <source>the default</source>
+        <translation>die Voreinstellung</translation>
+    </message>
+</context>
+<context>
     <name>ReviewStyle</name>
     <message>
         <source>added</source>
-        <translation type="unfinished"></translation>
+        <translation>hinzugefügt</translation>
     </message>
     <message>
         <source>modified</source>
-        <translation type="unfinished"></translation>
+        <translation>geändert</translation>
     </message>
     <message>
         <source>deleted</source>
-        <translation type="unfinished"></translation>
+        <translation>gelöscht</translation>
     </message>
     <message>
         <source>conflict</source>
-        <translation type="unfinished"></translation>
+        <translation>Konflikt</translation>
+    </message>
+</context>
+<context>
+    <name>RuleText</name>
+    <message>
+        <source>Allow</source>
+        <translation>Erlauben</translation>
+    </message>
+    <message>
+        <source>Ask</source>
+        <translation>Nachfragen</translation>
+    </message>
+    <message>
+        <source>Deny</source>
+        <translation>Verweigern</translation>
+    </message>
+</context>
+<context>
+    <name>main</name>
+    <message>
+        <source>Supervise AI coding agents in a local sandbox.</source>
+        <translation>KI-Programmieragenten in einer lokalen Sandbox beaufsichtigen.</translation>
+    </message>
+    <message>
+        <source>Project folder of the new session.</source>
+        <translation>Projektordner der neuen Sitzung.</translation>
+    </message>
+    <message>
+        <source>Policy preset of the new session.</source>
+        <translation>Richtlinienvorlage der neuen Sitzung.</translation>
+    </message>
+    <message>
+        <source>Policy file of the new session.</source>
+        <translation>Richtliniendatei der neuen Sitzung.</translation>
+    </message>
+    <message>
+        <source>Network mode: none, filtered or host.</source>
+        <translation>Netzwerkmodus: none, filtered oder host.</translation>
+    </message>
+    <message>
+        <source>Start the built-in demo session.</source>
+        <translation>Die eingebaute Demo-Sitzung starten.</translation>
+    </message>
+    <message>
+        <source>Language of the window: en or de. Overrides $SANDBENCH_LANG, the setting and the system&apos;s language.</source>
+        <translation>Sprache des Fensters: en oder de. Hat Vorrang vor $SANDBENCH_LANG, der Einstellung und der Systemsprache.</translation>
+    </message>
+    <message>
+        <source>Command to start in a new session.</source>
+        <translation>Befehl, der in einer neuen Sitzung gestartet wird.</translation>
     </message>
 </context>
 <context>
     <name>sbui</name>
     <message>
         <source>none</source>
-        <translation type="unfinished"></translation>
+        <translation>keine</translation>
     </message>
     <message>
         <source>sandbench-cli was not found</source>
-        <translation type="unfinished"></translation>
+        <translation>sandbench-cli wurde nicht gefunden</translation>
     </message>
     <message>
         <source>cannot start %1: %2</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 kann nicht gestartet werden: %2</translation>
     </message>
     <message>
         <source>%1 h %2 min</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 h %2 min</translation>
     </message>
     <message>
         <source>%1 min %2 s</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 min %2 s</translation>
     </message>
     <message>
         <source>%1 s</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 s</translation>
+    </message>
+    <message>
+        <source>no translation for language &apos;%1&apos; (%2); available: %3</source>
+        <translation>keine Übersetzung für die Sprache „%1“ (%2); verfügbar: %3</translation>
     </message>
 </context>
 <context>
     <name>sbui::ActivityModel</name>
     <message>
         <source>allowed</source>
-        <translation type="unfinished"></translation>
+        <translation>erlaubt</translation>
     </message>
     <message>
         <source>denied</source>
-        <translation type="unfinished"></translation>
+        <translation>verweigert</translation>
     </message>
     <message>
         <source>%1 %2</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 %2</translation>
     </message>
     <message>
         <source>%1 %2 by %3</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 %2 durch %3</translation>
     </message>
     <message>
         <source>%1 failed: %2</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 fehlgeschlagen: %2</translation>
     </message>
     <message>
         <source>malformed proxy request: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>fehlerhafte Proxy-Anfrage: %1</translation>
     </message>
     <message>
         <source>%1 closed (%2 up, %3 down)</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 geschlossen (%2 gesendet, %3 empfangen)</translation>
     </message>
     <message>
         <source>approval #%1 asked: %2</source>
-        <translation type="unfinished"></translation>
+        <translation>Freigabe #%1 angefragt: %2</translation>
     </message>
     <message>
         <source>approval #%1 timed out: %2</source>
-        <translation type="unfinished"></translation>
+        <translation>Freigabe #%1 abgelaufen: %2</translation>
     </message>
     <message>
         <source>approval #%1 cancelled: %2</source>
-        <translation type="unfinished"></translation>
+        <translation>Freigabe #%1 abgebrochen: %2</translation>
     </message>
     <message>
         <source>approval #%1 %2 (%3, by %4)</source>
-        <translation type="unfinished"></translation>
+        <translation>Freigabe #%1 %2 (%3, durch %4)</translation>
     </message>
     <message>
         <source>limit: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>Grenze: %1</translation>
     </message>
     <message>
         <source>exit %1 (signal %2)</source>
-        <translation type="unfinished"></translation>
+        <translation>Exit-Status %1 (Signal %2)</translation>
     </message>
     <message>
         <source>exit %1</source>
-        <translation type="unfinished"></translation>
+        <translation>Exit-Status %1</translation>
     </message>
     <message>
         <source>policy: %1 rule %2 (%3)</source>
-        <translation type="unfinished"></translation>
+        <translation>Richtlinie: %1 Regel %2 (%3)</translation>
     </message>
     <message>
         <source>error: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>Fehler: %1</translation>
     </message>
     <message>
         <source>%1: %2</source>
-        <translation type="unfinished"></translation>
+        <translation>%1: %2</translation>
     </message>
     <message>
         <source>Time</source>
-        <translation type="unfinished"></translation>
+        <translation>Zeit</translation>
     </message>
     <message>
         <source>Kind</source>
-        <translation type="unfinished"></translation>
+        <translation>Art</translation>
     </message>
     <message>
         <source>What</source>
-        <translation type="unfinished"></translation>
+        <translation>Was</translation>
     </message>
     <message>
         <source>Decision</source>
-        <translation type="unfinished"></translation>
+        <translation>Entscheidung</translation>
     </message>
     <message>
         <source>Commands</source>
-        <translation type="unfinished"></translation>
+        <translation>Befehle</translation>
     </message>
     <message>
         <source>Network</source>
-        <translation type="unfinished"></translation>
+        <translation>Netzwerk</translation>
     </message>
     <message>
         <source>Approvals</source>
-        <translation type="unfinished"></translation>
+        <translation>Freigaben</translation>
     </message>
     <message>
         <source>Files</source>
-        <translation type="unfinished"></translation>
+        <translation>Dateien</translation>
     </message>
     <message>
         <source>Limits</source>
-        <translation type="unfinished"></translation>
+        <translation>Grenzen</translation>
     </message>
     <message>
         <source>Lifecycle and errors</source>
-        <translation type="unfinished"></translation>
+        <translation>Lebenszyklus und Fehler</translation>
     </message>
     <message>
         <source>command</source>
-        <translation type="unfinished"></translation>
+        <translation>Befehl</translation>
     </message>
     <message>
         <source>network</source>
-        <translation type="unfinished"></translation>
+        <translation>Netzwerk</translation>
     </message>
     <message>
         <source>approval</source>
-        <translation type="unfinished"></translation>
+        <translation>Freigabe</translation>
     </message>
     <message>
         <source>file</source>
-        <translation type="unfinished"></translation>
+        <translation>Datei</translation>
     </message>
     <message>
         <source>limit</source>
-        <translation type="unfinished"></translation>
+        <translation>Grenze</translation>
     </message>
     <message>
         <source>lifecycle</source>
-        <translation type="unfinished"></translation>
+        <translation>Lebenszyklus</translation>
     </message>
     <message>
         <source>error</source>
-        <translation type="unfinished"></translation>
+        <translation>Fehler</translation>
     </message>
     <message>
         <source>asked</source>
-        <translation type="unfinished"></translation>
+        <translation>nachgefragt</translation>
     </message>
     <message>
         <source>timed out</source>
-        <translation type="unfinished"></translation>
+        <translation>abgelaufen</translation>
+    </message>
+    <message>
+        <source>added folder %1</source>
+        <translation>Ordner %1 hinzugefügt</translation>
+    </message>
+    <message>
+        <source>added %1</source>
+        <translation>%1 hinzugefügt</translation>
+    </message>
+    <message>
+        <source>modified %1</source>
+        <translation>%1 geändert</translation>
+    </message>
+    <message>
+        <source>deleted folder %1</source>
+        <translation>Ordner %1 gelöscht</translation>
+    </message>
+    <message>
+        <source>deleted %1</source>
+        <translation>%1 gelöscht</translation>
+    </message>
+    <message>
+        <source>renamed %1 to %2</source>
+        <translation>%1 in %2 umbenannt</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n more file change(s)</source>
+        <translation>
+            <numerusform>%n weitere Dateiänderung</numerusform>
+            <numerusform>%n weitere Dateiänderungen</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n more file change(s) in %1</source>
+        <translation>
+            <numerusform>%n weitere Dateiänderung in %1</numerusform>
+            <numerusform>%n weitere Dateiänderungen in %1</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n added</source>
+        <translation>
+            <numerusform>%n hinzugefügt</numerusform>
+            <numerusform>%n hinzugefügt</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n modified</source>
+        <translation>
+            <numerusform>%n geändert</numerusform>
+            <numerusform>%n geändert</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n deleted</source>
+        <translation>
+            <numerusform>%n gelöscht</numerusform>
+            <numerusform>%n gelöscht</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n renamed</source>
+        <translation>
+            <numerusform>%n umbenannt</numerusform>
+            <numerusform>%n umbenannt</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1 MiB</source>
+        <translation>%1 MiB</translation>
+    </message>
+    <message>
+        <source>%1 s</source>
+        <translation>%1 s</translation>
+    </message>
+    <message numerus="yes">
+        <source>memory limit (%1) reached: the kernel reclaimed memory (%n time(s))</source>
+        <translation>
+            <numerusform>Speichergrenze (%1) erreicht: Der Kernel hat Speicher zurückgeholt (%n-mal)</numerusform>
+            <numerusform>Speichergrenze (%1) erreicht: Der Kernel hat Speicher zurückgeholt (%n-mal)</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>memory limit (%1) reached: %n process(es) killed</source>
+        <translation>
+            <numerusform>Speichergrenze (%1) erreicht: %n Prozess zwangsweise beendet</numerusform>
+            <numerusform>Speichergrenze (%1) erreicht: %n Prozesse zwangsweise beendet</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>process limit (%1) reached: %n new process(es) refused</source>
+        <translation>
+            <numerusform>Prozessgrenze (%1) erreicht: %n neuer Prozess abgelehnt</numerusform>
+            <numerusform>Prozessgrenze (%1) erreicht: %n neue Prozesse abgelehnt</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>time limit (%1) reached: the session was stopped</source>
+        <translation>Zeitlimit (%1) erreicht: Die Sitzung wurde gestoppt</translation>
+    </message>
+    <message>
+        <source>CPU time limit (%1) reached: the command was killed (SIGXCPU)</source>
+        <translation>CPU-Zeitlimit (%1) erreicht: Der Befehl wurde zwangsweise beendet (SIGXCPU)</translation>
+    </message>
+    <message>
+        <source>file size limit (%1) reached: the command was killed (SIGXFSZ)</source>
+        <translation>Dateigrößengrenze (%1) erreicht: Der Befehl wurde zwangsweise beendet (SIGXFSZ)</translation>
+    </message>
+    <message>
+        <source>policy changed by %1: %2 command rules, %3 network rules</source>
+        <translation>Richtlinie geändert durch %1: %2 Befehlsregeln, %3 Netzwerkregeln</translation>
+    </message>
+    <message>
+        <source>; applied: %1</source>
+        <translation>; angewendet: %1</translation>
+    </message>
+    <message>
+        <source>; for new sessions only: %1</source>
+        <translation>; nur für neue Sitzungen: %1</translation>
     </message>
 </context>
 <context>
     <name>sbui::ActivityView</name>
     <message>
         <source>Commands</source>
-        <translation type="unfinished"></translation>
+        <translation>Befehle</translation>
     </message>
     <message>
         <source>Network</source>
-        <translation type="unfinished"></translation>
+        <translation>Netzwerk</translation>
     </message>
     <message>
         <source>Approvals</source>
-        <translation type="unfinished"></translation>
+        <translation>Freigaben</translation>
     </message>
     <message>
         <source>Files</source>
-        <translation type="unfinished"></translation>
+        <translation>Dateien</translation>
     </message>
     <message>
         <source>Limits</source>
-        <translation type="unfinished"></translation>
+        <translation>Grenzen</translation>
     </message>
     <message>
         <source>Lifecycle</source>
-        <translation type="unfinished"></translation>
+        <translation>Lebenszyklus</translation>
     </message>
     <message>
         <source>Denied only</source>
-        <translation type="unfinished"></translation>
+        <translation>Nur Verweigertes</translation>
     </message>
     <message>
         <source>Show only what was denied (also by a timeout)</source>
-        <translation type="unfinished"></translation>
+        <translation>Nur zeigen, was verweigert wurde (auch durch Zeitablauf)</translation>
     </message>
     <message>
         <source>Search (Ctrl+F)</source>
-        <translation type="unfinished"></translation>
+        <translation>Suchen (Strg+F)</translation>
     </message>
     <message>
         <source>Select an event to see all its fields.</source>
-        <translation type="unfinished"></translation>
+        <translation>Wählen Sie ein Ereignis, um alle seine Felder zu sehen.</translation>
     </message>
 </context>
 <context>
     <name>sbui::ApprovalCard</name>
     <message>
         <source>Command #%1</source>
-        <translation type="unfinished"></translation>
+        <translation>Befehl #%1</translation>
     </message>
     <message>
         <source>Connection #%1</source>
-        <translation type="unfinished"></translation>
+        <translation>Verbindung #%1</translation>
     </message>
     <message numerus="yes">
         <source>… (%n more characters)</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>… (%n weiteres Zeichen)</numerusform>
+            <numerusform>… (%n weitere Zeichen)</numerusform>
         </translation>
     </message>
     <message>
         <source>Copy command line</source>
-        <translation type="unfinished"></translation>
+        <translation>Befehlszeile kopieren</translation>
     </message>
     <message>
         <source>Copy host and port</source>
-        <translation type="unfinished"></translation>
+        <translation>Host und Port kopieren</translation>
     </message>
     <message>
         <source>in %1</source>
-        <translation type="unfinished"></translation>
+        <translation>in %1</translation>
     </message>
     <message>
         <source>program %1</source>
-        <translation type="unfinished"></translation>
+        <translation>Programm %1</translation>
     </message>
     <message>
         <source>via %1</source>
-        <translation type="unfinished"></translation>
+        <translation>über %1</translation>
     </message>
     <message>
         <source>asked by %1</source>
-        <translation type="unfinished"></translation>
+        <translation>nachgefragt durch %1</translation>
     </message>
     <message>
         <source>Once</source>
-        <translation type="unfinished"></translation>
+        <translation>Einmal</translation>
     </message>
     <message>
         <source>This session</source>
-        <translation type="unfinished"></translation>
+        <translation>Diese Sitzung</translation>
     </message>
     <message>
         <source>Always (saved as a rule)</source>
-        <translation type="unfinished"></translation>
+        <translation>Immer (als Regel gespeichert)</translation>
     </message>
     <message>
         <source>How long the answer holds</source>
-        <translation type="unfinished"></translation>
+        <translation>Wie lange die Antwort gilt</translation>
     </message>
     <message>
         <source>Deny</source>
-        <translation type="unfinished"></translation>
+        <translation>Verweigern</translation>
     </message>
     <message>
         <source>Deny (Ctrl+Shift+N answers the focused or oldest request)</source>
-        <translation type="unfinished"></translation>
+        <translation>Verweigern (Strg+Umschalt+N beantwortet die ausgewählte oder älteste Anfrage)</translation>
     </message>
     <message>
         <source>Allow</source>
-        <translation type="unfinished"></translation>
+        <translation>Erlauben</translation>
     </message>
     <message>
         <source>Allow (Ctrl+Shift+Y answers the focused or oldest request)</source>
-        <translation type="unfinished"></translation>
+        <translation>Erlauben (Strg+Umschalt+Y beantwortet die ausgewählte oder älteste Anfrage)</translation>
     </message>
     <message>
         <source>the policy&apos;s default</source>
-        <translation type="unfinished"></translation>
+        <translation>die Voreinstellung der Richtlinie</translation>
     </message>
     <message>
         <source>This exact command</source>
-        <translation type="unfinished"></translation>
+        <translation>Genau dieser Befehl</translation>
     </message>
     <message>
         <source>Subcommand: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>Unterbefehl: %1</translation>
     </message>
     <message>
         <source>Subcommand</source>
-        <translation type="unfinished"></translation>
+        <translation>Unterbefehl</translation>
     </message>
     <message>
         <source>Program: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>Programm: %1</translation>
     </message>
     <message>
         <source>Program, any arguments</source>
-        <translation type="unfinished"></translation>
+        <translation>Programm, beliebige Argumente</translation>
     </message>
     <message>
         <source>Host and port: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>Host und Port: %1</translation>
     </message>
     <message>
         <source>Host: %1 (any port)</source>
-        <translation type="unfinished"></translation>
+        <translation>Host: %1 (jeder Port)</translation>
     </message>
     <message>
         <source>this host</source>
-        <translation type="unfinished"></translation>
+        <translation>dieser Host</translation>
     </message>
     <message>
         <source>Domain: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>Domain: %1</translation>
     </message>
     <message>
         <source>Domain</source>
-        <translation type="unfinished"></translation>
+        <translation>Domain</translation>
     </message>
     <message>
         <source>expired, waiting for the supervisor</source>
-        <translation type="unfinished"></translation>
+        <translation>abgelaufen, wartet auf den Supervisor</translation>
     </message>
     <message>
         <source>%1 s</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 s</translation>
     </message>
     <message>
         <source>%1 min %2 s</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 min %2 s</translation>
     </message>
     <message>
         <source>%1 h %2 min</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 h %2 min</translation>
     </message>
     <message>
         <source>%1, then allowed</source>
-        <translation type="unfinished"></translation>
+        <translation>%1, dann erlaubt</translation>
     </message>
     <message>
         <source>%1, then denied</source>
-        <translation type="unfinished"></translation>
+        <translation>%1, dann verweigert</translation>
     </message>
     <message>
         <source>Allow sent, waiting…</source>
-        <translation type="unfinished"></translation>
+        <translation>Erlauben gesendet, wartet…</translation>
     </message>
     <message>
         <source>Deny sent, waiting…</source>
-        <translation type="unfinished"></translation>
+        <translation>Verweigern gesendet, wartet…</translation>
     </message>
     <message>
         <source>allowed</source>
-        <translation type="unfinished"></translation>
+        <translation>erlaubt</translation>
     </message>
     <message>
         <source>denied</source>
-        <translation type="unfinished"></translation>
+        <translation>verweigert</translation>
     </message>
     <message>
         <source>timed out, %1</source>
-        <translation type="unfinished"></translation>
+        <translation>abgelaufen, %1</translation>
     </message>
     <message>
         <source>cancelled (the supervisor stopped), %1</source>
-        <translation type="unfinished"></translation>
+        <translation>abgebrochen (der Supervisor wurde beendet), %1</translation>
     </message>
     <message>
         <source>always</source>
-        <translation type="unfinished"></translation>
+        <translation>immer</translation>
     </message>
     <message>
         <source>this session</source>
-        <translation type="unfinished"></translation>
+        <translation>diese Sitzung</translation>
     </message>
     <message>
         <source>once</source>
-        <translation type="unfinished"></translation>
+        <translation>einmal</translation>
     </message>
     <message>
         <source>%1 (%2)</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 (%2)</translation>
     </message>
     <message>
         <source>%1 by %2 (%3)</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 durch %2 (%3)</translation>
     </message>
     <message>
         <source>another client</source>
-        <translation type="unfinished"></translation>
+        <translation>einen anderen Client</translation>
     </message>
     <message>
         <source>; the rule was not saved: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>; die Regel wurde nicht gespeichert: %1</translation>
     </message>
     <message>
         <source>#%1</source>
-        <translation type="unfinished"></translation>
+        <translation>#%1</translation>
     </message>
     <message>
         <source>#%1 %2</source>
-        <translation type="unfinished"></translation>
+        <translation>#%1 %2</translation>
     </message>
     <message>
         <source>%1: %2</source>
-        <translation type="unfinished"></translation>
+        <translation>%1: %2</translation>
     </message>
     <message>
         <source>What the answer covers</source>
-        <translation type="unfinished"></translation>
+        <translation>Wofür die Antwort gilt</translation>
     </message>
     <message>
         <source>A once answer covers this request only</source>
-        <translation type="unfinished"></translation>
+        <translation>Eine einmalige Antwort gilt nur für diese Anfrage</translation>
     </message>
 </context>
 <context>
     <name>sbui::ApprovalPanel</name>
     <message>
         <source>No pending approvals</source>
-        <translation type="unfinished"></translation>
+        <translation>Keine offenen Freigaben</translation>
     </message>
     <message>
         <source>Approvals (%1 pending)</source>
-        <translation type="unfinished"></translation>
+        <translation>Freigaben (%1 offen)</translation>
     </message>
     <message>
         <source>Approvals</source>
-        <translation type="unfinished"></translation>
+        <translation>Freigaben</translation>
+    </message>
+</context>
+<context>
+    <name>sbui::CommandPolicyPage</name>
+    <message>
+        <source>What happens to a program that no rule matches</source>
+        <translation>Was mit einem Programm geschieht, auf das keine Regel passt</translation>
+    </message>
+    <message>
+        <source>Commands no rule &amp;names:</source>
+        <translation>Befehle, die keine Regel &amp;nennt:</translation>
+    </message>
+    <message>
+        <source>git push origin main</source>
+        <translation>git push origin main</translation>
+    </message>
+    <message>
+        <source>A command line, quoted as in a shell; one program, no pipes</source>
+        <translation>Eine Befehlszeile, quotiert wie in einer Shell; ein Programm, keine Pipes</translation>
+    </message>
+    <message>
+        <source>Allow %1</source>
+        <translation>%1 erlauben</translation>
+    </message>
+    <message>
+        <source>Deny %1</source>
+        <translation>%1 verweigern</translation>
+    </message>
+</context>
+<context>
+    <name>sbui::CommandRulesModel</name>
+    <message>
+        <source>Action</source>
+        <translation>Aktion</translation>
+    </message>
+    <message>
+        <source>Command pattern</source>
+        <translation>Befehlsmuster</translation>
+    </message>
+    <message>
+        <source>Comment</source>
+        <translation>Kommentar</translation>
     </message>
 </context>
 <context>
     <name>sbui::DiffModel</name>
     <message>
         <source>No newline at end of file</source>
-        <translation type="unfinished"></translation>
+        <translation>Kein Zeilenumbruch am Dateiende</translation>
     </message>
 </context>
 <context>
     <name>sbui::DiffView</name>
     <message>
         <source>Side by side</source>
-        <translation type="unfinished"></translation>
+        <translation>Nebeneinander</translation>
     </message>
     <message>
         <source>Show the old and the new version next to each other</source>
-        <translation type="unfinished"></translation>
+        <translation>Die alte und die neue Fassung nebeneinander zeigen</translation>
     </message>
     <message>
         <source>Ignore white space</source>
-        <translation type="unfinished"></translation>
+        <translation>Leerraum ignorieren</translation>
     </message>
     <message>
         <source>Treat lines that differ only in white space as equal</source>
-        <translation type="unfinished"></translation>
+        <translation>Zeilen, die sich nur im Leerraum unterscheiden, als gleich behandeln</translation>
     </message>
     <message>
         <source>Whole file</source>
-        <translation type="unfinished"></translation>
+        <translation>Ganze Datei</translation>
     </message>
     <message>
         <source>Show every line, not only those around the changes</source>
-        <translation type="unfinished"></translation>
+        <translation>Alle Zeilen zeigen, nicht nur die um die Änderungen</translation>
     </message>
     <message>
         <source>added</source>
-        <translation type="unfinished"></translation>
+        <translation>hinzugefügt</translation>
     </message>
     <message>
         <source>deleted</source>
-        <translation type="unfinished"></translation>
+        <translation>gelöscht</translation>
     </message>
     <message>
         <source>modified</source>
-        <translation type="unfinished"></translation>
+        <translation>geändert</translation>
     </message>
     <message>
         <source>symbolic link, %1</source>
-        <translation type="unfinished"></translation>
+        <translation>symbolische Verknüpfung, %1</translation>
     </message>
     <message>
         <source>Select a changed file to see what the agent did to it.</source>
-        <translation type="unfinished"></translation>
+        <translation>Wählen Sie eine geänderte Datei, um zu sehen, was der Agent daran geändert hat.</translation>
     </message>
     <message>
         <source>A special file (a FIFO, socket or device): it has no content to compare, and applying never copies it.</source>
-        <translation type="unfinished"></translation>
+        <translation>Eine Spezialdatei (FIFO, Socket oder Gerät): Sie hat keinen vergleichbaren Inhalt und wird beim Übernehmen nie kopiert.</translation>
     </message>
     <message>
         <source>Comparing…</source>
-        <translation type="unfinished"></translation>
+        <translation>Wird verglichen…</translation>
     </message>
     <message>
         <source>An empty file.</source>
-        <translation type="unfinished"></translation>
+        <translation>Eine leere Datei.</translation>
     </message>
     <message>
         <source>Only white space changed.</source>
-        <translation type="unfinished"></translation>
+        <translation>Nur Leerraum wurde geändert.</translation>
     </message>
     <message>
         <source>The content is the same on both sides.</source>
-        <translation type="unfinished"></translation>
+        <translation>Der Inhalt ist auf beiden Seiten gleich.</translation>
     </message>
     <message>
         <source>(too different to match line by line)</source>
-        <translation type="unfinished"></translation>
+        <translation>(zu verschieden für einen zeilenweisen Abgleich)</translation>
     </message>
     <message>
         <source>%1, %2 (%3)</source>
-        <translation type="unfinished"></translation>
+        <translation>%1, %2 (%3)</translation>
     </message>
     <message>
         <source>Too large to compare here.</source>
-        <translation type="unfinished"></translation>
+        <translation>Zu groß für einen Vergleich hier.</translation>
     </message>
     <message>
         <source>Binary file.</source>
-        <translation type="unfinished"></translation>
+        <translation>Binärdatei.</translation>
     </message>
     <message>
         <source>Before: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>Vorher: %1</translation>
     </message>
     <message>
         <source>none, the file is new</source>
-        <translation type="unfinished"></translation>
+        <translation>keine, die Datei ist neu</translation>
     </message>
     <message>
         <source>After: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>Nachher: %1</translation>
     </message>
     <message>
         <source>none, the file was deleted</source>
-        <translation type="unfinished"></translation>
+        <translation>keine, die Datei wurde gelöscht</translation>
     </message>
     <message>
         <source>not an image</source>
-        <translation type="unfinished"></translation>
+        <translation>kein Bild</translation>
     </message>
     <message>
         <source>%1: %2 × %3 px, %4</source>
-        <translation type="unfinished"></translation>
+        <translation>%1: %2 × %3 px, %4</translation>
     </message>
     <message>
         <source>Before</source>
-        <translation type="unfinished"></translation>
+        <translation>Vorher</translation>
     </message>
     <message>
         <source>After</source>
-        <translation type="unfinished"></translation>
+        <translation>Nachher</translation>
     </message>
 </context>
 <context>
     <name>sbui::FileReviewPanel</name>
     <message numerus="yes">
         <source>  … and %n more</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>  … und %n weitere</numerusform>
+            <numerusform>  … und %n weitere</numerusform>
         </translation>
     </message>
     <message>
         <source>&amp;Apply</source>
-        <translation type="unfinished"></translation>
+        <translation>&amp;Übernehmen</translation>
     </message>
     <message>
         <source>Write the selected change (or the changes in the selected folder) into the real project</source>
-        <translation type="unfinished"></translation>
+        <translation>Die ausgewählte Änderung (oder die Änderungen im ausgewählten Ordner) in das echte Projekt schreiben</translation>
     </message>
     <message>
         <source>&amp;Discard</source>
-        <translation type="unfinished"></translation>
+        <translation>&amp;Verwerfen</translation>
     </message>
     <message>
         <source>Drop the agent&apos;s version of the selection; the project keeps its own</source>
-        <translation type="unfinished"></translation>
+        <translation>Die Fassung des Agenten für die Auswahl verwerfen; das Projekt behält seine eigene</translation>
     </message>
     <message>
         <source>Apply all</source>
-        <translation type="unfinished"></translation>
+        <translation>Alle übernehmen</translation>
     </message>
     <message>
         <source>Write every change of the session into the real project</source>
-        <translation type="unfinished"></translation>
+        <translation>Alle Änderungen der Sitzung in das echte Projekt schreiben</translation>
     </message>
     <message>
         <source>Discard all</source>
-        <translation type="unfinished"></translation>
+        <translation>Alle verwerfen</translation>
     </message>
     <message>
         <source>Drop every change of the session</source>
-        <translation type="unfinished"></translation>
+        <translation>Alle Änderungen der Sitzung verwerfen</translation>
     </message>
     <message>
         <source>Keep the project&apos;s version</source>
-        <translation type="unfinished"></translation>
+        <translation>Fassung des Projekts behalten</translation>
     </message>
     <message>
         <source>Drop the agent&apos;s change; the project&apos;s newer version stays</source>
-        <translation type="unfinished"></translation>
+        <translation>Die Änderung des Agenten verwerfen; die neuere Fassung des Projekts bleibt</translation>
     </message>
     <message>
         <source>Take the agent&apos;s version</source>
-        <translation type="unfinished"></translation>
+        <translation>Fassung des Agenten nehmen</translation>
     </message>
     <message>
         <source>Overwrite the project&apos;s newer version with the agent&apos;s (apply with force)</source>
-        <translation type="unfinished"></translation>
+        <translation>Die neuere Fassung des Projekts mit der des Agenten überschreiben (erzwungenes Übernehmen)</translation>
     </message>
     <message>
         <source>Changed only</source>
-        <translation type="unfinished"></translation>
+        <translation>Nur Geändertes</translation>
     </message>
     <message>
         <source>Show only the changes and the folders holding them</source>
-        <translation type="unfinished"></translation>
+        <translation>Nur die Änderungen und die Ordner zeigen, die sie enthalten</translation>
     </message>
     <message>
         <source>Refresh</source>
-        <translation type="unfinished"></translation>
+        <translation>Aktualisieren</translation>
     </message>
     <message>
         <source>Read the project folder again (it changed by other hands)</source>
-        <translation type="unfinished"></translation>
+        <translation>Den Projektordner neu einlesen (er wurde anderweitig geändert)</translation>
     </message>
     <message>
         <source>The session is still running: its changes show as the agent makes them, and can be applied or discarded once it ends.</source>
-        <translation type="unfinished"></translation>
+        <translation>Die Sitzung läuft noch: Ihre Änderungen erscheinen, während der Agent sie vornimmt, und können übernommen oder verworfen werden, sobald sie endet.</translation>
     </message>
     <message numerus="yes">
         <source>Discard all %n change(s) of this session? The agent&apos;s versions are lost; the project stays as it is.</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>Die %n Änderung dieser Sitzung verwerfen? Die Fassung des Agenten geht verloren; das Projekt bleibt, wie es ist.</numerusform>
+            <numerusform>Alle %n Änderungen dieser Sitzung verwerfen? Die Fassungen des Agenten gehen verloren; das Projekt bleibt, wie es ist.</numerusform>
         </translation>
     </message>
     <message>
         <source>Discard the agent&apos;s changes to %1? Its versions are lost; the project stays as it is.</source>
-        <translation type="unfinished"></translation>
+        <translation>Die Änderungen des Agenten an %1 verwerfen? Seine Fassungen gehen verloren; das Projekt bleibt, wie es ist.</translation>
     </message>
     <message>
         <source>Discard changes</source>
-        <translation type="unfinished"></translation>
+        <translation>Änderungen verwerfen</translation>
     </message>
     <message>
         <source>Discard</source>
-        <translation type="unfinished"></translation>
+        <translation>Verwerfen</translation>
     </message>
     <message>
         <source>Cannot read the changes</source>
-        <translation type="unfinished"></translation>
+        <translation>Die Änderungen können nicht gelesen werden</translation>
     </message>
     <message numerus="yes">
         <source>%n change(s)</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>%n Änderung</numerusform>
+            <numerusform>%n Änderungen</numerusform>
         </translation>
     </message>
     <message>
         <source>The agent deleted this folder and everything in it.</source>
-        <translation type="unfinished"></translation>
+        <translation>Der Agent hat diesen Ordner mit seinem gesamten Inhalt gelöscht.</translation>
     </message>
     <message numerus="yes">
         <source>A folder the agent created, with %n change(s) inside.</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>Ein vom Agenten angelegter Ordner mit %n Änderung darin.</numerusform>
+            <numerusform>Ein vom Agenten angelegter Ordner mit %n Änderungen darin.</numerusform>
         </translation>
     </message>
     <message>
         <source>The agent put a folder where the project has a file.</source>
-        <translation type="unfinished"></translation>
+        <translation>Der Agent hat einen Ordner angelegt, wo das Projekt eine Datei hat.</translation>
     </message>
     <message numerus="yes">
         <source>%n change(s) inside. Select a file to see its diff.</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>%n Änderung darin. Wählen Sie eine Datei, um ihre Unterschiede zu sehen.</numerusform>
+            <numerusform>%n Änderungen darin. Wählen Sie eine Datei, um ihre Unterschiede zu sehen.</numerusform>
         </translation>
     </message>
     <message>
         <source>Nothing changed in this folder.</source>
-        <translation type="unfinished"></translation>
+        <translation>In diesem Ordner hat sich nichts geändert.</translation>
     </message>
     <message>
         <source>Conflict: %1. Which version should the project keep?</source>
-        <translation type="unfinished"></translation>
+        <translation>Konflikt: %1. Welche Fassung soll das Projekt behalten?</translation>
     </message>
     <message numerus="yes">
         <source>%n change(s) here conflict with edits made in the project since the session started. Which versions should it keep?</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>%n Änderung hier steht im Konflikt mit Bearbeitungen im Projekt seit dem Start der Sitzung. Welche Fassung soll es behalten?</numerusform>
+            <numerusform>%n Änderungen hier stehen im Konflikt mit Bearbeitungen im Projekt seit dem Start der Sitzung. Welche Fassungen soll es behalten?</numerusform>
         </translation>
     </message>
     <message numerus="yes">
         <source>Applied %n change(s) to the project.</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>%n Änderung in das Projekt übernommen.</numerusform>
+            <numerusform>%n Änderungen in das Projekt übernommen.</numerusform>
         </translation>
     </message>
     <message numerus="yes">
         <source>Discarded %n change(s).</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>%n Änderung verworfen.</numerusform>
+            <numerusform>%n Änderungen verworfen.</numerusform>
         </translation>
     </message>
     <message numerus="yes">
         <source>%n change(s) not applied: the project changed there since the session started. Select one to choose which version to keep.</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>%n Änderung nicht übernommen: Das Projekt hat sich dort seit dem Start der Sitzung geändert. Wählen Sie sie aus, um zu entscheiden, welche Fassung bleibt.</numerusform>
+            <numerusform>%n Änderungen nicht übernommen: Das Projekt hat sich dort seit dem Start der Sitzung geändert. Wählen Sie eine aus, um zu entscheiden, welche Fassung bleibt.</numerusform>
         </translation>
     </message>
     <message numerus="yes">
         <source>%n change(s) skipped:</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>%n Änderung übersprungen:</numerusform>
+            <numerusform>%n Änderungen übersprungen:</numerusform>
         </translation>
     </message>
 </context>
@@ -765,342 +1079,848 @@
     <name>sbui::MainWindow</name>
     <message>
         <source>&amp;New session…</source>
-        <translation type="unfinished"></translation>
+        <translation>&amp;Neue Sitzung…</translation>
     </message>
     <message>
         <source>Start an agent in a new sandbox (Ctrl+Shift+T)</source>
-        <translation type="unfinished"></translation>
+        <translation>Einen Agenten in einer neuen Sandbox starten (Strg+Umschalt+T)</translation>
     </message>
     <message>
         <source>&amp;Stop</source>
-        <translation type="unfinished"></translation>
+        <translation>&amp;Stoppen</translation>
     </message>
     <message>
         <source>Ask the session&apos;s programs to end (SIGTERM)</source>
-        <translation type="unfinished"></translation>
+        <translation>Die Programme der Sitzung bitten, sich zu beenden (SIGTERM)</translation>
     </message>
     <message>
         <source>&amp;Kill</source>
-        <translation type="unfinished"></translation>
+        <translation>So&amp;fort beenden</translation>
     </message>
     <message>
         <source>End the session&apos;s programs at once (SIGKILL)</source>
-        <translation type="unfinished"></translation>
+        <translation>Die Programme der Sitzung sofort beenden (SIGKILL)</translation>
     </message>
     <message>
         <source>Open &amp;workspace folder</source>
-        <translation type="unfinished"></translation>
+        <translation>Ordner des &amp;Arbeitsbereichs öffnen</translation>
     </message>
     <message>
         <source>Open the real project folder in the file manager</source>
-        <translation type="unfinished"></translation>
+        <translation>Den echten Projektordner in der Dateiverwaltung öffnen</translation>
     </message>
     <message>
         <source>&amp;Quit</source>
-        <translation type="unfinished"></translation>
+        <translation>&amp;Beenden</translation>
     </message>
     <message>
         <source>Close the window; sessions keep running</source>
-        <translation type="unfinished"></translation>
+        <translation>Das Fenster schließen; Sitzungen laufen weiter</translation>
     </message>
     <message>
         <source>&amp;Session</source>
-        <translation type="unfinished"></translation>
+        <translation>&amp;Sitzung</translation>
     </message>
     <message>
         <source>Session</source>
-        <translation type="unfinished"></translation>
+        <translation>Sitzung</translation>
     </message>
     <message>
         <source>Sessions</source>
-        <translation type="unfinished"></translation>
+        <translation>Sitzungen</translation>
     </message>
     <message>
         <source>Approvals</source>
-        <translation type="unfinished"></translation>
+        <translation>Freigaben</translation>
     </message>
     <message>
         <source>Approvals (%1 waiting)</source>
-        <translation type="unfinished"></translation>
+        <translation>Freigaben (%1 wartend)</translation>
     </message>
     <message>
         <source>Activity</source>
-        <translation type="unfinished"></translation>
+        <translation>Aktivität</translation>
     </message>
     <message>
         <source>The session did not start</source>
-        <translation type="unfinished"></translation>
+        <translation>Die Sitzung wurde nicht gestartet</translation>
     </message>
     <message>
         <source>Starting session %1…</source>
-        <translation type="unfinished"></translation>
+        <translation>Sitzung %1 wird gestartet…</translation>
     </message>
     <message>
         <source>The supervisor did not answer within %1 s.</source>
-        <translation type="unfinished"></translation>
+        <translation>Der Supervisor hat nicht innerhalb von %1 s geantwortet.</translation>
     </message>
     <message>
         <source>network %1 · commands %2 · memory %3 · processes %4 · time limit %5</source>
-        <translation type="unfinished"></translation>
+        <translation>Netzwerk %1 · Befehle %2 · Speicher %3 · Prozesse %4 · Zeitlimit %5</translation>
     </message>
     <message>
         <source> MB</source>
-        <translation type="unfinished"></translation>
+        <translation> MB</translation>
     </message>
     <message>
         <source> s</source>
-        <translation type="unfinished"></translation>
+        <translation> s</translation>
     </message>
     <message>
         <source>Cannot attach: %1<byte value="xd"/>
 </source>
-        <translation type="unfinished"></translation>
+        <translation>Verbinden nicht möglich: %1<byte value="xd"/>
+</translation>
     </message>
     <message>
         <source>Approval needed: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>Freigabe nötig: %1</translation>
     </message>
     <message>
         <source>%1 wants to run or reach: %2</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 möchte ausführen oder erreichen: %2</translation>
     </message>
     <message>
         <source>Kill the session?</source>
-        <translation type="unfinished"></translation>
+        <translation>Sitzung sofort beenden?</translation>
     </message>
     <message>
         <source>Every program of session %1 ends at once, without a chance to save. Its workspace changes stay reviewable.</source>
-        <translation type="unfinished"></translation>
+        <translation>Alle Programme der Sitzung %1 werden sofort beendet, ohne Gelegenheit zum Speichern. Die Änderungen in ihrem Arbeitsbereich bleiben prüfbar.</translation>
     </message>
     <message>
         <source>Sandbench</source>
-        <translation type="unfinished"></translation>
+        <translation>Sandbench</translation>
     </message>
     <message numerus="yes">
         <source>(%n waiting) </source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>(%n wartend) </numerusform>
+            <numerusform>(%n wartend) </numerusform>
         </translation>
     </message>
     <message>
         <source>No session selected</source>
-        <translation type="unfinished"></translation>
+        <translation>Keine Sitzung ausgewählt</translation>
     </message>
     <message>
         <source>Recordings unreadable: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>Aufzeichnungen nicht lesbar: %1</translation>
     </message>
     <message>
         <source>Session %1 running in the sandbox</source>
-        <translation type="unfinished"></translation>
+        <translation>Sitzung %1 läuft in der Sandbox</translation>
     </message>
     <message>
         <source>Session %1 was interrupted (recorded)</source>
-        <translation type="unfinished"></translation>
+        <translation>Sitzung %1 wurde unterbrochen (aufgezeichnet)</translation>
     </message>
     <message>
         <source>Session %1 ended, exit %2 (recorded)</source>
-        <translation type="unfinished"></translation>
+        <translation>Sitzung %1 beendet, Exit-Status %2 (aufgezeichnet)</translation>
     </message>
     <message>
         <source>Start the &amp;demo</source>
-        <translation type="unfinished"></translation>
+        <translation>&amp;Demo starten</translation>
     </message>
     <message>
         <source>A scripted agent over a fresh copy of a small demo project</source>
-        <translation type="unfinished"></translation>
+        <translation>Ein geskripteter Agent auf einer frischen Kopie eines kleinen Demo-Projekts</translation>
     </message>
     <message>
         <source>Terminal</source>
-        <translation type="unfinished"></translation>
+        <translation>Terminal</translation>
     </message>
     <message>
         <source>Changes</source>
-        <translation type="unfinished"></translation>
+        <translation>Änderungen</translation>
     </message>
     <message>
         <source>Replay</source>
-        <translation type="unfinished"></translation>
+        <translation>Wiedergabe</translation>
     </message>
     <message>
         <source>Changes (%1)</source>
-        <translation type="unfinished"></translation>
+        <translation>Änderungen (%1)</translation>
     </message>
     <message>
         <source>Session %1 ended (recorded)</source>
-        <translation type="unfinished"></translation>
+        <translation>Sitzung %1 beendet (aufgezeichnet)</translation>
+    </message>
+    <message>
+        <source>Old recordings not deleted: %1</source>
+        <translation>Alte Aufzeichnungen nicht gelöscht: %1</translation>
+    </message>
+    <message numerus="yes">
+        <source>Deleted %n old recording(s) (%1).</source>
+        <translation>
+            <numerusform>%n alte Aufzeichnung gelöscht (%1).</numerusform>
+            <numerusform>%n alte Aufzeichnungen gelöscht (%1).</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Se&amp;ttings…</source>
+        <translation>&amp;Einstellungen…</translation>
+    </message>
+    <message>
+        <source>Terminal font, new session defaults, notifications, recordings, language</source>
+        <translation>Terminalschrift, Vorgaben für neue Sitzungen, Benachrichtigungen, Aufzeichnungen, Sprache</translation>
+    </message>
+    <message>
+        <source>&amp;Edit</source>
+        <translation>&amp;Bearbeiten</translation>
+    </message>
+    <message>
+        <source>&amp;File</source>
+        <translation>&amp;Datei</translation>
+    </message>
+    <message>
+        <source>Open &amp;policy…</source>
+        <translation>&amp;Richtlinie öffnen…</translation>
+    </message>
+    <message>
+        <source>Open a policy file to edit its network and command rules</source>
+        <translation>Eine Richtliniendatei öffnen, um ihre Netzwerk- und Befehlsregeln zu bearbeiten</translation>
+    </message>
+    <message>
+        <source>Policy</source>
+        <translation>Richtlinie</translation>
+    </message>
+    <message>
+        <source>Policy (modified)</source>
+        <translation>Richtlinie (geändert)</translation>
+    </message>
+</context>
+<context>
+    <name>sbui::NetworkPolicyPage</name>
+    <message>
+        <source>Check &amp;addresses</source>
+        <translation>&amp;Adressen prüfen</translation>
+    </message>
+    <message>
+        <source>Filtered through the proxy</source>
+        <translation>Gefiltert über den Proxy</translation>
+    </message>
+    <message>
+        <source>None: loopback only</source>
+        <translation>Keins: nur Loopback</translation>
+    </message>
+    <message>
+        <source>Host: unfiltered</source>
+        <translation>Host: ungefiltert</translation>
+    </message>
+    <message>
+        <source>How the sandbox reaches the network</source>
+        <translation>Wie die Sandbox das Netzwerk erreicht</translation>
+    </message>
+    <message>
+        <source>What happens to a connection that no rule matches</source>
+        <translation>Was mit einer Verbindung geschieht, auf die keine Regel passt</translation>
+    </message>
+    <message>
+        <source>&amp;Network:</source>
+        <translation>&amp;Netzwerk:</translation>
+    </message>
+    <message>
+        <source>Hosts no rule &amp;names:</source>
+        <translation>Hosts, die keine Regel &amp;nennt:</translation>
+    </message>
+    <message>
+        <source>api.example.com:443</source>
+        <translation>api.example.com:443</translation>
+    </message>
+    <message>
+        <source>A host and a port, such as api.example.com:443 or [fd00::1]:22; an IP address or a name</source>
+        <translation>Ein Host und ein Port, etwa api.example.com:443 oder [fd00::1]:22; eine IP-Adresse oder ein Name</translation>
+    </message>
+    <message>
+        <source>Look the name up (DNS) and decide for each of its addresses, as the proxy does before connecting</source>
+        <translation>Den Namen nachschlagen (DNS) und für jede seiner Adressen entscheiden, wie es der Proxy vor dem Verbinden tut</translation>
+    </message>
+    <message>
+        <source>With the host network the agent reaches everything this machine reaches, unfiltered and unrecorded: the rules below are not applied. Choose it only for an agent you trust.</source>
+        <translation>Mit dem Host-Netzwerk erreicht der Agent alles, was dieser Rechner erreicht, ungefiltert und unaufgezeichnet: Die Regeln unten werden nicht angewendet. Wählen Sie es nur für einen Agenten, dem Sie vertrauen.</translation>
+    </message>
+    <message>
+        <source>The sandbox has no network but loopback. The rules below apply only when the network is filtered.</source>
+        <translation>Die Sandbox hat kein Netzwerk außer Loopback. Die Regeln unten gelten nur, wenn das Netzwerk gefiltert ist.</translation>
+    </message>
+    <message>
+        <source>Looking up %1…</source>
+        <translation>%1 wird nachgeschlagen…</translation>
+    </message>
+    <message>
+        <source>%1 could not be looked up: %2. The proxy refuses a name it cannot resolve.</source>
+        <translation>%1 konnte nicht nachgeschlagen werden: %2. Der Proxy lehnt einen Namen ab, den er nicht auflösen kann.</translation>
+    </message>
+    <message>
+        <source>%1 resolves to:
+%2</source>
+        <translation>%1 wird aufgelöst zu:
+%2</translation>
+    </message>
+    <message>
+        <source>Allow %1 on any port</source>
+        <translation>%1 auf jedem Port erlauben</translation>
+    </message>
+    <message>
+        <source>Allow %1 on port %2</source>
+        <translation>%1 auf Port %2 erlauben</translation>
+    </message>
+    <message>
+        <source>Deny %1 on any port</source>
+        <translation>%1 auf jedem Port verweigern</translation>
+    </message>
+    <message>
+        <source>Deny %1 on port %2</source>
+        <translation>%1 auf Port %2 verweigern</translation>
+    </message>
+</context>
+<context>
+    <name>sbui::NetworkRulesModel</name>
+    <message>
+        <source>any</source>
+        <translation>jeder</translation>
+    </message>
+    <message>
+        <source>Action</source>
+        <translation>Aktion</translation>
+    </message>
+    <message>
+        <source>Host</source>
+        <translation>Host</translation>
+    </message>
+    <message>
+        <source>Ports</source>
+        <translation>Ports</translation>
+    </message>
+    <message>
+        <source>Comment</source>
+        <translation>Kommentar</translation>
     </message>
 </context>
 <context>
     <name>sbui::NewSessionDialog</name>
     <message>
         <source>New session</source>
-        <translation type="unfinished"></translation>
+        <translation>Neue Sitzung</translation>
     </message>
     <message>
         <source>Browse…</source>
-        <translation type="unfinished"></translation>
+        <translation>Durchsuchen…</translation>
     </message>
     <message>
         <source>&amp;Workspace folder:</source>
-        <translation type="unfinished"></translation>
+        <translation>Ordner des &amp;Arbeitsbereichs:</translation>
     </message>
     <message>
         <source>&amp;Command:</source>
-        <translation type="unfinished"></translation>
+        <translation>&amp;Befehl:</translation>
     </message>
     <message>
         <source>Preset: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>Vorlage: %1</translation>
     </message>
     <message>
         <source>Policy file…</source>
-        <translation type="unfinished"></translation>
+        <translation>Richtliniendatei…</translation>
     </message>
     <message>
         <source>&amp;Policy:</source>
-        <translation type="unfinished"></translation>
+        <translation>&amp;Richtlinie:</translation>
     </message>
     <message>
         <source>As the policy says</source>
-        <translation type="unfinished"></translation>
+        <translation>Wie in der Richtlinie</translation>
     </message>
     <message>
         <source>None (loopback only)</source>
-        <translation type="unfinished"></translation>
+        <translation>Keins (nur Loopback)</translation>
     </message>
     <message>
         <source>Filtered (through the approval proxy)</source>
-        <translation type="unfinished"></translation>
+        <translation>Gefiltert (über den Freigabe-Proxy)</translation>
     </message>
     <message>
         <source>Host (unfiltered, not recommended)</source>
-        <translation type="unfinished"></translation>
+        <translation>Host (ungefiltert, nicht empfohlen)</translation>
     </message>
     <message>
         <source>&amp;Network:</source>
-        <translation type="unfinished"></translation>
+        <translation>&amp;Netzwerk:</translation>
     </message>
     <message>
         <source> MB</source>
-        <translation type="unfinished"></translation>
+        <translation> MB</translation>
     </message>
     <message>
         <source>no limit</source>
-        <translation type="unfinished"></translation>
+        <translation>unbegrenzt</translation>
     </message>
     <message>
         <source> %</source>
-        <translation type="unfinished"></translation>
+        <translation> %</translation>
     </message>
     <message>
         <source> s</source>
-        <translation type="unfinished"></translation>
+        <translation> s</translation>
     </message>
     <message>
         <source>&amp;Memory:</source>
-        <translation type="unfinished"></translation>
+        <translation>Spe&amp;icher:</translation>
     </message>
     <message>
         <source>P&amp;rocesses:</source>
-        <translation type="unfinished"></translation>
+        <translation>Pr&amp;ozesse:</translation>
     </message>
     <message>
         <source>C&amp;PU (100 % = one core):</source>
-        <translation type="unfinished"></translation>
+        <translation>&amp;CPU (100 % = ein Kern):</translation>
     </message>
     <message>
         <source>&amp;Time limit:</source>
-        <translation type="unfinished"></translation>
+        <translation>&amp;Zeitlimit:</translation>
     </message>
     <message>
         <source>&amp;Start</source>
-        <translation type="unfinished"></translation>
+        <translation>&amp;Starten</translation>
     </message>
     <message>
         <source>Effective policy:</source>
-        <translation type="unfinished"></translation>
+        <translation>Wirksame Richtlinie:</translation>
     </message>
     <message>
         <source>Policy file: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>Richtliniendatei: %1</translation>
     </message>
     <message>
         <source>Workspace folder</source>
-        <translation type="unfinished"></translation>
+        <translation>Ordner des Arbeitsbereichs</translation>
     </message>
     <message>
         <source>Policy file</source>
-        <translation type="unfinished"></translation>
+        <translation>Richtliniendatei</translation>
     </message>
     <message>
         <source>Policies (*.json);;All files (*)</source>
-        <translation type="unfinished"></translation>
+        <translation>Richtlinien (*.json);;Alle Dateien (*)</translation>
     </message>
     <message>
         <source>Choose a workspace folder.</source>
-        <translation type="unfinished"></translation>
+        <translation>Wählen Sie einen Ordner für den Arbeitsbereich.</translation>
     </message>
     <message>
         <source>Command: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>Befehl: %1</translation>
     </message>
     <message>
         <source>Enter the command to run.</source>
-        <translation type="unfinished"></translation>
+        <translation>Geben Sie den auszuführenden Befehl ein.</translation>
     </message>
     <message>
         <source>Network mode host gives the agent this machine&apos;s whole network, unfiltered and unrecorded.</source>
-        <translation type="unfinished"></translation>
+        <translation>Der Netzwerkmodus host gibt dem Agenten das gesamte Netzwerk dieses Rechners, ungefiltert und unaufgezeichnet.</translation>
     </message>
     <message>
         <source>%1 is not on this machine&apos;s PATH; it must exist inside the sandbox.</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 ist nicht im PATH dieses Rechners; es muss in der Sandbox vorhanden sein.</translation>
+    </message>
+    <message>
+        <source>How long a request waits for an answer before the policy&apos;s timeout action applies</source>
+        <translation>Wie lange eine Anfrage auf eine Antwort wartet, bevor die Zeitablauf-Aktion der Richtlinie greift</translation>
+    </message>
+    <message>
+        <source>&amp;Approval timeout:</source>
+        <translation>Zeitlimit für &amp;Freigaben:</translation>
+    </message>
+</context>
+<context>
+    <name>sbui::ObservedModel</name>
+    <message>
+        <source>allowed when asked</source>
+        <translation>auf Nachfrage erlaubt</translation>
+    </message>
+    <message>
+        <source>denied when asked</source>
+        <translation>auf Nachfrage verweigert</translation>
+    </message>
+    <message>
+        <source>Destination</source>
+        <translation>Ziel</translation>
+    </message>
+    <message>
+        <source>Command</source>
+        <translation>Befehl</translation>
+    </message>
+    <message>
+        <source>Decision</source>
+        <translation>Entscheidung</translation>
+    </message>
+    <message>
+        <source>Times</source>
+        <translation>Anzahl</translation>
+    </message>
+    <message>
+        <source>Decided by</source>
+        <translation>Entschieden durch</translation>
+    </message>
+</context>
+<context>
+    <name>sbui::PolicyDocument</name>
+    <message>
+        <source>Cannot read %1: %2</source>
+        <translation>%1 kann nicht gelesen werden: %2</translation>
+    </message>
+    <message>
+        <source>%1 is larger than 1 MiB: not a policy.</source>
+        <translation>%1 ist größer als 1 MiB: keine Richtlinie.</translation>
+    </message>
+    <message>
+        <source>There is no preset “%1”.</source>
+        <translation>Es gibt keine Vorlage „%1“.</translation>
+    </message>
+    <message>
+        <source>preset %1</source>
+        <translation>Vorlage %1</translation>
+    </message>
+    <message>
+        <source>the policy of session %1</source>
+        <translation>die Richtlinie der Sitzung %1</translation>
+    </message>
+    <message>
+        <source>Session %1 did not say which policy it runs.</source>
+        <translation>Sitzung %1 hat nicht mitgeteilt, mit welcher Richtlinie sie läuft.</translation>
+    </message>
+    <message>
+        <source>the policy</source>
+        <translation>die Richtlinie</translation>
+    </message>
+    <message>
+        <source>session-%1</source>
+        <translation>sitzung-%1</translation>
+    </message>
+    <message>
+        <source>Network rule %1: %2</source>
+        <translation>Netzwerkregel %1: %2</translation>
+    </message>
+    <message>
+        <source>Command rule %1: %2</source>
+        <translation>Befehlsregel %1: %2</translation>
+    </message>
+    <message>
+        <source>This policy is read-only: save it under a new name.</source>
+        <translation>Diese Richtlinie ist schreibgeschützt: Speichern Sie sie unter einem neuen Namen.</translation>
+    </message>
+    <message>
+        <source>The policy was saved, but the learned rules were left as they were: %1</source>
+        <translation>Die Richtlinie wurde gespeichert, die gelernten Regeln blieben aber unverändert: %1</translation>
+    </message>
+</context>
+<context>
+    <name>sbui::PolicyEditor</name>
+    <message>
+        <source>Policies (*.json *.jsonc);;All files (*)</source>
+        <translation>Richtlinien (*.json *.jsonc);;Alle Dateien (*)</translation>
+    </message>
+    <message>
+        <source>Presets</source>
+        <translation>Vorlagen</translation>
+    </message>
+    <message>
+        <source>Open one of the shipped presets (read-only: save it under a new name to change it)</source>
+        <translation>Eine der mitgelieferten Vorlagen öffnen (schreibgeschützt: zum Ändern unter einem neuen Namen speichern)</translation>
+    </message>
+    <message>
+        <source>Network</source>
+        <translation>Netzwerk</translation>
+    </message>
+    <message>
+        <source>Commands</source>
+        <translation>Befehle</translation>
+    </message>
+    <message>
+        <source>Select a running session to edit its policy, or open a policy file.</source>
+        <translation>Wählen Sie eine laufende Sitzung, um ihre Richtlinie zu bearbeiten, oder öffnen Sie eine Richtliniendatei.</translation>
+    </message>
+    <message>
+        <source>Open policy…</source>
+        <translation>Richtlinie öffnen…</translation>
+    </message>
+    <message>
+        <source>&amp;Open policy…</source>
+        <translation>Richtlinie ö&amp;ffnen…</translation>
+    </message>
+    <message>
+        <source>Open a policy file to edit it</source>
+        <translation>Eine Richtliniendatei zum Bearbeiten öffnen</translation>
+    </message>
+    <message>
+        <source>&amp;Save</source>
+        <translation>&amp;Speichern</translation>
+    </message>
+    <message>
+        <source>Save the policy, keeping its comments (Ctrl+S)</source>
+        <translation>Die Richtlinie speichern, ihre Kommentare bleiben erhalten (Strg+S)</translation>
+    </message>
+    <message>
+        <source>Save &amp;as…</source>
+        <translation>Speichern &amp;unter…</translation>
+    </message>
+    <message>
+        <source>Save the policy in a new file and go on editing that one</source>
+        <translation>Die Richtlinie in einer neuen Datei speichern und diese weiter bearbeiten</translation>
+    </message>
+    <message>
+        <source>&amp;Revert</source>
+        <translation>&amp;Zurücksetzen</translation>
+    </message>
+    <message>
+        <source>Throw away the unsaved changes</source>
+        <translation>Die nicht gespeicherten Änderungen verwerfen</translation>
+    </message>
+    <message>
+        <source>Preset “%1”</source>
+        <translation>Vorlage „%1“</translation>
+    </message>
+    <message>
+        <source>Built-in policy</source>
+        <translation>Eingebaute Richtlinie</translation>
+    </message>
+    <message>
+        <source>%1 — the policy of session %2, which picks up what you save.</source>
+        <translation>%1 – die Richtlinie der Sitzung %2, die übernimmt, was Sie speichern.</translation>
+    </message>
+    <message>
+        <source>No policy open</source>
+        <translation>Keine Richtlinie geöffnet</translation>
+    </message>
+    <message>
+        <source>%1 (modified)</source>
+        <translation>%1 (geändert)</translation>
+    </message>
+    <message>
+        <source>Saved, but the session did not take the new policy: %1</source>
+        <translation>Gespeichert, aber die Sitzung hat die neue Richtlinie nicht übernommen: %1</translation>
+    </message>
+    <message>
+        <source>The session&apos;s policy cannot be shown: %1</source>
+        <translation>Die Richtlinie der Sitzung kann nicht angezeigt werden: %1</translation>
+    </message>
+    <message>
+        <source>%1 was not opened: %2</source>
+        <translation>%1 wurde nicht geöffnet: %2</translation>
+    </message>
+    <message>
+        <source>Open policy</source>
+        <translation>Richtlinie öffnen</translation>
+    </message>
+    <message>
+        <source>Not saved:
+%1</source>
+        <translation>Nicht gespeichert:
+%1</translation>
+    </message>
+    <message>
+        <source>Saved.</source>
+        <translation>Gespeichert.</translation>
+    </message>
+    <message>
+        <source>Save policy as</source>
+        <translation>Richtlinie speichern unter</translation>
+    </message>
+    <message>
+        <source>Saved as %1.</source>
+        <translation>Gespeichert als %1.</translation>
+    </message>
+    <message>
+        <source>Unsaved policy changes</source>
+        <translation>Nicht gespeicherte Änderungen an der Richtlinie</translation>
+    </message>
+    <message>
+        <source>The policy has changes that are not saved. Save them first?</source>
+        <translation>Die Richtlinie hat nicht gespeicherte Änderungen. Zuerst speichern?</translation>
+    </message>
+    <message>
+        <source>Saved. Sending the policy to session %1…</source>
+        <translation>Gespeichert. Die Richtlinie wird an Sitzung %1 gesendet…</translation>
+    </message>
+    <message>
+        <source>the network mode</source>
+        <translation>der Netzwerkmodus</translation>
+    </message>
+    <message>
+        <source>the network rules</source>
+        <translation>die Netzwerkregeln</translation>
+    </message>
+    <message>
+        <source>the command rules</source>
+        <translation>die Befehlsregeln</translation>
+    </message>
+    <message>
+        <source>the approval settings</source>
+        <translation>die Freigabe-Einstellungen</translation>
+    </message>
+    <message>
+        <source>Saved. Session %1 picked up the new policy.</source>
+        <translation>Gespeichert. Sitzung %1 hat die neue Richtlinie übernommen.</translation>
+    </message>
+    <message>
+        <source>Applied now: %1.</source>
+        <translation>Sofort wirksam: %1.</translation>
+    </message>
+    <message>
+        <source>Takes effect for new sessions: %1.</source>
+        <translation>Wirksam für neue Sitzungen: %1.</translation>
+    </message>
+    <message>
+        <source>A shipped preset is read-only: Save puts your changes in a new file.</source>
+        <translation>Eine mitgelieferte Vorlage ist schreibgeschützt: „Speichern“ legt Ihre Änderungen in einer neuen Datei ab.</translation>
+    </message>
+    <message>
+        <source>Session %1 runs this shipped preset, which is read-only: Save puts your changes in a new file, and the session switches to it.</source>
+        <translation>Sitzung %1 läuft mit dieser mitgelieferten Vorlage, die schreibgeschützt ist: „Speichern“ legt Ihre Änderungen in einer neuen Datei ab, und die Sitzung wechselt zu ihr.</translation>
+    </message>
+    <message>
+        <source>%1 is read-only: Save puts your changes in a new file.</source>
+        <translation>%1 ist schreibgeschützt: „Speichern“ legt Ihre Änderungen in einer neuen Datei ab.</translation>
+    </message>
+    <message>
+        <source>%1 is read-only: Save puts your changes in a new file, and session %2 switches to it.</source>
+        <translation>%1 ist schreibgeschützt: „Speichern“ legt Ihre Änderungen in einer neuen Datei ab, und Sitzung %2 wechselt zu ihr.</translation>
+    </message>
+    <message>
+        <source>Session %1 runs a policy that is in no file: Save puts it in a new file, and the session switches to it.</source>
+        <translation>Sitzung %1 läuft mit einer Richtlinie, die in keiner Datei steht: „Speichern“ legt sie in einer neuen Datei ab, und die Sitzung wechselt zu ihr.</translation>
+    </message>
+    <message>
+        <source>the exposed folders</source>
+        <translation>die eingebundenen Ordner</translation>
+    </message>
+    <message>
+        <source>the resource limits</source>
+        <translation>die Ressourcengrenzen</translation>
+    </message>
+    <message>
+        <source>the environment</source>
+        <translation>die Umgebung</translation>
+    </message>
+</context>
+<context>
+    <name>sbui::PolicyPage</name>
+    <message>
+        <source>Your rules, checked in order: the first that matches decides. Drag a rule or use the arrows to change the order; double-click a cell to edit it.</source>
+        <translation>Ihre Regeln, der Reihe nach geprüft: Die erste passende entscheidet. Ziehen Sie eine Regel oder nutzen Sie die Pfeile, um die Reihenfolge zu ändern; doppelklicken Sie auf eine Zelle, um sie zu bearbeiten.</translation>
+    </message>
+    <message>
+        <source>Test</source>
+        <translation>Test</translation>
+    </message>
+    <message>
+        <source>Learned rules</source>
+        <translation>Gelernte Regeln</translation>
+    </message>
+    <message>
+        <source>Observed</source>
+        <translation>Beobachtet</translation>
+    </message>
+    <message>
+        <source>Would this be allowed?</source>
+        <translation>Wäre das erlaubt?</translation>
+    </message>
+    <message>
+        <source>The rules as shown decide, unsaved changes and learned rules included.</source>
+        <translation>Es entscheiden die Regeln wie angezeigt, einschließlich nicht gespeicherter Änderungen und gelernter Regeln.</translation>
+    </message>
+    <message>
+        <source>&amp;Move to my rules</source>
+        <translation>Zu meinen Regeln &amp;verschieben</translation>
+    </message>
+    <message>
+        <source>Make it one of your rules, where it takes effect now, and drop it from the learned rules when you save</source>
+        <translation>Zu einer Ihrer Regeln machen, wo sie sofort wirkt, und beim Speichern aus den gelernten Regeln entfernen</translation>
+    </message>
+    <message>
+        <source>&amp;Remove</source>
+        <translation>&amp;Entfernen</translation>
+    </message>
+    <message>
+        <source>Forget this answer when you save</source>
+        <translation>Diese Antwort beim Speichern vergessen</translation>
+    </message>
+    <message>
+        <source>Make a &amp;rule from this</source>
+        <translation>&amp;Regel daraus machen</translation>
+    </message>
+    <message>
+        <source>What the shown session did, each destination or command once with its latest decision.</source>
+        <translation>Was die angezeigte Sitzung getan hat, jedes Ziel und jeder Befehl einmal mit der letzten Entscheidung.</translation>
+    </message>
+    <message>
+        <source>Cannot tell</source>
+        <translation>Nicht bestimmbar</translation>
+    </message>
+    <message>
+        <source>Learned rules (%1)</source>
+        <translation>Gelernte Regeln (%1)</translation>
+    </message>
+    <message>
+        <source>Observed (%1)</source>
+        <translation>Beobachtet (%1)</translation>
+    </message>
+    <message>
+        <source>This policy has no learned-rules file.</source>
+        <translation>Diese Richtlinie hat keine Datei für gelernte Regeln.</translation>
+    </message>
+    <message>
+        <source>Answers given with “always”, kept in %1. They are checked before your rules, but never override a deny rule of yours that is at least as specific.</source>
+        <translation>Mit „immer“ gegebene Antworten, gespeichert in %1. Sie werden vor Ihren Regeln geprüft, setzen sich aber nie über eine Ihrer Verweigern-Regeln hinweg, die mindestens ebenso genau ist.</translation>
+    </message>
+    <message>
+        <source>The learned rules could not be read, and are left as they are: %1</source>
+        <translation>Die gelernten Regeln konnten nicht gelesen werden und bleiben unverändert: %1</translation>
     </message>
 </context>
 <context>
     <name>sbui::ReplayController</name>
     <message>
         <source>No recording is open.</source>
-        <translation type="unfinished"></translation>
+        <translation>Keine Aufzeichnung geöffnet.</translation>
     </message>
 </context>
 <context>
     <name>sbui::ReplayScrubber</name>
     <message>
         <source>Replay position</source>
-        <translation type="unfinished"></translation>
+        <translation>Wiedergabeposition</translation>
     </message>
     <message>
         <source>command</source>
-        <translation type="unfinished"></translation>
+        <translation>Befehl</translation>
     </message>
     <message>
         <source>connection</source>
-        <translation type="unfinished"></translation>
+        <translation>Verbindung</translation>
     </message>
     <message>
         <source>approval</source>
-        <translation type="unfinished"></translation>
+        <translation>Freigabe</translation>
     </message>
     <message>
         <source>denied</source>
-        <translation type="unfinished"></translation>
+        <translation>verweigert</translation>
     </message>
     <message>
         <source>event</source>
-        <translation type="unfinished"></translation>
+        <translation>Ereignis</translation>
     </message>
     <message>
         <source>%1  %2: %3</source>
-        <translation type="unfinished"></translation>
+        <translation>%1  %2: %3</translation>
     </message>
     <message numerus="yes">
         <source>… and %n more</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>… und %n weiteres</numerusform>
+            <numerusform>… und %n weitere</numerusform>
         </translation>
     </message>
 </context>
@@ -1108,357 +1928,548 @@
     <name>sbui::ReplayView</name>
     <message>
         <source>Previous event</source>
-        <translation type="unfinished"></translation>
+        <translation>Vorheriges Ereignis</translation>
     </message>
     <message>
         <source>Previous event (Ctrl+Left)</source>
-        <translation type="unfinished"></translation>
+        <translation>Vorheriges Ereignis (Strg+Links)</translation>
     </message>
     <message>
         <source>Play</source>
-        <translation type="unfinished"></translation>
+        <translation>Abspielen</translation>
     </message>
     <message>
         <source>Play (Space)</source>
-        <translation type="unfinished"></translation>
+        <translation>Abspielen (Leertaste)</translation>
     </message>
     <message>
         <source>Next event</source>
-        <translation type="unfinished"></translation>
+        <translation>Nächstes Ereignis</translation>
     </message>
     <message>
         <source>Next event (Ctrl+Right)</source>
-        <translation type="unfinished"></translation>
+        <translation>Nächstes Ereignis (Strg+Rechts)</translation>
     </message>
     <message>
         <source>%1×</source>
-        <translation type="unfinished"></translation>
+        <translation>%1×</translation>
     </message>
     <message>
         <source>Playback speed</source>
-        <translation type="unfinished"></translation>
+        <translation>Wiedergabegeschwindigkeit</translation>
     </message>
     <message>
         <source>Position / length of the recording</source>
-        <translation type="unfinished"></translation>
+        <translation>Position / Länge der Aufzeichnung</translation>
     </message>
     <message>
         <source>Go to (1:30)</source>
-        <translation type="unfinished"></translation>
+        <translation>Gehe zu (1:30)</translation>
     </message>
     <message>
         <source>Jump to a time: 90, 1m30s or 1:30 (Ctrl+G)</source>
-        <translation type="unfinished"></translation>
+        <translation>Zu einer Zeit springen: 90, 1m30s oder 1:30 (Strg+G)</translation>
     </message>
     <message>
         <source>Export…</source>
-        <translation type="unfinished"></translation>
+        <translation>Exportieren…</translation>
     </message>
     <message>
         <source>Save the recording as asciicast v2 or JSON Lines</source>
-        <translation type="unfinished"></translation>
+        <translation>Die Aufzeichnung als asciicast v2 oder JSON Lines speichern</translation>
     </message>
     <message>
         <source>Search the terminal text (/)</source>
-        <translation type="unfinished"></translation>
+        <translation>Den Terminaltext durchsuchen (/)</translation>
     </message>
     <message>
         <source>Click a match to go there</source>
-        <translation type="unfinished"></translation>
+        <translation>Klicken Sie auf einen Treffer, um dorthin zu springen</translation>
     </message>
     <message>
         <source>%1 / %2</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 / %2</translation>
     </message>
     <message>
         <source>%1: %2, %3 × %4, %5</source>
-        <translation type="unfinished"></translation>
+        <translation>%1: %2, %3 × %4, %5</translation>
     </message>
     <message>
         <source>No event after %1.</source>
-        <translation type="unfinished"></translation>
+        <translation>Kein Ereignis nach %1.</translation>
     </message>
     <message>
         <source>No event before %1.</source>
-        <translation type="unfinished"></translation>
+        <translation>Kein Ereignis vor %1.</translation>
     </message>
     <message>
         <source>&quot;%1&quot; is not a time; write 90, 1m30s or 1:30.</source>
-        <translation type="unfinished"></translation>
+        <translation>„%1“ ist keine Zeitangabe; schreiben Sie 90, 1m30s oder 1:30.</translation>
     </message>
     <message>
         <source>The recording ends at %1.</source>
-        <translation type="unfinished"></translation>
+        <translation>Die Aufzeichnung endet bei %1.</translation>
     </message>
     <message>
         <source>%1  %2</source>
-        <translation type="unfinished"></translation>
+        <translation>%1  %2</translation>
     </message>
     <message>
         <source>No terminal text matches &quot;%1&quot;.</source>
-        <translation type="unfinished"></translation>
+        <translation>Kein Terminaltext passt zu „%1“.</translation>
     </message>
     <message numerus="yes">
         <source>Matches for &quot;%1&quot;: %n.</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>Treffer für „%1“: %n.</numerusform>
+            <numerusform>Treffer für „%1“: %n.</numerusform>
         </translation>
     </message>
     <message>
         <source>Export failed: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>Export fehlgeschlagen: %1</translation>
     </message>
     <message>
         <source>Exported to %1.</source>
-        <translation type="unfinished"></translation>
+        <translation>Exportiert nach %1.</translation>
     </message>
     <message>
         <source>Export</source>
-        <translation type="unfinished"></translation>
+        <translation>Export</translation>
     </message>
     <message>
         <source>Could not export the recording: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>Die Aufzeichnung konnte nicht exportiert werden: %1</translation>
     </message>
     <message>
         <source>asciicast v2 (*.cast)</source>
-        <translation type="unfinished"></translation>
+        <translation>asciicast v2 (*.cast)</translation>
     </message>
     <message>
         <source>JSON Lines (*.jsonl)</source>
-        <translation type="unfinished"></translation>
+        <translation>JSON Lines (*.jsonl)</translation>
     </message>
     <message>
         <source>Export recording</source>
-        <translation type="unfinished"></translation>
+        <translation>Aufzeichnung exportieren</translation>
     </message>
     <message>
         <source>Pause</source>
-        <translation type="unfinished"></translation>
+        <translation>Pause</translation>
     </message>
     <message>
         <source>Pause (Space)</source>
-        <translation type="unfinished"></translation>
+        <translation>Pause (Leertaste)</translation>
+    </message>
+</context>
+<context>
+    <name>sbui::RuleListEditor</name>
+    <message>
+        <source>&amp;Add rule</source>
+        <translation>Regel &amp;hinzufügen</translation>
+    </message>
+    <message>
+        <source>&amp;Delete</source>
+        <translation>&amp;Löschen</translation>
+    </message>
+    <message>
+        <source>Add a rule after the selected one</source>
+        <translation>Eine Regel nach der ausgewählten hinzufügen</translation>
+    </message>
+    <message>
+        <source>Delete the selected rule (Del)</source>
+        <translation>Die ausgewählte Regel löschen (Entf)</translation>
+    </message>
+    <message>
+        <source>Move the rule up: it is checked earlier (Ctrl+Up)</source>
+        <translation>Die Regel nach oben verschieben: Sie wird früher geprüft (Strg+Hoch)</translation>
+    </message>
+    <message>
+        <source>Move up</source>
+        <translation>Nach oben</translation>
+    </message>
+    <message>
+        <source>Move the rule down: it is checked later (Ctrl+Down)</source>
+        <translation>Die Regel nach unten verschieben: Sie wird später geprüft (Strg+Runter)</translation>
+    </message>
+    <message>
+        <source>Move down</source>
+        <translation>Nach unten</translation>
+    </message>
+    <message>
+        <source>Rule %1: %2</source>
+        <translation>Regel %1: %2</translation>
+    </message>
+</context>
+<context>
+    <name>sbui::SessionConnection</name>
+    <message>
+        <source>the session has ended</source>
+        <translation>die Sitzung ist beendet</translation>
     </message>
 </context>
 <context>
     <name>sbui::SessionListModel</name>
     <message numerus="yes">
         <source>running, %n approval(s) waiting</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>läuft, %n Freigabe wartet</numerusform>
+            <numerusform>läuft, %n Freigaben warten</numerusform>
         </translation>
     </message>
     <message>
         <source>running</source>
-        <translation type="unfinished"></translation>
+        <translation>läuft</translation>
     </message>
     <message>
         <source>interrupted (its supervisor died)</source>
-        <translation type="unfinished"></translation>
+        <translation>unterbrochen (ihr Supervisor ist abgestürzt)</translation>
     </message>
     <message>
         <source>ended, exit %1</source>
-        <translation type="unfinished"></translation>
+        <translation>beendet, Exit-Status %1</translation>
     </message>
     <message>
         <source>ended</source>
-        <translation type="unfinished"></translation>
+        <translation>beendet</translation>
+    </message>
+    <message>
+        <source>Session</source>
+        <translation>Sitzung</translation>
+    </message>
+    <message>
+        <source>Workspace</source>
+        <translation>Arbeitsbereich</translation>
+    </message>
+    <message>
+        <source>Started</source>
+        <translation>Gestartet</translation>
+    </message>
+    <message>
+        <source>Duration</source>
+        <translation>Dauer</translation>
     </message>
     <message>
         <source>Session %1
 %2
-%3</source>
-        <translation type="unfinished"></translation>
+in %3
+%4</source>
+        <translation>Sitzung %1
+%2
+in %3
+%4</translation>
+    </message>
+</context>
+<context>
+    <name>sbui::Settings</name>
+    <message>
+        <source>Cannot write the settings file %1.</source>
+        <translation>Die Einstellungsdatei %1 kann nicht geschrieben werden.</translation>
+    </message>
+</context>
+<context>
+    <name>sbui::SettingsDialog</name>
+    <message>
+        <source>Settings</source>
+        <translation>Einstellungen</translation>
     </message>
     <message>
-        <source>Session</source>
-        <translation type="unfinished"></translation>
+        <source>Terminal</source>
+        <translation>Terminal</translation>
     </message>
     <message>
-        <source>Workspace</source>
-        <translation type="unfinished"></translation>
+        <source> pt</source>
+        <translation> pt</translation>
     </message>
     <message>
-        <source>Started</source>
-        <translation type="unfinished"></translation>
+        <source>&amp;Font:</source>
+        <translation>S&amp;chrift:</translation>
     </message>
     <message>
-        <source>Duration</source>
-        <translation type="unfinished"></translation>
+        <source> lines</source>
+        <translation> Zeilen</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>keiner</translation>
+    </message>
+    <message>
+        <source>&amp;Scrollback:</source>
+        <translation>&amp;Verlauf:</translation>
+    </message>
+    <message>
+        <source>New sessions</source>
+        <translation>Neue Sitzungen</translation>
+    </message>
+    <message>
+        <source>Default &amp;policy preset:</source>
+        <translation>Standard-&amp;Richtlinienvorlage:</translation>
+    </message>
+    <message>
+        <source> s</source>
+        <translation> s</translation>
+    </message>
+    <message>
+        <source>as the policy says</source>
+        <translation>wie in der Richtlinie</translation>
+    </message>
+    <message>
+        <source>&amp;Approval timeout:</source>
+        <translation>Zeitlimit für &amp;Freigaben:</translation>
+    </message>
+    <message>
+        <source>How long a request waits for your answer before the policy&apos;s timeout action applies.</source>
+        <translation>Wie lange eine Anfrage auf Ihre Antwort wartet, bevor die Zeitablauf-Aktion der Richtlinie greift.</translation>
+    </message>
+    <message>
+        <source>Notifications</source>
+        <translation>Benachrichtigungen</translation>
+    </message>
+    <message>
+        <source>&amp;Desktop notification when an approval waits</source>
+        <translation>&amp;Desktop-Benachrichtigung, wenn eine Freigabe wartet</translation>
+    </message>
+    <message>
+        <source>Only while the window is not active. The window title counts waiting approvals either way.</source>
+        <translation>Nur solange das Fenster nicht aktiv ist. Der Fenstertitel zählt wartende Freigaben in jedem Fall.</translation>
+    </message>
+    <message>
+        <source>Recordings</source>
+        <translation>Aufzeichnungen</translation>
+    </message>
+    <message>
+        <source> days</source>
+        <translation> Tage</translation>
+    </message>
+    <message>
+        <source>no limit</source>
+        <translation>unbegrenzt</translation>
+    </message>
+    <message>
+        <source>&amp;Keep for:</source>
+        <translation>&amp;Aufbewahren für:</translation>
+    </message>
+    <message>
+        <source> MB</source>
+        <translation> MB</translation>
+    </message>
+    <message>
+        <source>&amp;Up to a total of:</source>
+        <translation>&amp;Bis zu insgesamt:</translation>
+    </message>
+    <message>
+        <source>Language</source>
+        <translation>Sprache</translation>
+    </message>
+    <message>
+        <source>System (%1)</source>
+        <translation>System (%1)</translation>
+    </message>
+    <message>
+        <source>&amp;Language:</source>
+        <translation>&amp;Sprache:</translation>
+    </message>
+    <message>
+        <source>The settings were not saved</source>
+        <translation>Die Einstellungen wurden nicht gespeichert</translation>
+    </message>
+    <message>
+        <source>In use:</source>
+        <translation>Belegt:</translation>
+    </message>
+    <message>
+        <source>Deleted when applied:</source>
+        <translation>Beim Übernehmen gelöscht:</translation>
+    </message>
+    <message>
+        <source>Takes effect at the next start.</source>
+        <translation>Gilt ab dem nächsten Start.</translation>
+    </message>
+    <message>
+        <source>unreadable</source>
+        <translation>nicht lesbar</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n recording(s), %1, oldest first</source>
+        <translation>
+            <numerusform>%n Aufzeichnung, %1</numerusform>
+            <numerusform>%n Aufzeichnungen, %1, die ältesten zuerst</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>nothing</source>
+        <translation>nichts</translation>
     </message>
 </context>
 <context>
     <name>sbui::TerminalSearchBar</name>
     <message>
         <source>Find in terminal</source>
-        <translation type="unfinished"></translation>
+        <translation>Im Terminal suchen</translation>
     </message>
     <message>
         <source>Find older (Enter)</source>
-        <translation type="unfinished"></translation>
+        <translation>Ältere suchen (Eingabetaste)</translation>
     </message>
     <message>
         <source>Find older</source>
-        <translation type="unfinished"></translation>
+        <translation>Ältere suchen</translation>
     </message>
     <message>
         <source>Find newer (Shift+Enter)</source>
-        <translation type="unfinished"></translation>
+        <translation>Neuere suchen (Umschalt+Eingabetaste)</translation>
     </message>
     <message>
         <source>Find newer</source>
-        <translation type="unfinished"></translation>
+        <translation>Neuere suchen</translation>
     </message>
     <message>
         <source>Close</source>
-        <translation type="unfinished"></translation>
+        <translation>Schließen</translation>
     </message>
     <message>
         <source>Close the find bar (Escape)</source>
-        <translation type="unfinished"></translation>
+        <translation>Die Suchleiste schließen (Esc)</translation>
     </message>
     <message>
         <source>Not found</source>
-        <translation type="unfinished"></translation>
+        <translation>Nicht gefunden</translation>
     </message>
 </context>
 <context>
     <name>sbui::TerminalWidget</name>
     <message>
         <source>&amp;Copy</source>
-        <translation type="unfinished"></translation>
+        <translation>&amp;Kopieren</translation>
     </message>
     <message>
         <source>&amp;Paste</source>
-        <translation type="unfinished"></translation>
+        <translation>&amp;Einfügen</translation>
     </message>
     <message>
         <source>Select &amp;All</source>
-        <translation type="unfinished"></translation>
+        <translation>&amp;Alles auswählen</translation>
     </message>
     <message>
         <source>&amp;Find…</source>
-        <translation type="unfinished"></translation>
+        <translation>&amp;Suchen…</translation>
     </message>
 </context>
 <context>
     <name>sbui::WelcomeView</name>
     <message>
         <source>Isolation (namespaces)</source>
-        <translation type="unfinished"></translation>
+        <translation>Isolation (Namespaces)</translation>
     </message>
     <message>
         <source>Reviewable workspace (overlayfs)</source>
-        <translation type="unfinished"></translation>
+        <translation>Prüfbarer Arbeitsbereich (overlayfs)</translation>
     </message>
     <message>
         <source>System call filter (seccomp)</source>
-        <translation type="unfinished"></translation>
+        <translation>Systemaufruf-Filter (seccomp)</translation>
     </message>
     <message>
         <source>Command approval (seccomp notification)</source>
-        <translation type="unfinished"></translation>
+        <translation>Befehlsfreigabe (seccomp-Benachrichtigung)</translation>
     </message>
     <message>
         <source>Write confinement (Landlock)</source>
-        <translation type="unfinished"></translation>
+        <translation>Schreibbeschränkung (Landlock)</translation>
     </message>
     <message>
         <source>Resource limits (cgroups)</source>
-        <translation type="unfinished"></translation>
+        <translation>Ressourcengrenzen (cgroups)</translation>
     </message>
     <message>
         <source>Try the &amp;demo</source>
-        <translation type="unfinished"></translation>
+        <translation>&amp;Demo ausprobieren</translation>
     </message>
     <message>
         <source>&amp;New session…</source>
-        <translation type="unfinished"></translation>
+        <translation>&amp;Neue Sitzung…</translation>
     </message>
     <message>
         <source>Welcome to Sandbench</source>
-        <translation type="unfinished"></translation>
+        <translation>Willkommen bei Sandbench</translation>
     </message>
     <message>
         <source>Supervise AI coding agents in a local sandbox.</source>
-        <translation type="unfinished"></translation>
+        <translation>KI-Programmieragenten in einer lokalen Sandbox beaufsichtigen.</translation>
     </message>
     <message>
         <source>An agent started here works on your project inside a sandbox: it sees a copy of the folder, an empty home and no credentials. What it writes waits for your review. Commands and connections your policy leaves open are put to you while it waits, and every session is recorded for replay.</source>
-        <translation type="unfinished"></translation>
+        <translation>Ein hier gestarteter Agent arbeitet in einer Sandbox an Ihrem Projekt: Er sieht eine Kopie des Ordners, ein leeres Home-Verzeichnis und keine Zugangsdaten. Was er schreibt, wartet auf Ihre Prüfung. Befehle und Verbindungen, die Ihre Richtlinie offenlässt, werden Ihnen vorgelegt, während er wartet, und jede Sitzung wird zur Wiedergabe aufgezeichnet.</translation>
     </message>
     <message>
         <source>Start the built-in demo: a scripted agent in a sandbox over a copy of a small project</source>
-        <translation type="unfinished"></translation>
+        <translation>Die eingebaute Demo starten: ein geskripteter Agent in einer Sandbox auf einer Kopie eines kleinen Projekts</translation>
     </message>
     <message>
         <source>Choose a project folder, a policy and the agent to run</source>
-        <translation type="unfinished"></translation>
+        <translation>Einen Projektordner, eine Richtlinie und den auszuführenden Agenten wählen</translation>
     </message>
     <message>
         <source>In the demo a scripted agent fixes a bug, runs the tests, reaches one allowed and one denied server, and tries a dangerous command: you answer it in the approval panel, then review its changes.</source>
-        <translation type="unfinished"></translation>
+        <translation>In der Demo behebt ein geskripteter Agent einen Fehler, führt die Tests aus, erreicht einen erlaubten und einen verweigerten Server und versucht einen gefährlichen Befehl: Sie beantworten ihn im Bereich „Freigaben“ und prüfen dann seine Änderungen.</translation>
     </message>
     <message>
         <source>This machine</source>
-        <translation type="unfinished"></translation>
+        <translation>Dieser Rechner</translation>
     </message>
     <message>
         <source>Check &amp;again</source>
-        <translation type="unfinished"></translation>
+        <translation>&amp;Erneut prüfen</translation>
     </message>
     <message>
         <source>Run the checks again, e.g. after applying a fix</source>
-        <translation type="unfinished"></translation>
+        <translation>Die Prüfungen erneut ausführen, z. B. nach dem Anwenden einer Korrektur</translation>
     </message>
     <message>
         <source>Sandboxes cannot run here until the missing items below are fixed: Sandbench refuses to start a weaker sandbox.</source>
-        <translation type="unfinished"></translation>
+        <translation>Sandboxen können hier erst laufen, wenn die unten fehlenden Punkte behoben sind: Sandbench startet keine schwächere Sandbox.</translation>
     </message>
     <message>
         <source>Sandboxes can run on this machine, with the limits below.</source>
-        <translation type="unfinished"></translation>
+        <translation>Sandboxen können auf diesem Rechner laufen, mit den unten genannten Einschränkungen.</translation>
     </message>
     <message>
         <source>Sandboxes can run on this machine, with every protection.</source>
-        <translation type="unfinished"></translation>
+        <translation>Sandboxen können auf diesem Rechner laufen, mit allen Schutzmaßnahmen.</translation>
     </message>
     <message>
         <source>ok</source>
-        <translation type="unfinished"></translation>
+        <translation>ok</translation>
     </message>
     <message>
         <source>missing</source>
-        <translation type="unfinished"></translation>
+        <translation>fehlt</translation>
     </message>
     <message>
         <source>limited</source>
-        <translation type="unfinished"></translation>
+        <translation>eingeschränkt</translation>
     </message>
     <message>
         <source>Fix: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>Korrektur: %1</translation>
     </message>
 </context>
 <context>
     <name>sbui::WorkspaceModel</name>
     <message numerus="yes">
         <source>%n change(s) inside</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>%n Änderung darin</numerusform>
+            <numerusform>%n Änderungen darin</numerusform>
         </translation>
     </message>
     <message>
         <source>Name</source>
-        <translation type="unfinished"></translation>
+        <translation>Name</translation>
     </message>
     <message>
         <source>Change</source>
-        <translation type="unfinished"></translation>
+        <translation>Änderung</translation>
     </message>
 </context>
 </TS>

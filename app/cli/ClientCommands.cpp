@@ -1,18 +1,21 @@
-// ls / attach / pending / approve / stop / kill: talking to running sessions through their
-// control sockets, like any other client (docs/protocol.md).
+// ls / attach / pending / approve / policy / stop / kill: talking to running sessions through
+// their control sockets, like any other client (docs/protocol.md).
 #include "Commands.h"
 #include "ControlClient.h"
 #include "Format.h"
 #include "Paths.h"
+#include "Policy.h"
 #include "Session.h"
 #include "Terminal.h"
 
 #include <algorithm>
 #include <csignal>
 #include <ctime>
+#include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <poll.h>
+#include <sstream>
 #include <sys/signalfd.h>
 #include <unistd.h>
 
@@ -35,6 +38,7 @@ struct ClientArgs {
     std::string decision;
     std::string scope;
     std::string duration = "once";
+    std::string policyFile;
 };
 
 bool isConnectFailure(const sb::Error& e)
@@ -239,6 +243,35 @@ int approveCommand(const ClientArgs& args)
                 answer.allow ? "allowed" : "denied", sb::proto::describeRequest(*it).c_str(),
                 sb::proto::approvalScopeName(answer.scope),
                 sb::proto::approvalDurationName(answer.duration));
+    return 0;
+}
+
+std::string sectionList(const std::vector<std::string>& sections)
+{
+    std::string out;
+    for (const std::string& s : sections)
+        out += (out.empty() ? "" : ", ") + s;
+    return out.empty() ? "nothing" : out;
+}
+
+int policyCommand(const ClientArgs& args)
+{
+    // Checked here first, so that a mistake is named with the file's own lines and columns.
+    const fs::path file = fs::absolute(args.policyFile);
+    if (auto policy = sb::loadPolicyFile(file); !policy) return fail(policy.error(), kUsageError);
+    std::ifstream in(file);
+    std::stringstream text;
+    text << in.rdbuf();
+    json document = json::parse(text.str(), nullptr, false, /*ignore_comments=*/true);
+    if (!document.is_object())
+        return fail("cannot read " + file.string() + " again (it changed?)", kUsageError);
+    auto client = connectSession(args.session, Role::Viewer, "sandbench-cli policy");
+    if (!client) return fail(client.error());
+    auto result = (*client)->updatePolicy(document, file.string());
+    if (!result) return fail(result.error());
+    std::printf("session %s now follows %s\napplied: %s\nfor new sessions only: %s\n",
+                args.session.c_str(), file.c_str(), sectionList(result->applied).c_str(),
+                sectionList(result->deferred).c_str());
     return 0;
 }
 
@@ -447,6 +480,15 @@ void addClientCommands(CLI::App& app)
     approve->add_option("--for", args->duration, "How long: once, session, always")
         ->check(CLI::IsMember({"once", "session", "always"}));
     approve->callback([args] { exitWith(approveCommand(*args)); });
+
+    CLI::App* policy = app.add_subcommand(
+        "policy", "Give a running session a new policy: its command and network rules and "
+                  "approvals apply at once, the rest to new sessions only");
+    sessionArg(policy, true);
+    policy->add_option("file", args->policyFile, "The policy file (JSON with comments)")
+        ->required()
+        ->check(CLI::ExistingFile);
+    policy->callback([args] { exitWith(policyCommand(*args)); });
 
     CLI::App* stop = app.add_subcommand("stop", "Ask a running session to end (SIGTERM)");
     sessionArg(stop, true);

@@ -1,5 +1,5 @@
-// --policy / --preset and the overrides (--network, --timeout, --memory, --pids, --cpu): the
-// options that choose a run's policy.
+// --policy / --preset and the overrides (--network, --timeout, --memory, --pids, --cpu,
+// --approval-timeout): the options that choose a run's policy.
 #pragma once
 
 #include "Policy.h"
@@ -8,6 +8,10 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+
+namespace sb {
+struct RunOptions;
+}
 
 namespace sbcli {
 
@@ -19,13 +23,16 @@ struct PolicyChoice {
     std::optional<std::uint64_t> memoryMb;
     std::optional<unsigned> pids;
     std::optional<unsigned> cpuPercent;
+    std::optional<unsigned> approvalTimeoutSeconds;
 
     void addTo(CLI::App& command);
-    // The chosen document (the generic preset when none is named) with its learned rules and
-    // the overrides applied.
+    // The chosen document (the generic preset when none is named) with the overrides applied;
+    // runSession merges its learned rules (learnedRulesFile()).
     sb::Result<sb::Policy> resolve() const;
-    // Where "always" answers for this policy are saved.
+    // Where the learned rules for this policy are, and "always" answers are saved.
     std::filesystem::path learnedRulesFile() const;
+    // The document (or preset) and its learned rules, for the session's clients.
+    void describeSource(sb::RunOptions& options) const;
 
   private:
     std::string presetName() const;

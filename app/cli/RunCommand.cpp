@@ -43,7 +43,7 @@ int runCommand(const RunArgs& args)
     options.sessionId = args.sessionId;
     if (args.headless)
         if (auto e = makeHeadless(options, args.size)) return fail(*e, kUsageError);
-    options.learnedRulesFile = args.policy.learnedRulesFile();
+    args.policy.describeSource(options);
     options.notice = [](const std::string& text) {
         std::fprintf(stderr, "sandbench: %s\n", text.c_str());
     };

@@ -4,16 +4,18 @@
 //   sandbench [--preset P | --policy F] [--workspace DIR] [--network M] -- COMMAND…
 //                                              the window, starting COMMAND in a new session
 //   sandbench --demo                           the window on the built-in demo session
+//   sandbench --lang de                        in German (also $SANDBENCH_LANG; see Language.h)
 #include "main/MainWindow.h"
 #include "sessions/SessionLauncher.h"
+#include "settings/Language.h"
+#include "settings/Settings.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDir>
 #include <QIcon>
-#include <QLibraryInfo>
 #include <QLocale>
-#include <QTranslator>
+#include <cstdio>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 
@@ -40,13 +42,13 @@ int main(int argc, char* argv[])
     QApplication::setDesktopFileName(QStringLiteral("io.github.sandbench.Sandbench"));
     QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/sandbench.svg")));
 
-    QTranslator qtTranslator, translator;
-    if (qtTranslator.load(QLocale(), QStringLiteral("qtbase"), QStringLiteral("_"),
-                          QLibraryInfo::path(QLibraryInfo::TranslationsPath)))
-        QApplication::installTranslator(&qtTranslator);
-    if (translator.load(QLocale(), QStringLiteral("sandbench"), QStringLiteral("_"),
-                        QStringLiteral(":/i18n")))
-        QApplication::installTranslator(&translator);
+    // The language before the options: --help speaks it too.
+    const sbui::LanguageChoice language = sbui::chooseLanguage(
+        sbui::languageArgument(QApplication::arguments()), qEnvironmentVariable("SANDBENCH_LANG"),
+        sbui::Settings::instance().values().language, QLocale::system().uiLanguages());
+    if (!language.warning.isEmpty())
+        std::fprintf(stderr, "sandbench: %s\n", qPrintable(language.warning));
+    sbui::installTranslations(language.language);
 
     QCommandLineParser parser;
     parser.setApplicationDescription(
@@ -68,7 +70,12 @@ int main(int argc, char* argv[])
         QStringLiteral("mode"));
     QCommandLineOption demo(QStringLiteral("demo"),
                             QApplication::translate("main", "Start the built-in demo session."));
-    parser.addOptions({workspace, preset, policy, network, demo});
+    QCommandLineOption lang(
+        QStringLiteral("lang"),
+        QApplication::translate("main", "Language of the window: en or de. Overrides "
+                                        "$SANDBENCH_LANG, the setting and the system's language."),
+        QStringLiteral("code"));
+    parser.addOptions({workspace, preset, policy, network, demo, lang});
     parser.addPositionalArgument(
         QStringLiteral("command"),
         QApplication::translate("main", "Command to start in a new session."),

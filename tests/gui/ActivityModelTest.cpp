@@ -2,7 +2,9 @@
 // SessionLoop builds them), batching, the model contract, and the filters.
 #include "activity/ActivityModel.h"
 
+#include "RecordingTypes.h"
 #include "activity/ActivityFilterModel.h"
+#include "sessions/SessionHistory.h"
 
 #include <QAbstractItemModelTester>
 #include <QDateTime>
@@ -202,6 +204,140 @@ class ActivityModelTest : public QObject {
                      command({"git", "commit", "-m", "fix it"}, "allow")});
         QCOMPARE(model.summary(0), QStringLiteral("exit 137 (signal 9)"));
         QCOMPARE(model.summary(1), QStringLiteral("git commit -m 'fix it'"));
+    }
+
+    void fileAndLimitEventsReadAsSentences()
+    {
+        ActivityModel model;
+        auto file = [](json fields) {
+            fields["kind"] = "file";
+            fields["time_unix_ms"] = kStart;
+            return fields;
+        };
+        auto limit = [](json fields) {
+            fields["kind"] = "limit";
+            fields["time_unix_ms"] = kStart;
+            return fields;
+        };
+        fill(model,
+             {file({{"change", "added"}, {"path", "src/new.c"}, {"type", "file"}}),
+              file({{"change", "added"}, {"path", "build"}, {"type", "directory"}}),
+              file({{"change", "deleted"}, {"path", "old"}, {"type", "directory"}}),
+              file({{"change", "renamed"}, {"path", "b.txt"}, {"from", "a.txt"}}),
+              file({{"change", "more"},
+                    {"count", 1234},
+                    {"path", "node_modules"},
+                    {"added", 1200},
+                    {"modified", 34},
+                    {"deleted", 0},
+                    {"renamed", 0}}),
+              limit({{"limit", "memory"},
+                     {"value", 512},
+                     {"unit", "MiB"},
+                     {"action", "killed"},
+                     {"count", 2}}),
+              limit({{"limit", "memory"},
+                     {"value", 512},
+                     {"unit", "MiB"},
+                     {"action", "throttled"},
+                     {"count", 40}}),
+              limit({{"limit", "pids"},
+                     {"value", 64},
+                     {"unit", "processes"},
+                     {"action", "refused"},
+                     {"count", 3}}),
+              limit({{"limit", "wall"}, {"value", 60}, {"unit", "s"}, {"action", "stopped"}}),
+              limit({{"limit", "cpu_time"},
+                     {"value", 5},
+                     {"unit", "s"},
+                     {"action", "killed"},
+                     {"signal", "SIGXCPU"}}),
+              limit({{"limit", "file_size"},
+                     {"value", 1},
+                     {"unit", "MiB"},
+                     {"action", "killed"},
+                     {"signal", "SIGXFSZ"}})});
+        QCOMPARE(summaries(model),
+                 QStringList({
+                     QStringLiteral("added src/new.c"),
+                     QStringLiteral("added folder build"),
+                     QStringLiteral("deleted folder old"),
+                     QStringLiteral("renamed a.txt to b.txt"),
+                     QStringLiteral("1234 more file change(s) in node_modules (1200 added, 34 "
+                                    "modified)"),
+                     QStringLiteral("memory limit (512 MiB) reached: 2 process(es) killed"),
+                     QStringLiteral("memory limit (512 MiB) reached: the kernel reclaimed memory "
+                                    "(40 time(s))"),
+                     QStringLiteral("process limit (64) reached: 3 new process(es) refused"),
+                     QStringLiteral("time limit (60 s) reached: the session was stopped"),
+                     QStringLiteral("CPU time limit (5 s) reached: the command was killed "
+                                    "(SIGXCPU)"),
+                     QStringLiteral("file size limit (1 MiB) reached: the command was killed "
+                                    "(SIGXFSZ)"),
+                 }));
+        for (int r = 0; r < 5; ++r)
+            QCOMPARE(model.category(r), Category::File);
+        for (int r = 5; r < model.rowCount(); ++r) {
+            QCOMPARE(model.category(r), Category::Limit);
+            QCOMPARE(cell(model, r, ActivityModel::KindColumn), QStringLiteral("limit"));
+        }
+        QCOMPARE(cell(model, 0, ActivityModel::KindColumn), QStringLiteral("file"));
+    }
+
+    // From a recording: live file events as sent, the end's net result left out (it repeats
+    // them), a recording from before live events shown as it was; limits as sent.
+    void recordedFileAndLimitEventsForTheTimeline()
+    {
+        auto recorded = [](sb::EventKind kind, const json& payload) {
+            sb::RecordedEvent e;
+            e.kind = kind;
+            e.tNs = 2'000'000'000;
+            e.data = payload.dump();
+            return sbui::activityEvent(e, kStart);
+        };
+        const json live = {{"kind", "file"},
+                           {"change", "renamed"},
+                           {"path", "b.txt"},
+                           {"from", "a.txt"},
+                           {"time_unix_ms", kStart + 1500}};
+        auto shown = recorded(sb::EventKind::WorkspaceChange, live);
+        QVERIFY(shown);
+        QVERIFY(*shown == live);
+        QVERIFY(!recorded(sb::EventKind::WorkspaceChange,
+                          {{"path", "b.txt"}, {"kind", "added"}, {"final", true}}));
+        auto old = recorded(sb::EventKind::WorkspaceChange, {{"path", "x.c"}, {"kind", "added"}});
+        QVERIFY(old);
+        QCOMPARE(old->value("kind", ""), std::string("file"));
+        QCOMPARE(old->value("change", ""), std::string("added"));
+        QCOMPARE(old->value("time_unix_ms", std::int64_t{0}), kStart + 2000);
+        auto hit = recorded(sb::EventKind::LimitHit,
+                            {{"kind", "limit"}, {"limit", "wall"}, {"action", "stopped"}});
+        QVERIFY(hit);
+        ActivityModel model;
+        fill(model, {*shown, *old, *hit});
+        QCOMPARE(model.summary(0), QStringLiteral("renamed a.txt to b.txt"));
+        QCOMPARE(model.summary(1), QStringLiteral("added x.c"));
+        QCOMPARE(model.category(2), Category::Limit);
+    }
+
+    void aPolicyUpdateReadsAsASentence()
+    {
+        ActivityModel model;
+        fill(model, {{{"kind", "policy"},
+                      {"type", "update"},
+                      {"by", "gui"},
+                      {"origin", "policy update from gui"},
+                      {"file", "/home/u/p/agent.json"},
+                      {"commands_rules", 3},
+                      {"network_rules", 1},
+                      {"applied", {"commands", "network"}},
+                      {"deferred", {"network.mode"}},
+                      {"time_unix_ms", kStart}}});
+        QCOMPARE(model.rowCount(), 1);
+        QCOMPARE(model.summary(0),
+                 QStringLiteral("policy changed by gui: 3 command rules, 1 network rules; applied: "
+                                "commands, network; for new sessions only: network.mode"));
+        QCOMPARE(model.category(0), Category::Lifecycle);
     }
 
     void oddEventsDoNotBreakTheModel()

@@ -223,6 +223,18 @@ for expected_line in "200: Team guidelines" "403 Forbidden" "rm -rf ~/.ssh was r
 done
 if grep -q "ALLOWED" "$tmp/demo.log"; then fail "the demo agent did something it must not"; fi
 
+step "the installed window's language: --lang, SANDBENCH_LANG, the system's (compiled-in .qm)"
+gui_help() { "${installed_env[@]}" QT_QPA_PLATFORM=offscreen "$@" /usr/bin/sandbench --help; }
+german="KI-Programmieragenten in einer lokalen Sandbox beaufsichtigen."
+english="Supervise AI coding agents in a local sandbox."
+gui_help | grep -qF "$english" || fail "sandbench --help is not in English under LANG=C.UTF-8"
+for how in "SANDBENCH_LANG=de" "LANGUAGE=de LANG=de_DE.UTF-8"; do
+    # shellcheck disable=SC2086 # the words are VAR=value pairs for env
+    gui_help $how | grep -qF "$german" || fail "sandbench --help is not in German with $how"
+done
+"${installed_env[@]}" QT_QPA_PLATFORM=offscreen /usr/bin/sandbench --lang de --help |
+    grep -qF "$german" || fail "sandbench --lang de --help is not in German"
+
 step "the window on an X display (Xvfb), found with xwininfo"
 # Xvfb picks a free display itself and writes its number to fd 3.
 Xvfb -displayfd 3 -nolisten tcp -screen 0 1280x900x24 3>"$tmp/display" >"$tmp/xvfb.log" 2>&1 &

@@ -404,3 +404,25 @@ TEST(ApprovalBroker, AlwaysAnswersSurviveIntoANewSession)
     EXPECT_EQ(decision.rule, "commands.rules[0] (allow \"cargo build *\")");
     EXPECT_EQ(matcher.decide("/usr/bin/cargo", {"cargo", "publish"}).action, sb::RuleAction::Ask);
 }
+
+TEST(ApprovalBroker, ANewApprovalPolicyAppliesToLaterRequestsOnly)
+{
+    sb::MockClock clock;
+    sb::ApprovalBroker broker(policy(10, sb::RuleAction::Deny), clock);
+    Outcomes outcomes;
+    const auto before = broker.submit(command({"curl", "x"}), outcomes.callback());
+    broker.setApprovalPolicy(policy(30, sb::RuleAction::Allow));
+    const auto after = broker.submit(command({"wget", "y"}), outcomes.callback());
+    EXPECT_EQ(broker.pending().at(0).deadlineUnixMs, clock.unixMs() + 10'000);
+    EXPECT_EQ(broker.pending().at(1).deadlineUnixMs, clock.unixMs() + 30'000);
+
+    clock.advance(10'000);
+    EXPECT_EQ(broker.expire(), 1);
+    clock.advance(20'000);
+    EXPECT_EQ(broker.expire(), 1);
+    ASSERT_EQ(outcomes.seen.size(), 2u);
+    EXPECT_EQ(outcomes.seen[0].id, before);
+    EXPECT_FALSE(outcomes.seen[0].allow) << "asked under on_timeout deny, and keeps it";
+    EXPECT_EQ(outcomes.seen[1].id, after);
+    EXPECT_TRUE(outcomes.seen[1].allow);
+}

@@ -4,6 +4,7 @@
 
 #include "ControlClient.h"
 #include "ControlServer.h"
+#include "RunningPolicy.h"
 #include "TestSupport.h"
 
 #include <atomic>
@@ -12,6 +13,7 @@
 #include <future>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -34,6 +36,8 @@ class FakeBackend : public sb::SessionBackend {
         s.policy = {{"network", "none"}, {"commands", "ask"}};
         s.rows = 24;
         s.cols = 80;
+        std::lock_guard lock(mu);
+        if (policy) policy->describe(s);
         return s;
     }
     void writeTerminalInput(std::string_view bytes) override
@@ -78,6 +82,20 @@ class FakeBackend : public sb::SessionBackend {
         std::lock_guard lock(mu);
         stops.push_back(kill);
     }
+    // With a `policy`, as the supervisor does (less the matchers it switches); without, the
+    // default: a session that cannot change its policy.
+    sb::Result<sb::proto::PolicyUpdateResult> updatePolicy(const sb::proto::PolicyUpdate& update,
+                                                           const std::string& client) override
+    {
+        std::lock_guard lock(mu);
+        if (!policy) return sb::SessionBackend::updatePolicy(update, client);
+        auto change = policy->prepare(update, client, true);
+        if (!change) return change.error();
+        sb::proto::PolicyUpdateResult result{change->applied, change->deferred};
+        policy->commit(std::move(*change));
+        policyUpdates.push_back(client);
+        return result;
+    }
 
     mutable std::mutex mu;
     sb::ControlServer* server = nullptr;
@@ -86,6 +104,8 @@ class FakeBackend : public sb::SessionBackend {
     std::map<std::uint64_t, sb::ApprovalRequest> pending;
     std::vector<std::pair<std::uint64_t, sb::ApprovalAnswer>> answers;
     std::vector<bool> stops;
+    std::optional<sb::RunningPolicy> policy;
+    std::vector<std::string> policyUpdates; // the clients whose update took
 };
 
 inline sb::ApprovalRequest commandRequest(std::uint64_t id, std::vector<std::string> argv)

@@ -173,3 +173,78 @@ TEST(Protocol, SocketLivesInTheRuntimeDirectory)
     sbtest::IsolatedXdg xdg;
     EXPECT_EQ(socketPath("abc"), xdg.root() / "XDG_RUNTIME_DIR" / "sandbench" / "abc.sock");
 }
+
+TEST(Protocol, PolicyUpdateRoundTripsAndIsType18)
+{
+    EXPECT_EQ(static_cast<int>(MsgType::PolicyUpdate), 18);
+    EXPECT_STREQ(typeName(MsgType::PolicyUpdate), "policy_update");
+    EXPECT_TRUE(isKnownType(18));
+    EXPECT_FALSE(isKnownType(19));
+
+    PolicyUpdate update;
+    update.policy = {{"version", 1}, {"commands", {{"default", "deny"}}}};
+    update.file = "/home/u/my.json";
+    FrameDecoder d;
+    d.feed(encodeJson(MsgType::PolicyUpdate, toJson(update)));
+    auto got = decodeAll(d);
+    ASSERT_EQ(got.size(), 1u);
+    EXPECT_EQ(got[0].type, MsgType::PolicyUpdate);
+    auto back = policyUpdateFromJson(got[0].body);
+    ASSERT_TRUE(back) << back.error().message;
+    EXPECT_EQ(back->policy, update.policy);
+    EXPECT_EQ(back->file, "/home/u/my.json");
+
+    // Without a file: the key is left out, and reads back empty.
+    EXPECT_FALSE(toJson(PolicyUpdate{update.policy, ""}).contains("file"));
+    EXPECT_EQ(policyUpdateFromJson({{"policy", update.policy}})->file, "");
+
+    const PolicyUpdateResult result{{"commands", "network"}, {"network.mode"}};
+    const json ack = toJson(result);
+    EXPECT_EQ(ack["ref"], "policy_update");
+    auto ackBack = policyUpdateResultFromJson(ack);
+    ASSERT_TRUE(ackBack);
+    EXPECT_EQ(ackBack->applied, result.applied);
+    EXPECT_EQ(ackBack->deferred, result.deferred);
+}
+
+TEST(Protocol, PolicyUpdateWithoutAPolicyObjectOrWithARelativeFileIsRefused)
+{
+    auto none = policyUpdateFromJson(json::object());
+    ASSERT_FALSE(none);
+    EXPECT_NE(none.error().message.find("needs \"policy\""), std::string::npos);
+    EXPECT_FALSE(policyUpdateFromJson({{"policy", "{\"version\": 1}"}}))
+        << "a string, not a document";
+    EXPECT_FALSE(policyUpdateFromJson({{"policy", json::array()}}));
+    auto relative = policyUpdateFromJson({{"policy", {{"version", 1}}}, {"file", "my.json"}});
+    ASSERT_FALSE(relative);
+    EXPECT_NE(relative.error().message.find("absolute path"), std::string::npos);
+    EXPECT_FALSE(policyUpdateFromJson({{"policy", {{"version", 1}}}, {"file", 3}}));
+}
+
+TEST(Protocol, SummaryCarriesThePolicyForEditorsAndOldSummariesStillRead)
+{
+    SessionSummary s;
+    s.id = "sess";
+    s.policyFile = "/home/u/my.json";
+    s.learnedRulesFile = "/home/u/my.learned.json";
+    s.effectivePolicy = {{"version", 1},
+                         {"commands", {{"default", "ask"}, {"rules", json::array()}}}};
+    s.learnedRules = {{"commands", json::array({{{"action", "allow"}, {"match", "git *"}}})},
+                      {"network", json::array()}};
+    auto back = sessionSummaryFromJson(toJson(s));
+    ASSERT_TRUE(back) << back.error().message;
+    EXPECT_EQ(back->policyFile, s.policyFile);
+    EXPECT_EQ(back->policyPreset, "");
+    EXPECT_EQ(back->learnedRulesFile, s.learnedRulesFile);
+    EXPECT_EQ(back->effectivePolicy, s.effectivePolicy);
+    EXPECT_EQ(back->learnedRules, s.learnedRules);
+
+    // A supervisor from before policy updates sends none of it.
+    auto old = sessionSummaryFromJson({{"id", "sess"}, {"command", {"agent"}}});
+    ASSERT_TRUE(old) << old.error().message;
+    EXPECT_TRUE(old->policyFile.empty());
+    EXPECT_TRUE(old->policyPreset.empty());
+    EXPECT_TRUE(old->effectivePolicy.is_null()) << "how a client tells it cannot update";
+    EXPECT_EQ(old->learnedRules, json::object());
+    EXPECT_FALSE(toJson(*old).contains("effective_policy"));
+}

@@ -70,6 +70,75 @@ QString humanWords(QString s)
 
 } // namespace
 
+// A file event (docs/protocol.md, "File events").
+QString ActivityModel::fileSummary(const json& e)
+{
+    const std::string change = text(e, "change");
+    const QString path = str(e, "path");
+    const bool folder = text(e, "type") == "directory";
+    if (change == "added")
+        return folder ? tr("added folder %1").arg(path) : tr("added %1").arg(path);
+    if (change == "modified") return tr("modified %1").arg(path);
+    if (change == "deleted")
+        return folder ? tr("deleted folder %1").arg(path) : tr("deleted %1").arg(path);
+    if (change == "renamed") return tr("renamed %1 to %2").arg(str(e, "from"), path);
+    if (change == "more") {
+        const int count = static_cast<int>(number(e, "count"));
+        QString summary = path.isEmpty()
+                              ? tr("%n more file change(s)", nullptr, count)
+                              : tr("%n more file change(s) in %1", nullptr, count).arg(path);
+        QStringList parts;
+        if (int n = static_cast<int>(number(e, "added")); n > 0)
+            parts << tr("%n added", nullptr, n);
+        if (int n = static_cast<int>(number(e, "modified")); n > 0)
+            parts << tr("%n modified", nullptr, n);
+        if (int n = static_cast<int>(number(e, "deleted")); n > 0)
+            parts << tr("%n deleted", nullptr, n);
+        if (int n = static_cast<int>(number(e, "renamed")); n > 0)
+            parts << tr("%n renamed", nullptr, n);
+        if (!parts.isEmpty())
+            summary += QStringLiteral(" (%1)").arg(parts.join(QStringLiteral(", ")));
+        return summary;
+    }
+    return change.empty() ? path : tr("%1 %2").arg(QString::fromStdString(change), path);
+}
+
+// A limit event (docs/protocol.md, "Limit events").
+QString ActivityModel::limitSummary(const json& e)
+{
+    const std::string limit = text(e, "limit");
+    const std::string action = text(e, "action");
+    const std::string unit = text(e, "unit");
+    const QString value = str(e, "value");
+    const int count = static_cast<int>(number(e, "count", 1));
+    QString amount = value;
+    if (unit == "MiB")
+        amount = tr("%1 MiB").arg(value);
+    else if (unit == "s")
+        amount = tr("%1 s").arg(value);
+    if (limit == "memory" && action == "throttled")
+        return tr("memory limit (%1) reached: the kernel reclaimed memory (%n time(s))", nullptr,
+                  count)
+            .arg(amount);
+    if (limit == "memory" && action == "killed")
+        return tr("memory limit (%1) reached: %n process(es) killed", nullptr, count).arg(amount);
+    if (limit == "pids" && action == "refused")
+        return tr("process limit (%1) reached: %n new process(es) refused", nullptr, count)
+            .arg(amount);
+    if (limit == "wall" && action == "stopped")
+        return tr("time limit (%1) reached: the session was stopped").arg(amount);
+    if (limit == "cpu_time" && action == "killed")
+        return tr("CPU time limit (%1) reached: the command was killed (SIGXCPU)").arg(amount);
+    if (limit == "file_size" && action == "killed")
+        return tr("file size limit (%1) reached: the command was killed (SIGXFSZ)").arg(amount);
+    QString summary = tr("limit: %1").arg(humanWords(QString::fromStdString(limit)));
+    QStringList more;
+    if (e.contains("value")) more << value;
+    if (e.contains("action")) more << QString::fromStdString(action);
+    if (!more.isEmpty()) summary += QStringLiteral(" (%1)").arg(more.join(QStringLiteral(", ")));
+    return summary;
+}
+
 ActivityModel::ActivityModel(QObject* parent) : QAbstractTableModel(parent)
 {
     for (int c = 0; c <= static_cast<int>(Category::Lifecycle); ++c)
@@ -149,17 +218,10 @@ ActivityModel::Row ActivityModel::makeRow(const json& e)
         }
     } else if (kind == "file") {
         row.category = Category::File;
-        QString change = str(e, "change");
-        if (change.isEmpty()) change = str(e, "type");
-        row.summary = change.isEmpty() ? str(e, "path") : tr("%1 %2").arg(change, str(e, "path"));
+        row.summary = fileSummary(e);
     } else if (kind == "limit") {
         row.category = Category::Limit;
-        row.summary = tr("limit: %1").arg(humanWords(str(e, "limit")));
-        QStringList more;
-        if (e.contains("value")) more << str(e, "value");
-        if (e.contains("action")) more << str(e, "action");
-        if (!more.isEmpty())
-            row.summary += QStringLiteral(" (%1)").arg(more.join(QStringLiteral(", ")));
+        row.summary = limitSummary(e);
     } else if (kind == "lifecycle") {
         row.category = Category::Lifecycle;
         if (type == "exit") {
@@ -174,6 +236,24 @@ ActivityModel::Row ActivityModel::makeRow(const json& e)
             if (detail.isEmpty()) detail = str(e, "message");
             if (!detail.isEmpty()) row.summary += QStringLiteral(": ") + detail;
         }
+    } else if (kind == "policy" && type == "update") {
+        // The running session took a new policy (policy_update; the recording's policy_change).
+        row.category = Category::Lifecycle;
+        auto sections = [&](const char* key) {
+            QStringList out;
+            if (auto it = e.find(key); it != e.end() && it->is_array())
+                for (const json& s : *it)
+                    if (s.is_string()) out << QString::fromStdString(s.get<std::string>());
+            return out.join(QStringLiteral(", "));
+        };
+        row.summary = tr("policy changed by %1: %2 command rules, %3 network rules")
+                          .arg(str(e, "by"))
+                          .arg(number(e, "commands_rules"))
+                          .arg(number(e, "network_rules"));
+        if (const QString applied = sections("applied"); !applied.isEmpty())
+            row.summary += tr("; applied: %1").arg(applied);
+        if (const QString deferred = sections("deferred"); !deferred.isEmpty())
+            row.summary += tr("; for new sessions only: %1").arg(deferred);
     } else if (kind == "policy") {
         // A rule learned from an "always" answer (the recording's policy_change).
         row.category = Category::Approval;

@@ -85,6 +85,8 @@ class ActivityModel : public QAbstractTableModel {
         std::string search;
     };
     static Row makeRow(const nlohmann::json& event);
+    static QString fileSummary(const nlohmann::json& event);
+    static QString limitSummary(const nlohmann::json& event);
     QString timeText(std::int64_t unixMs) const;
 
     std::vector<Row> m_rows;

@@ -10,6 +10,7 @@ namespace sbui {
 
 bool DesktopNotifier::notify(const QString& sessionId, const QString& title, const QString& body)
 {
+    if (!m_enabled) return false;
     ++m_sent;
     QDBusConnection bus = QDBusConnection::sessionBus();
     if (!bus.isConnected()) return false;

@@ -7,11 +7,15 @@
 #include "activity/ActivityView.h"
 #include "approvals/ApprovalPanel.h"
 #include "files/FileReviewPanel.h"
+#include "policy/PolicyEditor.h"
 #include "replay/ReplayView.h"
 #include "sessions/NewSessionDialog.h"
 #include "sessions/SessionConnection.h"
 #include "sessions/SessionHistory.h"
 #include "sessions/SessionHub.h"
+#include "settings/RecordingCleaner.h"
+#include "settings/Settings.h"
+#include "settings/SettingsDialog.h"
 #include "terminal/TerminalWidget.h"
 
 #include <QApplication>
@@ -48,9 +52,10 @@ QString limitText(const nlohmann::json& policy, const char* key, const QString& 
 MainWindow::MainWindow(sb::Clock& clock, QWidget* parent)
     : QMainWindow(parent), m_clock(clock), m_hub(new SessionHub(this)), m_sessions(new QTreeView),
       m_terminal(new TerminalWidget), m_approvals(new ApprovalPanel(clock)),
-      m_activity(new ActivityView), m_files(new FileReviewPanel), m_replay(new ReplayView),
-      m_welcome(new WelcomeView), m_centre(new QStackedWidget), m_tabs(new QTabWidget),
-      m_notifier(new DesktopNotifier(this)), m_stateLabel(new QLabel), m_policyLabel(new QLabel)
+      m_activity(new ActivityView), m_files(new FileReviewPanel), m_policy(new PolicyEditor),
+      m_replay(new ReplayView), m_welcome(new WelcomeView), m_centre(new QStackedWidget),
+      m_tabs(new QTabWidget), m_notifier(new DesktopNotifier(this)), m_stateLabel(new QLabel),
+      m_policyLabel(new QLabel), m_cleaner(new RecordingCleaner(this))
 {
     setObjectName(QStringLiteral("MainWindow"));
     setWindowIcon(QIcon(QStringLiteral(":/icons/sandbench.svg")));
@@ -90,6 +95,18 @@ MainWindow::MainWindow(sb::Clock& clock, QWidget* parent)
             });
     m_launchWait.setInterval(100);
     connect(&m_launchWait, &QTimer::timeout, this, &MainWindow::waitForLaunch);
+    connect(m_cleaner, &RecordingCleaner::finished, this, [this](const CleanupResult& result) {
+        if (!result.error.isEmpty())
+            statusBar()->showMessage(tr("Old recordings not deleted: %1").arg(result.error), 8000);
+        if (result.removed.isEmpty()) return;
+        statusBar()->showMessage(tr("Deleted %n old recording(s) (%1).", nullptr,
+                                    static_cast<int>(result.removed.size()))
+                                     .arg(RecordingCleaner::formatBytes(result.freedBytes)),
+                                 8000);
+        m_hub->refresh();
+    });
+    connect(&Settings::instance(), &Settings::changed, this, &MainWindow::applySettings);
+    applySettings();
 
     QSettings settings;
     restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
@@ -133,10 +150,26 @@ void MainWindow::buildActions()
     quit->setToolTip(tr("Close the window; sessions keep running"));
     connect(quit, &QAction::triggered, this, &QWidget::close);
 
+    auto* settings = new QAction(tr("Se&ttings…"), this);
+    settings->setShortcut(QKeySequence(QStringLiteral("Ctrl+,")));
+    settings->setMenuRole(QAction::PreferencesRole);
+    settings->setToolTip(tr("Terminal font, new session defaults, notifications, recordings, "
+                            "language"));
+    connect(settings, &QAction::triggered, this, &MainWindow::openSettings);
+
     QMenu* sessionMenu = menuBar()->addMenu(tr("&Session"));
     sessionMenu->addActions({m_newAction, demo, m_stopAction, m_killAction, m_openAction});
     sessionMenu->addSeparator();
     sessionMenu->addAction(quit);
+    // Policies are files of their own: opened and saved without a session.
+    QMenu* fileMenu = new QMenu(tr("&File"), menuBar());
+    menuBar()->insertMenu(sessionMenu->menuAction(), fileMenu);
+    QAction* openPolicy = fileMenu->addAction(tr("Open &policy…"));
+    openPolicy->setToolTip(tr("Open a policy file to edit its network and command rules"));
+    connect(openPolicy, &QAction::triggered, this, &MainWindow::openPolicy);
+    fileMenu->addActions({m_policy->saveAction(), m_policy->saveAsAction()});
+    QMenu* editMenu = menuBar()->addMenu(tr("&Edit"));
+    editMenu->addAction(settings);
 
     QToolBar* tools = addToolBar(tr("Session"));
     tools->setObjectName(QStringLiteral("SessionToolBar"));
@@ -193,6 +226,13 @@ void MainWindow::buildCentre()
         page->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     m_tabs->addTab(m_terminal, QIcon(QStringLiteral(":/icons/command.svg")), tr("Terminal"));
     m_tabs->addTab(m_files, QIcon(QStringLiteral(":/icons/file.svg")), tr("Changes"));
+    m_tabs->addTab(m_policy, QIcon(QStringLiteral(":/icons/policy.svg")), tr("Policy"));
+    m_policy->setActivitySource(m_activity->model());
+    connect(m_policy, &PolicyEditor::documentChanged, this, &MainWindow::updateCentre);
+    connect(m_policy, &PolicyEditor::modifiedChanged, this, [this](bool modified) {
+        m_tabs->setTabText(m_tabs->indexOf(m_policy),
+                           modified ? tr("Policy (modified)") : tr("Policy"));
+    });
     m_tabs->addTab(m_replay, QIcon(QStringLiteral(":/icons/recorded.svg")), tr("Replay"));
     connect(m_tabs, &QTabWidget::currentChanged, this, &MainWindow::onTabChanged);
     connect(m_files, &FileReviewPanel::changeCountChanged, this, [this](int count) {
@@ -214,8 +254,8 @@ bool MainWindow::isShowingWelcome() const
 void MainWindow::updateCentre()
 {
     // The first-run view until there is a session to show (or one is starting).
-    const bool nothing =
-        m_hub->model()->rowCount() == 0 && m_current.isEmpty() && !m_launchWait.isActive();
+    const bool nothing = m_hub->model()->rowCount() == 0 && m_current.isEmpty() &&
+                         !m_launchWait.isActive() && !m_policy->hasDocument();
     m_centre->setCurrentWidget(nothing ? static_cast<QWidget*>(m_welcome) : m_tabs);
 }
 
@@ -238,6 +278,41 @@ void MainWindow::startDemo()
 void MainWindow::setNewSessionHook(std::function<bool(NewSessionDialog&)> hook)
 {
     m_newSessionHook = std::move(hook);
+}
+
+void MainWindow::setSettingsHook(std::function<bool(SettingsDialog&)> hook)
+{
+    m_settingsHook = std::move(hook);
+}
+
+void MainWindow::openSettings()
+{
+    SettingsDialog dialog(Settings::instance(), this);
+    if (m_settingsHook) {
+        if (m_settingsHook(dialog)) dialog.apply();
+        return;
+    }
+    dialog.exec(); // OK and Apply store the settings themselves
+}
+
+void MainWindow::applySettings()
+{
+    const SettingsValues& s = Settings::instance().values();
+    for (TerminalWidget* terminal : {m_terminal, m_replay->terminal()}) {
+        terminal->setTerminalFont(s.terminalFont());
+        terminal->setScrollbackLines(s.scrollbackLines);
+    }
+    m_notifier->setEnabled(s.desktopNotifications);
+    // Retention at start and whenever its limits change, on the cleaner's thread; not by
+    // defaults standing in for limits that could not be read.
+    if (const QString problem = Settings::instance().problem(); !problem.isEmpty()) {
+        statusBar()->showMessage(tr("Old recordings not deleted: %1").arg(problem), 8000);
+        return;
+    }
+    const std::pair<int, int> retention{s.keepDays, s.keepSizeMb};
+    if (retention == m_appliedRetention) return;
+    m_appliedRetention = retention;
+    m_cleaner->clean(s.keepDays, s.keepSizeMb, false);
 }
 
 void MainWindow::newSession()
@@ -306,6 +381,7 @@ bool MainWindow::selectSession(const QString& id)
         row = m_hub->model()->rowOf(id);
     }
     if (row < 0) return false;
+    if (id != m_current && !m_policy->maybeSave()) return false;
     m_sessions->setCurrentIndex(m_hub->model()->index(row, 0));
     showSession(id); // when it was already the current row
     return true;
@@ -314,6 +390,12 @@ bool MainWindow::selectSession(const QString& id)
 void MainWindow::showSession(const QString& id)
 {
     if (id == m_current && (m_view || !m_hub->isLive(id))) return;
+    if (id != m_current && !m_policy->maybeSave()) {
+        // Unsaved policy changes keep the session they belong to on show.
+        const int row = m_hub->model()->rowOf(m_current);
+        if (row >= 0) m_sessions->setCurrentIndex(m_hub->model()->index(row, 0));
+        return;
+    }
     m_view.reset();
     m_current = id;
     m_exitStatus.reset();
@@ -353,6 +435,7 @@ void MainWindow::showSession(const QString& id)
         else if (!error.isEmpty())
             m_terminal->feed(error.toLocal8Bit());
     }
+    m_policy->showSession(m_view.get()); // a live session's policy; none for a recorded one
     QSettings().setValue(QStringLiteral("session/last"), id);
     updateCentre();
     updateTitle();
@@ -411,6 +494,13 @@ void MainWindow::onApprovalRequested(const QString& id, const sb::ApprovalReques
         tr("%1 wants to run or reach: %2")
             .arg(session, QString::fromStdString(sb::proto::describeRequest(request))));
     QApplication::alert(this);
+}
+
+void MainWindow::openPolicy()
+{
+    if (!m_policy->openFileDialog()) return;
+    updateCentre();
+    m_tabs->setCurrentWidget(m_policy);
 }
 
 void MainWindow::stopSession()
@@ -505,6 +595,10 @@ void MainWindow::restoreLastSession()
 
 void MainWindow::closeEvent(QCloseEvent* event)
 {
+    if (!m_policy->maybeSave()) {
+        event->ignore();
+        return;
+    }
     QSettings settings;
     settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
     settings.setValue(QStringLiteral("window/state"), saveState());

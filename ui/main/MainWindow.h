@@ -28,9 +28,12 @@ class ApprovalPanel;
 class DesktopNotifier;
 class FileReviewPanel;
 class NewSessionDialog;
+class PolicyEditor;
+class RecordingCleaner;
 class ReplayView;
 class SessionConnection;
 class SessionHub;
+class SettingsDialog;
 class TerminalWidget;
 class WelcomeView;
 
@@ -53,22 +56,30 @@ class MainWindow : public QMainWindow {
     void stopSession();
     void killSession();
     void openWorkspaceFolder();
+    // File > Open policy…: a policy file in the Policy tab, without a session.
+    void openPolicy();
+    // Settings… (or the test hook, which edits the dialog and returns whether to apply).
+    void openSettings();
 
     // Tests: instead of exec(), the dialog is given to `hook`, which fills it and returns
     // whether to start.
     void setNewSessionHook(std::function<bool(NewSessionDialog&)> hook);
+    void setSettingsHook(std::function<bool(SettingsDialog&)> hook);
     SessionHub* hub() const { return m_hub; }
     TerminalWidget* terminal() const { return m_terminal; }
     ApprovalPanel* approvals() const { return m_approvals; }
     ActivityView* activity() const { return m_activity; }
     FileReviewPanel* files() const { return m_files; }
     ReplayView* replay() const { return m_replay; }
+    PolicyEditor* policy() const { return m_policy; }
     WelcomeView* welcome() const { return m_welcome; }
     // True while the first-run view is shown instead of the session tabs.
     bool isShowingWelcome() const;
     QTabWidget* tabs() const { return m_tabs; }
     QTreeView* sessionsView() const { return m_sessions; }
     DesktopNotifier* notifier() const { return m_notifier; }
+    // Deletes the recordings beyond the retention limits, at start and when they change.
+    RecordingCleaner* recordingCleaner() const { return m_cleaner; }
     QString statusText() const;
     // The folder the last "open workspace folder" asked the desktop to open.
     QString lastOpenedFolder() const { return m_lastOpened; }
@@ -98,6 +109,7 @@ class MainWindow : public QMainWindow {
     void updateStatus();
     void updateActions();
     void restoreLastSession();
+    void applySettings();
 
     sb::Clock& m_clock;
     SessionHub* m_hub;
@@ -106,6 +118,7 @@ class MainWindow : public QMainWindow {
     ApprovalPanel* m_approvals;
     ActivityView* m_activity;
     FileReviewPanel* m_files;
+    PolicyEditor* m_policy;
     ReplayView* m_replay;
     WelcomeView* m_welcome;
     QStackedWidget* m_centre;
@@ -121,6 +134,9 @@ class MainWindow : public QMainWindow {
     QString m_terminalTitle;
     QString m_lastOpened;
     std::function<bool(NewSessionDialog&)> m_newSessionHook;
+    std::function<bool(SettingsDialog&)> m_settingsHook;
+    RecordingCleaner* m_cleaner;
+    std::pair<int, int> m_appliedRetention{-1, -1}; // days, MB
     // A session being started: shown as soon as its supervisor answers.
     Launched m_launch;
     QTimer m_launchWait;

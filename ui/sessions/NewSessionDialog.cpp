@@ -5,6 +5,7 @@
 #include "Policy.h"
 #include "PolicyJson.h"
 #include "Supervisor.h"
+#include "settings/Settings.h"
 
 #include <QComboBox>
 #include <QDialogButtonBox>
@@ -33,7 +34,7 @@ sb::Result<sb::Policy> effectivePolicy(const LaunchRequest& r)
                                           : sb::loadPresetWithLearned(r.preset.toStdString());
     if (!policy) return policy;
     sb::applyOverrides(*policy, {sb::networkModeFromName(r.network.toStdString()), r.wallSeconds,
-                                 r.pids, r.cpuPercent, r.memoryMb});
+                                 r.pids, r.cpuPercent, r.memoryMb, r.approvalTimeoutSeconds});
     return policy;
 }
 
@@ -69,7 +70,9 @@ NewSessionDialog::NewSessionDialog(QWidget* parent) : QDialog(parent)
     auto* workspaceRow = new QHBoxLayout;
     workspaceRow->addWidget(m_workspace);
     workspaceRow->addWidget(browse);
-    form->addRow(tr("&Workspace folder:"), workspaceRow);
+    auto* workspaceLabel = new QLabel(tr("&Workspace folder:"));
+    workspaceLabel->setBuddy(m_workspace); // a layout row gets no buddy of its own
+    form->addRow(workspaceLabel, workspaceRow);
 
     m_command = new QComboBox;
     m_command->setEditable(true);
@@ -83,7 +86,8 @@ NewSessionDialog::NewSessionDialog(QWidget* parent) : QDialog(parent)
                           QString::fromStdString(name));
     m_fileItem = m_policy->count();
     m_policy->addItem(tr("Policy file…"));
-    m_policy->setCurrentIndex(std::max(0, m_policy->findData(QStringLiteral("generic"))));
+    m_policy->setCurrentIndex(
+        std::max(0, m_policy->findData(Settings::instance().values().defaultPreset)));
     form->addRow(tr("&Policy:"), m_policy);
 
     m_network = new QComboBox;
@@ -101,6 +105,11 @@ NewSessionDialog::NewSessionDialog(QWidget* parent) : QDialog(parent)
     form->addRow(tr("P&rocesses:"), m_pids);
     form->addRow(tr("C&PU (100 % = one core):"), m_cpu);
     form->addRow(tr("&Time limit:"), m_wall);
+    m_approvalTimeout = limitBox(Settings::kMaxApprovalTimeout, tr(" s"), QString());
+    m_approvalTimeout->setMinimum(1);
+    m_approvalTimeout->setToolTip(tr("How long a request waits for an answer before the "
+                                     "policy's timeout action applies"));
+    form->addRow(tr("&Approval timeout:"), m_approvalTimeout);
 
     m_message = new QLabel;
     m_message->setWordWrap(true);
@@ -139,7 +148,7 @@ NewSessionDialog::NewSessionDialog(QWidget* parent) : QDialog(parent)
             setPreset(m_policy->itemData(index).toString());
     });
     connect(m_network, &QComboBox::currentIndexChanged, this, &NewSessionDialog::revalidate);
-    for (QSpinBox* box : {m_memory, m_pids, m_cpu, m_wall})
+    for (QSpinBox* box : {m_memory, m_pids, m_cpu, m_wall, m_approvalTimeout})
         connect(box, &QSpinBox::valueChanged, this, &NewSessionDialog::revalidate);
     policyChanged();
 }
@@ -192,7 +201,7 @@ void NewSessionDialog::browsePolicy()
     QString file = QFileDialog::getOpenFileName(this, tr("Policy file"), m_workspace->text(),
                                                 tr("Policies (*.json);;All files (*)"));
     if (file.isEmpty()) {
-        setPreset(QStringLiteral("generic"));
+        setPreset(Settings::instance().values().defaultPreset);
         return;
     }
     setPolicyFile(file);
@@ -211,6 +220,7 @@ LaunchRequest NewSessionDialog::request() const
     r.pids = static_cast<unsigned>(m_pids->value());
     r.cpuPercent = static_cast<unsigned>(m_cpu->value());
     r.wallSeconds = static_cast<unsigned>(m_wall->value());
+    r.approvalTimeoutSeconds = static_cast<unsigned>(m_approvalTimeout->value());
     if (auto words = sb::splitCommandLine(m_command->currentText().toStdString()))
         for (const auto& word : *words)
             r.command << QString::fromStdString(word);
@@ -219,15 +229,19 @@ LaunchRequest NewSessionDialog::request() const
 
 void NewSessionDialog::policyChanged()
 {
-    // The limit boxes start from the chosen policy's own limits.
+    // The limit boxes start from the chosen policy's own limits; the approval timeout from the
+    // user's setting when there is one, else from the policy's.
     LaunchRequest r = request();
-    r.memoryMb = r.pids = r.cpuPercent = r.wallSeconds = std::nullopt;
+    r.memoryMb = r.pids = r.cpuPercent = r.wallSeconds = r.approvalTimeoutSeconds = std::nullopt;
     if (auto policy = effectivePolicy(r)) {
         m_loadingLimits = true;
         m_memory->setValue(static_cast<int>(policy->limits.memoryMb));
         m_pids->setValue(static_cast<int>(policy->limits.pids));
         m_cpu->setValue(static_cast<int>(policy->limits.cpuPercent));
         m_wall->setValue(static_cast<int>(policy->limits.wallSeconds));
+        const int preferred = Settings::instance().values().approvalTimeoutSeconds;
+        m_approvalTimeout->setValue(
+            preferred > 0 ? preferred : static_cast<int>(policy->approvals.timeoutSeconds));
         m_loadingLimits = false;
     }
     revalidate();

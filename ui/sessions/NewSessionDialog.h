@@ -1,6 +1,7 @@
 // "New session": workspace folder, policy (preset or file), command (agent CLIs found on PATH
-// offered first), network mode and limits. Shows the effective policy and validates with the
-// core's own checks before anything starts.
+// offered first), network mode, limits and approval timeout. Shows the effective policy and
+// validates with the core's own checks before anything starts. The preset and the approval
+// timeout start from the user's settings.
 #pragma once
 
 #include "SessionLauncher.h"
@@ -43,6 +44,7 @@ class NewSessionDialog : public QDialog {
     QSpinBox* pidsBox() const { return m_pids; }
     QSpinBox* cpuBox() const { return m_cpu; }
     QSpinBox* wallBox() const { return m_wall; }
+    QSpinBox* approvalTimeoutBox() const { return m_approvalTimeout; }
     QPushButton* startButton() const;
 
     // Agent programs found on PATH, in the order offered.
@@ -59,6 +61,7 @@ class NewSessionDialog : public QDialog {
     QComboBox* m_policy;
     QComboBox* m_network;
     QSpinBox *m_memory, *m_pids, *m_cpu, *m_wall;
+    QSpinBox* m_approvalTimeout;
     QLabel* m_message;
     QPlainTextEdit* m_preview;
     QDialogButtonBox* m_buttons;

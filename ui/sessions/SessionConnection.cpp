@@ -67,6 +67,17 @@ void SessionConnection::answer(std::uint64_t id, const sb::ApprovalAnswer& answe
     send(MsgType::ApprovalAnswer, body);
 }
 
+void SessionConnection::updatePolicy(const nlohmann::json& document, const QString& file)
+{
+    if (m_closed) {
+        Q_EMIT policyUpdateFailed(tr("the session has ended"));
+        return;
+    }
+    send(MsgType::PolicyUpdate,
+         sb::proto::toJson(sb::proto::PolicyUpdate{document, file.isEmpty() ? std::string()
+                                                                            : file.toStdString()}));
+}
+
 void SessionConnection::stop()
 {
     send(MsgType::Stop);
@@ -126,9 +137,24 @@ void SessionConnection::dispatch(const Message& message)
             Q_EMIT approvalResolved(*outcome);
         }
         break;
+    case MsgType::Ack:
+        if (message.body.value("ref", "") == "policy_update") {
+            auto result = sb::proto::policyUpdateResultFromJson(message.body);
+            QStringList applied, deferred;
+            if (result) {
+                for (const std::string& s : result->applied)
+                    applied << QString::fromStdString(s);
+                for (const std::string& s : result->deferred)
+                    deferred << QString::fromStdString(s);
+            }
+            Q_EMIT policyUpdated(applied, deferred);
+        }
+        break;
     case MsgType::Error: {
         sb::Error error = sb::proto::errorFromBody(message.body);
-        if (message.body.value("fatal", false))
+        if (!message.body.value("fatal", false) && message.body.value("ref", "") == "policy_update")
+            Q_EMIT policyUpdateFailed(QString::fromStdString(error.message));
+        else if (message.body.value("fatal", false))
             close(QString::fromStdString(error.message));
         else
             Q_EMIT refused(QString::fromStdString(error.message));
@@ -137,7 +163,7 @@ void SessionConnection::dispatch(const Message& message)
     case MsgType::Exit:
         Q_EMIT exited(message.body.value("status", -1));
         break;
-    default: // welcome, subscribed, ack: nothing for the window to do
+    default: // welcome, subscribed: nothing for the window to do
         break;
     }
 }

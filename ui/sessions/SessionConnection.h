@@ -8,6 +8,7 @@
 #include <QObject>
 #include <QSocketNotifier>
 #include <QString>
+#include <QStringList>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <vector>
@@ -38,6 +39,9 @@ class SessionConnection : public QObject {
     void sendInput(const QByteArray& keys);
     void resize(int rows, int cols);
     void answer(std::uint64_t id, const sb::ApprovalAnswer& answer);
+    // Sends the session an edited policy document (and the file it now comes from, if any);
+    // the supervisor's answer arrives as policyUpdated() or policyUpdateFailed().
+    void updatePolicy(const nlohmann::json& document, const QString& file);
     void stop();
     void kill();
 
@@ -51,6 +55,10 @@ class SessionConnection : public QObject {
     // The supervisor refused something this client asked (e.g. an answer to a request another
     // client answered first); not fatal.
     void refused(const QString& message);
+    // The supervisor took a policy update: what it applied at once, and what only a new session
+    // gets, as the supervisor names the sections ("commands", "network.mode").
+    void policyUpdated(const QStringList& applied, const QStringList& deferred);
+    void policyUpdateFailed(const QString& message);
     void exited(int status);
     // The connection is over (after exited(), or because the supervisor went away).
     void closed(const QString& reason);

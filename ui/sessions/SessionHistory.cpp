@@ -23,8 +23,13 @@ std::optional<nlohmann::json> activityEvent(const sb::RecordedEvent& event, qint
         if (json.value("type", "") == "decided") return std::nullopt;
         break;
     case EventKind::WorkspaceChange:
-        json = {
-            {"kind", "file"}, {"change", json.value("kind", "")}, {"path", json.value("path", "")}};
+        // Live events are stored as sent. The net result at the end repeats them: left out.
+        // (Recordings older than live events hold only that result, without "final".)
+        if (json.contains("final") && json["final"] == true) return std::nullopt;
+        if (json.value("kind", "") != "file")
+            json = {{"kind", "file"},
+                    {"change", json.value("kind", "")},
+                    {"path", json.value("path", "")}};
         break;
     case EventKind::LimitHit:
         json["kind"] = "limit";

@@ -35,6 +35,7 @@ QStringList launchArguments(const LaunchRequest& r)
     number("--memory", r.memoryMb);
     number("--pids", r.pids);
     number("--cpu", r.cpuPercent);
+    number("--approval-timeout", r.approvalTimeoutSeconds);
     args << QStringLiteral("--") << r.command;
     return args;
 }

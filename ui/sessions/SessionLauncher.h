@@ -15,6 +15,7 @@ struct LaunchRequest {
     QString policyFile; // a policy document, or empty with preset
     QString network;    // "", "none", "filtered", "host": empty keeps the policy's
     std::optional<unsigned> wallSeconds, memoryMb, pids, cpuPercent; // overrides
+    std::optional<unsigned> approvalTimeoutSeconds;                  // override, 1-86400
     QStringList command;
     // The built-in demo (`sandbench-cli demo`) instead of a command: its own fresh workspace,
     // agent and policy; the fields above are not used.

@@ -1,0 +1,50 @@
+#include "SessionWatch.h"
+
+namespace sb {
+
+SessionWatch::SessionWatch(const SessionWatchOptions& options, Sink sink, const Notice& notice)
+    : m_sink(std::move(sink)), m_notice(notice), m_limits(options.limits)
+{
+    auto forward = [this](std::vector<nlohmann::json> events) {
+        for (nlohmann::json& e : events)
+            m_sink(std::move(e));
+    };
+    auto files = WorkspaceWatch::start(options.upper, options.project, forward);
+    if (files)
+        m_files = std::move(files.value());
+    else if (m_notice)
+        m_notice("warning: no live file events (the end-of-session summary still lists the "
+                 "changes): " +
+                 files.error().describe());
+    auto counters = LimitWatch::start(options.cgroupKind, options.cgroups, options.limits, forward);
+    if (counters)
+        m_counters = std::move(counters.value());
+    else if (m_notice)
+        m_notice("warning: cgroup limit hits will not be reported: " + counters.error().describe());
+}
+
+SessionWatch::~SessionWatch()
+{
+    // The threads call the sink, which may reach into objects destroyed after this one.
+    if (m_files) m_files->stop();
+    if (m_counters) m_counters->stop();
+}
+
+void SessionWatch::sessionEnded(bool timedOut, int exitStatus)
+{
+    if (m_ended) return;
+    m_ended = true;
+    if (timedOut) m_sink(wallLimitEvent(m_limits));
+    if (m_files) {
+        m_files->stop();
+        if (std::size_t n = m_files->unwatchedFolders(); n > 0 && m_notice)
+            m_notice("note: " + std::to_string(n) +
+                     " folders were too many to watch (fs.inotify.max_user_watches); their "
+                     "changes are only in the end-of-session summary");
+    }
+    if (m_counters) m_counters->stop();
+    if (!timedOut)
+        if (auto e = exitLimitEvent(m_limits, exitStatus)) m_sink(std::move(*e));
+}
+
+} // namespace sb

@@ -1,0 +1,54 @@
+// What a running session does that is no system call the supervisor answers: files it changes
+// (WorkspaceWatch) and limits it meets (LimitWatch, the wall clock, SIGXCPU/SIGXFSZ), as
+// activity events for the session's loop, which sends them to clients and the recording.
+#pragma once
+
+#include "LimitWatch.h"
+#include "Policy.h"
+#include "ResourceLimits.h"
+#include "WorkspaceWatch.h"
+
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace sb {
+
+struct SessionWatchOptions {
+    std::filesystem::path upper;   // the session's overlay upper layer
+    std::filesystem::path project; // the real project folder
+    CgroupSupport::Kind cgroupKind = CgroupSupport::Kind::None;
+    std::vector<std::string> cgroups; // as createSessionCgroups returned them
+    Limits limits;
+};
+
+class SessionWatch {
+  public:
+    // Called from the watches' threads (and from sessionEnded's caller): must be thread-safe.
+    using Sink = std::function<void(nlohmann::json)>;
+    using Notice = std::function<void(const std::string&)>;
+
+    // Starts watching; what cannot be watched is said through `notice` and left out.
+    SessionWatch(const SessionWatchOptions& options, Sink sink, const Notice& notice);
+    ~SessionWatch();
+    SessionWatch(const SessionWatch&) = delete;
+    SessionWatch& operator=(const SessionWatch&) = delete;
+
+    // The sandbox is gone (reaped): reports the last file changes and counter rises, then the
+    // wall-clock limit if it ended the session, or the CPU-time or file-size limit if the
+    // command died of SIGXCPU or SIGXFSZ.
+    void sessionEnded(bool timedOut, int exitStatus);
+
+  private:
+    Sink m_sink;
+    Notice m_notice;
+    Limits m_limits;
+    std::unique_ptr<WorkspaceWatch> m_files;
+    std::unique_ptr<LimitWatch> m_counters;
+    bool m_ended = false;
+};
+
+} // namespace sb

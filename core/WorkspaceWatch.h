@@ -1,0 +1,49 @@
+// Live file events of a running session: inotify on the overlay's upper layer (on the host),
+// every folder of it watched and new ones added as they appear, on a thread of its own so that
+// nothing here ever delays the supervisor's loop (which answers exec approvals). Changes are
+// classified against the real project and batched by FileEventBatcher.
+#pragma once
+
+#include "Error.h"
+#include "FileEvents.h"
+
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <thread>
+#include <vector>
+
+namespace sb {
+
+class WorkspaceWatch {
+  public:
+    // Called on the watch's thread with each window's events ({"kind": "file", …}).
+    using Sink = std::function<void(std::vector<nlohmann::json>)>;
+
+    // Watches `upper` (the session's upper layer) against `project` (the real folder).
+    static Result<std::unique_ptr<WorkspaceWatch>> start(const std::filesystem::path& upper,
+                                                         const std::filesystem::path& project,
+                                                         Sink sink, FileBatchOptions options = {});
+    ~WorkspaceWatch(); // stop()
+    WorkspaceWatch(const WorkspaceWatch&) = delete;
+    WorkspaceWatch& operator=(const WorkspaceWatch&) = delete;
+
+    // Reports what the kernel still holds (the sandbox's last writes), without waiting for the
+    // window, and ends the thread. Idempotent.
+    void stop();
+
+    // Folders the watch could not add (the user's inotify watch limit): their changes are only
+    // in the end-of-session summary. Read after stop().
+    std::size_t unwatchedFolders() const;
+
+    struct State;
+
+  private:
+    explicit WorkspaceWatch(std::unique_ptr<State> state);
+
+    std::unique_ptr<State> m_state;
+    std::thread m_thread;
+};
+
+} // namespace sb
