@@ -108,6 +108,9 @@ DiffView::DiffView(QWidget* parent) : QWidget(parent)
     m_title = new QLabel(this);
     m_title->setTextFormat(Qt::RichText);
     m_title->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    // In a narrow pane the title gives way (the tree shows which file it is), so the counts and
+    // the toggles beside it keep their room instead of being drawn over each other.
+    m_title->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     m_stats = new QLabel(this);
     m_stats->setTextFormat(Qt::RichText);
 

@@ -155,6 +155,8 @@ void FileReviewPanel::buildLayout()
                                            QHeaderView::ResizeToContents);
     m_tree->setContextMenuPolicy(Qt::ActionsContextMenu);
     m_tree->addActions({m_apply, m_discard});
+    // Names and markers stay readable when the centre is narrow (docks on both sides).
+    m_tree->setMinimumWidth(m_tree->fontMetrics().averageCharWidth() * 34);
 
     m_conflictBar = new QFrame(this);
     m_conflictBar->setAutoFillBackground(true);
