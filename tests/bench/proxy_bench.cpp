@@ -3,6 +3,8 @@
 // latency, 1,000 concurrent connections held; and the same for the HTTP proxy of the npm package
 // @anthropic-ai/sandbox-runtime when its proxy script is given (--srt-script FILE).
 // Everything talks only to servers this program starts on 127.0.0.1, with bounded loops.
+// --quick: 128 MiB bulk rounds, 200 connects; --bulk-only: stop after the bulk table (for A/B
+// runs of two builds); --rounds N: bulk rounds after the warm-up.
 #include "Proxy.h"
 
 #include <algorithm>
@@ -318,11 +320,17 @@ Srt startSrt(const std::string& script)
 int main(int argc, char** argv)
 {
     bool quick = false;
+    bool bulkOnly = false;
+    int rounds = 0;
     std::string srtScript;
     for (int i = 1; i < argc; ++i) {
         std::string a = argv[i];
         if (a == "--quick")
             quick = true;
+        else if (a == "--bulk-only")
+            bulkOnly = true;
+        else if (a == "--rounds" && i + 1 < argc)
+            rounds = std::atoi(argv[++i]);
         else if (a == "--srt-script" && i + 1 < argc)
             srtScript = argv[++i];
     }
@@ -334,7 +342,7 @@ int main(int argc, char** argv)
     setrlimit(RLIMIT_NOFILE, &nofile);
 
     const std::uint64_t bulkBytes = quick ? (128ULL << 20) : (1024ULL << 20);
-    const int bulkRounds = quick ? 3 : 7;
+    const int bulkRounds = rounds > 0 ? rounds : quick ? 3 : 7;
     const int latencyRounds = quick ? 200 : 2000;
     const int held = 1000;
 
@@ -364,6 +372,15 @@ int main(int argc, char** argv)
         }
     }
 
+    auto stopAll = [&] {
+        (*proxy)->stop();
+        if (srt.pid > 0) {
+            kill(srt.pid, SIGTERM);
+            waitpid(srt.pid, nullptr, 0);
+        }
+        return 0;
+    };
+
     std::vector<Route> routes = {{"direct", 0, ""}, {"sandbench", (*proxy)->port(), "127.0.0.1"}};
     if (srt.port) routes.push_back({"sandbox-runtime", srt.port, "127.0.0.1"});
     Route sandbenchByName{"sandbench (name, DNS pool)", (*proxy)->port(), "bench.test"};
@@ -391,6 +408,7 @@ int main(int argc, char** argv)
         std::printf("| %s | %.0f | %.2f [%.2f-%.2f] |\n", routes[i].name.c_str(),
                     percentile(mbps[i], 0.5), percentile(ratios[i], 0.5),
                     percentile(ratios[i], 0.25), percentile(ratios[i], 0.75));
+    if (bulkOnly) return stopAll();
 
     // Latency: connect + (CONNECT) + 1-byte echo, interleaved per iteration.
     Echo echo;
@@ -426,10 +444,5 @@ int main(int argc, char** argv)
                     h.established, h.echoed, h.openSeconds * 1e3, h.echoSeconds * 1e3, h.rssDeltaKb,
                     pid ? "" : " (whole bench process)");
     }
-    (*proxy)->stop();
-    if (srt.pid > 0) {
-        kill(srt.pid, SIGTERM);
-        waitpid(srt.pid, nullptr, 0);
-    }
-    return 0;
+    return stopAll();
 }
