@@ -1,5 +1,7 @@
 #include "LimitWatch.h"
 
+#include "SignalFreeThread.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
@@ -244,12 +246,8 @@ Result<std::unique_ptr<LimitWatch>> LimitWatch::start(CgroupSupport::Kind kind,
     state->report(false); // the baseline
 
     std::unique_ptr<LimitWatch> watch(new LimitWatch(std::move(state)));
-    sigset_t all, previous;
-    sigfillset(&all);
-    ::pthread_sigmask(SIG_BLOCK, &all, &previous);
     State* s = watch->m_state.get();
-    watch->m_thread = std::thread([s] { s->run(); });
-    ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+    watch->m_thread = startSignalFreeThread([s] { s->run(); });
     return watch;
 }
 

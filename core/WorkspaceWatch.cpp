@@ -1,11 +1,11 @@
 #include "WorkspaceWatch.h"
 
+#include "SignalFreeThread.h"
 #include "WorkspaceInternal.h"
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <csignal>
 #include <fcntl.h>
 #include <map>
 #include <optional>
@@ -337,13 +337,8 @@ Result<std::unique_ptr<WorkspaceWatch>> WorkspaceWatch::start(const std::filesys
     if (state->watches.count("") == 0) return sysError("watch " + upper.string(), ENOSPC);
 
     std::unique_ptr<WorkspaceWatch> watch(new WorkspaceWatch(std::move(state)));
-    // Signals stay with the supervisor's loop (its signalfd): the thread starts with all blocked.
-    sigset_t all, previous;
-    sigfillset(&all);
-    ::pthread_sigmask(SIG_BLOCK, &all, &previous);
     State* s = watch->m_state.get();
-    watch->m_thread = std::thread([s] { s->run(); });
-    ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+    watch->m_thread = startSignalFreeThread([s] { s->run(); });
     return watch;
 }
 
