@@ -2,8 +2,6 @@
 
 #include "TerminalSearchBar.h"
 
-#include <QApplication>
-#include <QClipboard>
 #include <QFontDatabase>
 #include <QInputMethodEvent>
 #include <QPaintEvent>
@@ -22,7 +20,6 @@ constexpr qsizetype kSliceBytes = 16384; // output parsed between two looks at t
 constexpr int kParseBudgetMs = 8;        // parsing per turn of the event loop, then a frame
 constexpr int kBlinkMs = 530;
 constexpr int kFlashMs = 120;
-constexpr int kEndOfLine = std::numeric_limits<int>::max();
 
 } // namespace
 
@@ -515,77 +512,6 @@ void TerminalWidget::onBell()
         m_flash = false;
         viewport()->update();
     });
-}
-
-// ---------------------------------------------------------------------------------------------
-// Clipboard and find
-
-bool TerminalWidget::hasSelection() const
-{
-    return !m_selection.isEmpty();
-}
-
-QString TerminalWidget::selectedText() const
-{
-    applyPendingInput();
-    return m_selection.text(*m_screen);
-}
-
-void TerminalWidget::selectAll()
-{
-    applyPendingInput();
-    m_selection.selectAll(*m_screen);
-    viewport()->update();
-}
-
-void TerminalWidget::clearSelection()
-{
-    m_selection.clear();
-    m_selecting = false;
-    viewport()->update();
-}
-
-void TerminalWidget::copySelection()
-{
-    if (hasSelection()) QGuiApplication::clipboard()->setText(selectedText());
-}
-
-void TerminalWidget::paste(bool fromSelection)
-{
-    if (m_readOnly) return;
-    QClipboard* clipboard = QGuiApplication::clipboard();
-    if (fromSelection && !clipboard->supportsSelection()) return;
-    const QString text =
-        clipboard->text(fromSelection ? QClipboard::Selection : QClipboard::Clipboard);
-    if (text.isEmpty()) return;
-    send(m_screen->pasteBytes(text));
-    scrollToBottom();
-}
-
-void TerminalWidget::openSearchBar()
-{
-    m_searchBar->adjustSize();
-    const QRect area = viewport()->geometry();
-    m_searchBar->move(area.right() - m_searchBar->width() - 4, area.top() + 4);
-    m_searchBar->activate();
-}
-
-bool TerminalWidget::find(const QString& text, bool older)
-{
-    applyPendingInput();
-    TerminalPos from;
-    if (m_match) {
-        from = {m_match->line, m_match->col};
-    } else if (older) {
-        from = {m_screen->firstScreenLine() + m_screen->rows() - 1, kEndOfLine};
-    } else {
-        from = {m_screen->firstScreenLine() - m_screen->scrollbackSize(), -1};
-    }
-    m_match = m_screen->find(text, from, older);
-    m_searchBar->setNotFound(!text.isEmpty() && !m_match);
-    if (m_match) scrollToLine(m_match->line);
-    viewport()->update();
-    return m_match.has_value();
 }
 
 // ---------------------------------------------------------------------------------------------
