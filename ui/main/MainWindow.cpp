@@ -21,17 +21,14 @@
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDesktopServices>
-#include <QDockWidget>
 #include <QFile>
 #include <QFileInfo>
-#include <QHeaderView>
 #include <QLabel>
 #include <QMenuBar>
 #include <QSettings>
 #include <QStackedWidget>
 #include <QStatusBar>
 #include <QTabWidget>
-#include <QToolBar>
 #include <QTreeView>
 #include <QUrl>
 
@@ -118,133 +115,6 @@ MainWindow::MainWindow(sb::Clock& clock, QWidget* parent)
 }
 
 MainWindow::~MainWindow() = default;
-
-void MainWindow::buildActions()
-{
-    m_newAction =
-        new QAction(QIcon(QStringLiteral(":/icons/new-session.svg")), tr("&New session…"), this);
-    m_newAction->setShortcut(QKeySequence(QStringLiteral("Ctrl+Shift+T")));
-    m_newAction->setToolTip(tr("Start an agent in a new sandbox (Ctrl+Shift+T)"));
-    connect(m_newAction, &QAction::triggered, this, &MainWindow::newSession);
-
-    m_stopAction = new QAction(QIcon(QStringLiteral(":/icons/stop.svg")), tr("&Stop"), this);
-    m_stopAction->setToolTip(tr("Ask the session's programs to end (SIGTERM)"));
-    connect(m_stopAction, &QAction::triggered, this, &MainWindow::stopSession);
-
-    m_killAction = new QAction(QIcon(QStringLiteral(":/icons/kill.svg")), tr("&Kill"), this);
-    m_killAction->setToolTip(tr("End the session's programs at once (SIGKILL)"));
-    connect(m_killAction, &QAction::triggered, this, &MainWindow::killSession);
-
-    m_openAction = new QAction(QIcon(QStringLiteral(":/icons/folder.svg")),
-                               tr("Open &workspace folder"), this);
-    m_openAction->setToolTip(tr("Open the real project folder in the file manager"));
-    connect(m_openAction, &QAction::triggered, this, &MainWindow::openWorkspaceFolder);
-
-    auto* demo =
-        new QAction(QIcon(QStringLiteral(":/icons/sandbench.svg")), tr("Start the &demo"), this);
-    demo->setToolTip(tr("A scripted agent over a fresh copy of a small demo project"));
-    connect(demo, &QAction::triggered, this, &MainWindow::startDemo);
-
-    auto* quit = new QAction(tr("&Quit"), this);
-    quit->setShortcut(QKeySequence::Quit);
-    quit->setToolTip(tr("Close the window; sessions keep running"));
-    connect(quit, &QAction::triggered, this, &QWidget::close);
-
-    auto* settings = new QAction(tr("Se&ttings…"), this);
-    settings->setShortcut(QKeySequence(QStringLiteral("Ctrl+,")));
-    settings->setMenuRole(QAction::PreferencesRole);
-    settings->setToolTip(tr("Terminal font, new session defaults, notifications, recordings, "
-                            "language"));
-    connect(settings, &QAction::triggered, this, &MainWindow::openSettings);
-
-    QMenu* sessionMenu = menuBar()->addMenu(tr("&Session"));
-    sessionMenu->addActions({m_newAction, demo, m_stopAction, m_killAction, m_openAction});
-    sessionMenu->addSeparator();
-    sessionMenu->addAction(quit);
-    // Policies are files of their own: opened and saved without a session.
-    QMenu* fileMenu = new QMenu(tr("&File"), menuBar());
-    menuBar()->insertMenu(sessionMenu->menuAction(), fileMenu);
-    QAction* openPolicy = fileMenu->addAction(tr("Open &policy…"));
-    openPolicy->setToolTip(tr("Open a policy file to edit its network and command rules"));
-    connect(openPolicy, &QAction::triggered, this, &MainWindow::openPolicy);
-    fileMenu->addActions({m_policy->saveAction(), m_policy->saveAsAction()});
-    QMenu* editMenu = menuBar()->addMenu(tr("&Edit"));
-    editMenu->addAction(settings);
-
-    QToolBar* tools = addToolBar(tr("Session"));
-    tools->setObjectName(QStringLiteral("SessionToolBar"));
-    tools->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
-    tools->addActions({m_newAction, m_stopAction, m_killAction, m_openAction});
-}
-
-void MainWindow::buildDocks()
-{
-    m_sessions->setModel(m_hub->model());
-    m_sessions->setRootIsDecorated(false);
-    m_sessions->setUniformRowHeights(true);
-    m_sessions->setAlternatingRowColors(true);
-    m_sessions->setSelectionMode(QAbstractItemView::SingleSelection);
-    m_sessions->setMinimumWidth(300); // command, folder, start and duration readable
-    m_sessions->header()->setStretchLastSection(false);
-    m_sessions->header()->setSectionResizeMode(SessionListModel::SessionColumn,
-                                               QHeaderView::Stretch);
-    for (int c : {SessionListModel::WorkspaceColumn, SessionListModel::StartedColumn,
-                  SessionListModel::DurationColumn})
-        m_sessions->header()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
-
-    auto dock = [this](QWidget* widget, const QString& title, const char* name,
-                       Qt::DockWidgetArea area) {
-        auto* d = new QDockWidget(title, this);
-        d->setObjectName(QString::fromLatin1(name));
-        d->setWidget(widget);
-        d->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
-        addDockWidget(area, d);
-        return d;
-    };
-    QDockWidget* sessions =
-        dock(m_sessions, tr("Sessions"), "SessionsDock", Qt::LeftDockWidgetArea);
-    QDockWidget* approvals =
-        dock(m_approvals, tr("Approvals"), "ApprovalsDock", Qt::RightDockWidgetArea);
-    m_approvals->setTitleVisible(false);
-    m_approvals->setMinimumWidth(340); // a card's buttons and choices side by side
-    connect(m_approvals, &ApprovalPanel::pendingCountChanged, approvals, [approvals](int count) {
-        approvals->setWindowTitle(count > 0 ? tr("Approvals (%1 waiting)").arg(count)
-                                            : tr("Approvals"));
-    });
-    QDockWidget* activity =
-        dock(m_activity, tr("Activity"), "ActivityDock", Qt::BottomDockWidgetArea);
-    resizeDocks({sessions, approvals}, {380, 380}, Qt::Horizontal);
-    resizeDocks({activity}, {230}, Qt::Vertical);
-}
-
-void MainWindow::buildCentre()
-{
-    m_tabs->setDocumentMode(true);
-    // The review and replay pages' toolbars must not set the window's minimum width: they
-    // squeeze (their toolbars fold) so the terminal and the approval cards keep their room.
-    for (QWidget* page : {static_cast<QWidget*>(m_files), static_cast<QWidget*>(m_replay)})
-        page->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
-    m_tabs->addTab(m_terminal, QIcon(QStringLiteral(":/icons/command.svg")), tr("Terminal"));
-    m_tabs->addTab(m_files, QIcon(QStringLiteral(":/icons/file.svg")), tr("Changes"));
-    m_tabs->addTab(m_policy, QIcon(QStringLiteral(":/icons/policy.svg")), tr("Policy"));
-    m_policy->setActivitySource(m_activity->model());
-    connect(m_policy, &PolicyEditor::documentChanged, this, &MainWindow::updateCentre);
-    connect(m_policy, &PolicyEditor::modifiedChanged, this, [this](bool modified) {
-        m_tabs->setTabText(m_tabs->indexOf(m_policy),
-                           modified ? tr("Policy (modified)") : tr("Policy"));
-    });
-    m_tabs->addTab(m_replay, QIcon(QStringLiteral(":/icons/recorded.svg")), tr("Replay"));
-    connect(m_tabs, &QTabWidget::currentChanged, this, &MainWindow::onTabChanged);
-    connect(m_files, &FileReviewPanel::changeCountChanged, this, [this](int count) {
-        m_tabs->setTabText(m_tabs->indexOf(m_files),
-                           count > 0 ? tr("Changes (%1)").arg(count) : tr("Changes"));
-    });
-    connect(m_welcome, &WelcomeView::demoRequested, this, &MainWindow::startDemo);
-    connect(m_welcome, &WelcomeView::newSessionRequested, this, &MainWindow::newSession);
-    m_centre->addWidget(m_welcome);
-    m_centre->addWidget(m_tabs);
-    setCentralWidget(m_centre);
-}
 
 bool MainWindow::isShowingWelcome() const
 {
