@@ -373,6 +373,7 @@ void ControlServer::onSubscribe(Client& c, const json& body)
     }
     c.subscribed = true;
     c.cursor = start;
+    m_backend.clientSubscribed();
     sendControl(c, proto::encodeJson(MsgType::Subscribed, {{"from_seq", start},
                                                            {"requested_seq", requested},
                                                            {"truncated", truncated},

@@ -47,6 +47,8 @@ struct SessionBackend {
     virtual Status answerApproval(std::uint64_t id, const ApprovalAnswer& answer) = 0;
     virtual std::vector<ApprovalRequest> pendingApprovals() const = 0;
     virtual void stop(bool kill) = 0;
+    // A client subscribed to the session's stream (output and activity events).
+    virtual void clientSubscribed() {}
     // policy_update from the client named `client`: validates the document and switches the
     // session to it, or changes nothing and says why. Sessions that cannot change their policy
     // keep this default.

@@ -88,6 +88,14 @@ Message receiveMessage(int fd)
     return out;
 }
 
+// Why init gave up, from what it said before it ended.
+Error setupFailure(const Message& said)
+{
+    return Error{ErrorCode::System, 0,
+                 said.text.size() > 1 && said.text[0] == 'E' ? said.text.substr(1)
+                                                             : "sandbox init died during setup"};
+}
+
 struct PtyPair {
     int master = -1;
     int slave = -1;
@@ -312,6 +320,9 @@ int exitCodeOf(int status)
         if (!opened) fail(opened.error());
         pty = *opened;
     }
+    // The supervisor moves us into the session's cgroups while we build the sandbox (a cgroup
+    // v1 move waits for an RCU grace period, ~10 ms); the command must start inside them.
+    if (receiveMessage(syncFd).text != "J") ::_exit(kSetupFailed);
     sigset_t all;
     sigfillset(&all);
     ::sigprocmask(SIG_BLOCK, &all, nullptr);
@@ -384,19 +395,24 @@ Result<SandboxProcess> startSandbox(const SandboxConfig& config,
     };
     if (!id.privileged)
         if (auto e = writeIdMaps(sandbox.initPid, id.uid, id.gid)) return abandon(*e);
-    if (auto e = joinCgroups(config.cgroups, sandbox.initPid)) return abandon(*e);
     if (auto e = sendMessage(sync[0], "G")) return abandon(*e);
     if (whileInitSetsUp) whileInitSetsUp(sandbox.initPid, sandbox.pidFd);
+    if (auto e = joinCgroups(config.cgroups, sandbox.initPid)) {
+        // A failed setup ends init, which then cannot be moved: its own message says more.
+        ::kill(sandbox.initPid, SIGKILL);
+        Message early = receiveMessage(sync[0]);
+        for (int fd : early.fds)
+            ::close(fd);
+        return abandon(early.text.empty() ? *e : setupFailure(early));
+    }
+    if (auto e = sendMessage(sync[0], "J")) return abandon(*e);
     Message reply = receiveMessage(sync[0]);
     ::close(sync[0]);
     sync[0] = -1;
     if (reply.text.empty() || reply.text[0] != 'K' || reply.fds.size() != reply.text.size() - 1) {
         for (int fd : reply.fds)
             ::close(fd);
-        std::string why = reply.text.size() > 1 && reply.text[0] == 'E'
-                              ? reply.text.substr(1)
-                              : "sandbox init died during setup";
-        return abandon(Error{ErrorCode::System, 0, why});
+        return abandon(setupFailure(reply));
     }
     for (size_t i = 1; i < reply.text.size(); ++i) {
         char kind = reply.text[i];

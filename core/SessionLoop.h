@@ -61,6 +61,8 @@ class SessionLoop final : public SessionBackend {
     // Any thread: an activity event (a file change, a limit hit) for clients and the recording;
     // the loop's thread sends it, before finish()'s exit at the latest.
     void publishActivity(nlohmann::json event);
+    // Called on the loop's thread each time a client subscribes.
+    void whenClientSubscribes(std::function<void()> hook) { m_onSubscribe = std::move(hook); }
 
     // SessionBackend: what control clients may do.
     SessionSummary summary() const override;
@@ -69,6 +71,10 @@ class SessionLoop final : public SessionBackend {
     Status answerApproval(std::uint64_t id, const ApprovalAnswer& answer) override;
     std::vector<ApprovalRequest> pendingApprovals() const override { return m_broker.pending(); }
     void stop(bool kill) override;
+    void clientSubscribed() override
+    {
+        if (m_onSubscribe) m_onSubscribe();
+    }
     // On the loop's thread (from the control server), so the command rules change between two
     // execs; the proxy takes its rules under its own lock. Pending requests stay pending.
     Result<proto::PolicyUpdateResult> updatePolicy(const proto::PolicyUpdate& update,
@@ -108,6 +114,7 @@ class SessionLoop final : public SessionBackend {
     ApprovalBroker m_broker;
     std::unique_ptr<ExecInterceptor> m_exec;
     std::unique_ptr<ControlServer> m_control;
+    std::function<void()> m_onSubscribe;
     std::unique_ptr<Proxy> m_proxy;
     SessionSummary m_summary;
     std::optional<TerminalPrompt> m_prompt;

@@ -2,6 +2,16 @@
 
 namespace sb {
 
+namespace {
+
+std::string noFileEvents(const Error& why)
+{
+    return "warning: no live file events (the end-of-session summary still lists the changes): " +
+           why.describe();
+}
+
+} // namespace
+
 SessionWatch::SessionWatch(const SessionWatchOptions& options, Sink sink, const Notice& notice)
     : m_sink(std::move(sink)), m_notice(notice), m_limits(options.limits)
 {
@@ -9,13 +19,13 @@ SessionWatch::SessionWatch(const SessionWatchOptions& options, Sink sink, const 
         for (nlohmann::json& e : events)
             m_sink(std::move(e));
     };
-    auto files = WorkspaceWatch::start(options.upper, options.project, forward);
+    // Events come in windows of 250 ms anyway; a command over sooner than this costs no watch.
+    constexpr std::chrono::milliseconds kWatchAfter{100};
+    auto files = WorkspaceWatch::start(options.upper, options.project, forward, {}, kWatchAfter);
     if (files)
         m_files = std::move(files.value());
     else if (m_notice)
-        m_notice("warning: no live file events (the end-of-session summary still lists the "
-                 "changes): " +
-                 files.error().describe());
+        m_notice(noFileEvents(files.error()));
     auto counters = LimitWatch::start(options.cgroupKind, options.cgroups, options.limits, forward);
     if (counters)
         m_counters = std::move(counters.value());
@@ -37,6 +47,7 @@ void SessionWatch::sessionEnded(bool timedOut, int exitStatus)
     if (timedOut) m_sink(wallLimitEvent(m_limits));
     if (m_files) {
         m_files->stop();
+        if (auto e = m_files->notWatched(); e && m_notice) m_notice(noFileEvents(*e));
         if (std::size_t n = m_files->unwatchedFolders(); n > 0 && m_notice)
             m_notice("note: " + std::to_string(n) +
                      " folders were too many to watch (fs.inotify.max_user_watches); their "

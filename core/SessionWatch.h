@@ -42,6 +42,13 @@ class SessionWatch {
     // command died of SIGXCPU or SIGXFSZ.
     void sessionEnded(bool timedOut, int exitStatus);
 
+    // Somebody watches the session live: file events become exact from now on (the file watch
+    // otherwise begins a moment after the start, see WorkspaceWatch::start).
+    void clientSubscribed()
+    {
+        if (m_files) m_files->beginNow();
+    }
+
   private:
     Sink m_sink;
     Notice m_notice;

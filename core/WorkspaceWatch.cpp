@@ -6,8 +6,10 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <fcntl.h>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <poll.h>
 #include <sys/eventfd.h>
@@ -139,11 +141,16 @@ class LayerLookup {
 
 struct WorkspaceWatch::State {
     Fd upper, project, inotify, stop;
+    Fd begin; // eventfd: beginNow() asks a late watch to begin
+    std::mutex settling;
+    std::condition_variable settledChanged;
+    bool settled = false; // watching, or never will
     Sink sink;
     FileEventBatcher batcher;
     std::unordered_map<int, std::string> folders; // watch descriptor → folder
     std::map<std::string, int> watches;           // folder → watch descriptor
     std::atomic<std::size_t> unwatched{0};
+    std::optional<Error> notWatched; // the watch could not begin
     bool rescan = false;
     struct MovedFrom {
         std::uint32_t cookie;
@@ -156,6 +163,7 @@ struct WorkspaceWatch::State {
 
     void addWatch(const std::string& rel, int dirFd)
     {
+        if (!inotify.valid()) return; // one look only: the session ended before the watch began
         std::string proc = "/proc/self/fd/" + std::to_string(dirFd);
         int wd = ::inotify_add_watch(inotify.get(), proc.c_str(), kMask);
         if (wd < 0) {
@@ -294,10 +302,45 @@ struct WorkspaceWatch::State {
         if (!events.empty()) sink(std::move(events));
     }
 
-    void run()
+    // Watches the whole layer from now on; with `noteExisting`, what it holds already is reported
+    // (made while nothing watched).
+    Status beginWatching(bool noteExisting)
+    {
+        inotify.reset(::inotify_init1(IN_NONBLOCK | IN_CLOEXEC));
+        if (!inotify.valid()) return sysError("inotify_init1");
+        addTree("", noteExisting, noteExisting);
+        if (watches.count("") == 0) {
+            inotify.reset();
+            return sysError("watch the workspace's upper directory", ENOSPC);
+        }
+        return {};
+    }
+
+    void settle()
+    {
+        std::lock_guard lock(settling);
+        settled = true;
+        settledChanged.notify_all();
+    }
+
+    // Waits `startAfter` before it watches; a session over by then gets one look at the layer.
+    void run(std::chrono::milliseconds startAfter)
     {
         // Background work: the loop that answers exec approvals, and the agent, go first.
         ::setpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()), 5);
+        if (!inotify.valid()) {
+            pollfd wait[2] = {{stop.get(), POLLIN, 0}, {begin.get(), POLLIN, 0}};
+            int n = ::poll(wait, 2, static_cast<int>(startAfter.count()));
+            if (n > 0 && (wait[0].revents & POLLIN)) {
+                settle();
+                addTree("", true, true);
+                flush();
+                return;
+            }
+            if (auto e = beginWatching(true)) notWatched = *e;
+            settle();
+            if (notWatched) return;
+        }
         for (;;) {
             long long due = batcher.dueMs();
             int timeout = due < 0 ? -1 : static_cast<int>(std::max(0LL, due - nowMs()));
@@ -319,7 +362,8 @@ WorkspaceWatch::WorkspaceWatch(std::unique_ptr<State> state) : m_state(std::move
 
 Result<std::unique_ptr<WorkspaceWatch>> WorkspaceWatch::start(const std::filesystem::path& upper,
                                                               const std::filesystem::path& project,
-                                                              Sink sink, FileBatchOptions options)
+                                                              Sink sink, FileBatchOptions options,
+                                                              std::chrono::milliseconds startAfter)
 {
     auto state = std::make_unique<State>(options);
     auto upperFd = ws::openRoot(upper, "workspace upper directory");
@@ -328,17 +372,18 @@ Result<std::unique_ptr<WorkspaceWatch>> WorkspaceWatch::start(const std::filesys
     if (!projectFd) return projectFd.error();
     state->upper = std::move(*upperFd);
     state->project = std::move(*projectFd);
-    state->inotify.reset(::inotify_init1(IN_NONBLOCK | IN_CLOEXEC));
-    if (!state->inotify.valid()) return sysError("inotify_init1");
     state->stop.reset(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
-    if (!state->stop.valid()) return sysError("eventfd");
+    state->begin.reset(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
+    if (!state->stop.valid() || !state->begin.valid()) return sysError("eventfd");
     state->sink = std::move(sink);
-    state->addTree("", false, false);
-    if (state->watches.count("") == 0) return sysError("watch " + upper.string(), ENOSPC);
+    if (startAfter.count() <= 0) {
+        if (auto e = state->beginWatching(false)) return *e;
+        state->settled = true;
+    }
 
     std::unique_ptr<WorkspaceWatch> watch(new WorkspaceWatch(std::move(state)));
     State* s = watch->m_state.get();
-    watch->m_thread = startSignalFreeThread([s] { s->run(); });
+    watch->m_thread = startSignalFreeThread([s, startAfter] { s->run(startAfter); });
     return watch;
 }
 
@@ -355,9 +400,24 @@ void WorkspaceWatch::stop()
     m_thread.join();
 }
 
+void WorkspaceWatch::beginNow()
+{
+    if (!m_thread.joinable()) return;
+    std::unique_lock lock(m_state->settling);
+    if (m_state->settled) return;
+    std::uint64_t one = 1;
+    (void)!::write(m_state->begin.get(), &one, sizeof one);
+    m_state->settledChanged.wait(lock, [this] { return m_state->settled; });
+}
+
 std::size_t WorkspaceWatch::unwatchedFolders() const
 {
     return m_state->unwatched.load();
+}
+
+std::optional<Error> WorkspaceWatch::notWatched() const
+{
+    return m_state->notWatched;
 }
 
 } // namespace sb

@@ -7,10 +7,12 @@
 #include "Error.h"
 #include "FileEvents.h"
 
+#include <chrono>
 #include <filesystem>
 #include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -22,9 +24,15 @@ class WorkspaceWatch {
     using Sink = std::function<void(std::vector<nlohmann::json>)>;
 
     // Watches `upper` (the session's upper layer) against `project` (the real folder).
+    // With `startAfter`, the watch begins that much later, on its thread, and first reports what
+    // the layer holds by then (a rename made meanwhile reads as an addition and a deletion); if
+    // stop() comes first, one look at the layer replaces the watch. A short session then never
+    // creates an inotify instance, whose release costs an RCU grace period (8–24 ms) at exit.
+    // beginNow() starts a late watch at once.
     static Result<std::unique_ptr<WorkspaceWatch>> start(const std::filesystem::path& upper,
                                                          const std::filesystem::path& project,
-                                                         Sink sink, FileBatchOptions options = {});
+                                                         Sink sink, FileBatchOptions options = {},
+                                                         std::chrono::milliseconds startAfter = {});
     ~WorkspaceWatch(); // stop()
     WorkspaceWatch(const WorkspaceWatch&) = delete;
     WorkspaceWatch& operator=(const WorkspaceWatch&) = delete;
@@ -33,9 +41,15 @@ class WorkspaceWatch {
     // window, and ends the thread. Idempotent.
     void stop();
 
+    // Begins a late watch now, if it has not begun, and returns once it watches (or gave up).
+    void beginNow();
+
     // Folders the watch could not add (the user's inotify watch limit): their changes are only
     // in the end-of-session summary. Read after stop().
     std::size_t unwatchedFolders() const;
+
+    // Why a late watch could not begin (no inotify instance or watch left); read after stop().
+    std::optional<Error> notWatched() const;
 
     struct State;
 

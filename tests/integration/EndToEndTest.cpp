@@ -101,4 +101,18 @@ TEST_F(EndToEnd, ARealSessionIsRecordedAndFoundAgain)
     EXPECT_TRUE(contains(cast.out, marker)) << dump(cast);
 }
 
+// overlayfs leaves its scratch folders mode 000; the session keeps them, opened up, so that its
+// owner (not only root) can remove the whole session folder.
+TEST_F(EndToEnd, AFinishedSessionsFolderCanBeRemovedByItsOwner)
+{
+    std::string id = sb.nextSession();
+    auto r = sb.run(id, {"bash", "-c", "mkdir -p new/deep && echo x > new/deep/f"});
+    ASSERT_EQ(r.status, 0) << dump(r);
+    ASSERT_TRUE(fs::exists(sb.upper(id) / "new/deep/f"));
+    std::error_code ec;
+    fs::remove_all(sb.sessions() / id, ec);
+    EXPECT_FALSE(ec) << ec.message();
+    EXPECT_FALSE(fs::exists(sb.sessions() / id));
+}
+
 } // namespace

@@ -69,6 +69,17 @@ class Collected {
     std::vector<json> m_events;
 };
 
+// inotify instances this process holds.
+int inotifyInstances()
+{
+    int n = 0;
+    for (const auto& fd : fs::directory_iterator("/proc/self/fd")) {
+        std::error_code ec;
+        if (fs::read_symlink(fd.path(), ec).string() == "anon_inode:inotify") ++n;
+    }
+    return n;
+}
+
 std::string dump(const std::set<std::string>& lines)
 {
     std::string out;
@@ -82,9 +93,9 @@ class WorkspaceWatchTest : public sbtest::LayerTest {
     Collected got;
     std::unique_ptr<sb::WorkspaceWatch> watch;
 
-    void start(sb::FileBatchOptions options = {})
+    void start(sb::FileBatchOptions options = {}, std::chrono::milliseconds startAfter = {})
     {
-        auto w = sb::WorkspaceWatch::start(upper, project, got.sink(), options);
+        auto w = sb::WorkspaceWatch::start(upper, project, got.sink(), options, startAfter);
         ASSERT_TRUE(w) << w.error().describe();
         watch = std::move(w.value());
     }
@@ -180,4 +191,51 @@ TEST_F(WorkspaceWatchTest, ARenamedFolderKeepsBeingWatchedUnderItsNewName)
     up("dist/out.o", "o");
     EXPECT_TRUE(got.waitFor({"added dist/out.o"})) << dump(got.lines());
     EXPECT_EQ(got.lines().count("added build/out.o"), 0u);
+}
+
+TEST_F(WorkspaceWatchTest, ASessionOverBeforeTheWatchBeginsGetsOneLookAndNoInotifyInstance)
+{
+    real("edit.txt", "e");
+    real("gone.txt", "g");
+    const int before = inotifyInstances();
+    start({50, 2000, 50}, 60s);
+    up("new.txt", "n");
+    up("edit.txt", "e2");
+    whiteout("gone.txt");
+    fs::create_directories(upper / "dir/sub");
+    up("dir/sub/deep.txt", "d");
+    EXPECT_EQ(inotifyInstances(), before) << "nothing is watched yet";
+    watch->stop();
+    EXPECT_EQ(got.lines(),
+              (std::set<std::string>{"added new.txt", "modified edit.txt", "deleted gone.txt",
+                                     "added dir", "added dir/sub", "added dir/sub/deep.txt"}));
+}
+
+TEST_F(WorkspaceWatchTest, ALateWatchReportsWhatCameBeforeItAndWatchesFromThen)
+{
+    const int before = inotifyInstances();
+    start({50, 2000, 50}, 100ms);
+    up("early.txt", "e");
+    ASSERT_TRUE(got.waitFor({"added early.txt"})) << dump(got.lines());
+    EXPECT_EQ(inotifyInstances(), before + 1);
+    fs::create_directories(upper / "later");
+    up("later/x.txt", "x");
+    EXPECT_TRUE(got.waitFor({"added later", "added later/x.txt"})) << dump(got.lines());
+    watch->stop();
+    EXPECT_EQ(got.lines().count("added early.txt"), 1u);
+}
+
+TEST_F(WorkspaceWatchTest, BeginNowStartsALateWatchAtOnce)
+{
+    real("old.txt", "o");
+    start({50, 2000, 50}, 60s);
+    const int before = inotifyInstances();
+    watch->beginNow();
+    EXPECT_EQ(inotifyInstances(), before + 1) << "watching when beginNow() returns";
+    watch->beginNow(); // again: nothing more
+    // Seen as it happens, so a rename stays a rename.
+    up("old.txt", "o");
+    fs::rename(upper / "old.txt", upper / "renamed.txt");
+    whiteout("old.txt");
+    EXPECT_TRUE(got.waitFor({"renamed renamed.txt from old.txt"})) << dump(got.lines());
 }
