@@ -237,6 +237,30 @@ Result<std::vector<std::string>> createSessionCgroups(const CgroupSupport& suppo
     return created;
 }
 
+Result<std::vector<int>> openCgroupTasks(const std::vector<std::string>& cgroups)
+{
+    std::vector<int> fds;
+    for (const std::string& cgroup : cgroups) {
+        fs::path tasks = fs::path(cgroup) / "tasks";
+        int fd = ::open(tasks.c_str(), O_WRONLY | O_CLOEXEC);
+        if (fd < 0) {
+            Error e = sysError("open " + tasks.string());
+            for (int open : fds)
+                ::close(open);
+            return e;
+        }
+        fds.push_back(fd);
+    }
+    return fds;
+}
+
+Status enterCgroupsV1(const std::vector<std::string>& cgroups, const std::vector<int>& tasksFds)
+{
+    for (size_t i = 0; i < tasksFds.size(); ++i)
+        if (::write(tasksFds[i], "0", 1) != 1) return sysError("join cgroup " + cgroups.at(i));
+    return {};
+}
+
 Status joinCgroups(const std::vector<std::string>& cgroups, pid_t pid)
 {
     for (const std::string& cgroup : cgroups)

@@ -296,9 +296,11 @@ int exitCodeOf(int status)
     }
 }
 
-[[noreturn]] void runInit(const SandboxConfig& config, const SandboxIdentity& id, int syncFd)
+[[noreturn]] void runInit(const SandboxConfig& config, const SandboxIdentity& id, int syncFd,
+                          const std::vector<int>& cgroupTasks)
 {
     ::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+    Status entered = enterCgroupsV1(config.cgroups, cgroupTasks);
     closeAllExcept({syncFd, config.stdioFds[0], config.stdioFds[1], config.stdioFds[2]});
     if (receiveMessage(syncFd).text != "G")
         ::_exit(kSetupFailed); // the supervisor is gone or failed to map us
@@ -306,6 +308,7 @@ int exitCodeOf(int status)
         (void)sendMessage(syncFd, "E" + e.describe());
         ::_exit(kSetupFailed);
     };
+    if (entered) fail(*entered);
     if (auto e = containInit(config, id)) fail(*e);
 
     int proxyFd = -1;
@@ -320,8 +323,8 @@ int exitCodeOf(int status)
         if (!opened) fail(opened.error());
         pty = *opened;
     }
-    // The supervisor moves us into the session's cgroups while we build the sandbox (a cgroup
-    // v1 move waits for an RCU grace period, ~10 ms); the command must start inside them.
+    // On cgroup v2, the supervisor moves us into the session's cgroup while we build the sandbox
+    // (see openCgroupTasks); the command must start inside it.
     if (receiveMessage(syncFd).text != "J") ::_exit(kSetupFailed);
     sigset_t all;
     sigfillset(&all);
@@ -368,23 +371,34 @@ Result<SandboxProcess> startSandbox(const SandboxConfig& config,
         CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP | CLONE_PIDFD;
     if (!id.privileged) flags |= CLONE_NEWUSER;
     if (config.network != NetworkMode::Host) flags |= CLONE_NEWNET;
+    std::vector<int> cgroupTasks;
+    if (config.cgroupsV1) {
+        auto opened = openCgroupTasks(config.cgroups);
+        if (!opened) {
+            ::close(sync[0]);
+            ::close(sync[1]);
+            return opened.error();
+        }
+        cgroupTasks = std::move(*opened);
+    }
     int pidFd = -1;
     clone_args args{};
     args.flags = flags;
     args.pidfd = reinterpret_cast<std::uintptr_t>(&pidFd);
     args.exit_signal = SIGCHLD;
     long pid = ::syscall(SYS_clone3, &args, sizeof args);
+    if (pid == 0) {
+        ::close(sync[0]);
+        runInit(config, id, sync[1], cgroupTasks);
+    }
+    for (int fd : cgroupTasks)
+        ::close(fd);
+    ::close(sync[1]);
     if (pid < 0) {
         Error e = sysError("create the sandbox namespaces");
         ::close(sync[0]);
-        ::close(sync[1]);
         return e;
     }
-    if (pid == 0) {
-        ::close(sync[0]);
-        runInit(config, id, sync[1]);
-    }
-    ::close(sync[1]);
     SandboxProcess sandbox{static_cast<pid_t>(pid), pidFd};
     auto abandon = [&](Error e) -> Result<SandboxProcess> {
         ::kill(sandbox.initPid, SIGKILL);
@@ -395,17 +409,19 @@ Result<SandboxProcess> startSandbox(const SandboxConfig& config,
     };
     if (!id.privileged)
         if (auto e = writeIdMaps(sandbox.initPid, id.uid, id.gid)) return abandon(*e);
-    if (auto e = sendMessage(sync[0], "G")) return abandon(*e);
-    if (whileInitSetsUp) whileInitSetsUp(sandbox.initPid, sandbox.pidFd);
-    if (auto e = joinCgroups(config.cgroups, sandbox.initPid)) {
-        // A failed setup ends init, which then cannot be moved: its own message says more.
+    // After the go, init may fail on its own and end: what it said then explains more.
+    auto failedEarly = [&](Error e) {
         ::kill(sandbox.initPid, SIGKILL);
         Message early = receiveMessage(sync[0]);
         for (int fd : early.fds)
             ::close(fd);
-        return abandon(early.text.empty() ? *e : setupFailure(early));
-    }
-    if (auto e = sendMessage(sync[0], "J")) return abandon(*e);
+        return abandon(early.text.empty() ? std::move(e) : setupFailure(early));
+    };
+    if (auto e = sendMessage(sync[0], "G")) return abandon(*e);
+    if (whileInitSetsUp) whileInitSetsUp(sandbox.initPid, sandbox.pidFd);
+    if (!config.cgroupsV1)
+        if (auto e = joinCgroups(config.cgroups, sandbox.initPid)) return failedEarly(*e);
+    if (auto e = sendMessage(sync[0], "J")) return failedEarly(*e);
     Message reply = receiveMessage(sync[0]);
     ::close(sync[0]);
     sync[0] = -1;

@@ -30,6 +30,7 @@ struct SandboxConfig {
     NetworkMode network = NetworkMode::None;
     Limits limits;
     std::vector<std::string> cgroups; // the session's cgroup folders for init to join
+    bool cgroupsV1 = false;           // they are cgroup v1 folders (see openCgroupTasks)
     // With a terminal, init opens a pty in the sandbox's own devpts (so ttyname() works
     // inside) and hands the master to the supervisor; the command gets the slave as its
     // stdio and controlling terminal. Without, the command uses stdioFds as they are.

@@ -208,6 +208,7 @@ Result<RunOutcome> runSession(const RunOptions& options)
         auto cg = createSessionCgroups(cgroups, session->id, config.limits);
         if (!cg) return cg.error();
         config.cgroups = *cg;
+        config.cgroupsV1 = cgroups.kind == CgroupSupport::Kind::V1;
     } else {
         say(options, "note: no cgroup for the sandbox (" + cgroups.reason +
                          "); memory and process limits apply per process (rlimits)");
