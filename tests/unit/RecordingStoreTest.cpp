@@ -129,6 +129,9 @@ TEST(RecordingStore, MigratesFromEveryEarlierVersion)
         ASSERT_TRUE(store) << store.error().describe();
         EXPECT_EQ(queryInt(file, "PRAGMA user_version"), sb::latestRecordingSchema());
         EXPECT_EQ(integrityCheck(file), "ok");
+        EXPECT_EQ(queryInt(file, "SELECT count(*) FROM sqlite_master WHERE name = "
+                                 "'sessions_running'"),
+                  1);
         if (v == 0) continue;
         // Derived data was built from the rows that were there.
         auto hits = store->search("fatal: linker");
@@ -142,6 +145,24 @@ TEST(RecordingStore, MigratesFromEveryEarlierVersion)
         ASSERT_FALSE(store->screenAt("old", 3999'000'000, screen));
         EXPECT_NE(screen.text().find("compiling module number 3998 ok"), std::string::npos);
     }
+}
+
+// Every session start looks for sessions left running (markInterruptedSessions): that must read
+// the few running ones, not every recorded session's row.
+TEST(RecordingStore, RunningSessionsAreFoundWithoutReadingTheOthers)
+{
+    TempDir dir;
+    auto store = sb::RecordingStore::open(dir / "rec.db");
+    ASSERT_TRUE(store) << store.error().describe();
+    auto db = sb::SqliteDb::open(dir / "rec.db", false, false);
+    ASSERT_TRUE(db) << db.error().describe();
+    // The query of markInterruptedSessions (RecordingStore.cpp).
+    auto plan = db->prepare("EXPLAIN QUERY PLAN SELECT sid, id FROM sessions WHERE state = "
+                            "'running'");
+    ASSERT_TRUE(plan) << plan.error().describe();
+    auto row = plan->step("plan");
+    ASSERT_TRUE(row && *row);
+    EXPECT_EQ(plan->columnText(3), "SCAN sessions USING INDEX sessions_running");
 }
 
 TEST(RecordingStore, NewerSchemaIsRefusedByName)
