@@ -16,6 +16,13 @@
 namespace sb {
 namespace {
 
+// The parked child's whole life: it shares its parent's memory, so it must write none of it.
+int parkUntilKilled(void*)
+{
+    for (;;)
+        ::pause(); // never returns: nothing here handles a signal, and SIGKILL ends it
+}
+
 Status writeProcFile(const std::string& path, const std::string& content)
 {
     int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
@@ -59,22 +66,13 @@ Result<int> makeIdmapNamespace(uid_t fromUid, gid_t fromGid, uid_t toUid, gid_t 
                                const std::string& procRoot)
 {
     // A namespace is only reachable through a process in it: park a child there, map it from
-    // outside, keep a handle on the namespace, and let the child go.
-    int hold[2];
-    if (::pipe2(hold, O_CLOEXEC) != 0) return sysError("pipe");
-    pid_t child = static_cast<pid_t>(::syscall(SYS_clone, CLONE_NEWUSER | SIGCHLD, nullptr));
-    if (child == 0) {
-        ::close(hold[1]);
-        char c;
-        (void)!::read(hold[0], &c, 1);
-        ::_exit(0);
-    }
-    ::close(hold[0]);
-    if (child < 0) {
-        Error e = sysError("create a user namespace for the idmapped mount");
-        ::close(hold[1]);
-        return e;
-    }
+    // outside, keep a handle on the namespace, and end the child. The child shares our memory
+    // (CLONE_VM) on a small stack of its own: a copy of the address space would cost more to
+    // make and to tear down than everything else here.
+    alignas(16) char stack[16 * 1024]; // ours until the child is reaped, below
+    pid_t child =
+        ::clone(parkUntilKilled, stack + sizeof stack, CLONE_VM | CLONE_NEWUSER | SIGCHLD, nullptr);
+    if (child < 0) return sysError("create a user namespace for the idmapped mount");
     std::string proc = procRoot + "/" + std::to_string(child);
     Status failed = writeMaps(proc, mapLine(fromUid, toUid), mapLine(fromGid, toGid), false);
     int nsFd = -1;
@@ -82,7 +80,7 @@ Result<int> makeIdmapNamespace(uid_t fromUid, gid_t fromGid, uid_t toUid, gid_t 
         nsFd = ::open((proc + "/ns/user").c_str(), O_RDONLY | O_CLOEXEC);
         if (nsFd < 0) failed = sysError("open " + proc + "/ns/user");
     }
-    ::close(hold[1]);
+    ::kill(child, SIGKILL);
     ::waitpid(child, nullptr, 0);
     if (failed) return *failed;
     return nsFd;

@@ -143,6 +143,11 @@ print(t.parse(sys.argv[1]).getroot().find("releases/release").get("version"))' \
 grep -q "^Exec=sandbench$" /usr/share/applications/$app.desktop
 grep -q "^Icon=$app$" /usr/share/applications/$app.desktop
 
+step "sandbench-cli loads no C++ library (it starts every sandbox)"
+if readelf -d /usr/bin/sandbench-cli | grep -E 'NEEDED.*(libstdc\+\+|libgcc_s|libspdlog|libfmt)'; then
+    fail "sandbench-cli links a C++ library dynamically (see app/CMakeLists.txt)"
+fi
+
 step "sandbench-cli doctor"
 cli doctor || fail "the installed sandbench-cli doctor says sandboxes cannot run here"
 
