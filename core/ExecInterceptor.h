@@ -23,7 +23,7 @@ struct ExecRequest {
     pid_t pid = 0;       // in the supervisor's pid namespace
     std::string program; // absolute path inside the sandbox (lexically normalised)
     std::vector<std::string> argv;
-    std::string cwd; // inside the sandbox
+    std::string cwd; // inside the sandbox; empty until cwdOf() when the program path needed none
 };
 
 class ExecInterceptor {
@@ -37,6 +37,9 @@ class ExecInterceptor {
     // Reads one pending notification (call when fd() is readable). nullopt: nothing to judge
     // (the exec was abandoned, or its process died while we read).
     Result<std::optional<ExecRequest>> receive();
+    // The working folder of `pid` as the sandbox names it; "" if the process is gone. Not part
+    // of receive(): the policy does not look at it, so it can be read after the answer.
+    static std::string cwdOf(pid_t pid);
     Status allow(std::uint64_t notificationId);
     Status deny(std::uint64_t notificationId, int error = EPERM);
 

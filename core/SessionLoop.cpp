@@ -310,6 +310,12 @@ void SessionLoop::onExecNotification()
     // The command waits in the kernel until it has its answer: give it first, and record the
     // decision while the command goes on (on the other core, where there is one).
     std::uint64_t id = exec.notificationId;
+    // The working folder is for people (the record, a prompt), not the rules: read after the
+    // answer, while the command execs (a process gone by then records none).
+    auto readCwd = [&] {
+        if (request.cwd.empty()) request.cwd = ExecInterceptor::cwdOf(exec.pid);
+    };
+    if (action == RuleAction::Ask) readCwd();
     bool absent = false;
     if (action == RuleAction::Allow) {
         // execvp tries each PATH folder in turn: an allowed exec of a program that is not there
@@ -322,6 +328,7 @@ void SessionLoop::onExecNotification()
     } else if (action == RuleAction::Deny) {
         (void)m_exec->deny(id);
     }
+    if (!absent) readCwd();
     if (!absent) {
         CommandRecord record;
         if (action == RuleAction::Ask) { // the broker still needs the request
