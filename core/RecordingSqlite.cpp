@@ -1,6 +1,7 @@
 #include "RecordingSqlite.h"
 
-#include <sqlite3.h>
+#include "SqliteLibrary.h"
+
 #include <utility>
 
 namespace fs = std::filesystem;
@@ -9,7 +10,7 @@ namespace sb {
 
 SqliteDb::~SqliteDb()
 {
-    if (m_db != nullptr) sqlite3_close_v2(m_db);
+    if (m_db != nullptr) sqlite().close_v2(m_db);
 }
 
 SqliteDb::SqliteDb(SqliteDb&& other) noexcept
@@ -20,7 +21,7 @@ SqliteDb::SqliteDb(SqliteDb&& other) noexcept
 SqliteDb& SqliteDb::operator=(SqliteDb&& other) noexcept
 {
     if (this != &other) {
-        if (m_db != nullptr) sqlite3_close_v2(m_db);
+        if (m_db != nullptr) sqlite().close_v2(m_db);
         m_db = std::exchange(other.m_db, nullptr);
         m_file = std::move(other.m_file);
     }
@@ -29,23 +30,24 @@ SqliteDb& SqliteDb::operator=(SqliteDb&& other) noexcept
 
 Result<SqliteDb> SqliteDb::open(const fs::path& file, bool create, bool readOnly)
 {
+    if (auto loaded = loadSqlite(); !loaded) return loaded.error();
     SqliteDb db;
     db.m_file = file;
     int flags = SQLITE_OPEN_NOMUTEX | (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE);
     if (create && !readOnly) flags |= SQLITE_OPEN_CREATE;
-    int rc = sqlite3_open_v2(file.c_str(), &db.m_db, flags, nullptr);
+    int rc = sqlite().open_v2(file.c_str(), &db.m_db, flags, nullptr);
     if (rc != SQLITE_OK) {
         Error e = db.errorFromCode(rc, "open");
         return e;
     }
-    sqlite3_extended_result_codes(db.m_db, 1);
+    sqlite().extended_result_codes(db.m_db, 1);
     return db;
 }
 
 Error SqliteDb::errorFromCode(int code, const std::string& what) const
 {
     int primary = code & 0xff;
-    std::string detail = m_db != nullptr ? sqlite3_errmsg(m_db) : sqlite3_errstr(code);
+    std::string detail = m_db != nullptr ? sqlite().errmsg(m_db) : sqlite().errstr(code);
     std::string message = "recording database " + m_file.string() + ": " + what + ": " + detail;
     switch (primary) {
     case SQLITE_CORRUPT:
@@ -72,15 +74,15 @@ Error SqliteDb::errorFromCode(int code, const std::string& what) const
 
 Error SqliteDb::error(const std::string& what) const
 {
-    return errorFromCode(m_db != nullptr ? sqlite3_extended_errcode(m_db) : SQLITE_ERROR, what);
+    return errorFromCode(m_db != nullptr ? sqlite().extended_errcode(m_db) : SQLITE_ERROR, what);
 }
 
 Status SqliteDb::exec(std::string_view sql)
 {
     std::string text(sql);
     char* msg = nullptr;
-    int rc = sqlite3_exec(m_db, text.c_str(), nullptr, nullptr, &msg);
-    sqlite3_free(msg);
+    int rc = sqlite().exec(m_db, text.c_str(), nullptr, nullptr, &msg);
+    sqlite().free(msg);
     if (rc != SQLITE_OK) return errorFromCode(rc, "run '" + text.substr(0, 60) + "'");
     return {};
 }
@@ -88,7 +90,7 @@ Status SqliteDb::exec(std::string_view sql)
 Result<SqliteStatement> SqliteDb::prepare(std::string_view sql)
 {
     sqlite3_stmt* stmt = nullptr;
-    int rc = sqlite3_prepare_v2(m_db, sql.data(), static_cast<int>(sql.size()), &stmt, nullptr);
+    int rc = sqlite().prepare_v2(m_db, sql.data(), static_cast<int>(sql.size()), &stmt, nullptr);
     if (rc != SQLITE_OK)
         return errorFromCode(rc, "prepare '" + std::string(sql.substr(0, 60)) + "'");
     return SqliteStatement(this, stmt);
@@ -104,18 +106,23 @@ Result<std::int64_t> SqliteDb::queryInt(std::string_view sql)
     return stmt->columnInt(0);
 }
 
+void SqliteDb::keepWalOnClose()
+{
+    sqlite().db_config(m_db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, nullptr);
+}
+
 std::int64_t SqliteDb::lastInsertId() const
 {
-    return sqlite3_last_insert_rowid(m_db);
+    return sqlite().last_insert_rowid(m_db);
 }
 int SqliteDb::changes() const
 {
-    return sqlite3_changes(m_db);
+    return sqlite().changes(m_db);
 }
 
 SqliteStatement::~SqliteStatement()
 {
-    if (m_stmt != nullptr) sqlite3_finalize(m_stmt);
+    if (m_stmt != nullptr) sqlite().finalize(m_stmt);
 }
 
 SqliteStatement::SqliteStatement(SqliteStatement&& other) noexcept
@@ -126,7 +133,7 @@ SqliteStatement::SqliteStatement(SqliteStatement&& other) noexcept
 SqliteStatement& SqliteStatement::operator=(SqliteStatement&& other) noexcept
 {
     if (this != &other) {
-        if (m_stmt != nullptr) sqlite3_finalize(m_stmt);
+        if (m_stmt != nullptr) sqlite().finalize(m_stmt);
         m_db = other.m_db;
         m_stmt = std::exchange(other.m_stmt, nullptr);
     }
@@ -135,20 +142,20 @@ SqliteStatement& SqliteStatement::operator=(SqliteStatement&& other) noexcept
 
 SqliteStatement& SqliteStatement::bind(int index, std::int64_t value)
 {
-    sqlite3_bind_int64(m_stmt, index, value);
+    sqlite().bind_int64(m_stmt, index, value);
     return *this;
 }
 
 SqliteStatement& SqliteStatement::bind(int index, double value)
 {
-    sqlite3_bind_double(m_stmt, index, value);
+    sqlite().bind_double(m_stmt, index, value);
     return *this;
 }
 
 SqliteStatement& SqliteStatement::bindText(int index, std::string_view text, bool stable)
 {
-    sqlite3_bind_text(m_stmt, index, text.data(), static_cast<int>(text.size()),
-                      stable ? SQLITE_STATIC : SQLITE_TRANSIENT);
+    sqlite().bind_text(m_stmt, index, text.data(), static_cast<int>(text.size()),
+                       stable ? SQLITE_STATIC : SQLITE_TRANSIENT);
     return *this;
 }
 
@@ -156,24 +163,24 @@ SqliteStatement& SqliteStatement::bindBlob(int index, std::string_view bytes, bo
 {
     // A zero-length blob must still be a blob, not NULL: give SQLite a valid pointer.
     static const char empty = 0;
-    sqlite3_bind_blob(m_stmt, index, bytes.empty() ? &empty : bytes.data(),
-                      static_cast<int>(bytes.size()), stable ? SQLITE_STATIC : SQLITE_TRANSIENT);
+    sqlite().bind_blob(m_stmt, index, bytes.empty() ? &empty : bytes.data(),
+                       static_cast<int>(bytes.size()), stable ? SQLITE_STATIC : SQLITE_TRANSIENT);
     return *this;
 }
 
 SqliteStatement& SqliteStatement::bindNull(int index)
 {
-    sqlite3_bind_null(m_stmt, index);
+    sqlite().bind_null(m_stmt, index);
     return *this;
 }
 
 Result<bool> SqliteStatement::step(const char* what)
 {
-    int rc = sqlite3_step(m_stmt);
+    int rc = sqlite().step(m_stmt);
     if (rc == SQLITE_ROW) return true;
     if (rc == SQLITE_DONE) return false;
     Error e = m_db->errorFromCode(rc, what);
-    sqlite3_reset(m_stmt);
+    sqlite().reset(m_stmt);
     return e;
 }
 
@@ -182,45 +189,45 @@ Status SqliteStatement::run(const char* what)
     // No clear_bindings: statements run again are always fully re-bound, and clearing costs
     // measurably at the writer's rates.
     auto r = step(what);
-    sqlite3_reset(m_stmt);
+    sqlite().reset(m_stmt);
     if (!r) return r.error();
     return {};
 }
 
 void SqliteStatement::reset()
 {
-    sqlite3_reset(m_stmt);
-    sqlite3_clear_bindings(m_stmt);
+    sqlite().reset(m_stmt);
+    sqlite().clear_bindings(m_stmt);
 }
 
 std::int64_t SqliteStatement::columnInt(int index) const
 {
-    return sqlite3_column_int64(m_stmt, index);
+    return sqlite().column_int64(m_stmt, index);
 }
 
 double SqliteStatement::columnDouble(int index) const
 {
-    return sqlite3_column_double(m_stmt, index);
+    return sqlite().column_double(m_stmt, index);
 }
 
 std::string SqliteStatement::columnText(int index) const
 {
-    const unsigned char* text = sqlite3_column_text(m_stmt, index);
-    int size = sqlite3_column_bytes(m_stmt, index);
+    const unsigned char* text = sqlite().column_text(m_stmt, index);
+    int size = sqlite().column_bytes(m_stmt, index);
     return text != nullptr ? std::string(reinterpret_cast<const char*>(text), size) : std::string();
 }
 
 std::string_view SqliteStatement::columnBytes(int index) const
 {
-    const void* data = sqlite3_column_blob(m_stmt, index);
-    int size = sqlite3_column_bytes(m_stmt, index);
+    const void* data = sqlite().column_blob(m_stmt, index);
+    int size = sqlite().column_bytes(m_stmt, index);
     return data != nullptr ? std::string_view(static_cast<const char*>(data), size)
                            : std::string_view();
 }
 
 bool SqliteStatement::columnIsNull(int index) const
 {
-    return sqlite3_column_type(m_stmt, index) == SQLITE_NULL;
+    return sqlite().column_type(m_stmt, index) == SQLITE_NULL;
 }
 
 } // namespace sb

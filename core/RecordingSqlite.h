@@ -1,5 +1,6 @@
 // A thin RAII layer over SQLite's C API for the recording store: an owned connection, prepared
 // statements with typed binds, and errors as sb::Error values that name the database file.
+// SQLite itself is loaded by the first open (SqliteLibrary.h).
 #pragma once
 
 #include "Error.h"
@@ -34,6 +35,8 @@ class SqliteDb {
     Result<SqliteStatement> prepare(std::string_view sql);
     // The single integer a query like "PRAGMA user_version" returns.
     Result<std::int64_t> queryInt(std::string_view sql);
+    // SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE: the last connection to close leaves the WAL as it is.
+    void keepWalOnClose();
     std::int64_t lastInsertId() const;
     int changes() const;
 
@@ -41,7 +44,6 @@ class SqliteDb {
     Error error(const std::string& what) const;
     Error errorFromCode(int code, const std::string& what) const;
 
-    sqlite3* handle() const { return m_db; }
     const std::filesystem::path& file() const { return m_file; }
 
   private:

@@ -9,7 +9,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
-#include <sqlite3.h>
 #include <thread>
 #include <unistd.h>
 
@@ -114,7 +113,7 @@ Result<SqliteDb> openRecordingDb(const fs::path& requested)
     // and the folder: 5-20 ms on the path of every short session. Kept, the WAL is folded in
     // by SQLite's automatic checkpoint on the writer thread once it passes 1000 pages. What a
     // crash keeps is unchanged: committed WAL frames are part of the database.
-    sqlite3_db_config(db->handle(), SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, nullptr);
+    db->keepWalOnClose();
     // A WAL restarted after a checkpoint is cut back to what its first commit needs, so its
     // size tells how much the next open's recovery reads (RecordingWriter checkpoints early).
     if (auto e = db->exec("PRAGMA journal_size_limit=0")) return *e;
