@@ -292,7 +292,10 @@ worker()
     SHM_STATE=
     [[ $(stat -f -c %T /dev/shm 2>/dev/null) == tmpfs ]] &&
         SHM_STATE=$(mktemp -d /dev/shm/sandbench-bench.XXXXXX 2>/dev/null)
-    trap 'rm -rf "$SCRATCH" ${SHM_STATE:+"$SHM_STATE"}' EXIT
+    # Removed by the driver once every user has run: removing thousands of session files here
+    # would slow the next user's sandboxes for half a minute on ext4 without a journal, which
+    # skips inodes deleted in the last 30 s when it allocates new ones (BENCHMARKS.md, "Findings").
+    echo "RESULT scratch dirs=$SCRATCH${SHM_STATE:+,$SHM_STATE}"
     WORKSPACE=$SCRATCH/workspace
     mkdir -p "$WORKSPACE" "$SCRATCH/state"
     echo "a small project" >"$WORKSPACE/README"
@@ -367,6 +370,9 @@ RUNS=("$(id -un)")
 
 status=0
 declare -A OUT
+SCRATCH_DIRS=()
+# (chmod: a supervisor the RSS benchmark kills leaves overlayfs's work/work at mode 000.)
+trap 'chmod -R u+rwX "${SCRATCH_DIRS[@]}" 2>/dev/null; rm -rf "${SCRATCH_DIRS[@]}"' EXIT
 for who in "${RUNS[@]}"; do
     note "running as $who ($( ((QUICK)) && echo quick || echo full) mode)…"
     if [[ $who == "$(id -un)" ]]; then
@@ -377,6 +383,8 @@ for who in "${RUNS[@]}"; do
             SANDBENCH_BUILD_DIR="$BUILD_DIR" TMPDIR=/tmp \
             "$SELF" --worker $( ((QUICK)) && echo --quick)) || status=1
     fi
+    IFS=, read -r -a dirs <<<"$(sed -n 's/^RESULT scratch dirs=//p' <<<"${OUT[$who]}")"
+    SCRATCH_DIRS+=("${dirs[@]}")
 done
 note "terminal pane benchmark ($( ((QUICK)) && echo quick || echo full) mode)…"
 TERMINAL_OUT=$(bench_terminal) || status=1
