@@ -301,7 +301,10 @@ worker()
     echo "a small project" >"$WORKSPACE/README"
     cd "$WORKSPACE" || exit 1
     export XDG_STATE_HOME=$SCRATCH/state # sessions land here and go with the scratch folder
-    export XDG_RUNTIME_DIR=$SCRATCH/runtime
+    export XDG_DATA_HOME=$SCRATCH/data   # and their recordings, not into the user's own
+    # Control sockets go to a tmpfs where there is one, as /run/user/UID is on a desktop: on
+    # this disk, each socket is an inode made and deleted per session (see *Findings*).
+    export XDG_RUNTIME_DIR=${SHM_STATE:-$SCRATCH}/runtime
     mkdir -p -m 0700 "$XDG_RUNTIME_DIR"
     bwrap_args
 
