@@ -180,11 +180,22 @@ CgroupSupport probeCgroupSupport()
     return out;
 }
 
-Result<std::vector<std::string>> createSessionCgroups(const CgroupSupport& support,
-                                                      const std::string& id, const Limits& limits)
+std::vector<std::string> sessionCgroupPaths(const CgroupSupport& support, const std::string& id)
 {
     // Unique on the machine (two users, or two test runs, may use the same session id).
     std::string name = "sandbench-" + id + "-" + std::to_string(::getpid());
+    if (support.kind == CgroupSupport::Kind::V2) return {(fs::path(support.base) / name).string()};
+    std::vector<std::string> paths;
+    if (support.kind == CgroupSupport::Kind::V1)
+        for (const std::string& base : support.v1Bases)
+            paths.push_back((fs::path(base) / name).string());
+    return paths;
+}
+
+Result<std::vector<std::string>> createSessionCgroups(const CgroupSupport& support,
+                                                      const std::string& id, const Limits& limits)
+{
+    const std::vector<std::string> dirs = sessionCgroupPaths(support, id);
     std::vector<std::pair<fs::path, std::vector<std::pair<std::string, std::string>>>> plan;
     if (support.kind == CgroupSupport::Kind::V2) {
         if (auto e =
@@ -196,7 +207,7 @@ Result<std::vector<std::string>> createSessionCgroups(const CgroupSupport& suppo
         if (limits.pids > 0) v.emplace_back("pids.max", std::to_string(limits.pids));
         if (limits.cpuPercent > 0)
             v.emplace_back("cpu.max", std::to_string(limits.cpuPercent * 1000) + " 100000");
-        plan.emplace_back(fs::path(support.base) / name, std::move(v));
+        plan.emplace_back(dirs.at(0), std::move(v));
     } else if (support.kind == CgroupSupport::Kind::V1) {
         std::vector<std::pair<std::string, std::string>> memory, pids, cpu;
         if (limits.memoryMb > 0)
@@ -206,9 +217,9 @@ Result<std::vector<std::string>> createSessionCgroups(const CgroupSupport& suppo
             cpu.emplace_back("cpu.cfs_period_us", "100000");
             cpu.emplace_back("cpu.cfs_quota_us", std::to_string(limits.cpuPercent * 1000));
         }
-        plan.emplace_back(fs::path(support.v1Bases[0]) / name, std::move(memory));
-        plan.emplace_back(fs::path(support.v1Bases[1]) / name, std::move(pids));
-        plan.emplace_back(fs::path(support.v1Bases[2]) / name, std::move(cpu));
+        plan.emplace_back(dirs.at(0), std::move(memory));
+        plan.emplace_back(dirs.at(1), std::move(pids));
+        plan.emplace_back(dirs.at(2), std::move(cpu));
     }
     std::vector<std::string> created;
     for (const auto& [dir, values] : plan) {
@@ -256,6 +267,8 @@ Result<std::vector<int>> openCgroupTasks(const std::vector<std::string>& cgroups
 
 Status enterCgroupsV1(const std::vector<std::string>& cgroups, const std::vector<int>& tasksFds)
 {
+    if (tasksFds.size() != cgroups.size())
+        return Error{ErrorCode::Internal, 0, "cgroup tasks files missing for init to join"};
     for (size_t i = 0; i < tasksFds.size(); ++i)
         if (::write(tasksFds[i], "0", 1) != 1) return sysError("join cgroup " + cgroups.at(i));
     return {};

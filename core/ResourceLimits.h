@@ -28,13 +28,16 @@ struct CgroupSupport {
 
 CgroupSupport probeCgroupSupport();
 
+// The folders createSessionCgroups makes for session `id`, known before they exist (v1: memory,
+// pids, cpu).
+std::vector<std::string> sessionCgroupPaths(const CgroupSupport& support, const std::string& id);
 // Creates the session's cgroup folder(s) with the limits; the caller moves init into them.
 Result<std::vector<std::string>> createSessionCgroups(const CgroupSupport& support,
                                                       const std::string& id, const Limits& limits);
 // Moving a process into a cgroup takes a global lock whose write side first waits for an RCU
 // grace period (~10 ms); a thread that moves itself through a v1 `tasks` file does not take it.
-// So on v1, init moves itself: the supervisor opens each folder's `tasks` (openCgroupTasks)
-// before the clone, init writes "0" to them (enterCgroupsV1) while still single-threaded. On v2
+// So on v1, init moves itself: the supervisor opens each folder's `tasks` (openCgroupTasks) and
+// hands them over, init writes "0" to them (enterCgroupsV1) while still single-threaded. On v2
 // (where that file does not exist) the supervisor moves init with joinCgroups.
 Result<std::vector<int>> openCgroupTasks(const std::vector<std::string>& cgroups);
 Status enterCgroupsV1(const std::vector<std::string>& cgroups, const std::vector<int>& tasksFds);

@@ -296,11 +296,9 @@ int exitCodeOf(int status)
     }
 }
 
-[[noreturn]] void runInit(const SandboxConfig& config, const SandboxIdentity& id, int syncFd,
-                          const std::vector<int>& cgroupTasks)
+[[noreturn]] void runInit(const SandboxConfig& config, const SandboxIdentity& id, int syncFd)
 {
     ::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
-    Status entered = enterCgroupsV1(config.cgroups, cgroupTasks);
     closeAllExcept({syncFd, config.stdioFds[0], config.stdioFds[1], config.stdioFds[2]});
     if (receiveMessage(syncFd).text != "G")
         ::_exit(kSetupFailed); // the supervisor is gone or failed to map us
@@ -308,7 +306,6 @@ int exitCodeOf(int status)
         (void)sendMessage(syncFd, "E" + e.describe());
         ::_exit(kSetupFailed);
     };
-    if (entered) fail(*entered);
     if (auto e = containInit(config, id)) fail(*e);
 
     int proxyFd = -1;
@@ -323,9 +320,15 @@ int exitCodeOf(int status)
         if (!opened) fail(opened.error());
         pty = *opened;
     }
-    // On cgroup v2, the supervisor moves us into the session's cgroup while we build the sandbox
-    // (see openCgroupTasks); the command must start inside it.
-    if (receiveMessage(syncFd).text != "J") ::_exit(kSetupFailed);
+    // The supervisor makes the session's cgroups while we build the sandbox, then moves us into
+    // them (v2) or hands us their tasks files (v1, see openCgroupTasks): the command must start
+    // inside them.
+    Message joined = receiveMessage(syncFd);
+    if (joined.text != "J") ::_exit(kSetupFailed);
+    Status entered = config.cgroupsV1 ? enterCgroupsV1(config.cgroups, joined.fds) : Status{};
+    for (int fd : joined.fds)
+        ::close(fd);
+    if (entered) fail(*entered);
     sigset_t all;
     sigfillset(&all);
     ::sigprocmask(SIG_BLOCK, &all, nullptr);
@@ -361,7 +364,7 @@ int exitCodeOf(int status)
 } // namespace
 
 Result<SandboxProcess> startSandbox(const SandboxConfig& config,
-                                    const std::function<void(pid_t, int)>& whileInitSetsUp)
+                                    const std::function<Status(pid_t, int)>& whileInitSetsUp)
 {
     SandboxIdentity id = sandboxIdentity();
     int sync[2];
@@ -371,16 +374,6 @@ Result<SandboxProcess> startSandbox(const SandboxConfig& config,
         CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP | CLONE_PIDFD;
     if (!id.privileged) flags |= CLONE_NEWUSER;
     if (config.network != NetworkMode::Host) flags |= CLONE_NEWNET;
-    std::vector<int> cgroupTasks;
-    if (config.cgroupsV1) {
-        auto opened = openCgroupTasks(config.cgroups);
-        if (!opened) {
-            ::close(sync[0]);
-            ::close(sync[1]);
-            return opened.error();
-        }
-        cgroupTasks = std::move(*opened);
-    }
     int pidFd = -1;
     clone_args args{};
     args.flags = flags;
@@ -389,10 +382,8 @@ Result<SandboxProcess> startSandbox(const SandboxConfig& config,
     long pid = ::syscall(SYS_clone3, &args, sizeof args);
     if (pid == 0) {
         ::close(sync[0]);
-        runInit(config, id, sync[1], cgroupTasks);
+        runInit(config, id, sync[1]);
     }
-    for (int fd : cgroupTasks)
-        ::close(fd);
     ::close(sync[1]);
     if (pid < 0) {
         Error e = sysError("create the sandbox namespaces");
@@ -418,10 +409,20 @@ Result<SandboxProcess> startSandbox(const SandboxConfig& config,
         return abandon(early.text.empty() ? std::move(e) : setupFailure(early));
     };
     if (auto e = sendMessage(sync[0], "G")) return abandon(*e);
-    if (whileInitSetsUp) whileInitSetsUp(sandbox.initPid, sandbox.pidFd);
-    if (!config.cgroupsV1)
-        if (auto e = joinCgroups(config.cgroups, sandbox.initPid)) return failedEarly(*e);
-    if (auto e = sendMessage(sync[0], "J")) return failedEarly(*e);
+    if (whileInitSetsUp)
+        if (auto e = whileInitSetsUp(sandbox.initPid, sandbox.pidFd)) return failedEarly(*e);
+    std::vector<int> cgroupTasks;
+    if (config.cgroupsV1) {
+        auto opened = openCgroupTasks(config.cgroups);
+        if (!opened) return failedEarly(opened.error());
+        cgroupTasks = std::move(*opened);
+    } else if (auto e = joinCgroups(config.cgroups, sandbox.initPid)) {
+        return failedEarly(*e);
+    }
+    Status joined = sendMessage(sync[0], "J", cgroupTasks);
+    for (int fd : cgroupTasks)
+        ::close(fd);
+    if (joined) return failedEarly(*joined);
     Message reply = receiveMessage(sync[0]);
     ::close(sync[0]);
     sync[0] = -1;

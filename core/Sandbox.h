@@ -66,9 +66,11 @@ struct SandboxProcess {
 // Call it while the process has a single thread: the child runs C++ (allocations) between
 // clone and exec, which another thread's held lock would deadlock. `whileInitSetsUp` runs
 // right after the clone, in parallel with init's mounts: the first moment threads may start.
+// It creates config.cgroups when they are to exist (init joins them after it, before the
+// command starts); an error it returns ends the sandbox.
 Result<SandboxProcess>
 startSandbox(const SandboxConfig& config,
-             const std::function<void(pid_t initPid, int pidFd)>& whileInitSetsUp = {});
+             const std::function<Status(pid_t initPid, int pidFd)>& whileInitSetsUp = {});
 
 // Exit status of the sandbox's command as a shell reports it: code, or 128+signal.
 int waitSandbox(const SandboxProcess& sandbox);

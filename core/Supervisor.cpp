@@ -205,9 +205,8 @@ Result<RunOutcome> runSession(const RunOptions& options)
     int outPipe[2] = {-1, -1}, errPipe[2] = {-1, -1};
     CgroupSupport cgroups = probeCgroupSupport();
     if (cgroups.available()) {
-        auto cg = createSessionCgroups(cgroups, session->id, config.limits);
-        if (!cg) return cg.error();
-        config.cgroups = *cg;
+        // Made while init builds the sandbox (below), joined before the command starts.
+        config.cgroups = sessionCgroupPaths(cgroups, session->id);
         config.cgroupsV1 = cgroups.kind == CgroupSupport::Kind::V1;
     } else {
         say(options, "note: no cgroup for the sandbox (" + cgroups.reason +
@@ -266,7 +265,7 @@ Result<RunOutcome> runSession(const RunOptions& options)
     std::unique_ptr<RecordingWriter> recorder;
     std::optional<Error> recorderError;
     SessionRecordInfo recordInfo = recordInfoOf(*session, options, config);
-    auto sandbox = startSandbox(config, [&](pid_t, int pidFd) {
+    auto sandbox = startSandbox(config, [&](pid_t, int pidFd) -> Status {
         killFd.fd = ::fcntl(pidFd, F_DUPFD_CLOEXEC, 3);
         WriterOptions writer;
         writer.onOpenFailed = [fd = killFd.fd](const Error&) {
@@ -277,6 +276,10 @@ Result<RunOutcome> runSession(const RunOptions& options)
             recorder = std::move(started.value());
         else
             recorderError = started.error();
+        if (!config.cgroups.empty())
+            if (auto made = createSessionCgroups(cgroups, session->id, config.limits); !made)
+                return made.error();
+        return {};
     });
     for (int* fd : {&outPipe[1], &errPipe[1]})
         if (*fd >= 0) ::close(std::exchange(*fd, -1));
