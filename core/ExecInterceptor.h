@@ -28,7 +28,8 @@ struct ExecRequest {
 
 class ExecInterceptor {
   public:
-    explicit ExecInterceptor(int listenerFd) : m_fd(listenerFd) {}
+    // Asks for synchronous wake-ups where the kernel has them (see the .cpp).
+    explicit ExecInterceptor(int listenerFd);
     ~ExecInterceptor();
     ExecInterceptor(const ExecInterceptor&) = delete;
     ExecInterceptor& operator=(const ExecInterceptor&) = delete;
