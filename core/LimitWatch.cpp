@@ -256,12 +256,17 @@ LimitWatch::~LimitWatch()
     stop();
 }
 
-void LimitWatch::stop()
+void LimitWatch::requestStop()
 {
     if (!m_thread.joinable()) return;
     std::uint64_t one = 1;
     (void)!::write(m_state->stop, &one, sizeof one);
-    m_thread.join();
+}
+
+void LimitWatch::stop()
+{
+    requestStop();
+    if (m_thread.joinable()) m_thread.join();
 }
 
 } // namespace sb

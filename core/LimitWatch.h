@@ -89,6 +89,8 @@ class LimitWatch {
 
     // Reads the counters a last time, reports everything held back, and ends the thread.
     void stop();
+    // stop() without waiting for the thread: it is told to finish (stop() then joins it).
+    void requestStop();
 
     struct State;
 

@@ -36,6 +36,8 @@ SessionWatch::SessionWatch(const SessionWatchOptions& options, Sink sink, const 
 SessionWatch::~SessionWatch()
 {
     // The threads call the sink, which may reach into objects destroyed after this one.
+    if (m_files) m_files->requestStop();
+    if (m_counters) m_counters->requestStop();
     if (m_files) m_files->stop();
     if (m_counters) m_counters->stop();
 }
@@ -45,6 +47,9 @@ void SessionWatch::sessionEnded(bool timedOut, int exitStatus)
     if (m_ended) return;
     m_ended = true;
     if (timedOut) m_sink(wallLimitEvent(m_limits));
+    // Both threads finish at once; each is then waited for.
+    if (m_files) m_files->requestStop();
+    if (m_counters) m_counters->requestStop();
     if (m_files) {
         m_files->stop();
         if (auto e = m_files->notWatched(); e && m_notice) m_notice(noFileEvents(*e));

@@ -392,12 +392,17 @@ WorkspaceWatch::~WorkspaceWatch()
     stop();
 }
 
-void WorkspaceWatch::stop()
+void WorkspaceWatch::requestStop()
 {
     if (!m_thread.joinable()) return;
     std::uint64_t one = 1;
     (void)!::write(m_state->stop.get(), &one, sizeof one);
-    m_thread.join();
+}
+
+void WorkspaceWatch::stop()
+{
+    requestStop();
+    if (m_thread.joinable()) m_thread.join();
 }
 
 void WorkspaceWatch::beginNow()

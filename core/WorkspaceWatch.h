@@ -40,6 +40,8 @@ class WorkspaceWatch {
     // Reports what the kernel still holds (the sandbox's last writes), without waiting for the
     // window, and ends the thread. Idempotent.
     void stop();
+    // stop() without waiting for the thread: it is told to finish (stop() then joins it).
+    void requestStop();
 
     // Begins a late watch now, if it has not begun, and returns once it watches (or gave up).
     void beginNow();
