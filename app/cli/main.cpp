@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
+#include <string_view>
 
 namespace sbcli {
 
@@ -44,11 +45,15 @@ int main(int argc, char** argv)
     app.set_version_flag("--version", SANDBENCH_VERSION);
     app.require_subcommand(1);
     sbcli::addRunCommand(app);
-    sbcli::addWorkspaceCommands(app);
-    sbcli::addDoctorCommand(app);
-    sbcli::addDemoCommand(app);
-    sbcli::addRecordingCommands(app);
-    sbcli::addClientCommands(app);
+    // `run` starts every sandbox: when it is the command, the other commands' options and
+    // validators are not set up (~0.3 ms of each start).
+    if (argc < 2 || std::string_view(argv[1]) != "run") {
+        sbcli::addWorkspaceCommands(app);
+        sbcli::addDoctorCommand(app);
+        sbcli::addDemoCommand(app);
+        sbcli::addRecordingCommands(app);
+        sbcli::addClientCommands(app);
+    }
     // A session whose supervisor died is marked interrupted by whichever program starts next;
     // a damaged database is reported by the commands that read it, not here. `run` leaves it
     // to its recording writer, which opens the database on its own thread anyway: a start
