@@ -3,62 +3,34 @@
 #pragma once
 
 #include "Policy.h"
-#include "RuleTableModel.h"
-
-#include <nlohmann/json.hpp>
+#include "RuleRowsModel.h"
 
 namespace sbui {
 
-class NetworkRulesModel : public RuleTableModel {
+struct NetworkRuleRow {
+    sb::RuleAction action = sb::RuleAction::Allow;
+    QString host;
+    QString ports; // "443, 8443"; empty for any port
+    QString comment;
+};
+
+class NetworkRulesModel : public RuleRowsModel<NetworkRulesModel, NetworkRuleRow, sb::NetworkRule> {
     Q_OBJECT
   public:
     enum Column { ActionColumn, HostColumn, PortsColumn, CommentColumn, ColumnCount };
 
-    struct Row {
-        sb::RuleAction action = sb::RuleAction::Allow;
-        QString host;
-        QString ports; // "443, 8443"; empty for any port
-        QString comment;
-    };
-
     explicit NetworkRulesModel(QObject* parent = nullptr);
 
-    // Replaces every rule (a load, not an edit: no edited()).
-    void setRules(const std::vector<sb::NetworkRule>& rules);
-    // The rules as a policy holds them; a row with a problem goes as far as it can.
-    std::vector<sb::NetworkRule> rules() const;
-    sb::NetworkRule rule(int row) const;
-    // The rows as `network.rules` entries, values as typed (what the core checks).
-    nlohmann::json entries() const;
-    const Row& row(int r) const { return m_rows[static_cast<std::size_t>(r)].row; }
-
-    // Inserts before `row` (clamped to the end); returns where it went.
-    int insertRule(int row, const Row& rule);
-    int insertRule(int row, const sb::NetworkRule& rule);
-    void setRow(int row, const Row& rule);
+    // What RuleRowsModel asks of a table.
     static Row toRow(const sb::NetworkRule& rule);
-
-    int columnCount(const QModelIndex& parent = {}) const override;
-    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-    bool setData(const QModelIndex& index, const QVariant& value, int role = Qt::EditRole) override;
-    QVariant headerData(int section, Qt::Orientation orientation,
-                        int role = Qt::DisplayRole) const override;
-
-  protected:
-    int ruleCount() const override { return static_cast<int>(m_rows.size()); }
-    void moveRuleRows(int first, int count, int destination) override;
-    void eraseRuleRows(int first, int count) override;
-    const Problem& problemAt(int row) const override;
-
-  private:
-    struct Item {
-        Row row;
-        Problem problem;
-    };
+    static sb::NetworkRule toRule(const Row& row);
     static nlohmann::json entry(const Row& row);
     static Problem check(const Row& row);
+    QVariant cellData(const Row& row, int column, int role) const;
+    static bool setCell(Row& row, int column, const QVariant& value);
 
-    std::vector<Item> m_rows;
+    QVariant headerData(int section, Qt::Orientation orientation,
+                        int role = Qt::DisplayRole) const override;
 };
 
 } // namespace sbui
