@@ -1,7 +1,7 @@
 // The supervisor's end of exec approval: every execve/execveat in the sandbox stops in the
 // kernel (seccomp user notification) until the supervisor allows or denies it.
 //
-// The target's argv is read from /proc/PID/mem, and the notification is checked to be still
+// The target's argv is read with process_vm_readv, and the notification is checked to be still
 // valid after reading, so a pid reused in between is never judged by another process's memory.
 // A second thread of the target can still rewrite the strings after they were read: exec
 // approval supervises a fallible agent; the namespaces, mounts and syscall filter are the
