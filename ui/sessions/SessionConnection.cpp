@@ -26,6 +26,10 @@ SessionConnection::SessionConnection(std::unique_ptr<sb::ControlClient> client)
 {
     m_notifier = std::make_unique<QSocketNotifier>(m_client->fd(), QSocketNotifier::Read);
     connect(m_notifier.get(), &QSocketNotifier::activated, this, &SessionConnection::onReadable);
+    // The handshake may have read past the welcome (a request the supervisor sent right after
+    // it): the socket will not signal those bytes again. Handed out once the owner has
+    // connected to our signals, on the next turn of the event loop.
+    QMetaObject::invokeMethod(this, &SessionConnection::dispatchBuffered, Qt::QueuedConnection);
 }
 
 SessionConnection::~SessionConnection() = default;
@@ -99,6 +103,12 @@ void SessionConnection::onReadable()
 {
     // Read once, then hand out every whole message; a message's handler may close us.
     sb::Status readStatus = m_client->readAvailable();
+    dispatchBuffered();
+    if (readStatus && !m_closed) close(QString::fromStdString(readStatus->describe()));
+}
+
+void SessionConnection::dispatchBuffered()
+{
     Message message;
     while (!m_closed) {
         auto more = m_client->next(message);
@@ -106,10 +116,9 @@ void SessionConnection::onReadable()
             close(QString::fromStdString(more.error().describe()));
             return;
         }
-        if (!*more) break;
+        if (!*more) return;
         dispatch(message);
     }
-    if (readStatus && !m_closed) close(QString::fromStdString(readStatus->describe()));
 }
 
 void SessionConnection::dispatch(const Message& message)
@@ -127,6 +136,10 @@ void SessionConnection::dispatch(const Message& message)
         break;
     case MsgType::ApprovalRequest:
         if (auto request = sb::proto::approvalRequestFromJson(message.body)) {
+            // A request made as we said hello comes in the welcome and after it.
+            if (std::any_of(m_pending.begin(), m_pending.end(),
+                            [&](const auto& r) { return r.id == request->id; }))
+                break;
             m_pending.push_back(*request);
             Q_EMIT approvalRequested(*request);
         }

@@ -66,6 +66,8 @@ class SessionConnection : public QObject {
   private:
     explicit SessionConnection(std::unique_ptr<sb::ControlClient> client);
     void onReadable();
+    // Hands out the whole messages already read, without reading more.
+    void dispatchBuffered();
     void dispatch(const sb::proto::Message& message);
     void send(sb::proto::MsgType type, const nlohmann::json& body = nlohmann::json::object());
     void close(const QString& reason);
