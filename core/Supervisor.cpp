@@ -157,33 +157,43 @@ SessionSummary summaryOf(const SessionInfo& session, const RunOptions& options,
 
 } // namespace
 
-Status checkRunnable(const RunOptions& options)
+Result<PreparedRun> prepareRun(const RunOptions& options)
 {
     if (options.command.empty()) return inputError("no command to run (put it after --)");
-    if (auto ws = checkWorkspace(options.workspace); !ws) return ws.error();
-    if (auto plan = planExposures(options.policy.filesystem, homeDirectory()); !plan)
-        return plan.error();
-    if (auto running = runningPolicyOf(options); !running) return running.error();
+    auto workspace = checkWorkspace(options.workspace);
+    if (!workspace) return workspace.error();
+    auto plan = planExposures(options.policy.filesystem, homeDirectory());
+    if (!plan) return plan.error();
+    auto running = runningPolicyOf(options);
+    if (!running) return running.error();
+    return PreparedRun{std::move(*workspace), std::move(*plan), std::move(*running)};
+}
+
+Status checkRunnable(const RunOptions& options)
+{
+    if (auto prepared = prepareRun(options); !prepared) return prepared.error();
     return {};
 }
 
 Result<RunOutcome> runSession(const RunOptions& options)
 {
-    if (auto e = checkRunnable(options)) return *e;
-    fs::path workspace = checkWorkspace(options.workspace).value();
-    auto plan = planExposures(options.policy.filesystem, homeDirectory());
-    if (!plan) return plan.error();
-    auto running = runningPolicyOf(options);
-    if (!running) return running.error();
+    auto prepared = prepareRun(options);
+    if (!prepared) return prepared.error();
+    return runSession(options, std::move(*prepared));
+}
+
+Result<RunOutcome> runSession(const RunOptions& options, PreparedRun prepared)
+{
+    const fs::path& workspace = prepared.workspace;
 
     SandboxConfig config;
     config.argv = options.command;
     config.env = buildEnvironment(options.policy.env, callerEnvironment());
     config.project = workspace;
     config.home = homeDirectory();
-    for (const ResolvedExposure& m : plan->mounts)
+    for (const ResolvedExposure& m : prepared.exposures.mounts)
         config.binds.push_back({m.path, m.mode});
-    config.masks = plan->masks;
+    config.masks = prepared.exposures.masks;
     config.network = options.policy.network.mode;
     config.limits = options.policy.limits;
     config.superviseExec = true;
@@ -319,7 +329,7 @@ Result<RunOutcome> runSession(const RunOptions& options)
     RunOutcome outcome;
     Status recordingFailed;
     {
-        SessionLoop loop(std::move(*running), *sandbox, loopOptions);
+        SessionLoop loop(std::move(prepared.policy), *sandbox, loopOptions);
         if (auto e = loop.listen(summaryOf(*session, options, config)))
             say(options, "warning: no control socket, clients cannot attach: " + e->describe());
         if (sandbox->proxyListener >= 0) {

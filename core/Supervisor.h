@@ -3,7 +3,9 @@
 #pragma once
 
 #include "Error.h"
+#include "Exposure.h"
 #include "Policy.h"
+#include "RunningPolicy.h"
 #include "Session.h"
 
 #include <filesystem>
@@ -44,10 +46,19 @@ struct RunOutcome {
     bool timedOut = false; // the wall-clock limit ended it
 };
 
-// Everything the sandbox needs that can be checked before anything starts: the workspace
-// folder, the network mode, the exposures. Errors name what is wrong.
-Status checkRunnable(const RunOptions& options);
+// Everything the sandbox needs that can be checked before anything starts, worked out once:
+// the workspace folder, the exposures, the policy with its learned rules.
+struct PreparedRun {
+    std::filesystem::path workspace;
+    ExposurePlan exposures;
+    RunningPolicy policy;
+};
+// Errors name what is wrong.
+Result<PreparedRun> prepareRun(const RunOptions& options);
+Status checkRunnable(const RunOptions& options); // prepareRun(), for its verdict only
 
+// Runs the session prepareRun() made ready for `options`.
+Result<RunOutcome> runSession(const RunOptions& options, PreparedRun prepared);
 Result<RunOutcome> runSession(const RunOptions& options);
 
 } // namespace sb

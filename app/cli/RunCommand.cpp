@@ -47,8 +47,9 @@ int runCommand(const RunArgs& args)
     options.notice = [](const std::string& text) {
         std::fprintf(stderr, "sandbench: %s\n", text.c_str());
     };
-    if (auto e = sb::checkRunnable(options)) return fail(*e, kUsageError);
-    auto outcome = sb::runSession(options);
+    auto prepared = sb::prepareRun(options);
+    if (!prepared) return fail(prepared.error(), kUsageError);
+    auto outcome = sb::runSession(options, std::move(*prepared));
     if (!outcome) return fail(outcome.error(), kSandboxFailure);
     printSummary(*outcome);
     return outcome->exitStatus;
