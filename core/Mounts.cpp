@@ -283,12 +283,12 @@ Status mountWorkspace(const SandboxConfig& config, const SandboxIdentity& id)
 
 Status enterNewRoot()
 {
-    // The old root goes first, then the scratch root under the new one.
-    if (::umount2(kOldRoot.c_str(), MNT_DETACH) != 0) return sysError("detach the host root");
     if (auto e = setMountAttributes(kNewRoot, MOUNT_ATTR_RDONLY, false)) return e;
     if (::chdir(kNewRoot.c_str()) != 0) return sysError("chdir " + kNewRoot.string());
     if (::syscall(SYS_pivot_root, ".", ".") != 0) return sysError("pivot_root into the new root");
-    if (::umount2(".", MNT_DETACH) != 0) return sysError("detach the scratch root");
+    // The scratch root now lies over the new one; detaching it takes the host's root and the
+    // staging mounts along, in one unmount: each unmount waits for an RCU grace period.
+    if (::umount2(".", MNT_DETACH) != 0) return sysError("detach the scratch and host roots");
     if (::chdir("/") != 0) return sysError("chdir /");
     return {};
 }
