@@ -73,6 +73,12 @@ struct RecordingWriter::Impl {
     std::uint64_t unreportedDropEvents = 0, unreportedDropBytes = 0;
     std::uint64_t acceptedGen = 0, committedGen = 0;
     bool flushRequested = false, stop = false, finished = false;
+    // What requestFinish() asked the last transaction to store.
+    struct Ending {
+        int exitStatus = 0;
+        bool interrupted = false;
+    };
+    Ending ending;
     bool opening = false;           // startInBackground: the thread has not opened the db yet
     std::optional<Error> openError; // it could not
     std::condition_variable openDone;
@@ -84,13 +90,13 @@ struct RecordingWriter::Impl {
     std::uint64_t storedEvents = 0, storedOutput = 0, storedBytes = 0;
     std::optional<TextIndexer> text;
     std::optional<KeyframeWorker> keyframes;
-    SqliteStatement insertEvent, insertKeyframe, updateSession;
+    SqliteStatement insertEvent, insertKeyframe, updateSession, endSession;
 
     Status open();
     void enqueue(EventKind kind, std::string_view bytes, nlohmann::json payload,
                  std::unique_ptr<CommandRecord> command = {});
     void run();
-    void writeBatch(std::vector<Item>& batch);
+    void writeBatch(std::vector<Item>& batch, const Ending* end);
     Status writeItem(Item& item);
     Status storeKeyframes();
 };
@@ -141,13 +147,17 @@ Status RecordingWriter::Impl::open()
     auto kf = KeyframeBuilder::prepareInsert(d);
     auto up = d.prepare("UPDATE sessions SET events = ?2, output_bytes = ?3, stored_bytes = ?4, "
                         "last_t_ns = ?5 WHERE sid = ?1");
+    auto end = d.prepare("UPDATE sessions SET state = ?2, ended_ns = ?3, exit_status = ?4 "
+                         "WHERE sid = ?1");
     auto indexer = TextIndexer::prepare(d, TextIndexOp::Add);
-    for (const Error* e : {ev ? nullptr : &ev.error(), kf ? nullptr : &kf.error(),
-                           up ? nullptr : &up.error(), indexer ? nullptr : &indexer.error()})
+    for (const Error* e :
+         {ev ? nullptr : &ev.error(), kf ? nullptr : &kf.error(), up ? nullptr : &up.error(),
+          end ? nullptr : &end.error(), indexer ? nullptr : &indexer.error()})
         if (e != nullptr) return *e;
     insertEvent = std::move(ev.value());
     insertKeyframe = std::move(kf.value());
     updateSession = std::move(up.value());
+    endSession = std::move(end.value());
     text.emplace(std::move(indexer.value()));
     keyframes.emplace(rows, cols);
     // Room for the event index's hot pages during floods; allocated only as pages are used.
@@ -323,29 +333,23 @@ WriterStats RecordingWriter::stats() const
     return m_impl->stats;
 }
 
-Status RecordingWriter::finish(int exitStatus, bool interrupted)
+void RecordingWriter::requestFinish(int exitStatus, bool interrupted)
 {
     {
         std::lock_guard lock(m_impl->mutex);
-        if (m_impl->finished) return {};
+        if (m_impl->finished) return;
         m_impl->finished = true;
+        m_impl->ending = {exitStatus, interrupted};
         m_impl->stop = true;
     }
     m_impl->wake.notify_one();
+}
+
+Status RecordingWriter::finish(int exitStatus, bool interrupted)
+{
+    requestFinish(exitStatus, interrupted);
     if (m_impl->thread.joinable()) m_impl->thread.join();
     if (m_impl->openError) return m_impl->openError;
-    // The screen model may still be catching up after a flood: give it a moment, then store
-    // what it has (seeking past the last keyframe replays from there, only slower).
-    m_impl->keyframes->stop(1000);
-    if (auto e = m_impl->storeKeyframes()) m_impl->stats.lastError = e->describe();
-    auto end = m_impl->db.prepare("UPDATE sessions SET state = ?2, ended_ns = ?3, "
-                                  "exit_status = ?4 WHERE sid = ?1");
-    if (!end) return end.error();
-    end->bind(1, m_impl->sid)
-        .bindText(2, interrupted ? "interrupted" : "ended")
-        .bind(3, realtimeNs())
-        .bind(4, static_cast<std::int64_t>(exitStatus));
-    if (auto e = end->run("record session end")) return e;
     std::lock_guard lock(m_impl->mutex);
     if (!m_impl->stats.lastError.empty())
         return Error{ErrorCode::System, 0,
@@ -361,6 +365,7 @@ void RecordingWriter::Impl::run()
     while (true) {
         std::uint64_t gen = 0, dropEvents = 0, dropBytes = 0;
         bool stopping = false;
+        Ending end;
         {
             std::unique_lock lock(mutex);
             wake.wait_for(lock, std::chrono::milliseconds(limits.commitIntervalMs),
@@ -372,6 +377,7 @@ void RecordingWriter::Impl::run()
             dropBytes = std::exchange(unreportedDropBytes, 0);
             flushRequested = false;
             stopping = stop;
+            end = ending;
         }
         if (dropEvents > 0) {
             std::int64_t t = batch.empty() ? lastT : batch.back().tNs;
@@ -381,7 +387,8 @@ void RecordingWriter::Impl::run()
                                  nlohmann::json{{"events", dropEvents}, {"bytes", dropBytes}},
                                  {}});
         }
-        if (!batch.empty()) writeBatch(batch);
+        // Events are refused once stopping: this is the last round.
+        if (!batch.empty() || stopping) writeBatch(batch, stopping ? &end : nullptr);
         batch.clear();
         {
             std::lock_guard lock(mutex);
@@ -393,7 +400,8 @@ void RecordingWriter::Impl::run()
     }
 }
 
-void RecordingWriter::Impl::writeBatch(std::vector<Item>& batch)
+// One transaction: the batch, the session's totals and, on the last round, its end.
+void RecordingWriter::Impl::writeBatch(std::vector<Item>& batch, const Ending* end)
 {
     auto fail = [&](const Error& e, std::size_t lost) {
         (void)db.exec("ROLLBACK");
@@ -426,8 +434,19 @@ void RecordingWriter::Impl::writeBatch(std::vector<Item>& batch)
         .bind(4, static_cast<std::int64_t>(storedBytes))
         .bind(5, lastT);
     keyframes->kick();
+    // On the last round the screen model may still be catching up after a flood: give it a
+    // moment, then store what it has (seeking past the last keyframe replays from there, only
+    // slower).
+    if (end) keyframes->stop(1000);
     if (auto e = storeKeyframes()) return fail(*e, inTransaction);
     if (auto e = updateSession.run("update session totals")) return fail(*e, inTransaction);
+    if (end) {
+        endSession.bind(1, sid)
+            .bindText(2, end->interrupted ? "interrupted" : "ended")
+            .bind(3, realtimeNs())
+            .bind(4, static_cast<std::int64_t>(end->exitStatus));
+        if (auto e = endSession.run("record session end")) return fail(*e, inTransaction);
+    }
     if (auto e = db.exec("COMMIT")) return fail(*e, inTransaction);
     std::lock_guard lock(mutex);
     stats.eventsWritten = storedEvents;

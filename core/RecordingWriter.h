@@ -64,7 +64,11 @@ class RecordingWriter {
 
     // Blocks until everything queued so far is committed (tests, and before a summary).
     void flush();
-    // Flushes, then marks the session ended (or interrupted) with this exit status.
+    // Stores what is queued and marks the session ended (or interrupted) with this exit
+    // status, in one last transaction on the writer's thread; does not wait for it. Later
+    // events are refused. The first call decides; finish() then waits.
+    void requestFinish(int exitStatus, bool interrupted = false);
+    // requestFinish(), then waits for the last transaction: its error if it failed.
     Status finish(int exitStatus, bool interrupted = false);
 
     WriterStats stats() const;

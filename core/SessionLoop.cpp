@@ -158,6 +158,7 @@ bool SessionLoop::run()
             onExecNotification();
         else if (fds[Exec].revents & (POLLHUP | POLLERR))
             m_execDone = true; // no process under the filter is left: it stays so, stop polling
+        if (m_onStarted) std::exchange(m_onStarted, nullptr)();
         if (fds[Master].revents & (POLLIN | POLLHUP | POLLERR)) onTerminalOutput();
         if (fds[Out].revents & (POLLIN | POLLHUP | POLLERR))
             onCommandPipe(m_options.commandOut, m_options.outFd);

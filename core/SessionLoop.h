@@ -63,6 +63,10 @@ class SessionLoop final : public SessionBackend {
     void publishActivity(nlohmann::json event);
     // Called on the loop's thread each time a client subscribes.
     void whenClientSubscribes(std::function<void()> hook) { m_onSubscribe = std::move(hook); }
+    // Called once on the loop's thread, when run() first wakes: the command's first exec is
+    // answered by then (it is what wakes the loop first), before any of its output is read.
+    // For set-up the command's start need not wait for, such as the control socket.
+    void whenStarted(std::function<void()> hook) { m_onStarted = std::move(hook); }
 
     // SessionBackend: what control clients may do.
     SessionSummary summary() const override;
@@ -115,6 +119,7 @@ class SessionLoop final : public SessionBackend {
     std::unique_ptr<ExecInterceptor> m_exec;
     std::unique_ptr<ControlServer> m_control;
     std::function<void()> m_onSubscribe;
+    std::function<void()> m_onStarted;
     std::unique_ptr<Proxy> m_proxy;
     SessionSummary m_summary;
     std::optional<TerminalPrompt> m_prompt;

@@ -17,6 +17,7 @@
 #include <chrono>
 #include <csignal>
 #include <fcntl.h>
+#include <optional>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -330,8 +331,18 @@ Result<RunOutcome> runSession(const RunOptions& options, PreparedRun prepared)
     Status recordingFailed;
     {
         SessionLoop loop(std::move(prepared.policy), *sandbox, loopOptions);
-        if (auto e = loop.listen(summaryOf(*session, options, config)))
-            say(options, "warning: no control socket, clients cannot attach: " + e->describe());
+        // The command's first exec waits for the loop's answer; what clients and the live
+        // events need is set up right after it, while the command runs.
+        std::optional<SessionWatch> watch;
+        loop.whenStarted([&] {
+            if (auto e = loop.listen(summaryOf(*session, options, config)))
+                say(options, "warning: no control socket, clients cannot attach: " + e->describe());
+            watch.emplace(
+                SessionWatchOptions{session->upperDir(), session->project, cgroups.kind,
+                                    config.cgroups, config.limits},
+                [&loop](nlohmann::json e) { loop.publishActivity(std::move(e)); }, options.notice);
+            loop.whenClientSubscribes([&watch] { watch->clientSubscribed(); });
+        });
         if (sandbox->proxyListener >= 0) {
             if (auto e = loop.startProxy(sandbox->proxyListener)) {
                 ::kill(sandbox->initPid, SIGKILL);
@@ -339,10 +350,6 @@ Result<RunOutcome> runSession(const RunOptions& options, PreparedRun prepared)
                 return Error{e->code, e->sysErrno, "network proxy: " + e->message};
             }
         }
-        SessionWatch watch(
-            {session->upperDir(), session->project, cgroups.kind, config.cgroups, config.limits},
-            [&loop](nlohmann::json e) { loop.publishActivity(std::move(e)); }, options.notice);
-        loop.whenClientSubscribes([&watch] { watch.clientSubscribed(); });
         bool finished;
         {
             std::optional<RawMode> raw;
@@ -360,7 +367,7 @@ Result<RunOutcome> runSession(const RunOptions& options, PreparedRun prepared)
         recordingFailed = recorder->opened();
         int status = waitSandbox(*sandbox);
         if (!outcome.timedOut) outcome.exitStatus = status;
-        watch.sessionEnded(outcome.timedOut, outcome.exitStatus);
+        if (watch) watch->sessionEnded(outcome.timedOut, outcome.exitStatus);
         loop.finish(outcome.exitStatus);
     }
     if (sandbox->ptyMaster >= 0) ::close(std::exchange(sandbox->ptyMaster, -1));
@@ -373,13 +380,14 @@ Result<RunOutcome> runSession(const RunOptions& options, PreparedRun prepared)
                   "cannot record the session, so it was stopped: " + recordingFailed->message});
     }
     recordChanges(*recorder, *session);
-    if (auto e = recorder->finish(outcome.exitStatus))
-        say(options, "warning: the end of the recording was not saved: " + e->describe());
+    recorder->requestFinish(outcome.exitStatus); // its last commit overlaps what follows
     session->state = SessionState::Ended;
     session->endedNs = nowNs();
     session->exitStatus = outcome.exitStatus;
     (void)saveSession(*session);
     removeCgroups(config.cgroups);
+    if (auto e = recorder->finish(outcome.exitStatus))
+        say(options, "warning: the end of the recording was not saved: " + e->describe());
     ::close(*lock);
     outcome.session = *session;
     return outcome;

@@ -43,6 +43,27 @@ TEST(RecordingWriter, AFloodIsCoalescedNotLost)
     EXPECT_EQ(recordedOutput(*store, "flood"), expected);
 }
 
+TEST(RecordingWriter, RequestFinishStoresTheEndWithTheLastEventsAndRefusesLaterOnes)
+{
+    TempDir dir;
+    auto w = sb::RecordingWriter::start(dir / "rec.db", recordInfo("ending"));
+    ASSERT_TRUE(w);
+    w.value()->terminalOutput("last words\n");
+    w.value()->requestFinish(3);
+    w.value()->terminalOutput("too late\n");
+    w.value()->requestFinish(9); // the first request decides
+    ASSERT_FALSE(w.value()->finish(5));
+    auto store = sb::RecordingStore::open(dir / "rec.db");
+    ASSERT_TRUE(store);
+    EXPECT_EQ(recordedOutput(*store, "ending"), "last words\n");
+    auto session = store->session("ending");
+    ASSERT_TRUE(session);
+    EXPECT_EQ(session->state, sb::RecordState::Ended);
+    EXPECT_EQ(session->exitStatus, 3);
+    EXPECT_GT(session->endedNs, 0);
+    EXPECT_EQ(session->events, 1u);
+}
+
 TEST(RecordingWriter, WhenTheDiskStallsMemoryStaysBoundedAndDropsAreRecorded)
 {
     TempDir dir;
