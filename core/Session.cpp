@@ -6,10 +6,12 @@
 #include <chrono>
 #include <fcntl.h>
 #include <fstream>
+#include <linux/fs.h>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <sstream>
 #include <sys/file.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -130,6 +132,29 @@ Status writeFileAtomically(const fs::path& file, const std::string& content, uns
     return {};
 }
 
+namespace {
+
+// Asks ext4's allocator (Orlov) to treat each session folder as the top of a hierarchy, as it
+// does home folders, and spread them over the block groups instead of packing them into the
+// sessions folder's group. Without a journal, ext4 skips every inode of a group freed in the
+// last minute (up to six while its inode table is not yet written back) each time it makes an
+// inode there, and overlayfs frees three at every mount: sessions packed into one group slowed
+// each other's start by several milliseconds. A hint only: other file systems refuse the flag
+// (tmpfs) or ignore it, and nothing depends on it.
+void spreadSessionFolders(const fs::path& sessions)
+{
+    int fd = ::open(sessions.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return;
+    int flags = 0;
+    if (::ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0 && (flags & FS_TOPDIR_FL) == 0) {
+        flags |= FS_TOPDIR_FL;
+        (void)::ioctl(fd, FS_IOC_SETFLAGS, &flags);
+    }
+    ::close(fd);
+}
+
+} // namespace
+
 Result<SessionInfo> createSession(const fs::path& project, std::vector<std::string> command,
                                   std::string id)
 {
@@ -146,6 +171,7 @@ Result<SessionInfo> createSession(const fs::path& project, std::vector<std::stri
     std::error_code ec;
     fs::create_directories(sessionsDirectory(), ec);
     if (ec) return sysError("create " + sessionsDirectory().string(), ec.value());
+    spreadSessionFolders(sessionsDirectory());
     if (::mkdir(s.directory().c_str(), 0700) != 0) {
         if (errno == EEXIST)
             return inputError("session '" + id + "' already exists in " +

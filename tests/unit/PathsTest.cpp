@@ -1,8 +1,14 @@
 #include "Paths.h"
+
 #include "Session.h"
 #include "TestSupport.h"
 
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <optional>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 namespace fs = std::filesystem;
 
@@ -14,13 +20,48 @@ TEST(Paths, FollowXdgVariables)
     EXPECT_EQ(sb::runtimeDirectory(), xdg.root() / "XDG_RUNTIME_DIR" / "sandbench");
 }
 
+// Where the file system takes the hint (ext4 does), the sessions folder asks its allocator to
+// spread session folders over the disk (see spreadSessionFolders); elsewhere nothing changes.
+TEST(Session, SessionFoldersAreMarkedAsTopsOfHierarchiesWhereTheFileSystemCan)
+{
+    sbtest::IsolatedXdg xdg;
+    sbtest::TempDir project;
+    auto topdirFlag = [](const std::filesystem::path& dir) -> std::optional<bool> {
+        int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        int flags = 0;
+        bool read = fd >= 0 && ::ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0;
+        if (fd >= 0) ::close(fd);
+        if (!read) return std::nullopt;
+        return (flags & FS_TOPDIR_FL) != 0;
+    };
+    // Does this file system keep the flag at all? Ask it on a folder of our own.
+    sbtest::TempDir probe;
+    bool supported = false;
+    if (int fd = ::open(probe.path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); fd >= 0) {
+        int flags = 0;
+        if (::ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0) {
+            flags |= FS_TOPDIR_FL;
+            supported = ::ioctl(fd, FS_IOC_SETFLAGS, &flags) == 0;
+        }
+        ::close(fd);
+    }
+    supported = supported && topdirFlag(probe.path()) == true;
+
+    // Where it is refused, sessions are made all the same.
+    auto created = sb::createSession(project.path(), {"true"}, "spread-1");
+    ASSERT_TRUE(created) << created.error().describe();
+    if (supported) {
+        EXPECT_EQ(topdirFlag(sb::sessionsDirectory()), true);
+    }
+}
+
 TEST(Session, CreateLoadAndLock)
 {
     sbtest::IsolatedXdg xdg;
     sbtest::TempDir project;
     auto created = sb::createSession(project.path(), {"bash", "-c", "true"}, "s-1");
     ASSERT_TRUE(created) << created.error().describe();
-    struct stat st{};
+    struct stat st {};
     ASSERT_EQ(::stat(created->directory().c_str(), &st), 0);
     EXPECT_EQ(st.st_mode & 0777, 0700u) << "the session folder holds the agent's work: private";
 
