@@ -87,7 +87,7 @@ Status prepareUpperLayer(const SessionInfo& session, const fs::path& workspace)
 // overlayfs's scratch space, left marked "volatile" after the unmount: never mounted again (a
 // session's overlay is mounted once). Its folders are mode 000, which would stop the owner from
 // removing the session folder later, so they are opened up. It is not removed here: on ext4
-// without a journal, every deleted inode is skipped by the allocator for the next 30 s, and the
+// without a journal, every deleted inode is skipped by the allocator for the next 60 s, and the
 // five deleted at each session's end slowed the next sessions' mounts and mkdirs measurably.
 void releaseWorkDir(const SessionInfo& session)
 {

@@ -293,8 +293,8 @@ worker()
     [[ $(stat -f -c %T /dev/shm 2>/dev/null) == tmpfs ]] &&
         SHM_STATE=$(mktemp -d /dev/shm/sandbench-bench.XXXXXX 2>/dev/null)
     # Removed by the driver once every user has run: removing thousands of session files here
-    # would slow the next user's sandboxes for half a minute on ext4 without a journal, which
-    # skips inodes deleted in the last 30 s when it allocates new ones (BENCHMARKS.md, "Findings").
+    # would slow the next user's sandboxes for minutes on ext4 without a journal, which skips
+    # inodes deleted in the last 60-360 s when it allocates new ones (BENCHMARKS.md, "Findings").
     echo "RESULT scratch dirs=$SCRATCH${SHM_STATE:+,$SHM_STATE}"
     WORKSPACE=$SCRATCH/workspace
     mkdir -p "$WORKSPACE" "$SCRATCH/state"
