@@ -49,6 +49,7 @@ Status sendMessage(int fd, const std::string& message, const std::vector<int>& f
         msg.msg_control = control;
         msg.msg_controllen = CMSG_SPACE(sizeof(int) * fds.size());
         cmsghdr* c = CMSG_FIRSTHDR(&msg);
+        if (c == nullptr) return Error{ErrorCode::System, 0, "sandbox sync: no room for fds"};
         c->cmsg_level = SOL_SOCKET;
         c->cmsg_type = SCM_RIGHTS;
         c->cmsg_len = CMSG_LEN(sizeof(int) * fds.size());

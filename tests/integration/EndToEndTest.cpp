@@ -101,6 +101,23 @@ TEST_F(EndToEnd, ARealSessionIsRecordedAndFoundAgain)
     EXPECT_TRUE(contains(cast.out, marker)) << dump(cast);
 }
 
+// A second run with the same id is refused with the reason, starts nothing and leaves the
+// first session as it was.
+TEST_F(EndToEnd, ARunWithAnIdInUseIsRefusedAndTheSessionKept)
+{
+    std::string id = sb.nextSession();
+    auto first = sb.run(id, {"bash", "-c", "echo first > kept"});
+    ASSERT_EQ(first.status, 0) << dump(first);
+    auto before = sbtest::readFile(sb.sessions() / id / "session.json");
+
+    auto again = sb.run(id, {"bash", "-c", "echo second > kept"});
+    EXPECT_NE(again.status, 0) << dump(again);
+    EXPECT_TRUE(contains(again.err, "session '" + id + "' already exists")) << dump(again);
+    EXPECT_FALSE(contains(again.err, "started")) << dump(again);
+    EXPECT_EQ(sbtest::readFile(sb.sessions() / id / "session.json"), before);
+    EXPECT_EQ(sbtest::readFile(sb.upper(id) / "kept"), "first\n");
+}
+
 // overlayfs leaves its scratch folders mode 000; the session keeps them, opened up, so that its
 // owner (not only root) can remove the whole session folder.
 TEST_F(EndToEnd, AFinishedSessionsFolderCanBeRemovedByItsOwner)
