@@ -294,6 +294,20 @@ TEST_F(Escape, Clone3AnswersEnosysAndThreadsStillWork)
                  {{"clone3", "ENOSYS"}, {"thread_ok", "0"}, {"fork_ok", "0"}, {"spawn_ok", "0"}});
 }
 
+// The supervisor reads each exec's program and arguments before it answers: a bad pointer gets
+// the kernel's own answer, and strings that cross a page boundary are read whole (a rule on
+// them matches), never cut short at the page.
+TEST_F(Escape, ExecArgumentsAreReadWholeOrTheExecFails)
+{
+    auto host = hostProbe({"exec_argv_bad", "exec_argv_page_cross"});
+    EXPECT_EQ(host["exec_argv_bad"], "EFAULT");
+    EXPECT_EQ(host["exec_argv_page_cross"], "0");
+    auto policy = sb.writePolicy(R"({"version": 1, "commands": {"default": "allow", "rules": [
+        {"action": "deny", "match": "true page-crossing-word"}]}})");
+    expectProbes(sb, {{"exec_argv_bad", "EFAULT"}, {"exec_argv_page_cross", "EPERM"}},
+                 withOptions({"--policy", policy.string()}));
+}
+
 TEST_F(Escape, NewUserNamespaceViaUnshareCommandDenied)
 {
     auto r = sb.attempt("unshare -U id && echo UNSHARED; unshare -Ur id -u && echo ROOTMAPPED");

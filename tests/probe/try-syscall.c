@@ -319,18 +319,51 @@ static int p_thread_ok(void)
 static int exit_zero(void) { return 0; }
 static int p_fork_ok(void) { return in_child(exit_zero); }
 
-static int p_spawn_ok(void)
+/* Runs `path` with `argv` and an empty environment through posix_spawn, whose result carries
+ * the exec's error; 0 once the program ran and exited 0. */
+static int spawn(const char* path, char* const argv[])
 {
-    char* argv[] = {"try-syscall", "--noop", NULL};
     char* envp[] = {NULL};
     pid_t pid;
-    int err = posix_spawn(&pid, "/proc/self/exe", NULL, NULL, argv, envp);
+    int err = posix_spawn(&pid, path, NULL, NULL, argv, envp);
     if (err != 0)
         return err;
     int status = 0;
     if (waitpid(pid, &status, 0) < 0)
         return errno;
     return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : ECHILD;
+}
+
+static int p_spawn_ok(void)
+{
+    char* argv[] = {"try-syscall", "--noop", NULL};
+    return spawn("/proc/self/exe", argv);
+}
+
+/* Execs whose arguments the supervisor must read right. An argument pointer into the
+ * inaccessible page: EFAULT, as the kernel says. */
+static int p_exec_argv_bad(void)
+{
+    char* argv[] = {"true", bad, NULL};
+    return spawn("/usr/bin/true", argv);
+}
+
+/* The program path and an argument that each start a few bytes before a page boundary and end
+ * after it. A policy denying "true page-crossing-word" answers EPERM only if both were read
+ * whole; otherwise true runs (0). */
+static int p_exec_argv_page_cross(void)
+{
+    char* pages = mmap(NULL, 4 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (pages == MAP_FAILED)
+        return errno;
+    char* path = pages + 4096 - 5;
+    strcpy(path, "/usr/bin/true");
+    char* word = pages + 3 * 4096 - 4;
+    strcpy(word, "page-crossing-word");
+    char* argv[] = {"true", word, NULL};
+    int err = spawn(path, argv);
+    munmap(pages, 4 * 4096);
+    return err;
 }
 
 static int p_ioctl_ok(void)
@@ -443,6 +476,8 @@ static const struct probe probes[] = {
     PROBE(fork_ok),
     PROBE(spawn_ok),
     PROBE(ioctl_ok),
+    PROBE(exec_argv_bad),
+    PROBE(exec_argv_page_cross),
 #if defined(__x86_64__)
     PROBE(open_tree_attr),
     PROBE(int80),
