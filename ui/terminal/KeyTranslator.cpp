@@ -8,15 +8,6 @@ namespace {
 
 constexpr char kEsc = '\x1b';
 
-VTermModifier vtermModifiers(Qt::KeyboardModifiers mods)
-{
-    int mod = VTERM_MOD_NONE;
-    if (mods & Qt::ShiftModifier) mod |= VTERM_MOD_SHIFT;
-    if (mods & Qt::AltModifier) mod |= VTERM_MOD_ALT;
-    if (mods & Qt::ControlModifier) mod |= VTERM_MOD_CTRL;
-    return static_cast<VTermModifier>(mod);
-}
-
 TerminalKey vtermKey(VTermKey key, VTermModifier mod)
 {
     TerminalKey k;
@@ -142,6 +133,15 @@ bool isPrintable(const QString& text)
 }
 
 } // namespace
+
+VTermModifier vtermModifiers(Qt::KeyboardModifiers mods)
+{
+    int mod = VTERM_MOD_NONE;
+    if (mods & Qt::ShiftModifier) mod |= VTERM_MOD_SHIFT;
+    if (mods & Qt::AltModifier) mod |= VTERM_MOD_ALT;
+    if (mods & Qt::ControlModifier) mod |= VTERM_MOD_CTRL;
+    return static_cast<VTermModifier>(mod);
+}
 
 bool isApplicationShortcut(int key, Qt::KeyboardModifiers mods)
 {

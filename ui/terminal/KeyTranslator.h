@@ -34,6 +34,9 @@ struct TerminalKey {
 // never sent to the program in the terminal.
 bool isApplicationShortcut(int key, Qt::KeyboardModifiers mods);
 
+// Qt's Shift, Alt and Control as libvterm's modifier bits (keys and mouse events alike).
+VTermModifier vtermModifiers(Qt::KeyboardModifiers mods);
+
 // `key` is a Qt::Key, `text` what the keyboard layout produced (QKeyEvent::text()).
 TerminalKey translateKey(int key, Qt::KeyboardModifiers mods, const QString& text);
 TerminalKey translateKey(const QKeyEvent& event);

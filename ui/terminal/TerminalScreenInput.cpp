@@ -1,5 +1,6 @@
 // TerminalScreen's input encodings: what the terminal sends the program for keys, pastes, the
 // mouse and focus changes, as libvterm encodes them for the modes the program set.
+#include "KeyTranslator.h"
 #include "TerminalScreen.h"
 
 #include <algorithm>
@@ -52,24 +53,13 @@ QByteArray TerminalScreen::pasteBytes(const QString& text)
     return out;
 }
 
-namespace {
-VTermModifier mouseModifiers(Qt::KeyboardModifiers mods)
-{
-    int mod = VTERM_MOD_NONE;
-    if (mods & Qt::ShiftModifier) mod |= VTERM_MOD_SHIFT;
-    if (mods & Qt::AltModifier) mod |= VTERM_MOD_ALT;
-    if (mods & Qt::ControlModifier) mod |= VTERM_MOD_CTRL;
-    return static_cast<VTermModifier>(mod);
-}
-} // namespace
-
 QByteArray TerminalScreen::mouseMoveBytes(int row, int col, Qt::KeyboardModifiers mods)
 {
     // libvterm 0.1.4 reports the mouse even when no program asked for it.
     if (m_mouseMode == MouseMode::None) return {};
     m_captured.clear();
     vterm_mouse_move(m_vt, std::clamp(row, 0, m_rows - 1), std::clamp(col, 0, m_cols - 1),
-                     mouseModifiers(mods));
+                     vtermModifiers(mods));
     return takeCaptured();
 }
 
@@ -77,7 +67,7 @@ QByteArray TerminalScreen::mouseButtonBytes(int button, bool pressed, Qt::Keyboa
 {
     if (m_mouseMode == MouseMode::None) return {};
     m_captured.clear();
-    vterm_mouse_button(m_vt, button, pressed, mouseModifiers(mods));
+    vterm_mouse_button(m_vt, button, pressed, vtermModifiers(mods));
     return takeCaptured();
 }
 
