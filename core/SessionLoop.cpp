@@ -329,8 +329,8 @@ void SessionLoop::onExecNotification()
     } else if (action == RuleAction::Deny) {
         (void)m_exec->deny(id);
     }
-    if (!absent) readCwd();
     if (!absent) {
+        readCwd();
         CommandRecord record;
         if (action == RuleAction::Ask) { // the broker still needs the request
             record.program = request.program;

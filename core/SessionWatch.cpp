@@ -36,6 +36,12 @@ SessionWatch::SessionWatch(const SessionWatchOptions& options, Sink sink, const 
 SessionWatch::~SessionWatch()
 {
     // The threads call the sink, which may reach into objects destroyed after this one.
+    stopWatches();
+}
+
+void SessionWatch::stopWatches()
+{
+    // Both threads finish at once; each is then waited for.
     if (m_files) m_files->requestStop();
     if (m_counters) m_counters->requestStop();
     if (m_files) m_files->stop();
@@ -47,18 +53,14 @@ void SessionWatch::sessionEnded(bool timedOut, int exitStatus)
     if (m_ended) return;
     m_ended = true;
     if (timedOut) m_sink(wallLimitEvent(m_limits));
-    // Both threads finish at once; each is then waited for.
-    if (m_files) m_files->requestStop();
-    if (m_counters) m_counters->requestStop();
+    stopWatches();
     if (m_files) {
-        m_files->stop();
         if (auto e = m_files->notWatched(); e && m_notice) m_notice(noFileEvents(*e));
         if (std::size_t n = m_files->unwatchedFolders(); n > 0 && m_notice)
             m_notice("note: " + std::to_string(n) +
                      " folders were too many to watch (fs.inotify.max_user_watches); their "
                      "changes are only in the end-of-session summary");
     }
-    if (m_counters) m_counters->stop();
     if (!timedOut)
         if (auto e = exitLimitEvent(m_limits, exitStatus)) m_sink(std::move(*e));
 }

@@ -50,6 +50,9 @@ class SessionWatch {
     }
 
   private:
+    // Reports the watches' last events and ends their threads. Idempotent.
+    void stopWatches();
+
     Sink m_sink;
     Notice m_notice;
     Limits m_limits;
