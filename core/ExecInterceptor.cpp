@@ -62,6 +62,53 @@ bool readString(pid_t pid, std::uint64_t address, size_t limit, std::string& out
     return false;
 }
 
+// Reads the strings at `pointers`, appending them to `out`: one process_vm_readv for up to
+// kBatch of them, a window of each (to its page end, at most kWindow bytes: most arguments are
+// shorter), so an exec of `git commit -m text` costs one read, not four. A string longer than
+// its window is read on from there; one the batch did not reach (a bad pointer stops it) is
+// read alone, which gives its exact error.
+bool readStrings(pid_t pid, const std::uint64_t* pointers, size_t count, size_t& total,
+                 std::vector<std::string>& out)
+{
+    constexpr size_t kBatch = 64, kWindow = 256;
+    char buf[kBatch * kWindow];
+    iovec remote[kBatch];
+    for (size_t first = 0; first < count; first += kBatch) {
+        size_t batch = std::min(count - first, kBatch), size = 0;
+        for (size_t k = 0; k < batch; ++k) {
+            size_t len = toPageEnd(pointers[first + k], kWindow);
+            remote[k] = {reinterpret_cast<void*>(pointers[first + k]), len};
+            size += len;
+        }
+        iovec local{buf, size};
+        ssize_t n = ::process_vm_readv(pid, &local, 1, remote, batch, 0);
+        size_t got = n > 0 ? static_cast<size_t>(n) : 0, at = 0;
+        for (size_t k = 0; k < batch; ++k) {
+            size_t len = remote[k].iov_len;
+            std::string arg;
+            if (at + len > got) { // each window lies in one page: it was read whole or not at all
+                if (!readString(pid, pointers[first + k], kMaxString, arg)) return false;
+            } else {
+                const char* s = buf + at;
+                const char* end = static_cast<const char*>(std::memchr(s, '\0', len));
+                arg.assign(s, end != nullptr ? static_cast<size_t>(end - s) : len);
+                std::string rest;
+                if (end == nullptr &&
+                    !readString(pid, pointers[first + k] + len, kMaxString - len, rest))
+                    return false;
+                arg += rest;
+            }
+            at += len;
+            if ((total += arg.size()) > kMaxTotal) {
+                errno = E2BIG;
+                return false;
+            }
+            out.push_back(std::move(arg));
+        }
+    }
+    return true;
+}
+
 std::optional<std::vector<std::string>> readArgv(pid_t pid, std::uint64_t address)
 {
     std::vector<std::string> argv;
@@ -74,16 +121,12 @@ std::optional<std::vector<std::string>> readArgv(pid_t pid, std::uint64_t addres
         size_t want = toPageEnd(at, sizeof pointers);
         ssize_t n = readRemote(pid, pointers, want, at);
         if (n < 8) return std::nullopt;
-        for (size_t k = 0; k < static_cast<size_t>(n) / 8 && i < kMaxArgs; ++k, ++i) {
-            if (pointers[k] == 0) return argv;
-            std::string arg;
-            if (!readString(pid, pointers[k], kMaxString, arg)) return std::nullopt;
-            if ((total += arg.size()) > kMaxTotal) {
-                errno = E2BIG;
-                return std::nullopt;
-            }
-            argv.push_back(std::move(arg));
-        }
+        size_t limit = std::min(static_cast<size_t>(n) / 8, kMaxArgs - i), count = 0;
+        while (count < limit && pointers[count] != 0)
+            ++count;
+        if (!readStrings(pid, pointers, count, total, argv)) return std::nullopt;
+        if (count < limit) return argv; // the NULL that ends the array
+        i += count;
     }
     errno = E2BIG;
     return std::nullopt;

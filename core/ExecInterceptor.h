@@ -39,7 +39,7 @@ class ExecInterceptor {
     // (the exec was abandoned, or its process died while we read).
     Result<std::optional<ExecRequest>> receive();
     // The working folder of `pid` as the sandbox names it; "" if the process is gone. Not part
-    // of receive(): the policy does not look at it, so it can be read after the answer.
+    // of receive(): the policy does not look at it, and an exec of an absent program needs none.
     static std::string cwdOf(pid_t pid);
     Status allow(std::uint64_t notificationId);
     Status deny(std::uint64_t notificationId, int error = EPERM);

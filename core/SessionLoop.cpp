@@ -308,45 +308,40 @@ void SessionLoop::onExecNotification()
         action = d.action;
         rule = std::move(d.rule);
     }
-    // The command waits in the kernel until it has its answer: give it first, and record the
-    // decision while the command goes on (on the other core, where there is one).
+    // Everything the record needs is read while the exec is stopped, before the answer. After
+    // it, a short command may be gone before its folder is read; the exec soon holds its
+    // process's exec_update_lock, which a read of /proc/PID/cwd waits for (Linux 6.18.40,
+    // 6.12.97, 6.6.145, 6.1.178 and later) and the exec must then wake the reader; and the
+    // kernel hands the answered exec this CPU (synchronous wake-ups): it would wait anyway.
     std::uint64_t id = exec.notificationId;
-    // The working folder is for people (the record, a prompt), not the rules: read after the
-    // answer, while the command execs (a process gone by then records none).
-    auto readCwd = [&] {
-        if (request.cwd.empty()) request.cwd = ExecInterceptor::cwdOf(exec.pid);
-    };
-    if (action == RuleAction::Ask) readCwd();
-    bool absent = false;
-    if (action == RuleAction::Allow) {
-        // execvp tries each PATH folder in turn: an allowed exec of a program that is not there
-        // fails with ENOENT by itself and is no activity worth a line. (Only allowed ones are
-        // skipped, so a program created in between still went through the policy.) Without
-        // the root descriptor the check must come first: the process may be gone after.
-        if (m_sandboxRoot < 0) absent = programAbsent(exec.pid, request.program);
+    // execvp tries each PATH folder in turn: an allowed exec of a program that is not there
+    // fails with ENOENT by itself and is no activity worth a line (nor a working folder). Only
+    // allowed ones are skipped, so a program created in between still went through the policy.
+    if (action == RuleAction::Allow && programAbsent(exec.pid, request.program)) {
         (void)m_exec->allow(id);
-        if (m_sandboxRoot >= 0) absent = programAbsent(exec.pid, request.program);
-    } else if (action == RuleAction::Deny) {
+        return;
+    }
+    // The working folder is for people (the record, a prompt), not the rules.
+    if (request.cwd.empty()) request.cwd = ExecInterceptor::cwdOf(exec.pid);
+    if (action == RuleAction::Allow)
+        (void)m_exec->allow(id);
+    else if (action == RuleAction::Deny)
         (void)m_exec->deny(id);
+    CommandRecord record;
+    if (action == RuleAction::Ask) { // the broker still needs the request
+        record.program = request.program;
+        record.argv = request.argv;
+        record.cwd = request.cwd;
+    } else {
+        record.program = std::move(request.program);
+        record.argv = std::move(request.argv);
+        record.cwd = std::move(request.cwd);
     }
-    if (!absent) {
-        readCwd();
-        CommandRecord record;
-        if (action == RuleAction::Ask) { // the broker still needs the request
-            record.program = request.program;
-            record.argv = request.argv;
-            record.cwd = request.cwd;
-        } else {
-            record.program = std::move(request.program);
-            record.argv = std::move(request.argv);
-            record.cwd = std::move(request.cwd);
-        }
-        record.pid = exec.pid;
-        record.decision = actionName(action);
-        record.rule = rule;
-        record.timeUnixMs = m_clock.unixMs();
-        recordCommand(std::move(record));
-    }
+    record.pid = exec.pid;
+    record.decision = actionName(action);
+    record.rule = rule;
+    record.timeUnixMs = m_clock.unixMs();
+    recordCommand(std::move(record));
     if (action == RuleAction::Ask) {
         request.rule = rule;
         ExecInterceptor* interceptor = m_exec.get();

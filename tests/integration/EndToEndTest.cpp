@@ -4,9 +4,12 @@
 #include "ProxyTestSupport.h"
 
 #include <arpa/inet.h>
+#include <map>
 #include <netinet/in.h>
 #include <nlohmann/json.hpp>
 #include <poll.h>
+#include <set>
+#include <sstream>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -99,6 +102,34 @@ TEST_F(EndToEnd, ARealSessionIsRecordedAndFoundAgain)
     auto cast = sb.cli({"export", id, "--format", "jsonl"});
     ASSERT_EQ(cast.status, 0) << dump(cast);
     EXPECT_TRUE(contains(cast.out, marker)) << dump(cast);
+}
+
+// Each command is recorded with the folder it ran in, short ones too (read before the exec is
+// let go: after, a command like `true` may be gone before its folder is read); the misses of a
+// PATH search (execvp trying each folder in turn) are no commands and are not recorded.
+TEST_F(EndToEnd, CommandsAreRecordedWithTheirFolderAndPathSearchMissesAreNot)
+{
+    std::string id = sb.nextSession();
+    auto r = sb.run(id, {"bash", "-c",
+                         "mkdir sub && cd sub && env PATH=/missing-a:/missing-b:/usr/bin true && "
+                         "for i in $(seq 100); do /usr/bin/true; done"});
+    ASSERT_EQ(r.status, 0) << dump(r);
+    auto events = sb.cli({"export", id, "--format", "jsonl"});
+    ASSERT_EQ(events.status, 0) << dump(events);
+    std::map<std::string, std::multiset<std::string>> foldersOf; // program -> folders
+    std::istringstream lines(events.out);
+    for (std::string line; std::getline(lines, line);) {
+        auto event = nlohmann::json::parse(line);
+        if (event.value("type", "") == "exec_decision")
+            foldersOf[event["payload"]["program"]].insert(event["payload"]["cwd"]);
+    }
+    const std::string project = sb.workspace().string(), sub = project + "/sub";
+    EXPECT_EQ(foldersOf["/usr/bin/mkdir"], std::multiset<std::string>{project}) << events.out;
+    EXPECT_EQ(foldersOf["/usr/bin/env"], std::multiset<std::string>{sub}) << events.out;
+    EXPECT_EQ(foldersOf["/usr/bin/true"].size(), 101u) << events.out;
+    EXPECT_EQ(foldersOf["/usr/bin/true"].count(sub), 101u) << events.out;
+    EXPECT_EQ(foldersOf.count("/missing-a/true") + foldersOf.count("/missing-b/true"), 0u)
+        << events.out;
 }
 
 // A second run with the same id is refused with the reason, starts nothing and leaves the

@@ -354,6 +354,27 @@ TEST_F(Supervision, ExecAllowedByRuleOrDefaultRunsAndDeniedByRuleFailsWithEperm)
     EXPECT_FALSE(fs::exists(sb.upper(id) / "denied")) << dump(r);
 }
 
+// The supervisor reads an exec's arguments in batches of 64, a window of each, and a longer one
+// on from its window: a rule still sees the 200th argument (of an argv array that some page
+// boundary splits into two parts at most, one of them over 64) and every byte of a 600-byte one.
+TEST_F(Supervision, RulesSeeEveryArgumentOfALongCommandLine)
+{
+    std::string numbers;
+    for (int i = 1; i <= 200; ++i)
+        numbers += " " + std::to_string(i);
+    const std::string longArg(600, 'x');
+    auto policy = sb.writePolicy(commandPolicy(rule("deny", "true" + numbers + " " + longArg)));
+    const std::string id = uniqueId("long-argv");
+    auto r = sb.run(id,
+                    {"bash", "-c",
+                     "/usr/bin/true" + numbers + " " + longArg + "; echo whole=$?; /usr/bin/true" +
+                         numbers + " " + longArg.substr(1) + "; echo shorter=$?"},
+                    withOptions({"--policy", policy.string()}, 90));
+    EXPECT_EQ(r.status, 0) << dump(r);
+    EXPECT_TRUE(contains(r.out, "whole=126\n")) << dump(r);
+    EXPECT_TRUE(contains(r.out, "shorter=0\n")) << dump(r);
+}
+
 TEST_F(Supervision, ExecDeniedByDefaultFailsButAllowRulesStillRun)
 {
     auto policy = sb.writePolicy(
