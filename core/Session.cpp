@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <fcntl.h>
 #include <fstream>
 #include <linux/fs.h>
@@ -153,7 +154,41 @@ void spreadSessionFolders(const fs::path& sessions)
     ::close(fd);
 }
 
+// Not a valid session id ('+'), so never a session's name.
+constexpr const char* kSpare = ".spare+";
+
+// What a session folder holds from the start, besides session.json.
+Status fillSessionFolder(const fs::path& dir)
+{
+    for (const char* sub : {"upper", "work"})
+        if (::mkdir((dir / sub).c_str(), 0755) != 0)
+            return sysError("create " + (dir / sub).string());
+    int fd = ::open((dir / "lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (fd < 0) return sysError("create " + (dir / "lock").string());
+    ::close(fd);
+    return {};
+}
+
+void removeSessionFolder(const fs::path& dir)
+{
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+}
+
 } // namespace
+
+void prepareSpareSession()
+{
+    const fs::path sessions = sessionsDirectory();
+    std::error_code ec;
+    if (fs::exists(sessions / kSpare, ec)) return;
+    fs::path tmp = sessions / (std::string(kSpare) + "tmp-" + std::to_string(::getpid()));
+    if (::mkdir(tmp.c_str(), 0700) != 0) return;
+    if (fillSessionFolder(tmp)) return removeSessionFolder(tmp);
+    // Another supervisor may have made one meanwhile: one spare is enough. (A rename never
+    // replaces a folder that is not empty, and a spare never is.)
+    if (::rename(tmp.c_str(), (sessions / kSpare).c_str()) != 0) removeSessionFolder(tmp);
+}
 
 Result<SessionInfo> createSession(const fs::path& project, std::vector<std::string> command,
                                   std::string id)
@@ -172,14 +207,17 @@ Result<SessionInfo> createSession(const fs::path& project, std::vector<std::stri
     fs::create_directories(sessionsDirectory(), ec);
     if (ec) return sysError("create " + sessionsDirectory().string(), ec.value());
     spreadSessionFolders(sessionsDirectory());
-    if (::mkdir(s.directory().c_str(), 0700) != 0) {
-        if (errno == EEXIST)
-            return inputError("session '" + id + "' already exists in " +
-                              sessionsDirectory().string());
-        return sysError("create " + s.directory().string());
+    // The spare, if one waits (two starts may race for it: one gets it, the other makes its own).
+    const fs::path dir = s.directory();
+    auto exists = [&] {
+        return inputError("session '" + id + "' already exists in " + sessionsDirectory().string());
+    };
+    if (::rename((sessionsDirectory() / kSpare).c_str(), dir.c_str()) != 0) {
+        if (errno == EEXIST || errno == ENOTEMPTY) return exists();
+        if (::mkdir(dir.c_str(), 0700) != 0)
+            return errno == EEXIST ? exists() : sysError("create " + dir.string());
+        if (auto e = fillSessionFolder(dir)) return *e;
     }
-    for (const fs::path& dir : {s.upperDir(), s.workDir()})
-        if (::mkdir(dir.c_str(), 0755) != 0) return sysError("create " + dir.string());
     // Not synced: the session's start is on the cold-start path, and a machine crash before the
     // next sync loses a session that had not done anything yet.
     if (auto e = writeFileAtomically(s.directory() / "session.json", toJson(s).dump(2) + "\n", 0600,

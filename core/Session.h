@@ -3,6 +3,8 @@
 //   upper/        the overlay's upper layer: every change the agent made to the project
 //   work/         overlayfs scratch space
 //   lock          held (flock) by the supervisor while the session runs
+// Beside them, sessions/.spare+ is such a folder without session.json, made by a running session
+// for the next one (prepareSpareSession).
 #pragma once
 
 #include "Error.h"
@@ -37,9 +39,15 @@ std::filesystem::path sessionsDirectory();
 std::string newSessionId();
 bool isValidSessionId(const std::string& id);
 
-// Creates the session directory (mode 0700) and writes session.json atomically.
+// Creates the session directory (mode 0700) and writes session.json atomically. The directory
+// is the spare one (below) renamed, when there is one.
 Result<SessionInfo> createSession(const std::filesystem::path& project,
                                   std::vector<std::string> command, std::string id = {});
+// Makes a spare session directory (upper/, work/ and lock, empty) for the next createSession(),
+// unless one is waiting already. Making a folder's inodes is the slowest step of a start on a
+// disk (0.3-1 ms on ext4); a running session makes the next one's instead. Its name is no valid
+// session id, so nothing lists it.
+void prepareSpareSession();
 Result<SessionInfo> loadSession(const std::string& id);
 Status saveSession(const SessionInfo& session);
 std::vector<SessionInfo> listSessions();

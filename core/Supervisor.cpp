@@ -342,6 +342,7 @@ Result<RunOutcome> runSession(const RunOptions& options, PreparedRun prepared)
                                     config.cgroups, config.limits},
                 [&loop](nlohmann::json e) { loop.publishActivity(std::move(e)); }, options.notice);
             loop.whenClientSubscribes([&watch] { watch->clientSubscribed(); });
+            prepareSpareSession(); // the next start's folder, while this command runs
         });
         if (sandbox->proxyListener >= 0) {
             if (auto e = loop.startProxy(sandbox->proxyListener)) {

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <linux/fs.h>
 #include <optional>
+#include <set>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -78,6 +79,58 @@ TEST(Session, CreateLoadAndLock)
     ::close(*lock);
     // The supervisor is gone without marking the end: the session is interrupted.
     EXPECT_EQ(sb::loadSession("s-1")->state, sb::SessionState::Interrupted);
+}
+
+// A running session makes the next one's folder; the next start takes it by a rename. One
+// spare at most, never listed, never taken by an id already in use.
+TEST(Session, TheNextSessionTakesTheSpareFolder)
+{
+    sbtest::IsolatedXdg xdg;
+    sbtest::TempDir project;
+    auto first = sb::createSession(project.path(), {"true"}, "first");
+    ASSERT_TRUE(first) << first.error().describe();
+    auto entries = [] {
+        std::set<std::string> names;
+        for (const auto& e : fs::directory_iterator(sb::sessionsDirectory()))
+            names.insert(e.path().filename().string());
+        return names;
+    };
+    EXPECT_EQ(entries(), std::set<std::string>{"first"}) << "no spare before a session made one";
+
+    sb::prepareSpareSession();
+    sb::prepareSpareSession(); // one is enough, and no half-made one is left behind
+    auto withSpare = entries();
+    ASSERT_EQ(withSpare.size(), 2u);
+    withSpare.erase("first");
+    ASSERT_EQ(withSpare.size(), 1u);
+    const fs::path spare = sb::sessionsDirectory() / *withSpare.begin();
+    withSpare.insert("first");
+    EXPECT_FALSE(sb::isValidSessionId(spare.filename())) << "a spare is never a session";
+    struct stat spareStat {};
+    ASSERT_EQ(::stat(spare.c_str(), &spareStat), 0);
+    EXPECT_EQ(sb::listSessions().size(), 1u);
+
+    // An id in use: refused, and the spare stays as it was.
+    auto again = sb::createSession(project.path(), {"true"}, "first");
+    ASSERT_FALSE(again);
+    EXPECT_NE(again.error().message.find("already exists"), std::string::npos);
+    EXPECT_EQ(entries(), withSpare);
+
+    auto second = sb::createSession(project.path(), {"true"}, "second");
+    ASSERT_TRUE(second) << second.error().describe();
+    EXPECT_EQ(entries(), (std::set<std::string>{"first", "second"})) << "the spare was taken";
+    struct stat taken {};
+    ASSERT_EQ(::stat(second->directory().c_str(), &taken), 0);
+    EXPECT_EQ(taken.st_ino, spareStat.st_ino);
+    EXPECT_EQ(taken.st_mode & 0777, 0700u);
+    for (const fs::path& p : {second->upperDir(), second->workDir(), second->lockFile()})
+        EXPECT_TRUE(fs::exists(p)) << p;
+    EXPECT_TRUE(fs::is_empty(second->upperDir()));
+    auto lock = sb::lockSession(*second);
+    ASSERT_TRUE(lock);
+    EXPECT_EQ(sb::loadSession("second")->state, sb::SessionState::Running);
+    ::close(*lock);
+    EXPECT_EQ(sb::listSessions().size(), 2u);
 }
 
 TEST(Session, RejectsBadIds)
