@@ -11,6 +11,7 @@
 #include "Sandbox.h"
 #include "SessionLoop.h"
 #include "SessionWatch.h"
+#include "SignalFreeThread.h"
 #include "Terminal.h"
 #include "Workspace.h"
 
@@ -20,6 +21,7 @@
 #include <optional>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <thread>
 #include <unistd.h>
 
 extern char** environ;
@@ -334,7 +336,15 @@ Result<RunOutcome> runSession(const RunOptions& options, PreparedRun prepared)
         // The command's first exec waits for the loop's answer; what clients and the live
         // events need is set up right after it, while the command runs.
         std::optional<SessionWatch> watch;
+        struct JoinedThread {
+            std::thread thread;
+            ~JoinedThread()
+            {
+                if (thread.joinable()) thread.join();
+            }
+        } spare; // makes the next start's folder while this command runs
         loop.whenStarted([&] {
+            spare.thread = startSignalFreeThread([] { prepareSpareSession(); });
             if (auto e = loop.listen(summaryOf(*session, options, config)))
                 say(options, "warning: no control socket, clients cannot attach: " + e->describe());
             watch.emplace(
@@ -342,7 +352,6 @@ Result<RunOutcome> runSession(const RunOptions& options, PreparedRun prepared)
                                     config.cgroups, config.limits},
                 [&loop](nlohmann::json e) { loop.publishActivity(std::move(e)); }, options.notice);
             loop.whenClientSubscribes([&watch] { watch->clientSubscribed(); });
-            prepareSpareSession(); // the next start's folder, while this command runs
         });
         if (sandbox->proxyListener >= 0) {
             if (auto e = loop.startProxy(sandbox->proxyListener)) {
