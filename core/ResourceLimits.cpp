@@ -121,10 +121,9 @@ std::string probeV2(const std::map<std::string, std::string>& own, fs::path& bas
     return {};
 }
 
-// Supervisors that were killed leave their (empty) cgroups behind: "sandbench-ID-PID" folders
-// whose PID is gone. (A live supervisor's folder is empty for a moment before its init joins,
-// so emptiness alone does not tell; rmdir(2) refuses a folder with processes in any case.)
-void removeAbandonedCgroups(const fs::path& base)
+// (A live supervisor's folder is empty for a moment before its init joins, so emptiness alone
+// does not tell; rmdir(2) refuses a folder with processes in any case.)
+void removeAbandonedCgroupsIn(const fs::path& base)
 {
     std::error_code ec;
     for (const auto& entry : fs::directory_iterator(base, ec)) {
@@ -223,7 +222,6 @@ Result<std::vector<std::string>> createSessionCgroups(const CgroupSupport& suppo
     }
     std::vector<std::string> created;
     for (const auto& [dir, values] : plan) {
-        removeAbandonedCgroups(dir.parent_path());
         if (::mkdir(dir.c_str(), 0755) != 0) {
             Error e = sysError("create cgroup " + dir.string());
             removeCgroups(created);
@@ -279,6 +277,13 @@ Status joinCgroups(const std::vector<std::string>& cgroups, pid_t pid)
     for (const std::string& cgroup : cgroups)
         if (auto e = writeValue(fs::path(cgroup) / "cgroup.procs", std::to_string(pid))) return e;
     return {};
+}
+
+void removeAbandonedCgroups(const CgroupSupport& support)
+{
+    if (support.kind == CgroupSupport::Kind::V2) removeAbandonedCgroupsIn(support.base);
+    for (const std::string& base : support.v1Bases)
+        removeAbandonedCgroupsIn(base);
 }
 
 void removeCgroups(const std::vector<std::string>& cgroups)

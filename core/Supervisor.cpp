@@ -342,9 +342,12 @@ Result<RunOutcome> runSession(const RunOptions& options, PreparedRun prepared)
             {
                 if (thread.joinable()) thread.join();
             }
-        } spare; // makes the next start's folder while this command runs
+        } spare; // tidies up for the next start while this command runs
         loop.whenStarted([&] {
-            spare.thread = startSignalFreeThread([] { prepareSpareSession(); });
+            spare.thread = startSignalFreeThread([&cgroups] {
+                prepareSpareSession();
+                removeAbandonedCgroups(cgroups);
+            });
             if (auto e = loop.listen(summaryOf(*session, options, config)))
                 say(options, "warning: no control socket, clients cannot attach: " + e->describe());
             watch.emplace(

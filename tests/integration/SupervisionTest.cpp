@@ -725,6 +725,33 @@ TEST_F(Supervision, SessionIdOfAKilledSupervisorCanBeUsedAgain)
     EXPECT_TRUE(contains(again.out, "second-session-ran\n")) << dump(again);
 }
 
+// A killed supervisor leaves its (empty) cgroups behind; a later session removes them while its
+// command runs, off the start's path.
+TEST_F(Supervision, CgroupsAKilledSupervisorLeftAreRemovedByALaterSession)
+{
+    sb::CgroupSupport cgroups = sb::probeCgroupSupport();
+    if (!cgroups.available()) {
+        if (sbit::runningAsRoot()) SB_SKIP(cgroups.reason);
+        return; // without a delegated subtree a user's sessions make no cgroups to leave behind
+    }
+    pid_t gone = ::fork(); // a supervisor's pid that is gone
+    if (gone == 0) ::_exit(0);
+    ASSERT_EQ(::waitpid(gone, nullptr, 0), gone);
+    std::vector<std::string> bases = cgroups.v1Bases;
+    if (!cgroups.base.empty()) bases.push_back(cgroups.base);
+    std::vector<fs::path> left;
+    for (const std::string& base : bases) {
+        left.push_back(fs::path(base) / ("sandbench-left-behind-" + std::to_string(gone)));
+        ASSERT_EQ(::mkdir(left.back().c_str(), 0755), 0) << left.back() << ": " << strerror(errno);
+    }
+    auto r = sb.run(uniqueId("tidy"), {"true"});
+    EXPECT_EQ(r.status, 0) << dump(r);
+    for (const fs::path& dir : left) {
+        EXPECT_FALSE(fs::exists(dir)) << dir;
+        ::rmdir(dir.c_str());
+    }
+}
+
 // --- Ending a session from a client ---
 
 TEST_F(Supervision, StopEndsARunningSessionWithSigterm)
