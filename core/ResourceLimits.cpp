@@ -121,8 +121,9 @@ std::string probeV2(const std::map<std::string, std::string>& own, fs::path& bas
     return {};
 }
 
-// (A live supervisor's folder is empty for a moment before its init joins, so emptiness alone
-// does not tell; rmdir(2) refuses a folder with processes in any case.)
+// One base folder's, by the PID in the name: a live supervisor's folder is empty for a moment
+// before its init joins, so emptiness alone does not tell (rmdir(2) refuses a folder with
+// processes in any case).
 void removeAbandonedCgroupsIn(const fs::path& base)
 {
     std::error_code ec;

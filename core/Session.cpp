@@ -183,6 +183,7 @@ void prepareSpareSession()
     std::error_code ec;
     if (fs::exists(sessions / kSpare, ec)) return;
     fs::path tmp = sessions / (std::string(kSpare) + "tmp-" + std::to_string(::getpid()));
+    removeSessionFolder(tmp); // one of this name is left by a killed process that had our pid
     if (::mkdir(tmp.c_str(), 0700) != 0) return;
     if (fillSessionFolder(tmp)) return removeSessionFolder(tmp);
     // Another supervisor may have made one meanwhile: one spare is enough. (A rename never
