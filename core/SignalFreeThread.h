@@ -9,12 +9,13 @@
 
 namespace sb {
 
-template <class Body> std::thread startSignalFreeThread(Body&& body)
+// Thread: std::thread, or std::jthread for one joined when it goes out of scope.
+template <class Thread = std::thread, class Body> Thread startSignalFreeThread(Body&& body)
 {
     sigset_t all, previous;
     sigfillset(&all);
     ::pthread_sigmask(SIG_BLOCK, &all, &previous);
-    std::thread thread(std::forward<Body>(body));
+    Thread thread(std::forward<Body>(body));
     ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
     return thread;
 }

@@ -336,15 +336,9 @@ Result<RunOutcome> runSession(const RunOptions& options, PreparedRun prepared)
         // The command's first exec waits for the loop's answer; what clients and the live
         // events need is set up right after it, while the command runs.
         std::optional<SessionWatch> watch;
-        struct JoinedThread {
-            std::thread thread;
-            ~JoinedThread()
-            {
-                if (thread.joinable()) thread.join();
-            }
-        } spare; // tidies up for the next start while this command runs
+        std::jthread spare; // tidies up for the next start while this command runs
         loop.whenStarted([&] {
-            spare.thread = startSignalFreeThread([&cgroups] {
+            spare = startSignalFreeThread<std::jthread>([&cgroups] {
                 prepareSpareSession();
                 removeAbandonedCgroups(cgroups);
             });
