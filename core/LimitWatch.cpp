@@ -105,7 +105,7 @@ std::optional<nlohmann::json> exitLimitEvent(const Limits& limits, int exitStatu
 
 LimitReporter::LimitReporter(std::vector<LimitCounter> counters, Limits limits, long long quietMs)
     : m_counters(std::move(counters)), m_limits(limits), m_quietMs(quietMs),
-      m_last(m_counters.size())
+      m_last(m_counters.size(), std::uint64_t{0})
 {
 }
 
@@ -115,14 +115,14 @@ LimitReporter::update(const std::vector<std::optional<std::uint64_t>>& values, l
 {
     for (std::size_t i = 0; i < m_counters.size() && i < values.size(); ++i) {
         if (!values[i]) continue;
-        std::optional<std::uint64_t>& last = m_last[i];
-        if (last && *values[i] > *last) {
+        std::uint64_t& last = m_last[i];
+        if (*values[i] > last) {
             const LimitCounter& c = m_counters[i];
             Held& held = m_held[{c.limit, c.action}];
-            held.count += *values[i] - *last;
+            held.count += *values[i] - last;
             held.counter = c.key.empty() ? c.file : c.file + " " + c.key;
         }
-        last = values[i];
+        last = *values[i];
     }
     std::vector<nlohmann::json> events;
     for (auto& [key, held] : m_held) {
@@ -218,13 +218,16 @@ struct LimitWatch::State {
 
 LimitWatch::LimitWatch(std::unique_ptr<State> state) : m_state(std::move(state)) {}
 
-Result<std::unique_ptr<LimitWatch>> LimitWatch::start(CgroupSupport::Kind kind,
-                                                      const std::vector<std::string>& folders,
-                                                      const Limits& limits, Sink sink)
+namespace {
+
+// The counters' files, opened (null: nothing to watch for these limits).
+Result<std::unique_ptr<LimitWatch::State>> openCounters(CgroupSupport::Kind kind,
+                                                        const std::vector<std::string>& folders,
+                                                        const Limits& limits, LimitWatch::Sink sink)
 {
     std::vector<LimitCounter> counters = limitCounters(kind, limits);
-    if (counters.empty()) return std::unique_ptr<LimitWatch>();
-    auto state = std::make_unique<State>(counters, limits);
+    if (counters.empty()) return std::unique_ptr<LimitWatch::State>();
+    auto state = std::make_unique<LimitWatch::State>(counters, limits);
     state->sink = std::move(sink);
     std::map<std::string, int> opened;
     for (const LimitCounter& c : counters) {
@@ -241,14 +244,33 @@ Result<std::unique_ptr<LimitWatch>> LimitWatch::start(CgroupSupport::Kind kind,
         }
         state->fds.push_back(it->second);
     }
-    state->stop = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-    if (state->stop < 0) return sysError("eventfd");
-    state->report(false); // the baseline
+    return state;
+}
 
-    std::unique_ptr<LimitWatch> watch(new LimitWatch(std::move(state)));
+} // namespace
+
+Result<std::unique_ptr<LimitWatch>> LimitWatch::start(CgroupSupport::Kind kind,
+                                                      const std::vector<std::string>& folders,
+                                                      const Limits& limits, Sink sink)
+{
+    auto state = openCounters(kind, folders, limits, std::move(sink));
+    if (!state) return state.error();
+    if (!*state) return std::unique_ptr<LimitWatch>();
+    (*state)->stop = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if ((*state)->stop < 0) return sysError("eventfd");
+    std::unique_ptr<LimitWatch> watch(new LimitWatch(std::move(*state)));
     State* s = watch->m_state.get();
     watch->m_thread = startSignalFreeThread([s] { s->run(); });
     return watch;
+}
+
+Status LimitWatch::readOnce(CgroupSupport::Kind kind, const std::vector<std::string>& folders,
+                            const Limits& limits, Sink sink)
+{
+    auto state = openCounters(kind, folders, limits, std::move(sink));
+    if (!state) return state.error();
+    if (*state) (*state)->report(true);
+    return {};
 }
 
 LimitWatch::~LimitWatch()

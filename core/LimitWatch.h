@@ -55,8 +55,9 @@ class LimitReporter {
   public:
     LimitReporter(std::vector<LimitCounter> counters, Limits limits, long long quietMs = 2000);
 
-    // Readings by counter index (nullopt: not readable now). The first reading of a counter is
-    // its baseline. `final`: report whatever is still held back.
+    // Readings by counter index (nullopt: not readable now). Counters start at zero: a session's
+    // cgroups are made for it (createSessionCgroups), so a rise before the first reading is a
+    // rise too. `final`: report whatever is still held back.
     std::vector<nlohmann::json> update(const std::vector<std::optional<std::uint64_t>>& values,
                                        long long nowMs, bool final = false);
     const std::vector<LimitCounter>& counters() const { return m_counters; }
@@ -70,7 +71,7 @@ class LimitReporter {
     std::vector<LimitCounter> m_counters;
     Limits m_limits;
     long long m_quietMs;
-    std::vector<std::optional<std::uint64_t>> m_last;
+    std::vector<std::uint64_t> m_last;
     std::map<std::pair<std::string, std::string>, Held> m_held; // by (limit, action)
 };
 
@@ -83,6 +84,10 @@ class LimitWatch {
     static Result<std::unique_ptr<LimitWatch>> start(CgroupSupport::Kind kind,
                                                      const std::vector<std::string>& folders,
                                                      const Limits& limits, Sink sink);
+    // What start() and a stop() right away would report, without a thread: for a session that
+    // ended before its watch began.
+    static Status readOnce(CgroupSupport::Kind kind, const std::vector<std::string>& folders,
+                           const Limits& limits, Sink sink);
     ~LimitWatch(); // stop()
     LimitWatch(const LimitWatch&) = delete;
     LimitWatch& operator=(const LimitWatch&) = delete;

@@ -149,6 +149,7 @@ bool SessionLoop::run()
             atMost(m_options.deadlineMs - now);
         }
         if (m_announce) atMost(m_lastOutputMs + kQuietMs - now);
+        if (m_onLive && m_liveAtMs >= 0) atMost(m_liveAtMs - now);
         if (promptOpen) atMost(1000); // countdowns
         if (::poll(fds.data(), fds.size(), static_cast<int>(std::min(timeout, 3600000LL))) < 0 &&
             errno != EINTR)
@@ -158,7 +159,12 @@ bool SessionLoop::run()
             onExecNotification();
         else if (fds[Exec].revents & (POLLHUP | POLLERR))
             m_execDone = true; // no process under the filter is left: it stays so, stop polling
-        if (m_onStarted) std::exchange(m_onStarted, nullptr)();
+        if (m_liveAtMs < 0) {
+            m_liveAtMs = monotonicMs() + kLiveAfterMs;
+            if (m_onStarted) std::exchange(m_onStarted, nullptr)();
+        } else if (monotonicMs() >= m_liveAtMs) {
+            goLive();
+        }
         if (fds[Master].revents & (POLLIN | POLLHUP | POLLERR)) onTerminalOutput();
         if (fds[Out].revents & (POLLIN | POLLHUP | POLLERR))
             onCommandPipe(m_options.commandOut, m_options.outFd);
@@ -179,6 +185,7 @@ bool SessionLoop::run()
         }
         if (m_prompt && m_prompt->isOpen()) m_prompt->refresh(m_broker.pending(), m_clock.unixMs());
         if (fds[Init].revents & POLLIN) {
+            m_onLive = nullptr; // over: the last output is only recorded
             closePrompt();
             drainTerminal();
             while (m_options.commandOut >= 0)
@@ -188,6 +195,11 @@ bool SessionLoop::run()
             return true;
         }
     }
+}
+
+void SessionLoop::goLive()
+{
+    if (m_onLive) std::exchange(m_onLive, nullptr)();
 }
 
 void SessionLoop::finish(int exitStatus)
@@ -258,6 +270,7 @@ Result<proto::PolicyUpdateResult> SessionLoop::updatePolicy(const proto::PolicyU
 
 void SessionLoop::publishOutput(const char* data, size_t size)
 {
+    goLive(); // before the first byte, which clients then get too
     m_lastOutputMs = monotonicMs();
     if (m_options.recorder) m_options.recorder->terminalOutput(std::string_view(data, size));
     if (m_control) m_control->publishOutput(std::string_view(data, size));
@@ -465,6 +478,7 @@ void SessionLoop::drainApprovalEvents()
         if (e.activity) emit(*e.activity);
         if (e.request) {
             const ApprovalRequest& r = *e.request;
+            goLive();
             if (m_control) m_control->publishApprovalRequest(r);
             emit({{"kind", "approval"},
                   {"type", "request"},

@@ -64,9 +64,14 @@ class SessionLoop final : public SessionBackend {
     // Called on the loop's thread each time a client subscribes.
     void whenClientSubscribes(std::function<void()> hook) { m_onSubscribe = std::move(hook); }
     // Called once on the loop's thread, when run() first wakes: the command's first exec is
-    // answered by then (it is what wakes the loop first), before any of its output is read.
-    // For set-up the command's start need not wait for, such as the control socket.
+    // answered by then (it is what wakes the loop first). For work the start need not wait for.
     void whenStarted(std::function<void()> hook) { m_onStarted = std::move(hook); }
+    // Called once on the loop's thread, before the session's first output is relayed or its
+    // first approval request is published, or kLiveAfterMs after it started, whichever comes
+    // first; never for a session over sooner. For what only a session somebody can watch
+    // needs: the control socket (so clients still get all the output), the live watches.
+    void whenLive(std::function<void()> hook) { m_onLive = std::move(hook); }
+    static constexpr long long kLiveAfterMs = 50;
 
     // SessionBackend: what control clients may do.
     SessionSummary summary() const override;
@@ -109,6 +114,7 @@ class SessionLoop final : public SessionBackend {
     void onSignal();
     void closePrompt();
     void emit(nlohmann::json event) const;
+    void goLive();
 
     const SandboxProcess& m_sandbox;
     LoopOptions m_options;
@@ -120,6 +126,8 @@ class SessionLoop final : public SessionBackend {
     std::unique_ptr<ControlServer> m_control;
     std::function<void()> m_onSubscribe;
     std::function<void()> m_onStarted;
+    std::function<void()> m_onLive;
+    long long m_liveAtMs = -1; // when m_onLive is due (CLOCK_MONOTONIC); -1 before the start
     std::unique_ptr<Proxy> m_proxy;
     SessionSummary m_summary;
     std::optional<TerminalPrompt> m_prompt;

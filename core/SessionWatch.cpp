@@ -10,27 +10,44 @@ std::string noFileEvents(const Error& why)
            why.describe();
 }
 
+std::string limitsNotWatched(const Error& why)
+{
+    return "warning: cgroup limit hits will not be reported: " + why.describe();
+}
+
 } // namespace
 
-SessionWatch::SessionWatch(const SessionWatchOptions& options, Sink sink, const Notice& notice)
-    : m_sink(std::move(sink)), m_notice(notice), m_limits(options.limits)
+SessionWatch::SessionWatch(SessionWatchOptions options, Sink sink, Notice notice)
+    : m_options(std::move(options)), m_sink(std::move(sink)), m_notice(std::move(notice))
 {
-    auto forward = [this](std::vector<nlohmann::json> events) {
-        for (nlohmann::json& e : events)
-            m_sink(std::move(e));
-    };
+}
+
+void SessionWatch::start()
+{
+    if (m_started || m_ended) return;
+    m_started = true;
     // Events come in windows of 250 ms anyway; a command over sooner than this costs no watch.
     constexpr std::chrono::milliseconds kWatchAfter{100};
-    auto files = WorkspaceWatch::start(options.upper, options.project, forward, {}, kWatchAfter);
+    auto files =
+        WorkspaceWatch::start(m_options.upper, m_options.project, forwarder(), {}, kWatchAfter);
     if (files)
         m_files = std::move(files.value());
     else if (m_notice)
         m_notice(noFileEvents(files.error()));
-    auto counters = LimitWatch::start(options.cgroupKind, options.cgroups, options.limits, forward);
+    auto counters =
+        LimitWatch::start(m_options.cgroupKind, m_options.cgroups, m_options.limits, forwarder());
     if (counters)
         m_counters = std::move(counters.value());
     else if (m_notice)
-        m_notice("warning: cgroup limit hits will not be reported: " + counters.error().describe());
+        m_notice(limitsNotWatched(counters.error()));
+}
+
+std::function<void(std::vector<nlohmann::json>)> SessionWatch::forwarder()
+{
+    return [this](std::vector<nlohmann::json> events) {
+        for (nlohmann::json& e : events)
+            m_sink(std::move(e));
+    };
 }
 
 SessionWatch::~SessionWatch()
@@ -52,7 +69,14 @@ void SessionWatch::sessionEnded(bool timedOut, int exitStatus)
 {
     if (m_ended) return;
     m_ended = true;
-    if (timedOut) m_sink(wallLimitEvent(m_limits));
+    if (timedOut) m_sink(wallLimitEvent(m_options.limits));
+    if (!m_started) {
+        // Over before the watches began: the counters are read once, nothing else happened live.
+        if (auto e = LimitWatch::readOnce(m_options.cgroupKind, m_options.cgroups, m_options.limits,
+                                          forwarder());
+            e && m_notice)
+            m_notice(limitsNotWatched(*e));
+    }
     stopWatches();
     if (m_files) {
         if (auto e = m_files->notWatched(); e && m_notice) m_notice(noFileEvents(*e));
@@ -62,7 +86,7 @@ void SessionWatch::sessionEnded(bool timedOut, int exitStatus)
                      "changes are only in the end-of-session summary");
     }
     if (!timedOut)
-        if (auto e = exitLimitEvent(m_limits, exitStatus)) m_sink(std::move(*e));
+        if (auto e = exitLimitEvent(m_options.limits, exitStatus)) m_sink(std::move(*e));
 }
 
 } // namespace sb

@@ -31,15 +31,19 @@ class SessionWatch {
     using Sink = std::function<void(nlohmann::json)>;
     using Notice = std::function<void(const std::string&)>;
 
-    // Starts watching; what cannot be watched is said through `notice` and left out.
-    SessionWatch(const SessionWatchOptions& options, Sink sink, const Notice& notice);
+    // Watches nothing yet: see start().
+    SessionWatch(SessionWatchOptions options, Sink sink, Notice notice);
     ~SessionWatch();
     SessionWatch(const SessionWatch&) = delete;
     SessionWatch& operator=(const SessionWatch&) = delete;
 
-    // The sandbox is gone (reaped): reports the last file changes and counter rises, then the
-    // wall-clock limit if it ended the session, or the CPU-time or file-size limit if the
-    // command died of SIGXCPU or SIGXFSZ.
+    // Starts watching, on threads of their own; what cannot be watched is said through
+    // `notice` and left out. Once, and not after sessionEnded().
+    void start();
+
+    // The sandbox is gone (reaped): reports the last file changes and counter rises (read once
+    // here if the watches never started), then the wall-clock limit if it ended the session,
+    // or the CPU-time or file-size limit if the command died of SIGXCPU or SIGXFSZ.
     void sessionEnded(bool timedOut, int exitStatus);
 
     // Somebody watches the session live: file events become exact from now on (the file watch
@@ -53,12 +57,15 @@ class SessionWatch {
     // Reports the watches' last events and ends their threads. Idempotent.
     void stopWatches();
 
+    // Hands a watch's batch of events to the sink.
+    std::function<void(std::vector<nlohmann::json>)> forwarder();
+
+    SessionWatchOptions m_options;
     Sink m_sink;
     Notice m_notice;
-    Limits m_limits;
     std::unique_ptr<WorkspaceWatch> m_files;
     std::unique_ptr<LimitWatch> m_counters;
-    bool m_ended = false;
+    bool m_started = false, m_ended = false;
 };
 
 } // namespace sb

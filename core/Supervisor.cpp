@@ -117,16 +117,18 @@ SessionRecordInfo recordInfoOf(const SessionInfo& session, const RunOptions& opt
 }
 
 // What the session left for review, as the recording's last events: the net result, marked
-// "final" so that timelines, which showed the live file events, leave them out.
-void recordChanges(RecordingWriter& recorder, const SessionInfo& session)
+// "final" so that timelines, which showed the live file events, leave them out. Returns how
+// many changes there are.
+std::size_t recordChanges(RecordingWriter& recorder, const SessionInfo& session)
 {
     auto changes = listChanges(session.upperDir(), session.project);
-    if (!changes) return;
+    if (!changes) return 0;
     static const char* const kinds[] = {"added", "modified", "deleted"};
     for (const Change& c : *changes)
         recorder.event(
             EventKind::WorkspaceChange,
             {{"path", c.path}, {"kind", kinds[static_cast<int>(c.kind)]}, {"final", true}});
+    return changes->size();
 }
 
 // The policy's parts, for the session loop that enforces it and tells clients about it.
@@ -333,23 +335,26 @@ Result<RunOutcome> runSession(const RunOptions& options, PreparedRun prepared)
     Status recordingFailed;
     {
         SessionLoop loop(std::move(prepared.policy), *sandbox, loopOptions);
-        // The command's first exec waits for the loop's answer; what clients and the live
-        // events need is set up right after it, while the command runs.
-        std::optional<SessionWatch> watch;
+        // The command's first exec waits for the loop's answer: what comes after it is set up
+        // while the command runs, and what only matters to somebody watching once the session
+        // is worth watching (a command over within milliseconds is recorded all the same).
+        SessionWatch watch(
+            SessionWatchOptions{session->upperDir(), session->project, cgroups.kind, config.cgroups,
+                                config.limits},
+            [&loop](nlohmann::json e) { loop.publishActivity(std::move(e)); }, options.notice);
         std::jthread spare; // tidies up for the next start while this command runs
         loop.whenStarted([&] {
             spare = startSignalFreeThread<std::jthread>([&cgroups] {
                 prepareSpareSession();
                 removeAbandonedCgroups(cgroups);
             });
+        });
+        loop.whenLive([&] {
             if (auto e = loop.listen(summaryOf(*session, options, config)))
                 say(options, "warning: no control socket, clients cannot attach: " + e->describe());
-            watch.emplace(
-                SessionWatchOptions{session->upperDir(), session->project, cgroups.kind,
-                                    config.cgroups, config.limits},
-                [&loop](nlohmann::json e) { loop.publishActivity(std::move(e)); }, options.notice);
-            loop.whenClientSubscribes([&watch] { watch->clientSubscribed(); });
+            watch.start();
         });
+        loop.whenClientSubscribes([&watch] { watch.clientSubscribed(); });
         if (sandbox->proxyListener >= 0) {
             if (auto e = loop.startProxy(sandbox->proxyListener)) {
                 ::kill(sandbox->initPid, SIGKILL);
@@ -374,7 +379,7 @@ Result<RunOutcome> runSession(const RunOptions& options, PreparedRun prepared)
         recordingFailed = recorder->opened();
         int status = waitSandbox(*sandbox);
         if (!outcome.timedOut) outcome.exitStatus = status;
-        if (watch) watch->sessionEnded(outcome.timedOut, outcome.exitStatus);
+        watch.sessionEnded(outcome.timedOut, outcome.exitStatus);
         loop.finish(outcome.exitStatus);
     }
     if (sandbox->ptyMaster >= 0) ::close(std::exchange(sandbox->ptyMaster, -1));
@@ -386,7 +391,7 @@ Result<RunOutcome> runSession(const RunOptions& options, PreparedRun prepared)
             Error{recordingFailed->code, recordingFailed->sysErrno,
                   "cannot record the session, so it was stopped: " + recordingFailed->message});
     }
-    recordChanges(*recorder, *session);
+    outcome.changes = recordChanges(*recorder, *session);
     recorder->requestFinish(outcome.exitStatus); // its last commit overlaps what follows
     session->state = SessionState::Ended;
     session->endedNs = nowNs();

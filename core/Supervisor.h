@@ -42,8 +42,9 @@ struct RunOptions {
 
 struct RunOutcome {
     SessionInfo session;
-    int exitStatus = 0;    // the command's: code, or 128+signal
-    bool timedOut = false; // the wall-clock limit ended it
+    int exitStatus = 0;      // the command's: code, or 128+signal
+    bool timedOut = false;   // the wall-clock limit ended it
+    std::size_t changes = 0; // to the workspace, held back for review
 };
 
 // Everything the sandbox needs that can be checked before anything starts, worked out once:

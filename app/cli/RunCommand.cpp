@@ -2,9 +2,7 @@
 #include "Format.h"
 #include "PolicyOptions.h"
 #include "Supervisor.h"
-#include "Workspace.h"
 
-#include <filesystem>
 #include <memory>
 
 namespace sbcli {
@@ -21,8 +19,7 @@ struct RunArgs {
 
 void printSummary(const sb::RunOutcome& outcome)
 {
-    auto changes = sb::listChanges(outcome.session.upperDir(), outcome.session.project);
-    std::size_t count = changes ? changes->size() : 0;
+    std::size_t count = outcome.changes;
     const std::string& id = outcome.session.id;
     std::string tail = count == 0 ? "no changes to the workspace"
                                   : std::to_string(count) + " change" + (count == 1 ? "" : "s") +

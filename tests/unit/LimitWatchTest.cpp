@@ -1,8 +1,10 @@
 // Limit events: which cgroup counters are watched, how their files read, when a rise becomes an
 // event (a kill at once, repeated pressure at most every 2 s, with its count), the limits the
-// supervisor sees itself, and the watch thread over counter files in a plain folder.
+// supervisor sees itself, and the watch thread over counter files in a plain folder (or one
+// reading, for a session over before its watch started).
 #include "LimitWatch.h"
 
+#include "SessionWatch.h"
 #include "TestSupport.h"
 
 #include <algorithm>
@@ -70,28 +72,30 @@ TEST(LimitWatch, AKillIsReportedAtOncePressureAtMostEveryTwoSeconds)
 {
     sb::LimitReporter reporter(sb::limitCounters(CgroupSupport::Kind::V2, limits()), limits());
     using V = std::vector<std::optional<std::uint64_t>>;
-    EXPECT_TRUE(reporter.update(V{5, 0, 0}, 0).empty()) << "the first reading is the baseline";
+    // A session's cgroups are made for it: counters start at zero, so what rose before the
+    // first reading counts (a watch that starts late misses nothing).
+    auto first = reporter.update(V{5, 0, 0}, 0);
+    ASSERT_EQ(first.size(), 1u);
+    EXPECT_EQ(first[0].value("action", ""), "throttled");
+    EXPECT_EQ(first[0].value("count", 0), 5);
     EXPECT_TRUE(reporter.update(V{5, 0, 0}, 100).empty());
 
-    auto first = reporter.update(V{9, 1, 0}, 200);
-    ASSERT_EQ(first.size(), 2u);
-    EXPECT_EQ(first[0].value("action", ""), "killed");
-    EXPECT_EQ(first[0].value("count", 0), 1);
-    EXPECT_EQ(first[0].value("counter", ""), "memory.events oom_kill");
-    EXPECT_EQ(first[0].value("value", 0), 512);
-    EXPECT_EQ(first[0].value("unit", ""), "MiB");
-    EXPECT_EQ(first[1].value("action", ""), "throttled");
-    EXPECT_EQ(first[1].value("count", 0), 4);
-
-    // More pressure soon after: held back, and summed; another kill still goes out at once.
-    EXPECT_TRUE(reporter.update(V{20, 1, 0}, 700).empty());
-    auto kill = reporter.update(V{30, 2, 0}, 900);
+    // A kill goes out at once; more pressure within two seconds is held back, and summed.
+    auto kill = reporter.update(V{9, 1, 0}, 200);
     ASSERT_EQ(kill.size(), 1u);
     EXPECT_EQ(kill[0].value("action", ""), "killed");
+    EXPECT_EQ(kill[0].value("count", 0), 1);
+    EXPECT_EQ(kill[0].value("counter", ""), "memory.events oom_kill");
+    EXPECT_EQ(kill[0].value("value", 0), 512);
+    EXPECT_EQ(kill[0].value("unit", ""), "MiB");
+    EXPECT_TRUE(reporter.update(V{20, 1, 0}, 700).empty());
+    auto again = reporter.update(V{30, 2, 0}, 900);
+    ASSERT_EQ(again.size(), 1u);
+    EXPECT_EQ(again[0].value("action", ""), "killed");
     auto later = reporter.update(V{30, 2, 0}, 2200);
     ASSERT_EQ(later.size(), 1u);
     EXPECT_EQ(later[0].value("action", ""), "throttled");
-    EXPECT_EQ(later[0].value("count", 0), 21);
+    EXPECT_EQ(later[0].value("count", 0), 25);
 
     // The end reports what is held back.
     EXPECT_TRUE(reporter.update(V{30, 2, 7}, 2300).size() == 1u) << "first refusal: at once";
@@ -160,6 +164,32 @@ TEST(LimitWatch, WatchesCounterFilesAndReportsARise)
                                 [](const json& e) { return e.value("action", "") == "refused"; });
     ASSERT_NE(refused, events.end());
     EXPECT_EQ(refused->value("count", 0), 4);
+}
+
+TEST(LimitWatch, ASessionOverBeforeItsWatchStartedIsStillToldItsLimits)
+{
+    sbtest::TempDir cgroup, upper, project;
+    sbtest::writeFile(cgroup / "memory.events", "max 2\noom 1\noom_kill 1\n");
+    sbtest::writeFile(cgroup / "pids.events", "max 3\n");
+    std::vector<json> events;
+    sb::SessionWatch watch(
+        {upper.path(), project.path(), CgroupSupport::Kind::V2, {cgroup.path().string()}, limits()},
+        [&](json e) { events.push_back(std::move(e)); }, {});
+    EXPECT_TRUE(events.empty());
+    watch.sessionEnded(false, 128 + SIGXFSZ); // never started: the counters are read once
+    auto count = [&](const std::string& limit, const std::string& action) {
+        auto e = std::find_if(events.begin(), events.end(), [&](const json& x) {
+            return x.value("limit", "") == limit && x.value("action", "") == action;
+        });
+        return e == events.end() ? -1 : e->value("count", 0);
+    };
+    EXPECT_EQ(count("memory", "killed"), 1);
+    EXPECT_EQ(count("memory", "throttled"), 2);
+    EXPECT_EQ(count("pids", "refused"), 3);
+    ASSERT_FALSE(events.empty());
+    EXPECT_EQ(events.back().value("limit", ""), "file_size") << "the command's own signal last";
+    watch.start(); // too late: nothing more happens
+    EXPECT_EQ(events.size(), 4u);
 }
 
 TEST(LimitWatch, NothingToWatchWithoutACgroup)
