@@ -1,15 +1,17 @@
 // Loading the sandbox's syscall filter. The filter is the same at every start, so the build
 // compiles it (SeccompRules.cpp with libseccomp, run by sandbench-seccomp-gen): a start only
 // hands the ready program to the kernel, which saved ~1 ms of libseccomp work on the path of
-// every sandbox's first exec.
+// every sandbox's first exec, and no Sandbench program loads libseccomp when it starts.
 #include "Seccomp.h"
 
 #include "SeccompBpf.h"
 #include "SeccompRules.h"
 
 #include <cerrno>
+#include <cstdint>
 #include <iterator>
 #include <linux/seccomp.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -43,6 +45,23 @@ std::vector<sock_filter> precompiledSeccompFilter(bool notifyExec)
     if (notifyExec)
         return {std::begin(generated::kSeccompNotify), std::end(generated::kSeccompNotify)};
     return {std::begin(generated::kSeccompPlain), std::end(generated::kSeccompPlain)};
+}
+
+bool seccompUserNotifSupported()
+{
+    std::uint32_t action = SECCOMP_RET_USER_NOTIF;
+    return ::syscall(SYS_seccomp, SECCOMP_GET_ACTION_AVAIL, 0, &action) == 0;
+}
+
+std::string seccompSummary()
+{
+    if (::prctl(PR_GET_SECCOMP) < 0 && errno == EINVAL)
+        return "seccomp: not supported by this kernel";
+    return "seccomp: " + std::to_string(generated::kSeccompDenyRules) +
+           " deny rules (compiled at build time by " + generated::kSeccompCompiledBy +
+           "), foreign ABIs killed; " +
+           (seccompUserNotifSupported() ? "user notification available"
+                                        : "user notification unavailable (no command approval)");
 }
 
 Status installSeccompFilter()

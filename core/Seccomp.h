@@ -22,7 +22,7 @@ Result<int> installSeccompFilterNotifyingExec();
 // Whether the kernel offers SECCOMP_RET_USER_NOTIF (needed for command approval).
 bool seccompUserNotifSupported();
 
-// One line for `sandbench-cli doctor`: library and kernel support, size of the deny list.
+// One line for `sandbench-cli doctor`: kernel support, size of the deny list and what compiled it.
 std::string seccompSummary();
 
 } // namespace sb

@@ -1,7 +1,5 @@
 #include "SeccompRules.h"
 
-#include "Seccomp.h"
-
 #include <algorithm>
 #include <cerrno>
 #include <cstdint>
@@ -345,28 +343,6 @@ Result<SeccompProgram> compileSeccompFilter(bool notifyExec)
     if (size <= 0 || size % sizeof(sock_filter) != 0 || n != size)
         return Error{ErrorCode::Internal, 0, "seccomp filter export: unexpected size"};
     return program;
-}
-
-bool seccompUserNotifSupported()
-{
-    std::uint32_t action = SECCOMP_RET_USER_NOTIF;
-    return ::syscall(SYS_seccomp, SECCOMP_GET_ACTION_AVAIL, 0, &action) == 0;
-}
-
-std::string seccompSummary()
-{
-    if (::prctl(PR_GET_SECCOMP) < 0 && errno == EINVAL)
-        return "seccomp: not supported by this kernel";
-    const scmp_version* v = seccomp_version();
-    std::string line = "seccomp: libseccomp " + std::to_string(v->major) + "." +
-                       std::to_string(v->minor) + "." + std::to_string(v->micro) +
-                       " (kernel API level " + std::to_string(seccomp_api_get()) + "), ";
-    auto built = buildFilter();
-    if (!built) return line + "cannot build the filter: " + built.error().describe();
-    line += std::to_string(built->ruleCount) + " deny rules, foreign ABIs killed; ";
-    line += seccompUserNotifSupported() ? "user notification available"
-                                        : "user notification unavailable (no command approval)";
-    return line;
 }
 
 } // namespace sb

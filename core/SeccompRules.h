@@ -1,7 +1,8 @@
 // The deny list of Seccomp.h, compiled with libseccomp into a BPF program. The build runs it once
 // (sandbench-seccomp-gen writes the programs into the generated SeccompBpf.h, which
-// Seccomp.cpp loads: nothing is compiled when a sandbox starts); at run time only `doctor`
-// and the tests, which check that the generated programs are still what libseccomp makes.
+// Seccomp.cpp loads: nothing is compiled when a sandbox starts). Not part of the core library,
+// so nothing Sandbench ships loads libseccomp: only the generator and the unit tests, which
+// check that the generated programs are still what libseccomp makes, are built with it.
 #pragma once
 
 #include "Error.h"

@@ -1,6 +1,7 @@
 // sandbench-seccomp-gen OUTPUT: writes SeccompBpf.h, the sandbox's syscall filter (with and
 // without exec notification) compiled by libseccomp for this machine's architecture, so that
-// starting a sandbox only loads it (see core/Seccomp.cpp).
+// starting a sandbox only loads it (see core/Seccomp.cpp) and the programs Sandbench ships need
+// no libseccomp at run time.
 #include "SeccompRules.h"
 
 #include <cstdio>
@@ -10,13 +11,14 @@
 
 namespace {
 
-bool writeArray(std::ostream& out, const char* name, bool notifyExec)
+bool writeArray(std::ostream& out, const char* name, bool notifyExec, unsigned& ruleCount)
 {
     auto program = sb::compileSeccompFilter(notifyExec);
     if (!program) {
         std::fprintf(stderr, "sandbench-seccomp-gen: %s\n", program.error().describe().c_str());
         return false;
     }
+    ruleCount = program->ruleCount;
     out << "inline constexpr sock_filter " << name << "[] = {\n";
     for (const sock_filter& f : program->code)
         out << "    {0x" << std::hex << f.code << ", " << std::dec << unsigned(f.jt) << ", "
@@ -40,8 +42,14 @@ int main(int argc, char** argv)
         << "// libseccomp " << v->major << "." << v->minor << "." << v->micro
         << ". Do not edit: the build writes it again when the rules change.\n"
         << "#pragma once\n\n#include <linux/filter.h>\n\nnamespace sb::generated {\n\n";
-    if (!writeArray(out, "kSeccompPlain", false) || !writeArray(out, "kSeccompNotify", true))
+    unsigned rules = 0;
+    if (!writeArray(out, "kSeccompPlain", false, rules) ||
+        !writeArray(out, "kSeccompNotify", true, rules))
         return 1;
+    // For doctor, which reports the filter without loading libseccomp.
+    out << "\ninline constexpr unsigned kSeccompDenyRules = " << rules << ";\n"
+        << "inline constexpr const char* kSeccompCompiledBy = \"libseccomp " << v->major << "."
+        << v->minor << "." << v->micro << "\";\n";
     out << "\n} // namespace sb::generated\n";
     std::ofstream file(argv[1], std::ios::trunc);
     file << out.str();
