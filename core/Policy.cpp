@@ -430,13 +430,14 @@ Result<Policy> loadPreset(std::string_view name)
     if (!valid)
         return inputError("invalid preset name '" + std::string(name) +
                           "' (expected a name such as 'generic', without '/')");
+    // Every start of a preset comes here: the folder is listed only to say what exists.
+    auto policy = loadPolicyFile(presetDirectory() / (std::string(name) + ".json"));
+    if (policy || policy.error().code != ErrorCode::NotFound) return policy;
     const std::vector<std::string> names = presetNames();
     const std::vector<std::string_view> views(names.begin(), names.end());
-    if (std::find(names.begin(), names.end(), name) == names.end())
-        return Error{ErrorCode::NotFound, 0,
-                     "unknown preset '" + std::string(name) +
-                         "' (expected one of: " + joinNames(views) + didYouMean(name, views) + ")"};
-    return loadPolicyFile(presetDirectory() / (std::string(name) + ".json"));
+    return Error{ErrorCode::NotFound, 0,
+                 "unknown preset '" + std::string(name) +
+                     "' (expected one of: " + joinNames(views) + didYouMean(name, views) + ")"};
 }
 
 } // namespace sb

@@ -88,9 +88,12 @@ struct RecordingWriter::Impl {
     // The writer thread's own.
     std::int64_t nextSeq = 0, lastT = 0;
     std::uint64_t storedEvents = 0, storedOutput = 0, storedBytes = 0;
+    // Prepared with the session's first terminal output: a command without any never needs
+    // them (connecting the full-text index's virtual table is itself a query).
     std::optional<TextIndexer> text;
+    std::optional<SqliteStatement> insertKeyframe;
     std::optional<KeyframeWorker> keyframes;
-    SqliteStatement insertEvent, insertKeyframe, updateSession, endSession;
+    SqliteStatement insertEvent, updateSession, endSession;
 
     Status open();
     void enqueue(EventKind kind, std::string_view bytes, nlohmann::json payload,
@@ -144,21 +147,16 @@ Status RecordingWriter::Impl::open()
 
     auto ev = d.prepare("INSERT INTO events (sid, seq, t_ns, type, enc, data) "
                         "VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
-    auto kf = KeyframeBuilder::prepareInsert(d);
     auto up = d.prepare("UPDATE sessions SET events = ?2, output_bytes = ?3, stored_bytes = ?4, "
                         "last_t_ns = ?5 WHERE sid = ?1");
     auto end = d.prepare("UPDATE sessions SET state = ?2, ended_ns = ?3, exit_status = ?4 "
                          "WHERE sid = ?1");
-    auto indexer = TextIndexer::prepare(d, TextIndexOp::Add);
     for (const Error* e :
-         {ev ? nullptr : &ev.error(), kf ? nullptr : &kf.error(), up ? nullptr : &up.error(),
-          end ? nullptr : &end.error(), indexer ? nullptr : &indexer.error()})
+         {ev ? nullptr : &ev.error(), up ? nullptr : &up.error(), end ? nullptr : &end.error()})
         if (e != nullptr) return *e;
     insertEvent = std::move(ev.value());
-    insertKeyframe = std::move(kf.value());
     updateSession = std::move(up.value());
     endSession = std::move(end.value());
-    text.emplace(std::move(indexer.value()));
     keyframes.emplace(rows, cols);
     // Room for the event index's hot pages during floods; allocated only as pages are used.
     (void)d.exec("PRAGMA cache_size=-16384");
@@ -488,6 +486,11 @@ Status RecordingWriter::Impl::writeItem(Item& item)
     storedBytes += size;
     if (item.kind == EventKind::Output) {
         storedOutput += item.bytes.size();
+        if (!text) {
+            auto indexer = TextIndexer::prepare(db, TextIndexOp::Add);
+            if (!indexer) return indexer.error();
+            text.emplace(std::move(indexer.value()));
+        }
         if (auto e = text->chunk(db.lastInsertId(), item.bytes)) return e;
         keyframes->output(t, seq, std::move(item.bytes));
     } else if (item.kind == EventKind::Resize) {
@@ -500,8 +503,13 @@ Status RecordingWriter::Impl::writeItem(Item& item)
 Status RecordingWriter::Impl::storeKeyframes()
 {
     std::vector<Keyframe> ready = keyframes->takeReady();
+    if (!ready.empty() && !insertKeyframe) {
+        auto prepared = KeyframeBuilder::prepareInsert(db);
+        if (!prepared) return prepared.error();
+        insertKeyframe.emplace(std::move(prepared.value()));
+    }
     for (const Keyframe& k : ready)
-        if (auto e = KeyframeBuilder::store(insertKeyframe, sid, k)) return e;
+        if (auto e = KeyframeBuilder::store(*insertKeyframe, sid, k)) return e;
     std::lock_guard lock(mutex);
     stats.keyframes += ready.size();
     return {};
