@@ -102,9 +102,11 @@ Status becomeSandboxUser(const SandboxIdentity& id)
 
 Status dropCapabilities()
 {
+    // Capabilities are numbered from 0 to the kernel's last without gaps: EINVAL means past it.
     for (int cap = 0; cap <= 63; ++cap) {
-        if (::prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno != EINVAL)
-            return sysError("drop capability " + std::to_string(cap) + " from the bounding set");
+        if (::prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) == 0) continue;
+        if (errno == EINVAL && cap > 0) break;
+        return sysError("drop capability " + std::to_string(cap) + " from the bounding set");
     }
     if (::prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0 && errno != EINVAL)
         return sysError("clear ambient capabilities");

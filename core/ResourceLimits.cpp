@@ -221,6 +221,14 @@ Result<std::vector<std::string>> createSessionCgroups(const CgroupSupport& suppo
         plan.emplace_back(dirs.at(1), std::move(pids));
         plan.emplace_back(dirs.at(2), std::move(cpu));
     }
+    // Where the machine has swap and its accounting, the sandbox may not swap either (v1's memsw
+    // limit counts memory plus swap, so equal to the memory limit means none). The file exists
+    // only then, and only in the memory cgroup: the first folder of the plan.
+    const std::pair<const char*, std::string> swapLimit =
+        support.kind == CgroupSupport::Kind::V2
+            ? std::pair<const char*, std::string>{"memory.swap.max", "0"}
+            : std::pair<const char*, std::string>{"memory.memsw.limit_in_bytes",
+                                                  std::to_string(limits.memoryMb * kMiB)};
     std::vector<std::string> created;
     for (const auto& [dir, values] : plan) {
         if (::mkdir(dir.c_str(), 0755) != 0) {
@@ -229,14 +237,9 @@ Result<std::vector<std::string>> createSessionCgroups(const CgroupSupport& suppo
             return e;
         }
         created.push_back(dir.string());
-        // Where the machine has swap and its accounting, the sandbox may not swap either.
         std::vector<std::pair<std::string, std::string>> all = values;
-        // (v1's memsw limit counts memory plus swap, so equal to the memory limit means none.)
-        const std::pair<const char*, std::string> swapLimits[] = {
-            {"memory.swap.max", "0"},
-            {"memory.memsw.limit_in_bytes", std::to_string(limits.memoryMb * kMiB)}};
-        for (const auto& [file, value] : swapLimits)
-            if (limits.memoryMb > 0 && fs::exists(dir / file)) all.emplace_back(file, value);
+        if (created.size() == 1 && limits.memoryMb > 0 && fs::exists(dir / swapLimit.first))
+            all.emplace_back(swapLimit);
         for (const auto& [file, value] : all) {
             if (auto e = writeValue(dir / file, value)) {
                 removeCgroups(created);
