@@ -141,7 +141,8 @@ namespace {
 // last minute (up to six while its inode table is not yet written back) each time it makes an
 // inode there, and overlayfs frees three at every mount: sessions packed into one group slowed
 // each other's start by several milliseconds. A hint only: other file systems refuse the flag
-// (tmpfs) or ignore it, and nothing depends on it.
+// (tmpfs) or ignore it, and nothing depends on it. Checked where session folders are made: on
+// the spare's thread, or by a start that found no spare.
 void spreadSessionFolders(const fs::path& sessions)
 {
     int fd = ::open(sessions.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -184,6 +185,7 @@ void prepareSpareSession()
     if (fs::exists(sessions / kSpare, ec)) return;
     fs::path tmp = sessions / (std::string(kSpare) + "tmp-" + std::to_string(::getpid()));
     removeSessionFolder(tmp); // one of this name is left by a killed process that had our pid
+    spreadSessionFolders(sessions);
     if (::mkdir(tmp.c_str(), 0700) != 0) return;
     if (fillSessionFolder(tmp)) return removeSessionFolder(tmp);
     // Another supervisor may have made one meanwhile: one spare is enough. (A rename never
@@ -207,7 +209,6 @@ Result<SessionInfo> createSession(const fs::path& project, std::vector<std::stri
     std::error_code ec;
     fs::create_directories(sessionsDirectory(), ec);
     if (ec) return sysError("create " + sessionsDirectory().string(), ec.value());
-    spreadSessionFolders(sessionsDirectory());
     // The spare, if one waits (two starts may race for it: one gets it, the other makes its own).
     const fs::path dir = s.directory();
     auto exists = [&] {
@@ -215,6 +216,7 @@ Result<SessionInfo> createSession(const fs::path& project, std::vector<std::stri
     };
     if (::rename((sessionsDirectory() / kSpare).c_str(), dir.c_str()) != 0) {
         if (errno == EEXIST || errno == ENOTEMPTY) return exists();
+        spreadSessionFolders(sessionsDirectory());
         if (::mkdir(dir.c_str(), 0700) != 0)
             return errno == EEXIST ? exists() : sysError("create " + dir.string());
         if (auto e = fillSessionFolder(dir)) return *e;

@@ -30,17 +30,15 @@ void PolicyChoice::addTo(CLI::App& command)
     auto* file = command.add_option("--policy", policyFile, "Policy file (JSON with comments)")
                      ->check(CLI::ExistingFile);
     command
-        .add_option(
-            "--preset", preset,
-            "Shipped policy preset (" +
-                [] {
-                    std::string names;
-                    for (const auto& n : sb::presetNames())
-                        names += (names.empty() ? "" : ", ") + n;
-                    return names;
-                }() +
-                "); default: generic")
+        .add_option("--preset", preset, "Shipped policy preset (listed below); default: generic")
         ->excludes(file);
+    // Read from the presets folder when the help is shown, not at every start.
+    command.footer([] {
+        std::string names;
+        for (const auto& n : sb::presetNames())
+            names += (names.empty() ? "" : ", ") + n;
+        return "Presets: " + names;
+    });
     command.add_option("--network", network, "Override the policy's network mode")
         ->check(CLI::IsMember({"none", "filtered", "host"}));
     command.add_option("--timeout", timeoutSeconds, "Wall-clock limit in seconds (0 = none)");

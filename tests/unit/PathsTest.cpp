@@ -51,9 +51,19 @@ TEST(Session, SessionFoldersAreMarkedAsTopsOfHierarchiesWhereTheFileSystemCan)
     // Where it is refused, sessions are made all the same.
     auto created = sb::createSession(project.path(), {"true"}, "spread-1");
     ASSERT_TRUE(created) << created.error().describe();
-    if (supported) {
-        EXPECT_EQ(topdirFlag(sb::sessionsDirectory()), true);
-    }
+    if (!supported) return;
+    EXPECT_EQ(topdirFlag(sb::sessionsDirectory()), true);
+    // The spare's thread makes the next folder, and checks the hint first too.
+    int fd = ::open(sb::sessionsDirectory().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    ASSERT_GE(fd, 0);
+    int flags = 0;
+    ASSERT_EQ(::ioctl(fd, FS_IOC_GETFLAGS, &flags), 0);
+    flags &= ~FS_TOPDIR_FL;
+    ASSERT_EQ(::ioctl(fd, FS_IOC_SETFLAGS, &flags), 0);
+    ::close(fd);
+    ASSERT_EQ(topdirFlag(sb::sessionsDirectory()), false);
+    sb::prepareSpareSession();
+    EXPECT_EQ(topdirFlag(sb::sessionsDirectory()), true);
 }
 
 TEST(Session, CreateLoadAndLock)
