@@ -1,8 +1,8 @@
 #include "RecordingReplay.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
-#include <cmath>
 #include <cstdio>
 #include <thread>
 #include <unistd.h>
@@ -92,20 +92,24 @@ Result<std::int64_t> parseDuration(const std::string& text)
         any = true;
     }
     if (!any) return inputError("bad duration '" + text + "'");
-    return static_cast<std::int64_t>(std::llround(total * 1e9));
+    if (total * 1e9 >= 9e18) return inputError("duration '" + text + "' is too long");
+    return static_cast<std::int64_t>(total * 1e9 + 0.5); // rounded: total is not negative
 }
 
 std::string formatDuration(std::int64_t ns)
 {
-    double s = static_cast<double>(ns) / 1e9;
+    // In whole tenths of a second, rounded once: no floating-point remainder, which rounded
+    // on its own could print 59.96 s past the hour as "59m60.0s". (And no libm: sandbench-cli
+    // loads one library fewer at each start.)
+    const long long tenths = (std::max<std::int64_t>(ns, 0) + 50'000'000) / 100'000'000;
+    const long long h = tenths / 36000, m = tenths / 600 % 60, s = tenths % 600;
     char buf[64];
-    if (s >= 3600)
-        std::snprintf(buf, sizeof buf, "%dh%02dm%04.1fs", static_cast<int>(s / 3600),
-                      static_cast<int>(std::fmod(s, 3600) / 60), std::fmod(s, 60));
-    else if (s >= 60)
-        std::snprintf(buf, sizeof buf, "%dm%04.1fs", static_cast<int>(s / 60), std::fmod(s, 60));
+    if (h > 0)
+        std::snprintf(buf, sizeof buf, "%lldh%02lldm%02lld.%llds", h, m, s / 10, s % 10);
+    else if (m > 0)
+        std::snprintf(buf, sizeof buf, "%lldm%02lld.%llds", m, s / 10, s % 10);
     else
-        std::snprintf(buf, sizeof buf, "%.1fs", s);
+        std::snprintf(buf, sizeof buf, "%lld.%llds", s / 10, s % 10);
     return buf;
 }
 

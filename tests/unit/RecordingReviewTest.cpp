@@ -257,7 +257,22 @@ TEST(RecordingReplay, WritesTheOutputWithScaledBoundedPauses)
     EXPECT_EQ(sleeps[2], 40'000'000);
     EXPECT_EQ(sb::parseDuration("1m30s").value(), 90'000'000'000);
     EXPECT_EQ(sb::parseDuration("250ms").value(), 250'000'000);
+    EXPECT_EQ(sb::parseDuration("1.5").value(), 1'500'000'000);
     EXPECT_FALSE(sb::parseDuration("3 apples"));
+    auto tooLong = sb::parseDuration("999999999999d");
+    ASSERT_FALSE(tooLong);
+    EXPECT_EQ(tooLong.error().message, "duration '999999999999d' is too long");
+}
+
+TEST(RecordingReplay, DurationsReadAsPeopleWriteThem)
+{
+    EXPECT_EQ(sb::formatDuration(3'240'000'000), "3.2s");
+    EXPECT_EQ(sb::formatDuration(0), "0.0s");
+    EXPECT_EQ(sb::formatDuration(125'000'000'000), "2m05.0s");
+    EXPECT_EQ(sb::formatDuration(3'723'400'000'000), "1h02m03.4s");
+    // Rounded once, to the tenth: never "59m60.0s".
+    EXPECT_EQ(sb::formatDuration(3'599'960'000'000), "1h00m00.0s");
+    EXPECT_EQ(sb::formatDuration(59'960'000'000), "1m00.0s");
 }
 
 TEST(RecordingRetention, RmAndGcNeverTouchARunningSession)
