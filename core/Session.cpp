@@ -93,9 +93,10 @@ std::string newSessionId()
     localtime_r(&t, &tm);
     char stamp[32];
     std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
+    // 24 random bits: starts in the same second (scripts, benchmarks: dozens) stay apart.
     std::random_device rd;
     char suffix[8];
-    std::snprintf(suffix, sizeof suffix, "%04x", rd() & 0xffffu);
+    std::snprintf(suffix, sizeof suffix, "%06x", rd() & 0xffffffu);
     return std::string(stamp) + "-" + suffix;
 }
 
@@ -196,12 +197,11 @@ void prepareSpareSession()
 Result<SessionInfo> createSession(const fs::path& project, std::vector<std::string> command,
                                   std::string id)
 {
-    if (id.empty()) id = newSessionId();
-    if (!isValidSessionId(id))
+    const bool generated = id.empty();
+    if (!generated && !isValidSessionId(id))
         return inputError("invalid session id '" + id +
                           "': use 1 to 64 letters, digits, '-', '_' or '.'");
     SessionInfo s;
-    s.id = id;
     s.project = project;
     s.command = std::move(command);
     s.startedNs = nowNs();
@@ -209,17 +209,24 @@ Result<SessionInfo> createSession(const fs::path& project, std::vector<std::stri
     std::error_code ec;
     fs::create_directories(sessionsDirectory(), ec);
     if (ec) return sysError("create " + sessionsDirectory().string(), ec.value());
-    // The spare, if one waits (two starts may race for it: one gets it, the other makes its own).
-    const fs::path dir = s.directory();
-    auto exists = [&] {
-        return inputError("session '" + id + "' already exists in " + sessionsDirectory().string());
-    };
-    if (::rename((sessionsDirectory() / kSpare).c_str(), dir.c_str()) != 0) {
-        if (errno == EEXIST || errno == ENOTEMPTY) return exists();
-        spreadSessionFolders(sessionsDirectory());
-        if (::mkdir(dir.c_str(), 0700) != 0)
-            return errno == EEXIST ? exists() : sysError("create " + dir.string());
-        if (auto e = fillSessionFolder(dir)) return *e;
+    // A name given is refused when taken; a generated one is drawn again.
+    for (int attempt = 1;; ++attempt) {
+        s.id = generated ? newSessionId() : id;
+        const fs::path dir = s.directory();
+        // The spare, if one waits (two starts may race for it: one gets it, the other makes its
+        // own).
+        if (::rename((sessionsDirectory() / kSpare).c_str(), dir.c_str()) == 0) break;
+        if (errno != EEXIST && errno != ENOTEMPTY) {
+            spreadSessionFolders(sessionsDirectory());
+            if (::mkdir(dir.c_str(), 0700) == 0) {
+                if (auto e = fillSessionFolder(dir)) return *e;
+                break;
+            }
+            if (errno != EEXIST) return sysError("create " + dir.string());
+        }
+        if (!generated || attempt == 10)
+            return inputError("session '" + s.id + "' already exists in " +
+                              sessionsDirectory().string());
     }
     // Not synced: the session's start is on the cold-start path, and a machine crash before the
     // next sync loses a session that had not done anything yet.

@@ -299,7 +299,13 @@ Result<RunOutcome> runSession(const RunOptions& options, PreparedRun prepared)
     for (int* fd : {&outPipe[1], &errPipe[1]})
         if (*fd >= 0) ::close(std::exchange(*fd, -1));
     if (!sandbox) {
+        // The writer may have stopped init itself (its database refused the session): say why.
+        Status notRecorded = recorder ? recorder->opened() : Status{};
         if (recorder) (void)recorder->finish(125);
+        if (notRecorded)
+            return endEarly(
+                Error{notRecorded->code, notRecorded->sysErrno,
+                      "cannot record the session, so it was not started: " + notRecorded->message});
         return endEarly(Error{sandbox.error().code, sandbox.error().sysErrno,
                               "sandbox setup failed: " + sandbox.error().message});
     }

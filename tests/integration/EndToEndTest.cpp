@@ -149,6 +149,25 @@ TEST_F(EndToEnd, ARunWithAnIdInUseIsRefusedAndTheSessionKept)
     EXPECT_EQ(sbtest::readFile(sb.upper(id) / "kept"), "first\n");
 }
 
+// An id already in the recordings (its session folder removed since) is refused by the
+// recording's thread, which opens the database while init builds the sandbox and stops it
+// then or right after: either way the run says why, not that the sandbox failed.
+TEST_F(EndToEnd, ARunWhoseIdIsAlreadyRecordedSaysWhyItDidNotRun)
+{
+    std::string id = sb.nextSession();
+    auto first = sb.run(id, {"true"});
+    ASSERT_EQ(first.status, 0) << dump(first);
+    std::error_code ec;
+    fs::remove_all(sb.sessions() / id, ec);
+    ASSERT_FALSE(ec) << ec.message();
+
+    auto again = sb.run(id, {"true"});
+    EXPECT_EQ(again.status, 125) << dump(again);
+    EXPECT_TRUE(contains(again.err, "cannot record the session, so it was ")) << dump(again);
+    EXPECT_TRUE(contains(again.err, "session '" + id + "' is already recorded")) << dump(again);
+    EXPECT_FALSE(contains(again.err, "sandbox setup failed")) << dump(again);
+}
+
 // overlayfs leaves its scratch folders mode 000; the session keeps them, opened up, so that its
 // owner (not only root) can remove the whole session folder.
 TEST_F(EndToEnd, AFinishedSessionsFolderCanBeRemovedByItsOwner)
