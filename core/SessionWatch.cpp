@@ -71,7 +71,11 @@ void SessionWatch::sessionEnded(bool timedOut, int exitStatus)
     m_ended = true;
     if (timedOut) m_sink(wallLimitEvent(m_options.limits));
     if (!m_started) {
-        // Over before the watches began: the counters are read once, nothing else happened live.
+        // Over before the watches began: one look at the layer and one reading of the counters
+        // tell what the watches would have.
+        if (auto e = WorkspaceWatch::lookOnce(m_options.upper, m_options.project, forwarder());
+            e && m_notice)
+            m_notice(noFileEvents(*e));
         if (auto e = LimitWatch::readOnce(m_options.cgroupKind, m_options.cgroups, m_options.limits,
                                           forwarder());
             e && m_notice)

@@ -360,22 +360,49 @@ struct WorkspaceWatch::State {
 
 WorkspaceWatch::WorkspaceWatch(std::unique_ptr<State> state) : m_state(std::move(state)) {}
 
-Result<std::unique_ptr<WorkspaceWatch>> WorkspaceWatch::start(const std::filesystem::path& upper,
-                                                              const std::filesystem::path& project,
-                                                              Sink sink, FileBatchOptions options,
-                                                              std::chrono::milliseconds startAfter)
+namespace {
+
+// The layers opened, before any watching.
+Result<std::unique_ptr<WorkspaceWatch::State>> openLayers(const std::filesystem::path& upper,
+                                                          const std::filesystem::path& project,
+                                                          WorkspaceWatch::Sink sink,
+                                                          FileBatchOptions options)
 {
-    auto state = std::make_unique<State>(options);
+    auto state = std::make_unique<WorkspaceWatch::State>(options);
     auto upperFd = ws::openRoot(upper, "workspace upper directory");
     if (!upperFd) return upperFd.error();
     auto projectFd = ws::openRoot(project, "project directory");
     if (!projectFd) return projectFd.error();
     state->upper = std::move(*upperFd);
     state->project = std::move(*projectFd);
+    state->sink = std::move(sink);
+    return state;
+}
+
+} // namespace
+
+Status WorkspaceWatch::lookOnce(const std::filesystem::path& upper,
+                                const std::filesystem::path& project, Sink sink,
+                                FileBatchOptions options)
+{
+    auto state = openLayers(upper, project, std::move(sink), options);
+    if (!state) return state.error();
+    (*state)->addTree("", true, true);
+    (*state)->flush();
+    return {};
+}
+
+Result<std::unique_ptr<WorkspaceWatch>> WorkspaceWatch::start(const std::filesystem::path& upper,
+                                                              const std::filesystem::path& project,
+                                                              Sink sink, FileBatchOptions options,
+                                                              std::chrono::milliseconds startAfter)
+{
+    auto opened = openLayers(upper, project, std::move(sink), options);
+    if (!opened) return opened.error();
+    std::unique_ptr<State> state = std::move(*opened);
     state->stop.reset(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
     state->begin.reset(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
     if (!state->stop.valid() || !state->begin.valid()) return sysError("eventfd");
-    state->sink = std::move(sink);
     if (startAfter.count() <= 0) {
         if (auto e = state->beginWatching(false)) return *e;
         state->settled = true;

@@ -33,6 +33,10 @@ class WorkspaceWatch {
                                                          const std::filesystem::path& project,
                                                          Sink sink, FileBatchOptions options = {},
                                                          std::chrono::milliseconds startAfter = {});
+    // What a watch stopped before it began reports, without a thread: one look at the layer.
+    // For a session that ended before its watch was started.
+    static Status lookOnce(const std::filesystem::path& upper, const std::filesystem::path& project,
+                           Sink sink, FileBatchOptions options = {});
     ~WorkspaceWatch(); // stop()
     WorkspaceWatch(const WorkspaceWatch&) = delete;
     WorkspaceWatch& operator=(const WorkspaceWatch&) = delete;

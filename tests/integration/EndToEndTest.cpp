@@ -104,6 +104,23 @@ TEST_F(EndToEnd, ARealSessionIsRecordedAndFoundAgain)
     EXPECT_TRUE(contains(cast.out, marker)) << dump(cast);
 }
 
+// A session over in milliseconds without output never goes live (no control socket, no watch
+// threads), yet its recording holds the same events as a watched one: the file it made (as a
+// live event, which timelines show, besides the final summary) and its command.
+TEST_F(EndToEnd, AShortSilentSessionIsRecordedAsAWatchedOneWould)
+{
+    std::string id = sb.nextSession();
+    auto r = sb.run(id, {"sh", "-c", "touch made"});
+    ASSERT_EQ(r.status, 0) << dump(r);
+    auto events = sb.cli({"export", id, "--format", "jsonl"});
+    ASSERT_EQ(events.status, 0) << dump(events);
+    EXPECT_TRUE(contains(events.out, "\"change\":\"added\",\"kind\":\"file\",\"path\":\"made\""))
+        << events.out;
+    EXPECT_TRUE(contains(events.out, "\"final\":true,\"kind\":\"added\",\"path\":\"made\""))
+        << events.out;
+    EXPECT_TRUE(contains(events.out, "\"argv\":[\"touch\",\"made\"]")) << events.out;
+}
+
 // Each command is recorded with the folder it ran in, short ones too (read before the exec is
 // let go: after, a command like `true` may be gone before its folder is read); the misses of a
 // PATH search (execvp trying each folder in turn) are no commands and are not recorded.

@@ -1,7 +1,6 @@
 // Limit events: which cgroup counters are watched, how their files read, when a rise becomes an
 // event (a kill at once, repeated pressure at most every 2 s, with its count), the limits the
-// supervisor sees itself, and the watch thread over counter files in a plain folder (or one
-// reading, for a session over before its watch started).
+// supervisor sees itself, and the watch thread over counter files in a plain folder.
 #include "LimitWatch.h"
 
 #include "SessionWatch.h"
@@ -164,32 +163,6 @@ TEST(LimitWatch, WatchesCounterFilesAndReportsARise)
                                 [](const json& e) { return e.value("action", "") == "refused"; });
     ASSERT_NE(refused, events.end());
     EXPECT_EQ(refused->value("count", 0), 4);
-}
-
-TEST(LimitWatch, ASessionOverBeforeItsWatchStartedIsStillToldItsLimits)
-{
-    sbtest::TempDir cgroup, upper, project;
-    sbtest::writeFile(cgroup / "memory.events", "max 2\noom 1\noom_kill 1\n");
-    sbtest::writeFile(cgroup / "pids.events", "max 3\n");
-    std::vector<json> events;
-    sb::SessionWatch watch(
-        {upper.path(), project.path(), CgroupSupport::Kind::V2, {cgroup.path().string()}, limits()},
-        [&](json e) { events.push_back(std::move(e)); }, {});
-    EXPECT_TRUE(events.empty());
-    watch.sessionEnded(false, 128 + SIGXFSZ); // never started: the counters are read once
-    auto count = [&](const std::string& limit, const std::string& action) {
-        auto e = std::find_if(events.begin(), events.end(), [&](const json& x) {
-            return x.value("limit", "") == limit && x.value("action", "") == action;
-        });
-        return e == events.end() ? -1 : e->value("count", 0);
-    };
-    EXPECT_EQ(count("memory", "killed"), 1);
-    EXPECT_EQ(count("memory", "throttled"), 2);
-    EXPECT_EQ(count("pids", "refused"), 3);
-    ASSERT_FALSE(events.empty());
-    EXPECT_EQ(events.back().value("limit", ""), "file_size") << "the command's own signal last";
-    watch.start(); // too late: nothing more happens
-    EXPECT_EQ(events.size(), 4u);
 }
 
 TEST(LimitWatch, NothingToWatchWithoutACgroup)
