@@ -316,6 +316,13 @@ struct WorkspaceWatch::State {
         return {};
     }
 
+    // Instead of a watch that never began: what the layer holds, reported at once.
+    void lookAtLayer()
+    {
+        addTree("", true, true);
+        flush();
+    }
+
     void settle()
     {
         std::lock_guard lock(settling);
@@ -333,8 +340,7 @@ struct WorkspaceWatch::State {
             int n = ::poll(wait, 2, static_cast<int>(startAfter.count()));
             if (n > 0 && (wait[0].revents & POLLIN)) {
                 settle();
-                addTree("", true, true);
-                flush();
+                lookAtLayer();
                 return;
             }
             if (auto e = beginWatching(true)) notWatched = *e;
@@ -387,8 +393,7 @@ Status WorkspaceWatch::lookOnce(const std::filesystem::path& upper,
 {
     auto state = openLayers(upper, project, std::move(sink), options);
     if (!state) return state.error();
-    (*state)->addTree("", true, true);
-    (*state)->flush();
+    (*state)->lookAtLayer();
     return {};
 }
 
