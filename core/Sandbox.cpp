@@ -157,6 +157,22 @@ Status forbidPrivilegeGain()
     return {};
 }
 
+// Everything in the sandbox runs as batch work: a process of it that wakes up does not preempt
+// the running one, it waits for the end of that one's time slice (a few ms at most). Its
+// latency does not suffer on an idle CPU, and the user's desktop keeps its precedence over an
+// agent's builds. It also keeps an exec on its CPU: the supervisor answers an exec's approval
+// from that CPU, and an answered exec that preempted it found the CPU busy and was moved to the
+// other one (~30 us an exec; BENCHMARKS.md). Not a boundary: the agent may set its policy back.
+// An idle-class caller (chrt --idle) stays idle: leaving that class needs RLIMIT_NICE.
+Status scheduleAsBatchWork()
+{
+    if (::sched_getscheduler(0) == SCHED_IDLE) return {};
+    sched_param none{};
+    if (::sched_setscheduler(0, SCHED_BATCH, &none) != 0)
+        return sysError("schedule the sandbox as batch work");
+    return {};
+}
+
 // The proxy's listener, made while init is still in the sandbox's network namespace.
 Result<int> listenForProxy()
 {
@@ -178,6 +194,7 @@ Result<int> listenForProxy()
 // Init's own containment: namespaces were made by clone; this is everything after.
 Status containInit(const SandboxConfig& config, const SandboxIdentity& id)
 {
+    if (auto e = scheduleAsBatchWork()) return e;
     if (auto e = setHostname()) return e;
     if (auto e = bringUpLoopback(config.network)) return e;
     if (auto e = buildRootFilesystem(config, id)) return e;

@@ -6,9 +6,11 @@
 #include "ResourceLimits.h"
 
 #include <chrono>
+#include <cstring>
 #include <fcntl.h>
 #include <future>
 #include <pwd.h>
+#include <sched.h>
 #include <sys/stat.h>
 #include <thread>
 #include <unistd.h>
@@ -625,6 +627,34 @@ TEST_F(Escape, NoNewPrivsAndSeccompSet)
     ASSERT_EQ(r.status, 0) << dump(r);
     EXPECT_TRUE(contains(r.out, "NoNewPrivs:\t1\n")) << r.out;
     EXPECT_TRUE(contains(r.out, "Seccomp:\t2\n")) << r.out;
+}
+
+TEST_F(Escape, SandboxRunsAsBatchWorkAndAnIdleCallerStaysIdle)
+{
+    // Field 41 of /proc/PID/stat is the scheduling policy: 0 normal, 3 batch, 5 idle. The
+    // sandbox's processes are batch work (not a boundary, see Sandbox.cpp); one started under
+    // the idle class keeps it, and the sandbox still starts.
+    const std::string policyOf = "awk '{ print \"policy=\" $41 }' /proc/self/stat";
+    auto host = sbtest::run({"sh", "-c", policyOf});
+    ASSERT_TRUE(contains(host.out, "policy=0")) << "control: the test runs as normal work\n"
+                                                << host.out;
+    auto r = sb.attempt(policyOf + "; awk '{ print \"init=\" $41 }' /proc/1/stat");
+    SB_ASSERT_RAN(r);
+    EXPECT_TRUE(contains(r.out, "policy=3\n")) << dump(r);
+    EXPECT_TRUE(contains(r.out, "init=3\n")) << dump(r);
+
+    // From a thread of its own: the policy is a thread's, a fork inherits its thread's, and an
+    // unprivileged thread cannot leave the idle class again.
+    sbtest::RunResult idle;
+    int setIdle = 0;
+    std::thread([&] {
+        sched_param none{};
+        setIdle = ::sched_setscheduler(0, SCHED_IDLE, &none) == 0 ? 0 : errno;
+        if (setIdle == 0) idle = sb.attempt(policyOf);
+    }).join();
+    ASSERT_EQ(setIdle, 0) << std::strerror(setIdle);
+    SB_ASSERT_RAN(idle);
+    EXPECT_TRUE(contains(idle.out, "policy=5\n")) << dump(idle);
 }
 
 TEST_F(Escape, SecretEnvironmentVariablesNotPassed)
