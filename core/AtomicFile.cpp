@@ -54,7 +54,7 @@ Status writeFileAtomically(const fs::path& file, std::string_view text,
     const fs::path dir = file.parent_path().empty() ? fs::path(".") : file.parent_path();
     Fd ownDir;
     int dirFd = options.dirFd;
-    if (dirFd < 0) {
+    if (dirFd < 0 && options.durable) {
         ownDir.fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (ownDir.fd < 0) return sysError("open folder '" + dir.string() + "'");
         dirFd = ownDir.fd;
@@ -77,7 +77,8 @@ Status writeFileAtomically(const fs::path& file, std::string_view text,
     if (!failure && exists && ::geteuid() == 0 && (st.st_uid != 0 || st.st_gid != 0) &&
         ::fchown(fd, st.st_uid, st.st_gid) != 0)
         failure = sysError("chown '" + tempPath + "'");
-    if (!failure && ::fsync(fd) != 0) failure = sysError("fsync '" + tempPath + "'");
+    if (!failure && options.durable && ::fsync(fd) != 0)
+        failure = sysError("fsync '" + tempPath + "'");
     if (::close(fd) != 0 && !failure) failure = sysError("close '" + tempPath + "'");
     if (!failure && ::rename(tempPath.c_str(), file.c_str()) != 0)
         failure = sysError("rename '" + tempPath + "' to '" + file.string() + "'");
@@ -86,7 +87,7 @@ Status writeFileAtomically(const fs::path& file, std::string_view text,
         return failure;
     }
     // The rename itself is durable only once the folder is.
-    if (::fsync(dirFd) != 0) return sysError("fsync '" + dir.string() + "'");
+    if (options.durable && ::fsync(dirFd) != 0) return sysError("fsync '" + dir.string() + "'");
     return std::nullopt;
 }
 

@@ -1,5 +1,6 @@
 // Removing recordings: one session on request (rm), or by age and total size (gc). Neither
 // ever touches a session whose supervisor is still running.
+#include "AtomicFile.h"
 #include "Paths.h"
 #include "RecordingIndex.h"
 #include "RecordingStore.h"
@@ -91,23 +92,7 @@ Status saveRetentionLimits(const RetentionLimits& limits)
     if (ec)
         return Error{ErrorCode::System, ec.value(), "cannot create " + file.parent_path().string()};
     const nlohmann::json j{{"max_size_mb", limits.maxSizeMb}, {"max_age_days", limits.maxAgeDays}};
-    const fs::path temp = file.string() + ".tmp-" + std::to_string(::getpid());
-    {
-        std::ofstream out(temp, std::ios::trunc);
-        out << j.dump(2) << '\n';
-        out.flush();
-        if (!out) {
-            Error e = sysError("cannot write " + temp.string());
-            fs::remove(temp, ec);
-            return e;
-        }
-    }
-    fs::rename(temp, file, ec);
-    if (ec) {
-        fs::remove(temp, ec);
-        return Error{ErrorCode::System, ec.value(), "cannot replace " + file.string()};
-    }
-    return {};
+    return writeFileAtomically(file, j.dump(2) + "\n");
 }
 
 Status RecordingStore::removeSid(std::int64_t s)

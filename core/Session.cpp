@@ -1,5 +1,6 @@
 #include "Session.h"
 
+#include "AtomicFile.h"
 #include "Paths.h"
 
 #include <algorithm>
@@ -100,40 +101,6 @@ std::string newSessionId()
     return std::string(stamp) + "-" + suffix;
 }
 
-Status writeFileAtomically(const fs::path& file, const std::string& content, unsigned mode,
-                           bool durable)
-{
-    fs::path tmp = file;
-    tmp += ".tmp-" + std::to_string(getpid());
-    int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
-    if (fd < 0) return sysError("create " + tmp.string());
-    const char* p = content.data();
-    size_t left = content.size();
-    while (left > 0) {
-        ssize_t n = ::write(fd, p, left);
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0) {
-            Error e = sysError("write " + tmp.string());
-            ::close(fd);
-            ::unlink(tmp.c_str());
-            return e;
-        }
-        p += n;
-        left -= static_cast<size_t>(n);
-    }
-    if ((durable && ::fsync(fd) != 0) || ::close(fd) != 0) {
-        Error e = sysError("sync " + tmp.string());
-        ::unlink(tmp.c_str());
-        return e;
-    }
-    if (::rename(tmp.c_str(), file.c_str()) != 0) {
-        Error e = sysError("rename " + tmp.string() + " to " + file.string());
-        ::unlink(tmp.c_str());
-        return e;
-    }
-    return {};
-}
-
 namespace {
 
 // Asks ext4's allocator (Orlov) to treat each session folder as the top of a hierarchy, as it
@@ -169,6 +136,13 @@ Status fillSessionFolder(const fs::path& dir)
     if (fd < 0) return sysError("create " + (dir / "lock").string());
     ::close(fd);
     return {};
+}
+
+// session.json, replaced whole. Never synced: see createSession() and saveSession().
+Status writeSessionFile(const SessionInfo& session)
+{
+    return writeFileAtomically(session.directory() / "session.json", toJson(session).dump(2) + "\n",
+                               {.newFileMode = 0600, .durable = false});
 }
 
 void removeSessionFolder(const fs::path& dir)
@@ -230,9 +204,7 @@ Result<SessionInfo> createSession(const fs::path& project, std::vector<std::stri
     }
     // Not synced: the session's start is on the cold-start path, and a machine crash before the
     // next sync loses a session that had not done anything yet.
-    if (auto e = writeFileAtomically(s.directory() / "session.json", toJson(s).dump(2) + "\n", 0600,
-                                     false))
-        return *e;
+    if (auto e = writeSessionFile(s)) return *e;
     return s;
 }
 
@@ -244,8 +216,7 @@ Status saveSession(const SessionInfo& session)
     // The old record says "running" with no lock holder, which loadSession() reads as
     // interrupted. The upper layer it describes is not synced either (the overlay is volatile,
     // see Mounts.cpp): durability of the record alone would promise nothing.
-    return writeFileAtomically(session.directory() / "session.json", toJson(session).dump(2) + "\n",
-                               0600, false);
+    return writeSessionFile(session);
 }
 
 Result<SessionInfo> loadSession(const std::string& id)

@@ -60,9 +60,4 @@ bool sessionIsLive(const SessionInfo& session);
 // Blocks until no supervisor holds the lock; returns the (closed-on-destruction) fd holding it.
 Result<int> waitForSessionEnd(const SessionInfo& session);
 
-// Writes `content` to `file` through a temporary in the same directory and rename(2); with
-// `durable`, fsync()ed before the rename so a machine crash leaves the old or the new content.
-Status writeFileAtomically(const std::filesystem::path& file, const std::string& content,
-                           unsigned mode = 0600, bool durable = true);
-
 } // namespace sb
