@@ -1,7 +1,8 @@
 #include "RecordingCodec.h"
 
+#include "ZstdLibrary.h"
+
 #include <memory>
-#include <zstd.h>
 
 namespace sb {
 namespace {
@@ -11,11 +12,21 @@ constexpr size_t kMinCompressBytes = 128;
 // Level 3 is zstd's default: ~4x on terminal text, hundreds of MB/s on one core.
 constexpr int kLevel = 3;
 
+// zstd's functions, or null when it cannot be opened (then nothing is compressed).
+const ZstdLibrary* zstd()
+{
+    static const ZstdLibrary* const lib = [] {
+        auto loaded = loadZstd();
+        return loaded ? *loaded : nullptr;
+    }();
+    return lib;
+}
+
 struct CCtxFree {
-    void operator()(ZSTD_CCtx* c) const { ZSTD_freeCCtx(c); }
+    void operator()(ZSTD_CCtx* c) const { zstd()->ZSTD_freeCCtx(c); }
 };
 struct DCtxFree {
-    void operator()(ZSTD_DCtx* c) const { ZSTD_freeDCtx(c); }
+    void operator()(ZSTD_DCtx* c) const { zstd()->ZSTD_freeDCtx(c); }
 };
 
 } // namespace
@@ -23,15 +34,15 @@ struct DCtxFree {
 EncodedBlob encodeBlob(std::string_view data)
 {
     EncodedBlob out;
-    if (data.size() >= kMinCompressBytes) {
+    if (const ZstdLibrary* z = zstd(); z != nullptr && data.size() >= kMinCompressBytes) {
         // One context per thread: creating one per chunk would cost more than compressing.
-        thread_local std::unique_ptr<ZSTD_CCtx, CCtxFree> owned(ZSTD_createCCtx());
+        thread_local std::unique_ptr<ZSTD_CCtx, CCtxFree> owned(z->ZSTD_createCCtx());
         ZSTD_CCtx* ctx = owned.get();
-        std::string buffer(ZSTD_compressBound(data.size()), '\0');
-        size_t n = ctx != nullptr ? ZSTD_compressCCtx(ctx, buffer.data(), buffer.size(),
-                                                      data.data(), data.size(), kLevel)
+        std::string buffer(z->ZSTD_compressBound(data.size()), '\0');
+        size_t n = ctx != nullptr ? z->ZSTD_compressCCtx(ctx, buffer.data(), buffer.size(),
+                                                         data.data(), data.size(), kLevel)
                                   : 0;
-        if (ctx != nullptr && !ZSTD_isError(n) && n + 8 < data.size()) {
+        if (ctx != nullptr && !z->ZSTD_isError(n) && n + 8 < data.size()) {
             buffer.resize(n);
             out.encoding = Encoding::Zstd;
             out.bytes = std::move(buffer);
@@ -49,15 +60,20 @@ Result<std::string> decodeBlob(std::string_view stored, int encoding)
         return Error{ErrorCode::Unsupported, 0,
                      "recording: unknown encoding " + std::to_string(encoding) +
                          " (written by a newer Sandbench?)"};
-    unsigned long long size = ZSTD_getFrameContentSize(stored.data(), stored.size());
+    const ZstdLibrary* z = zstd();
+    if (z == nullptr) {
+        Error e = loadZstd().error();
+        return Error{e.code, 0, "recording: cannot read a compressed chunk: " + e.message};
+    }
+    unsigned long long size = z->ZSTD_getFrameContentSize(stored.data(), stored.size());
     if (size == ZSTD_CONTENTSIZE_ERROR || size == ZSTD_CONTENTSIZE_UNKNOWN || size > (1ull << 31))
         return inputError("recording: damaged compressed chunk");
     std::string out(static_cast<size_t>(size), '\0');
-    thread_local std::unique_ptr<ZSTD_DCtx, DCtxFree> owned(ZSTD_createDCtx());
+    thread_local std::unique_ptr<ZSTD_DCtx, DCtxFree> owned(z->ZSTD_createDCtx());
     ZSTD_DCtx* ctx = owned.get();
     if (ctx == nullptr) return Error{ErrorCode::Internal, 0, "recording: out of memory for zstd"};
-    size_t n = ZSTD_decompressDCtx(ctx, out.data(), out.size(), stored.data(), stored.size());
-    if (ZSTD_isError(n) || n != out.size())
+    size_t n = z->ZSTD_decompressDCtx(ctx, out.data(), out.size(), stored.data(), stored.size());
+    if (z->ZSTD_isError(n) || n != out.size())
         return inputError("recording: damaged compressed chunk");
     return out;
 }

@@ -1,6 +1,7 @@
 #include "RecordingKeyframeWorker.h"
 
 #include <chrono>
+#include <spdlog/spdlog.h>
 
 namespace sb {
 
@@ -77,6 +78,16 @@ void KeyframeWorker::stop(int waitMs)
 
 void KeyframeWorker::run()
 {
+    if (auto e = ScreenModel::available()) {
+        // The output is still recorded whole; seeking needs libvterm too and says so then.
+        spdlog::warn("recording without screen keyframes: {}", e->describe());
+        std::lock_guard lock(m_mutex);
+        m_gaveUp = true;
+        m_work.clear();
+        m_backlog = 0;
+        m_idle.notify_all();
+        return;
+    }
     KeyframeBuilder builder(m_rows, m_cols);
     std::deque<Work> batch;
     while (true) {

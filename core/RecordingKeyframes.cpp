@@ -55,6 +55,7 @@ Status KeyframeBuilder::store(SqliteStatement& insert, std::int64_t sid, const K
 
 Status buildKeyframes(SqliteDb& db, std::int64_t sid)
 {
+    if (auto e = ScreenModel::available()) return e;
     auto size = db.prepare("SELECT rows, cols FROM sessions WHERE sid = ?1");
     if (!size) return size.error();
     size->bind(1, sid);
@@ -88,6 +89,7 @@ Status buildKeyframes(SqliteDb& db, std::int64_t sid)
 Result<std::int64_t> rebuildScreen(SqliteDb& db, std::int64_t sid, std::int64_t tNs,
                                    ScreenModel& screen)
 {
+    if (auto e = ScreenModel::available()) return *e;
     auto keyframe = db.prepare("SELECT t_ns, seq, rows, cols, enc, data FROM keyframes "
                                "WHERE sid = ?1 AND t_ns <= ?2 ORDER BY t_ns DESC, seq DESC "
                                "LIMIT 1");

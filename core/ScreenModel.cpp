@@ -1,13 +1,24 @@
 #include "ScreenModel.h"
 
+#include "VtermLibrary.h"
+
 #include <string>
-#include <vterm.h>
 
 namespace sb {
 namespace {
 
 // libvterm marks the right half of a double-width character with this in chars[0].
 constexpr uint32_t kWideContinuation = 0xffffffff;
+
+// libvterm's functions: only called with a model's terminal, which exists once it was loaded.
+const VtermLibrary& vt()
+{
+    static const VtermLibrary* const lib = [] {
+        auto loaded = loadVterm();
+        return loaded ? *loaded : nullptr;
+    }();
+    return *lib;
+}
 
 void appendUtf8(std::string& out, uint32_t c)
 {
@@ -43,7 +54,7 @@ struct Pen {
         if ((a.type & VTERM_COLOR_DEFAULT_MASK) != (b.type & VTERM_COLOR_DEFAULT_MASK))
             return false;
         if (a.type & VTERM_COLOR_DEFAULT_MASK) return true;
-        return vterm_color_is_equal(&a, &b) != 0;
+        return vt().vterm_color_is_equal(&a, &b) != 0;
     }
 };
 
@@ -101,6 +112,13 @@ std::string sgrFor(const Pen& p)
 
 } // namespace
 
+Status ScreenModel::available()
+{
+    auto loaded = loadVterm();
+    if (!loaded) return loaded.error();
+    return {};
+}
+
 ScreenModel::ScreenModel(unsigned rows, unsigned cols) : m_rows(rows), m_cols(cols)
 {
     reset();
@@ -108,7 +126,7 @@ ScreenModel::ScreenModel(unsigned rows, unsigned cols) : m_rows(rows), m_cols(co
 
 ScreenModel::~ScreenModel()
 {
-    if (m_vt != nullptr) vterm_free(m_vt);
+    if (m_vt != nullptr) vt().vterm_free(m_vt);
 }
 
 int ScreenModel::onTermProp(int prop, void* value, void* user)
@@ -124,12 +142,17 @@ int ScreenModel::onTermProp(int prop, void* value, void* user)
 
 void ScreenModel::reset()
 {
-    if (m_vt != nullptr) vterm_free(m_vt);
+    if (m_vt != nullptr) vt().vterm_free(m_vt);
+    m_vt = nullptr;
+    m_screen = nullptr;
     m_rows = std::max(1u, m_rows);
     m_cols = std::max(1u, m_cols);
-    m_vt = vterm_new(static_cast<int>(m_rows), static_cast<int>(m_cols));
-    vterm_set_utf8(m_vt, 1);
-    m_screen = vterm_obtain_screen(m_vt);
+    m_altScreen = false;
+    m_cursorVisible = true;
+    if (available()) return; // no terminal: a blank screen
+    m_vt = vt().vterm_new(static_cast<int>(m_rows), static_cast<int>(m_cols));
+    vt().vterm_set_utf8(m_vt, 1);
+    m_screen = vt().vterm_obtain_screen(m_vt);
     static VTermScreenCallbacks callbacks = [] {
         VTermScreenCallbacks c{};
         c.settermprop = [](VTermProp prop, VTermValue* val, void* user) {
@@ -137,37 +160,37 @@ void ScreenModel::reset()
         };
         return c;
     }();
-    vterm_screen_set_callbacks(m_screen, &callbacks, this);
-    vterm_screen_enable_altscreen(m_screen, 1);
+    vt().vterm_screen_set_callbacks(m_screen, &callbacks, this);
+    vt().vterm_screen_enable_altscreen(m_screen, 1);
     // Damage is not needed: readers pull cells. Scroll merging keeps libvterm fastest.
-    vterm_screen_set_damage_merge(m_screen, VTERM_DAMAGE_SCROLL);
-    vterm_screen_reset(m_screen, 1);
-    m_altScreen = false;
-    m_cursorVisible = true;
+    vt().vterm_screen_set_damage_merge(m_screen, VTERM_DAMAGE_SCROLL);
+    vt().vterm_screen_reset(m_screen, 1);
 }
 
 void ScreenModel::feed(std::string_view bytes)
 {
-    if (!bytes.empty()) vterm_input_write(m_vt, bytes.data(), bytes.size());
+    if (m_vt != nullptr && !bytes.empty()) vt().vterm_input_write(m_vt, bytes.data(), bytes.size());
 }
 
 void ScreenModel::resize(unsigned rows, unsigned cols)
 {
     m_rows = std::max(1u, rows);
     m_cols = std::max(1u, cols);
-    vterm_set_size(m_vt, static_cast<int>(m_rows), static_cast<int>(m_cols));
+    if (m_vt != nullptr)
+        vt().vterm_set_size(m_vt, static_cast<int>(m_rows), static_cast<int>(m_cols));
 }
 
 std::vector<std::string> ScreenModel::lines() const
 {
     std::vector<std::string> out;
+    if (m_vt == nullptr) return std::vector<std::string>(m_rows);
     out.reserve(m_rows);
     VTermScreenCell cell;
     for (int r = 0; r < static_cast<int>(m_rows); ++r) {
         std::string line;
         size_t keep = 0;
         for (int c = 0; c < static_cast<int>(m_cols); ++c) {
-            vterm_screen_get_cell(m_screen, VTermPos{r, c}, &cell);
+            vt().vterm_screen_get_cell(m_screen, VTermPos{r, c}, &cell);
             if (cell.chars[0] == kWideContinuation) continue;
             if (cell.chars[0] == 0) {
                 line.push_back(' ');
@@ -196,13 +219,15 @@ std::string ScreenModel::text() const
 ScreenModel::Cursor ScreenModel::cursor() const
 {
     VTermPos pos{};
-    vterm_state_get_cursorpos(vterm_obtain_state(m_vt), &pos);
+    if (m_vt == nullptr) return Cursor{0, 0, m_cursorVisible};
+    vt().vterm_state_get_cursorpos(vt().vterm_obtain_state(m_vt), &pos);
     return Cursor{static_cast<unsigned>(pos.row), static_cast<unsigned>(pos.col), m_cursorVisible};
 }
 
 std::string ScreenModel::snapshot() const
 {
     std::string out;
+    if (m_vt == nullptr) return out;
     if (m_altScreen) out += "\x1b[?1049h";
     out += "\x1b[0m\x1b[H\x1b[2J";
     Pen blank = defaultPen();
@@ -211,7 +236,7 @@ std::string ScreenModel::snapshot() const
         // Trailing default blanks need nothing: the screen was cleared.
         int last = static_cast<int>(m_cols) - 1;
         for (; last >= 0; --last) {
-            vterm_screen_get_cell(m_screen, VTermPos{r, last}, &cell);
+            vt().vterm_screen_get_cell(m_screen, VTermPos{r, last}, &cell);
             if (cell.chars[0] != 0 || !(penOf(cell) == blank)) break;
         }
         if (last < 0) continue;
@@ -219,7 +244,7 @@ std::string ScreenModel::snapshot() const
         Pen current = blank;
         bool penKnown = false;
         for (int c = 0; c <= last; ++c) {
-            vterm_screen_get_cell(m_screen, VTermPos{r, c}, &cell);
+            vt().vterm_screen_get_cell(m_screen, VTermPos{r, c}, &cell);
             if (cell.chars[0] == kWideContinuation) continue;
             Pen p = penOf(cell);
             if (!penKnown || !(p == current)) {
@@ -236,18 +261,19 @@ std::string ScreenModel::snapshot() const
         }
     }
     // The pen the program left set, so later output keeps its colours.
-    VTermState* state = vterm_obtain_state(m_vt);
+    VTermState* state = vt().vterm_obtain_state(m_vt);
     Pen pen = defaultPen();
     VTermValue v;
-    if (vterm_state_get_penattr(state, VTERM_ATTR_BOLD, &v)) pen.bold = v.boolean ? 1 : 0;
-    if (vterm_state_get_penattr(state, VTERM_ATTR_UNDERLINE, &v))
+    if (vt().vterm_state_get_penattr(state, VTERM_ATTR_BOLD, &v)) pen.bold = v.boolean ? 1 : 0;
+    if (vt().vterm_state_get_penattr(state, VTERM_ATTR_UNDERLINE, &v))
         pen.underline = static_cast<unsigned>(v.number);
-    if (vterm_state_get_penattr(state, VTERM_ATTR_ITALIC, &v)) pen.italic = v.boolean ? 1 : 0;
-    if (vterm_state_get_penattr(state, VTERM_ATTR_BLINK, &v)) pen.blink = v.boolean ? 1 : 0;
-    if (vterm_state_get_penattr(state, VTERM_ATTR_REVERSE, &v)) pen.reverse = v.boolean ? 1 : 0;
-    if (vterm_state_get_penattr(state, VTERM_ATTR_STRIKE, &v)) pen.strike = v.boolean ? 1 : 0;
-    if (vterm_state_get_penattr(state, VTERM_ATTR_FOREGROUND, &v)) pen.fg = v.color;
-    if (vterm_state_get_penattr(state, VTERM_ATTR_BACKGROUND, &v)) pen.bg = v.color;
+    if (vt().vterm_state_get_penattr(state, VTERM_ATTR_ITALIC, &v)) pen.italic = v.boolean ? 1 : 0;
+    if (vt().vterm_state_get_penattr(state, VTERM_ATTR_BLINK, &v)) pen.blink = v.boolean ? 1 : 0;
+    if (vt().vterm_state_get_penattr(state, VTERM_ATTR_REVERSE, &v))
+        pen.reverse = v.boolean ? 1 : 0;
+    if (vt().vterm_state_get_penattr(state, VTERM_ATTR_STRIKE, &v)) pen.strike = v.boolean ? 1 : 0;
+    if (vt().vterm_state_get_penattr(state, VTERM_ATTR_FOREGROUND, &v)) pen.fg = v.color;
+    if (vt().vterm_state_get_penattr(state, VTERM_ATTR_BACKGROUND, &v)) pen.bg = v.color;
     out += sgrFor(pen);
     Cursor cur = cursor();
     out += "\x1b[" + std::to_string(cur.row + 1) + ";" + std::to_string(cur.col + 1) + "H";

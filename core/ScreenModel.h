@@ -4,6 +4,8 @@
 // and replays only the output after it.
 #pragma once
 
+#include "Error.h"
+
 #include <memory>
 #include <string>
 #include <string_view>
@@ -16,6 +18,10 @@ namespace sb {
 
 class ScreenModel {
   public:
+    // Whether models work: libvterm is opened with the first one (VtermLibrary.h). Callers that
+    // cannot do without a screen ask first; a model made without libvterm stays blank.
+    static Status available();
+
     ScreenModel(unsigned rows, unsigned cols);
     ~ScreenModel();
     ScreenModel(const ScreenModel&) = delete;

@@ -1,8 +1,8 @@
 #include "SqliteLibrary.h"
 
+#include "LazyLibrary.h"
+
 #include <dlfcn.h>
-#include <mutex>
-#include <string>
 
 namespace sb {
 namespace {
@@ -30,28 +30,10 @@ constexpr int kSanitized = 0;
 // sanitizers' runtimes refuse it: their interceptors must stay first.
 constexpr int kBinding = kSanitized ? 0 : RTLD_DEEPBIND;
 
-std::string loadInto(SqliteLibrary& lib)
-{
-    void* handle = ::dlopen(kSoname, RTLD_NOW | RTLD_LOCAL | kBinding);
-    if (handle == nullptr) return ::dlerror();
-#define SB_SQLITE_RESOLVE(name)                                                                    \
-    lib.name = reinterpret_cast<decltype(lib.name)>(::dlsym(handle, "sqlite3_" #name));            \
-    if (lib.name == nullptr) return std::string(kSoname) + " has no sqlite3_" #name;
-    SB_SQLITE_FUNCTIONS(SB_SQLITE_RESOLVE)
-#undef SB_SQLITE_RESOLVE
-    return {};
-}
-
 } // namespace
 
-Result<const SqliteLibrary*> loadSqlite()
-{
-    static std::once_flag once;
-    static std::string failure;
-    std::call_once(once, [] { failure = loadInto(g_library); });
-    if (!failure.empty()) return Error{ErrorCode::Unsupported, 0, "cannot load SQLite: " + failure};
-    return &g_library;
-}
+SB_DEFINE_LAZY_LIBRARY(SqliteLibrary, g_library, loadSqlite, "SQLite", kSoname, kBinding,
+                       "sqlite3_", SB_SQLITE_FUNCTIONS)
 
 const SqliteLibrary& sqlite()
 {

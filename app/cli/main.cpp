@@ -38,7 +38,8 @@ int main(int argc, char** argv)
     for (int fd = 0; fd <= 2; ++fd)
         if (::fcntl(fd, F_GETFD) == -1 && errno == EBADF) ::open("/dev/null", O_RDWR);
     // Diagnostics go to stderr: stdout belongs to the sandboxed command and to data (--json).
-    spdlog::set_default_logger(spdlog::stderr_logger_st("sandbench-cli"));
+    // From any thread: the recording's threads warn too.
+    spdlog::set_default_logger(spdlog::stderr_logger_mt("sandbench-cli"));
     spdlog::set_pattern("sandbench-cli: %v");
     CLI::App app{"sandbench-cli: run AI coding agents in a local sandbox and review what they "
                  "changed before it reaches your project"};

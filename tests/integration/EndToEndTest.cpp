@@ -104,6 +104,51 @@ TEST_F(EndToEnd, ARealSessionIsRecordedAndFoundAgain)
     EXPECT_TRUE(contains(cast.out, marker)) << dump(cast);
 }
 
+// libvterm and zstd are opened when first needed (core/LazyLibrary.h). Where one cannot be
+// (here a stand-in of the same name without its functions, found first through
+// LD_LIBRARY_PATH), the session is still recorded whole, and only what needs the library says
+// so: without libvterm there are no screen keyframes and no replay from the middle; without
+// zstd the output is stored uncompressed, and compressed output cannot be read back.
+TEST_F(EndToEnd, ALibraryThatCannotBeOpenedFailsOnlyWhatNeedsIt)
+{
+    sbtest::TempDir fakes;
+    sbtest::writeFile(fakes / "empty.c", "int sandbench_stand_in;\n");
+    for (const char* soname : {"libvterm.so.0", "libzstd.so.1"}) {
+        auto cc = sbtest::run({"cc", "-shared", "-fPIC", "-o", (fakes / soname).string(),
+                               (fakes / "empty.c").string()});
+        ASSERT_EQ(cc.status, 0) << dump(cc);
+    }
+    const auto standIns = sbit::withEnv({{"LD_LIBRARY_PATH", fakes.path().string()}});
+    const std::vector<std::string> printing = {"sh", "-c", "seq 1 400; sleep 0.4; echo later"};
+
+    std::string id = sb.nextSession();
+    auto r = sb.run(id, printing, standIns);
+    ASSERT_EQ(r.status, 0) << dump(r);
+    const std::string noVterm = "cannot load libvterm: libvterm.so.0 has no vterm_color_is_equal";
+    EXPECT_TRUE(contains(r.err, "recording without screen keyframes: " + noVterm)) << dump(r);
+    auto replay = sb.cli({"replay", id, "--from", "0.2"}, standIns);
+    EXPECT_NE(replay.status, 0) << dump(replay);
+    EXPECT_TRUE(contains(replay.err, noVterm)) << dump(replay);
+    // Stored uncompressed: read back without zstd, and whole with both libraries.
+    auto events = sb.cli({"export", id, "--format", "jsonl"}, standIns);
+    ASSERT_EQ(events.status, 0) << dump(events);
+    EXPECT_TRUE(contains(events.out, "399\\n400\\n")) << events.out;
+    replay = sb.cli({"replay", id, "--from", "0.2"});
+    ASSERT_EQ(replay.status, 0) << dump(replay);
+    EXPECT_TRUE(contains(replay.out, "400")) << dump(replay);
+    EXPECT_TRUE(contains(replay.out, "later")) << dump(replay);
+
+    // Recorded with zstd, its output is compressed: without zstd it cannot be read back.
+    id = sb.nextSession();
+    r = sb.run(id, printing);
+    ASSERT_EQ(r.status, 0) << dump(r);
+    events = sb.cli({"export", id, "--format", "jsonl"}, standIns);
+    EXPECT_NE(events.status, 0) << dump(events);
+    EXPECT_TRUE(contains(events.err, "recording: cannot read a compressed chunk: cannot load "
+                                     "zstd: libzstd.so.1 has no ZSTD_compressBound"))
+        << dump(events);
+}
+
 // A session over in milliseconds without output never goes live (no control socket, no watch
 // threads), yet its recording holds the same events as a watched one: the file it made (as a
 // live event, which timelines show, besides the final summary) and its command.

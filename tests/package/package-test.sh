@@ -97,7 +97,7 @@ echo "$deb"
 step "the package's fields and contents"
 dpkg-deb --field "$deb" Package Version Architecture Depends Recommends
 depends=$(dpkg-deb --field "$deb" Depends)
-for lib in libc6 libqt6widgets6 libqt6svg6 libsqlite3-0 libvterm0; do
+for lib in libc6 libqt6widgets6 libqt6svg6 libsqlite3-0 libvterm0 libzstd1; do
     grep -q "\b$lib\b" <<<"$depends" || fail "Depends lacks $lib (dpkg-shlibdeps): $depends"
 done
 dpkg-deb --contents "$deb" | awk '{print $6}' | sed 's|^\./|/|' >"$tmp/contents"
@@ -143,9 +143,9 @@ print(t.parse(sys.argv[1]).getroot().find("releases/release").get("version"))' \
 grep -q "^Exec=sandbench$" /usr/share/applications/$app.desktop
 grep -q "^Icon=$app$" /usr/share/applications/$app.desktop
 
-step "sandbench-cli loads no C++ library, nor SQLite or libseccomp, at start (it starts every sandbox)"
-if readelf -d /usr/bin/sandbench-cli | grep -E 'NEEDED.*(libstdc\+\+|libgcc_s|libspdlog|libfmt|libsqlite3|libseccomp)'; then
-    fail "sandbench-cli loads a library at start that it should not (app/CMakeLists.txt, core/SqliteLibrary.h, core/SeccompRules.h)"
+step "sandbench-cli loads no C++ library, nor SQLite, libvterm, zstd or libseccomp, at start (it starts every sandbox)"
+if readelf -d /usr/bin/sandbench-cli | grep -E 'NEEDED.*(libstdc\+\+|libgcc_s|libspdlog|libfmt|libsqlite3|libvterm|libzstd|libseccomp)'; then
+    fail "sandbench-cli loads a library at start that it should not (app/CMakeLists.txt, core/LazyLibrary.h, core/SeccompRules.h)"
 fi
 
 step "sandbench-cli doctor"
@@ -195,6 +195,13 @@ for sub in $subcommands; do
             fail "the completion of '$sub' lacks $option"
     done
 done
+
+step "a recording replayed from its middle: libvterm and zstd, opened when first needed"
+cli run --network none --workspace "$tmp/workspace" --session-id pkg-print -- \
+    sh -c 'seq 1 400; sleep 0.4; echo later' >/dev/null || fail "a command with output failed"
+cli replay pkg-print --from 0.2 >"$tmp/replay" 2>&1 || fail "replay --from failed: $(cat "$tmp/replay")"
+grep -q "400" "$tmp/replay" && grep -q "later" "$tmp/replay" ||
+    fail "the replay from 0.2 s lacks the screen then or the later output: $(cat "$tmp/replay")"
 
 step "the demo from the installed files, its approval answered with sandbench-cli approve"
 cli demo --session-id pkg-demo </dev/null >"$tmp/demo.log" 2>&1 &
