@@ -31,10 +31,6 @@ class SymbolResolver {
     std::string m_failure;
 };
 
-// Opens `soname` (RTLD_NOW | RTLD_LOCAL | `flags`) and hands it to `fill`; "" once every symbol
-// was found, else why not.
-template <class Fill> std::string loadLibrary(const char* soname, int flags, Fill fill);
-
 // A library's one load in the process, by whichever thread asks first.
 class LazyLoad {
   public:
@@ -47,8 +43,10 @@ class LazyLoad {
     std::string m_failure;
 };
 
+// dlopen(`soname`, RTLD_NOW | RTLD_LOCAL | `flags`), or null and why not.
 void* openLibrary(const char* soname, int flags, std::string& failure);
 
+// Opens `soname` and hands it to `fill`; "" once every symbol was found, else why not.
 template <class Fill> std::string loadLibrary(const char* soname, int flags, Fill fill)
 {
     std::string failure;
