@@ -203,7 +203,6 @@ RecordingWriter::startInBackground(const std::filesystem::path& file, const Sess
 {
     auto impl = newImpl(file, info, limits);
     if (!impl) return impl.error();
-    if (auto e = checkRecordingDb(file)) return *e;
     (*impl)->opening = true;
     Impl* raw = impl->get();
     (*impl)->thread = std::thread([raw] {

@@ -41,10 +41,11 @@ class RecordingWriter {
     static Result<std::unique_ptr<RecordingWriter>> start(const std::filesystem::path& db,
                                                           const SessionRecordInfo& info,
                                                           const WriterOptions& options = {});
-    // The same, except that only checkRecordingDb() runs here: opening, migrating, marking
-    // interrupted sessions and inserting the session row happen on the writer's thread while
-    // events already queue, so a session's start never waits for SQLite. A failure there is
-    // reported to options.onOpenFailed, by opened() and by finish().
+    // The same, except that the database is not even looked at here: the caller has run
+    // checkRecordingDb() (the supervisor does, before the sandbox starts), and opening,
+    // migrating, marking interrupted sessions and inserting the session row happen on the
+    // writer's thread while events already queue, so a session's start never waits for SQLite.
+    // A failure there is reported to options.onOpenFailed, by opened() and by finish().
     static Result<std::unique_ptr<RecordingWriter>>
     startInBackground(const std::filesystem::path& db, const SessionRecordInfo& info,
                       const WriterOptions& options = {});

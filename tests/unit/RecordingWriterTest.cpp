@@ -246,15 +246,27 @@ TEST(RecordingWriter, InTheBackgroundAFailedOpenIsReportedAndNothingWaits)
     EXPECT_TRUE(told);
 }
 
-TEST(RecordingWriter, InTheBackgroundADamagedFileFailsBeforeStart)
+TEST(RecordingWriter, ADamagedFileIsRefusedByTheCheckAndInTheBackgroundByTheOpen)
 {
     TempDir dir;
     fs::path db = dir / "rec.db";
     writeFile(db, std::string(8192, 'Z'));
-    auto w = sb::RecordingWriter::startInBackground(db, recordInfo("s"));
-    ASSERT_FALSE(w);
-    EXPECT_NE(w.error().message.find(db.string()), std::string::npos);
-    EXPECT_NE(w.error().message.find("damaged"), std::string::npos);
+    // What the supervisor runs before the sandbox starts.
+    auto checked = sb::checkRecordingDb(db);
+    ASSERT_TRUE(checked);
+    EXPECT_NE(checked->message.find(db.string()), std::string::npos) << checked->message;
+    EXPECT_NE(checked->message.find("damaged"), std::string::npos) << checked->message;
+    // Damaged after that check: the writer's own open says so, and who must stop is told.
+    std::atomic<bool> told{false};
+    sb::WriterOptions options;
+    options.onOpenFailed = [&](const sb::Error&) { told = true; };
+    auto w = sb::RecordingWriter::startInBackground(db, recordInfo("s"), options);
+    ASSERT_TRUE(w);
+    auto opened = w.value()->opened();
+    ASSERT_TRUE(opened.has_value());
+    EXPECT_NE(opened->message.find("not a database"), std::string::npos) << opened->message;
+    EXPECT_TRUE(w.value()->finish(0).has_value());
+    EXPECT_TRUE(told);
 }
 
 TEST(RecordingWriter, InTheBackgroundDeadSessionsAreMarkedInterrupted)
