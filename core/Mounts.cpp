@@ -57,13 +57,20 @@ Status makeDirs(const fs::path& dir)
     return sysError("create " + dir.string(), err == EEXIST ? ENOTDIR : err);
 }
 
-// A mount point for `source`: a folder, or an empty file when the source is not a folder.
+// A mount point for `source`: a folder, or an empty file when the source is not a folder
+// (created first, its folders only when that fails, as makeDirs does).
 Status makeMountPoint(const fs::path& target, const fs::path& source)
 {
     struct stat st {};
     if (::stat(source.c_str(), &st) == 0 && !S_ISDIR(st.st_mode)) {
-        if (auto e = makeDirs(target.parent_path())) return e;
-        int fd = ::open(target.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+        auto create = [&target] {
+            return ::open(target.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+        };
+        int fd = create();
+        if (fd < 0 && errno == ENOENT) {
+            if (auto e = makeDirs(target.parent_path())) return e;
+            fd = create();
+        }
         if (fd < 0) return sysError("create mount point " + target.string());
         ::close(fd);
         return {};

@@ -214,6 +214,26 @@ TEST_F(Escape, PlantedHomeFilesInvisibleUnlessExposed)
     EXPECT_FALSE(fs::exists(sb.home() / "notes/new"));
 }
 
+TEST_F(Escape, AnExposedFileIsMountedAloneWithItsFoldersMadeAndStaysReadOnly)
+{
+    // A single file deep in folders the sandbox's empty home does not have: its mount point
+    // and the folders above it are made, and nothing else of those folders shows.
+    sbtest::writeFile(sb.home() / ".config/tool/settings.json", "{\"theme\": \"dark\"}\n");
+    sbtest::writeFile(sb.home() / ".config/tool/token", "secret-token\n");
+    auto policy = sb.writePolicy(R"({"version": 1, "filesystem": {"expose": [)"
+                                 R"({"path": "~/.config/tool/settings.json", "mode": "ro"}]}})");
+    auto r = sb.attempt("cat ~/.config/tool/settings.json; ls -A ~/.config/tool | sed "
+                        "'s/^/listed: /'; echo x >> ~/.config/tool/settings.json && echo APPENDED",
+                        withOptions({"--policy", policy.string()}));
+    SB_ASSERT_RAN(r);
+    EXPECT_TRUE(contains(r.out, "\"theme\": \"dark\"")) << dump(r);
+    EXPECT_TRUE(contains(r.out, "listed: settings.json\n")) << dump(r);
+    EXPECT_FALSE(contains(r.out, "listed: token")) << dump(r);
+    EXPECT_FALSE(contains(r.out, "APPENDED")) << dump(r);
+    EXPECT_EQ(sbtest::readFile(sb.home() / ".config/tool/settings.json"),
+              "{\"theme\": \"dark\"}\n");
+}
+
 TEST_F(Escape, OtherHomesAndRootAreInvisible)
 {
     // Paths that exist on this host (checked here, so the test knows what it looks for).
