@@ -70,6 +70,7 @@ fs::path real(const fs::path& p)
 struct Sensitive {
     fs::path path; // home / relative entry
     fs::path real;
+    bool exists = false; // as itself: a symlink counts, wherever it points
 };
 
 const Sensitive* sensitiveHolding(const std::vector<Sensitive>& all, const fs::path& p)
@@ -152,12 +153,16 @@ Result<ExposurePlan> planExposures(const FilesystemPolicy& policy, const fs::pat
 {
     if (!home.is_absolute())
         return inputError("the home directory '" + home.string() + "' is not absolute");
+    // Nothing exposed: nothing to mount, and no secret revealed that needs a mask.
+    if (policy.expose.empty()) return ExposurePlan{};
     const fs::path homeDir = normal(home);
 
     std::vector<Sensitive> sensitive;
     for (std::string_view rel : kSensitive) {
         fs::path p = homeDir / rel;
-        sensitive.push_back({p, real(p)});
+        std::error_code ec;
+        const bool exists = fs::exists(fs::symlink_status(p, ec));
+        sensitive.push_back({p, exists ? real(p) : p, exists});
     }
 
     // Explicit names are planned first so that a glob match they also name defers to them.
@@ -227,8 +232,7 @@ Result<ExposurePlan> planExposures(const FilesystemPolicy& policy, const fs::pat
 
     // Hide each existing secret that a mount reveals and that nobody named.
     for (const Sensitive& s : sensitive) {
-        std::error_code ec;
-        if (!fs::exists(fs::symlink_status(s.path, ec)) || chosen.count(s.path) != 0) continue;
+        if (!s.exists || chosen.count(s.path) != 0) continue;
         for (const ResolvedExposure& m : plan.mounts) {
             std::optional<fs::path> hidden;
             if (isWithin(s.path, m.path))
