@@ -1,6 +1,6 @@
 // Shared libraries opened when first needed rather than when the program starts. Each library a
 // program links costs every start its mapping and relocation, and `sandbench-cli run` copies
-// what it mapped into init and the command as it forks them (~0.15-0.3 ms of a cold start for
+// what it mapped into init and the command as it forks them (~0.1-0.2 ms of a cold start for
 // two small libraries, BENCHMARKS.md), while `run` needs SQLite, libvterm and zstd only on the
 // recording's thread, or not at all. Each library's functions are a table of pointers
 // (SqliteLibrary.h, VtermLibrary.h, ZstdLibrary.h). The package depends on these libraries by
