@@ -11,8 +11,8 @@ target_compile_options(sandbench_build_flags INTERFACE
   -D_GLIBCXX_ASSERTIONS)
 target_link_options(sandbench_build_flags INTERFACE -pie -Wl,-z,relro,-z,now -Wl,-z,noexecstack)
 # Each function and datum in a section of its own, and the linker drops what nothing uses: the
-# CLI's code 4.1 → 3.3 MB (much of it from the static libstdc++), less to map at every sandbox
-# start (BENCHMARKS.md, round of 17:53).
+# CLI's code 4.1 → 3.3 MB (much of it from the static libstdc++). Smaller programs and package;
+# a start maps only the pages it touches, so its time did not measurably change (BENCHMARKS.md).
 target_compile_options(sandbench_build_flags INTERFACE -ffunction-sections -fdata-sections)
 target_link_options(sandbench_build_flags INTERFACE -Wl,--gc-sections)
 if(SANDBENCH_SANITIZE)
