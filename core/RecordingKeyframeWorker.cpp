@@ -26,12 +26,7 @@ void KeyframeWorker::output(std::int64_t tNs, std::int64_t seq, std::string byte
 {
     std::lock_guard lock(m_mutex);
     if (m_gaveUp || m_stop) return;
-    if (m_backlog + bytes.size() > m_maxBacklog) {
-        m_gaveUp = true;
-        m_work.clear();
-        m_backlog = 0;
-        return;
-    }
+    if (m_backlog + bytes.size() > m_maxBacklog) return giveUpLocked();
     m_backlog += bytes.size();
     m_work.push_back(Work{tNs, seq, 0, 0, std::move(bytes)});
     startLocked();
@@ -43,6 +38,14 @@ void KeyframeWorker::resize(std::int64_t tNs, std::int64_t seq, unsigned rows, u
     if (m_gaveUp || m_stop) return;
     m_work.push_back(Work{tNs, seq, rows, cols, {}});
     startLocked();
+}
+
+void KeyframeWorker::giveUpLocked()
+{
+    m_gaveUp = true;
+    m_work.clear();
+    m_backlog = 0;
+    m_idle.notify_all(); // stop() may be waiting for the work to drain
 }
 
 void KeyframeWorker::kick()
@@ -82,11 +85,7 @@ void KeyframeWorker::run()
         // The output is still recorded whole; seeking needs libvterm too and says so then.
         spdlog::warn("recording without screen keyframes: {}", e->describe());
         std::lock_guard lock(m_mutex);
-        m_gaveUp = true;
-        m_work.clear();
-        m_backlog = 0;
-        m_idle.notify_all();
-        return;
+        return giveUpLocked();
     }
     KeyframeBuilder builder(m_rows, m_cols);
     std::deque<Work> batch;

@@ -42,6 +42,8 @@ class KeyframeWorker {
         std::string bytes;
     };
     void startLocked();
+    // No more keyframes (too far behind, or no libvterm): drops what waits. With m_mutex held.
+    void giveUpLocked();
     void run();
 
     mutable std::mutex m_mutex;
