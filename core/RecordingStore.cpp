@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <thread>
 #include <unistd.h>
 
@@ -60,12 +61,11 @@ Status prepareRecordingFile(const fs::path& file)
         return sysError("recording folder " + dir.string() +
                         " is not writable, so no session can be recorded there");
     // Recordings hold whatever the terminal showed, secrets included: owner-only. SQLite's
-    // -wal and -shm files take the database file's mode.
-    if (!fs::exists(file, ec)) {
-        int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
-        if (fd < 0) return sysError("create recording database " + file.string());
-        ::close(fd);
-    }
+    // -wal and -shm files take the database file's mode. Made without opening it: closing any
+    // descriptor of the file drops every POSIX lock this process holds on it, and another
+    // thread's connection may have made the file and locked it since the check above.
+    if (::mknod(file.c_str(), S_IFREG | 0600, 0) != 0 && errno != EEXIST)
+        return sysError("create recording database " + file.string());
     return {};
 }
 

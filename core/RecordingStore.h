@@ -29,6 +29,8 @@ Result<SqliteDb> openRecordingDb(const std::filesystem::path& file);
 // The checks a recording can fail before anything starts, without opening SQLite: the folder
 // and file exist (created if need be) and are writable, and the file is empty or a SQLite
 // database whose header names a schema this Sandbench knows. Errors read as openRecordingDb's.
+// It reads the header through a descriptor of its own, whose close drops every POSIX lock this
+// process holds on the file, SQLite's included: call it before the process connects to it.
 Status checkRecordingDb(const std::filesystem::path& file);
 
 // Marks sessions still "running" whose supervisor is gone (sb::sessionIsLive is false) as

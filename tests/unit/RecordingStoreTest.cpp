@@ -4,6 +4,8 @@
 #include "RecordingTestSupport.h"
 #include "Session.h"
 
+#include <atomic>
+#include <cstdio>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
@@ -320,4 +322,60 @@ TEST(RecordingStore, ConcurrentWritersFromSeveralProcessesAndThreads)
     }
     EXPECT_EQ(queryInt(db, "SELECT count(*) FROM events WHERE type = 4"), 4 * kEvents / 2);
     EXPECT_EQ(integrityCheck(db), "ok");
+}
+
+// The first opens of a new database, from threads of several processes at once: each thread
+// may find the file missing and make it while another thread of its process has already made
+// it and holds SQLite's locks on it. Making it must not drop those locks (a descriptor opened
+// and closed to create the file did: "disk I/O error" on the switch to WAL in ~10 % of rounds).
+TEST(RecordingStore, FirstOpensFromThreadsOfSeveralProcessesAtOnceAllSucceed)
+{
+    TempDir dir;
+    constexpr int kRounds = 100, kProcesses = 3, kThreads = 4;
+    int failedProcesses = 0;
+    for (int round = 0; round < kRounds; ++round) {
+        fs::path db = dir / ("first-" + std::to_string(round) + ".db");
+        int ready[2], gate[2];
+        ASSERT_EQ(pipe(ready), 0);
+        ASSERT_EQ(pipe(gate), 0);
+        std::vector<pid_t> children;
+        for (int p = 0; p < kProcesses; ++p) {
+            pid_t pid = fork();
+            if (pid == 0) {
+                ::close(gate[1]);
+                char byte = 0;
+                (void)!::write(ready[1], &byte, 1);
+                (void)!::read(gate[0], &byte, 1); // all start when the gate closes
+                std::atomic<int> failed{0};
+                std::vector<std::thread> threads;
+                for (int t = 0; t < kThreads; ++t)
+                    threads.emplace_back([&] {
+                        auto opened = sb::openRecordingDb(db);
+                        if (!opened) {
+                            std::fprintf(stderr, "%s\n", opened.error().describe().c_str());
+                            ++failed;
+                        }
+                    });
+                for (auto& t : threads)
+                    t.join();
+                _exit(failed == 0 ? 0 : 1);
+            }
+            children.push_back(pid);
+        }
+        for (int p = 0; p < kProcesses; ++p) {
+            char byte;
+            ASSERT_EQ(::read(ready[0], &byte, 1), 1);
+        }
+        for (int fd : {ready[0], ready[1], gate[0], gate[1]})
+            ::close(fd);
+        for (pid_t pid : children) {
+            int status = 0;
+            waitpid(pid, &status, 0);
+            failedProcesses += status != 0;
+        }
+        ASSERT_EQ(queryInt(db, "PRAGMA user_version"), sb::latestRecordingSchema());
+    }
+    EXPECT_EQ(failedProcesses, 0);
+    EXPECT_EQ(fs::status(dir / "first-0.db").permissions() & fs::perms::all,
+              fs::perms::owner_read | fs::perms::owner_write);
 }
