@@ -1,6 +1,7 @@
 #include "ExecInterceptor.h"
 
 #include <algorithm>
+#include <charconv>
 #include <climits>
 #include <cstdio>
 #include <cstring>
@@ -204,8 +205,9 @@ Result<std::optional<ExecRequest>> ExecInterceptor::receive()
 
 std::string ExecInterceptor::cwdOf(pid_t pid)
 {
-    char proc[64];
-    std::snprintf(proc, sizeof proc, "/proc/%d/cwd", pid);
+    char proc[32] = "/proc/"; // on every exec's path: no printf
+    char* end = std::to_chars(proc + 6, proc + sizeof proc - 5, pid).ptr;
+    std::memcpy(end, "/cwd", 5);
     return readLink(proc);
 }
 

@@ -369,7 +369,7 @@ void SessionLoop::onProxyEvent(const ProxyEvent& e)
 
 void SessionLoop::drainApprovalEvents()
 {
-    std::deque<ApprovalEvent> events;
+    std::vector<ApprovalEvent> events; // allocates nothing while there is nothing to hand over
     {
         std::lock_guard lock(m_eventsMutex);
         events.swap(m_events);

@@ -14,12 +14,12 @@
 #include "TerminalPrompt.h"
 
 #include <csignal>
-#include <deque>
 #include <functional>
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <vector>
 
 namespace sb {
 
@@ -142,7 +142,7 @@ class SessionLoop final : public SessionBackend {
     long long m_lastOutputMs = 0;
 
     std::mutex m_eventsMutex;
-    std::deque<ApprovalEvent> m_events;
+    std::vector<ApprovalEvent> m_events;
 };
 
 } // namespace sb
