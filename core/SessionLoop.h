@@ -19,6 +19,7 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <unordered_set>
 #include <vector>
 
 namespace sb {
@@ -135,6 +136,8 @@ class SessionLoop final : public SessionBackend {
     sigset_t m_previousMask{};
     int m_wakeFd = -1;      // approval events from any thread wake the loop
     int m_sandboxRoot = -1; // O_PATH: "/" of the sandbox, from the first exec's process
+    // Programs an allowed exec found there: a loop or a build runs the same few again and again.
+    std::unordered_set<std::string> m_programsFound;
     bool m_execDone = false;
     bool m_masterOpen = true;
     bool m_inputOpen = true;

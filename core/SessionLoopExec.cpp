@@ -7,6 +7,10 @@
 
 namespace sb {
 
+namespace {
+constexpr std::size_t kProgramsFoundMax = 1024;
+}
+
 void SessionLoop::onExecNotification()
 {
     auto received = m_exec->receive();
@@ -47,9 +51,15 @@ void SessionLoop::onExecNotification()
     // execvp tries each PATH folder in turn: an allowed exec of a program that is not there
     // fails with ENOENT by itself and is no activity worth a line (nor a working folder). Only
     // allowed ones are skipped, so a program created in between still went through the policy.
-    if (action == RuleAction::Allow && programAbsent(exec.pid, request.program)) {
-        (void)m_exec->allow(id);
-        return;
+    // A program found once is not looked for again (~3 us an exec): should it be deleted, a
+    // PATH search's miss on it is recorded as the exec it was.
+    if (action == RuleAction::Allow && !m_programsFound.contains(request.program)) {
+        if (programAbsent(exec.pid, request.program)) {
+            (void)m_exec->allow(id);
+            return;
+        }
+        if (m_programsFound.size() >= kProgramsFoundMax) m_programsFound.clear();
+        m_programsFound.insert(request.program);
     }
     // The working folder is for people (the record, a prompt), not the rules.
     if (request.cwd.empty()) request.cwd = ExecInterceptor::cwdOf(exec.pid);
