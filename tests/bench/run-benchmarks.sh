@@ -175,11 +175,20 @@ exec_bwrap_n() { bwrap_run /bin/bash -c "$(loop_script "$EXEC_N")"; }
 exec_bwrap_0() { bwrap_run /bin/bash -c "$(loop_script 0)"; }
 exec_host_n() { /bin/bash -c "$(loop_script "$EXEC_N")"; } # the worker's cwd is the workspace
 exec_host_0() { /bin/bash -c "$(loop_script 0)"; }
+# The floor under row 2: the same loop on the host under a bare exec notifier (exec_floor.c),
+# which stops and answers each exec as Sandbench's supervisor does and does nothing else; the
+# _cwd variant also reads each exec's working folder, as Sandbench does for its record.
+FLOOR_BIN="$BUILD_DIR/tests/bench/exec_floor"
+exec_floor_n() { "$FLOOR_BIN" /bin/bash -c "$(loop_script "$EXEC_N")"; }
+exec_floor_0() { "$FLOOR_BIN" /bin/bash -c "$(loop_script 0)"; }
+exec_floor_cwd_n() { "$FLOOR_BIN" --cwd /bin/bash -c "$(loop_script "$EXEC_N")"; }
+exec_floor_cwd_0() { "$FLOOR_BIN" --cwd /bin/bash -c "$(loop_script 0)"; }
 
 bench_exec()
 {
-    interleave "$EXEC_ROUNDS" exec_sandbox_n exec_sandbox_0 exec_bwrap_n exec_bwrap_0 \
-        exec_host_n exec_host_0 || return 1
+    local variants=(exec_sandbox_n exec_sandbox_0 exec_bwrap_n exec_bwrap_0 exec_host_n exec_host_0)
+    [[ -x $FLOOR_BIN ]] && variants+=(exec_floor_n exec_floor_0 exec_floor_cwd_n exec_floor_cwd_0)
+    interleave "$EXEC_ROUNDS" "${variants[@]}" || return 1
     local s=$SCRATCH
     # Per round: (sandbox(N) - sandbox(0)) / (ref(N) - ref(0)), i.e. per-exec cost only.
     per_exec() { paste "$s/$1_n.times" "$s/$1_0.times" | awk -v n="$EXEC_N" '{ printf "%.1f\n", ($1 - $2) / n }'; }
@@ -196,6 +205,13 @@ bench_exec()
         "host_per_exec_us=$(summary <"$s/pe_host" | tr ' ' ,)" \
         "sandbox_fixed_us=$(summary <$s/exec_sandbox_0.times | tr ' ' ,)" \
         "host_fixed_us=$(summary <$s/exec_host_0.times | tr ' ' ,)"
+    [[ -x $FLOOR_BIN ]] || { note "no exec_floor at $FLOOR_BIN: the floor (2d) skipped"; return 0; }
+    local v
+    for v in floor floor_cwd; do
+        per_exec "exec_$v" >"$s/pe_$v"
+        echo "RESULT exec_$v ratio=$(paste "$s/pe_$v" "$s/pe_host" | awk '{ printf "%.6f\n", $1 / $2 }' | summary | tr ' ' ,)" \
+            "per_exec_us=$(summary <"$s/pe_$v" | tr ' ' ,)"
+    done
 }
 
 # 2c. One exec alone, from execve() to the new program's main(): tests/bench/exec_latency
@@ -206,6 +222,8 @@ LATENCY_BIN="$BUILD_DIR/tests/bench/exec_latency"
 lat_sandbox() { sandbench ./exec_latency "$LAT_N"; }
 lat_bwrap() { bwrap_run ./exec_latency "$LAT_N"; }
 lat_host() { ./exec_latency "$LAT_N"; }
+lat_floor() { "$FLOOR_BIN" ./exec_latency "$LAT_N"; }
+lat_floor_cwd() { "$FLOOR_BIN" --cwd ./exec_latency "$LAT_N"; }
 
 bench_latency()
 {
@@ -215,10 +233,12 @@ bench_latency()
     fi
     cp "$LATENCY_BIN" "$WORKSPACE/exec_latency" || return 1
     local names=(lat_sandbox lat_bwrap lat_host) r i name out
+    [[ -x $FLOOR_BIN ]] && names+=(lat_floor lat_floor_cwd)
+    local count=${#names[@]}
     for name in "${names[@]}"; do : >"$SCRATCH/$name.us"; done
     for ((r = 0; r < WARMUP + LAT_ROUNDS; r++)); do
-        for ((i = 0; i < 3; i++)); do
-            name=${names[r % 2 ? 2 - i : i]}
+        for ((i = 0; i < count; i++)); do
+            name=${names[r % 2 ? count - 1 - i : i]}
             out=$("$name" </dev/null 2>/dev/null) || { note "$name failed"; return 1; }
             ((r >= WARMUP)) && echo "${out%% *}" >>"$SCRATCH/$name.us"
         done
@@ -230,6 +250,12 @@ bench_latency()
         "added_host_us=$(paste $s/lat_sandbox.us $s/lat_host.us | awk '{ print $1 - $2 }' | summary | tr ' ' ,)" \
         "sandbox_us=$(summary <$s/lat_sandbox.us | tr ' ' ,) bwrap_us=$(summary <$s/lat_bwrap.us | tr ' ' ,)" \
         "host_us=$(summary <$s/lat_host.us | tr ' ' ,)"
+    [[ -x $FLOOR_BIN ]] || return 0
+    local v
+    for v in floor floor_cwd; do
+        echo "RESULT latency_$v added_host_us=$(paste $s/lat_$v.us $s/lat_host.us | awk '{ print $1 - $2 }' | summary | tr ' ' ,)" \
+            "us=$(summary <$s/lat_$v.us | tr ' ' ,)"
+    done
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -438,6 +464,20 @@ table()
         [[ -n $line ]] || continue
         r=$(field "$line" added_bwrap_us)
         echo "| 2c. one exec (execve → main), median added vs bwrap (n=$(field "$line" n)×$(field "$line" execs)) | $who | $(num "$(field "$line" sandbox_us)") µs | bwrap $(num "$(field "$line" bwrap_us)") µs, host $(num "$(field "$line" host_us)") µs | +$(num "$r") µs [$(num "$(field "$line" added_bwrap_us 2)")–$(num "$(field "$line" added_bwrap_us 3)")] | ≤ 50 µs | $(verdict "$r" 50) |"
+    done
+    local bare cwd
+    for who in "${RUNS[@]}"; do
+        bare=$(grep '^RESULT exec_floor ' <<<"${OUT[$who]}")
+        cwd=$(grep '^RESULT exec_floor_cwd ' <<<"${OUT[$who]}")
+        [[ -n $bare && -n $cwd ]] || continue
+        line=$(grep '^RESULT exec ' <<<"${OUT[$who]}")
+        echo "| 2d. floor of row 2: a bare exec notifier, loop of $(field "$line" loop), vs host | $who | $(us "$(field "$bare" per_exec_us)") µs/exec; reading the working folder too: $(us "$(field "$cwd" per_exec_us)") | host $(us "$(field "$line" host_per_exec_us)") µs/exec | $(x "$(field "$bare" ratio)") [$(x "$(field "$bare" ratio 2)")–$(x "$(field "$bare" ratio 3)")]; $(x "$(field "$cwd" ratio)") [$(x "$(field "$cwd" ratio 2)")–$(x "$(field "$cwd" ratio 3)")] | (reference) | |"
+    done
+    for who in "${RUNS[@]}"; do
+        bare=$(grep '^RESULT latency_floor ' <<<"${OUT[$who]}")
+        cwd=$(grep '^RESULT latency_floor_cwd ' <<<"${OUT[$who]}")
+        [[ -n $bare && -n $cwd ]] || continue
+        echo "| 2e. floor of row 2c: a bare exec notifier, one exec added vs host | $who | $(num "$(field "$bare" us)") µs; reading the working folder too: $(num "$(field "$cwd" us)") µs | host (as in 2c) | +$(num "$(field "$bare" added_host_us)") µs [$(num "$(field "$bare" added_host_us 2)")–$(num "$(field "$bare" added_host_us 3)")]; +$(num "$(field "$cwd" added_host_us)") µs [$(num "$(field "$cwd" added_host_us 2)")–$(num "$(field "$cwd" added_host_us 3)")] | (reference) | |"
     done
     for who in "${RUNS[@]}"; do
         line=$(grep '^RESULT exec ' <<<"${OUT[$who]}")
