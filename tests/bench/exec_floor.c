@@ -105,8 +105,8 @@ static int runChild(int sock, char** command)
     char control[CMSG_SPACE(sizeof(int))] = {0};
     char byte = 0;
     struct iovec iov = {&byte, 1};
-    struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = control,
-                         .msg_controllen = sizeof control};
+    struct msghdr msg = {
+        .msg_iov = &iov, .msg_iovlen = 1, .msg_control = control, .msg_controllen = sizeof control};
     struct cmsghdr* c = CMSG_FIRSTHDR(&msg);
     c->cmsg_level = SOL_SOCKET;
     c->cmsg_type = SCM_RIGHTS;
@@ -125,8 +125,8 @@ static int receiveListener(int sock)
     char control[CMSG_SPACE(sizeof(int))] = {0};
     char byte;
     struct iovec iov = {&byte, 1};
-    struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = control,
-                         .msg_controllen = sizeof control};
+    struct msghdr msg = {
+        .msg_iov = &iov, .msg_iovlen = 1, .msg_control = control, .msg_controllen = sizeof control};
     if (recvmsg(sock, &msg, MSG_CMSG_CLOEXEC) != 1) return -1;
     struct cmsghdr* c = CMSG_FIRSTHDR(&msg);
     if (c == NULL || c->cmsg_type != SCM_RIGHTS) return -1;
