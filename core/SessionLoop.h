@@ -136,7 +136,8 @@ class SessionLoop final : public SessionBackend {
     sigset_t m_previousMask{};
     int m_wakeFd = -1;      // approval events from any thread wake the loop
     int m_sandboxRoot = -1; // O_PATH: "/" of the sandbox, from the first exec's process
-    // Programs an allowed exec found there: a loop or a build runs the same few again and again.
+    // Programs allowed execs found in the sandbox, not looked for again (a loop or a build
+    // runs the same few over and over); at most kProgramsFoundMax (SessionLoopExec.cpp).
     std::unordered_set<std::string> m_programsFound;
     bool m_execDone = false;
     bool m_masterOpen = true;
