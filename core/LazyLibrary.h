@@ -57,6 +57,14 @@ template <class Fill> std::string loadLibrary(const char* soname, int flags, Fil
     return resolve.failure();
 }
 
+// The table `loader` gives, or null when the library cannot be opened (the loader says why).
+// For callers that keep it in a static: their calls then cost no once-check.
+template <class Table> const Table* loadedOrNull(Result<const Table*> (*loader)())
+{
+    auto loaded = loader();
+    return loaded ? *loaded : nullptr;
+}
+
 // Defines `Result<const Table*> loader()` in the enclosing namespace: its first call opens
 // `soname` and fills `table` with the functions FUNCTIONS lists (an X macro), each found as
 // `prefix` + its name; every later call gives the same table, or the same refusal, which names

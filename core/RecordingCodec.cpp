@@ -1,5 +1,6 @@
 #include "RecordingCodec.h"
 
+#include "LazyLibrary.h"
 #include "ZstdLibrary.h"
 
 #include <memory>
@@ -15,10 +16,7 @@ constexpr int kLevel = 3;
 // zstd's functions, or null when it cannot be opened (then nothing is compressed).
 const ZstdLibrary* zstd()
 {
-    static const ZstdLibrary* const lib = [] {
-        auto loaded = loadZstd();
-        return loaded ? *loaded : nullptr;
-    }();
+    static const ZstdLibrary* const lib = loadedOrNull(loadZstd);
     return lib;
 }
 

@@ -1,5 +1,6 @@
 #include "ScreenModel.h"
 
+#include "LazyLibrary.h"
 #include "VtermLibrary.h"
 
 #include <string>
@@ -13,10 +14,7 @@ constexpr uint32_t kWideContinuation = 0xffffffff;
 // libvterm's functions: only called with a model's terminal, which exists once it was loaded.
 const VtermLibrary& vt()
 {
-    static const VtermLibrary* const lib = [] {
-        auto loaded = loadVterm();
-        return loaded ? *loaded : nullptr;
-    }();
+    static const VtermLibrary* const lib = loadedOrNull(loadVterm);
     return *lib;
 }
 
