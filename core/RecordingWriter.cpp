@@ -245,8 +245,10 @@ const std::string& RecordingWriter::sessionId() const
 void RecordingWriter::Impl::enqueue(EventKind kind, std::string_view bytes, nlohmann::json payload,
                                     std::unique_ptr<CommandRecord> command)
 {
-    std::int64_t t = (limits.clock ? limits.clock() : monotonicNs()) - monoStart;
     std::lock_guard lock(mutex);
+    // Read under the lock: with producers on several threads (the session loop, exec approval)
+    // the queue stays in time order.
+    std::int64_t t = (limits.clock ? limits.clock() : monotonicNs()) - monoStart;
     if (stop) return;
     ++stats.eventsQueued;
     if (kind == EventKind::Output)

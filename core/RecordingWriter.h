@@ -1,7 +1,8 @@
-// Records one session. The supervisor calls the methods below from its relay loop; they only
-// append to a bounded in-memory queue (a mutex held for a memcpy), never touch the disk nor
-// wait for the database to open. A writer thread commits the queue every ~50 ms (so a SIGKILL
-// loses at most ~100 ms), indexes terminal text and keeps screen keyframes.
+// Records one session. The supervisor calls the methods below from its threads (the session
+// loop, exec approval); they only append to a bounded in-memory queue (a mutex held for a
+// memcpy), never touch the disk nor wait for the database to open. A writer thread commits the
+// queue every ~50 ms (so a SIGKILL loses at most ~100 ms), indexes terminal text and keeps screen
+// keyframes.
 //
 // Bounded memory: adjacent terminal chunks within 10 ms are merged into one row (up to 64 KiB);
 // when the queue is full they are merged regardless of time; if even that cannot hold an

@@ -39,12 +39,10 @@ bool writeAll(int fd, const char* data, size_t size)
 SessionLoop::SessionLoop(RunningPolicy policy, const SandboxProcess& sandbox, LoopOptions options,
                          Clock& clock)
     : m_sandbox(sandbox), m_options(std::move(options)), m_clock(clock),
-      m_policy(std::move(policy)), m_commands(m_policy.merged().commands),
-      m_broker(m_policy.merged().approvals, clock)
+      m_policy(std::move(policy)), m_broker(m_policy.merged().approvals, clock)
 {
     if (const auto& learned = m_policy.source().learnedRulesFile; !learned.empty())
         m_broker.setPersistHook(ApprovalBroker::learnedRulesWriter(learned));
-    if (sandbox.execListener >= 0) m_exec = std::make_unique<ExecInterceptor>(sandbox.execListener);
     if (m_options.interactive)
         m_prompt.emplace(m_options.outFd, [this](std::uint64_t id, const ApprovalAnswer& a) {
             if (auto e = m_broker.answer(id, a))
@@ -61,17 +59,30 @@ SessionLoop::SessionLoop(RunningPolicy policy, const SandboxProcess& sandbox, Lo
         sigaddset(&watched, sig);
     ::sigprocmask(SIG_BLOCK, &watched, &m_previousMask);
     m_signalFd = ::signalfd(-1, &watched, SFD_CLOEXEC | SFD_NONBLOCK);
+    if (sandbox.execListener >= 0) {
+        ExecApproval::Hooks hooks;
+        hooks.firstAnswered = [this] { queue({}); }; // wakes the loop: the command has started
+        hooks.forClients = [this](nlohmann::json command) {
+            ApprovalEvent e;
+            e.forClients = std::move(command);
+            queue(std::move(e));
+        };
+        hooks.activity = [this](nlohmann::json event) { publishActivity(std::move(event)); };
+        m_exec = std::make_unique<ExecApproval>(
+            sandbox.execListener, CommandMatcher(m_policy.merged().commands), m_broker,
+            m_options.recorder, clock, std::move(hooks));
+    }
 }
 
 SessionLoop::~SessionLoop()
 {
+    if (m_exec) m_exec->stop(); // its asks stay pending, for cancelAll() to deny
     if (m_proxy) m_proxy->stop();
     m_broker.cancelAll();
     m_broker.setListener({});
     closePrompt();
     if (m_signalFd >= 0) ::close(m_signalFd);
     if (m_wakeFd >= 0) ::close(m_wakeFd);
-    if (m_sandboxRoot >= 0) ::close(m_sandboxRoot);
     for (int fd : {m_options.commandOut, m_options.commandErr})
         if (fd >= 0) ::close(fd); // left open when the loop ended at its deadline
     ::sigprocmask(SIG_SETMASK, &m_previousMask, nullptr);
@@ -119,7 +130,7 @@ Status SessionLoop::listen(SessionSummary summary)
 
 bool SessionLoop::run()
 {
-    enum Slot { Init, Signals, Master, Input, Exec, Wake, Out, Err, FixedSlots };
+    enum Slot { Init, Signals, Master, Input, Wake, Out, Err, FixedSlots };
     std::vector<pollfd> fds;
     for (;;) {
         bool promptOpen = m_prompt && m_prompt->isOpen();
@@ -128,7 +139,6 @@ bool SessionLoop::run()
                {m_signalFd, POLLIN, 0},
                {m_masterOpen && !promptOpen ? m_sandbox.ptyMaster : -1, POLLIN, 0},
                {m_inputOpen ? m_options.inFd : -1, POLLIN, 0},
-               {m_exec && !m_execDone ? m_exec->fd() : -1, POLLIN, 0},
                {m_wakeFd, POLLIN, 0},
                {m_options.commandOut, POLLIN, 0},
                {m_options.commandErr, POLLIN, 0}};
@@ -150,10 +160,6 @@ bool SessionLoop::run()
             errno != EINTR)
             return true;
         if (fds[Signals].revents & POLLIN) onSignal();
-        if (fds[Exec].revents & POLLIN)
-            onExecNotification();
-        else if (fds[Exec].revents & (POLLHUP | POLLERR))
-            m_execDone = true; // no process under the filter is left: it stays so, stop polling
         if (m_liveAtMs < 0) {
             m_liveAtMs = monotonicMs() + kLiveAfterMs;
             if (m_onStarted) std::exchange(m_onStarted, nullptr)();
@@ -170,7 +176,10 @@ bool SessionLoop::run()
             std::uint64_t count;
             (void)!::read(m_wakeFd, &count, sizeof count);
         }
-        if (m_control) m_control->handle(fds);
+        if (m_control) {
+            m_control->handle(fds);
+            if (m_exec && m_control->subscriberCount() == 0) m_exec->setWatched(false);
+        }
         m_broker.expire();
         drainApprovalEvents();
         if (m_announce && monotonicMs() - m_lastOutputMs >= kQuietMs) {
@@ -199,7 +208,8 @@ void SessionLoop::goLive()
 
 void SessionLoop::finish(int exitStatus)
 {
-    drainApprovalEvents(); // what other threads handed over after run() returned
+    if (m_exec) m_exec->stop(); // the sandbox is gone: its last commands are handed over
+    drainApprovalEvents();      // what other threads handed over after run() returned
     emit({{"kind", "lifecycle"}, {"type", "exit"}, {"status", exitStatus}});
     if (!m_control) return;
     m_control->publishExit(exitStatus);
@@ -227,6 +237,13 @@ Status SessionLoop::answerApproval(std::uint64_t id, const ApprovalAnswer& answe
     return m_broker.answer(id, answer);
 }
 
+void SessionLoop::clientSubscribed()
+{
+    // Before the client hears that it is subscribed: it then sees every later command.
+    if (m_exec) m_exec->setWatched(true);
+    if (m_onSubscribe) m_onSubscribe();
+}
+
 void SessionLoop::stop(bool kill)
 {
     ::kill(m_sandbox.initPid, kill ? SIGKILL : SIGTERM);
@@ -247,7 +264,7 @@ Result<proto::PolicyUpdateResult> SessionLoop::updatePolicy(const proto::PolicyU
     // The proxy first: the only step that could still refuse, and then nothing has changed.
     if (m_proxy)
         if (auto e = m_proxy->updatePolicy(change->merged.network)) return *e;
-    m_commands = CommandMatcher(change->merged.commands);
+    if (m_exec) m_exec->setRules(CommandMatcher(change->merged.commands));
     m_broker.setApprovalPolicy(change->merged.approvals);
     if (change->source.learnedRulesFile != m_policy.source().learnedRulesFile)
         m_broker.setPersistHook(
@@ -376,6 +393,7 @@ void SessionLoop::drainApprovalEvents()
     }
     for (const ApprovalEvent& e : events) {
         if (e.activity) emit(*e.activity);
+        if (e.forClients && m_control) m_control->publishEvent(*e.forClients);
         if (e.request) {
             const ApprovalRequest& r = *e.request;
             goLive();

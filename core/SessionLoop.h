@@ -1,12 +1,12 @@
-// The supervisor's event loop for one running sandbox: the terminal relay, exec approval,
-// approval timeouts, the terminal prompt and signals, all on one thread around poll().
+// The supervisor's event loop for one running sandbox: the terminal relay, approval timeouts,
+// control clients, the terminal prompt and signals, all on one thread around poll(). Exec
+// approval runs beside it on a thread of its own (ExecApproval.h).
 #pragma once
 
 #include "ApprovalBroker.h"
 #include "Clock.h"
-#include "CommandRules.h"
 #include "ControlServer.h"
-#include "ExecInterceptor.h"
+#include "ExecApproval.h"
 #include "Proxy.h"
 #include "RecordingWriter.h"
 #include "RunningPolicy.h"
@@ -19,7 +19,6 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <unordered_set>
 #include <vector>
 
 namespace sb {
@@ -65,7 +64,8 @@ class SessionLoop final : public SessionBackend {
     // Called on the loop's thread each time a client subscribes.
     void whenClientSubscribes(std::function<void()> hook) { m_onSubscribe = std::move(hook); }
     // Called once on the loop's thread, when run() first wakes: the command's first exec is
-    // answered by then (it is what wakes the loop first). For work the start need not wait for.
+    // answered by then (exec approval wakes the loop once it has). For work the start need not
+    // wait for.
     void whenStarted(std::function<void()> hook) { m_onStarted = std::move(hook); }
     // Called once on the loop's thread, before the session's first output is relayed or its
     // first approval request is published, or kLiveAfterMs after it started, whichever comes
@@ -81,12 +81,10 @@ class SessionLoop final : public SessionBackend {
     Status answerApproval(std::uint64_t id, const ApprovalAnswer& answer) override;
     std::vector<ApprovalRequest> pendingApprovals() const override { return m_broker.pending(); }
     void stop(bool kill) override;
-    void clientSubscribed() override
-    {
-        if (m_onSubscribe) m_onSubscribe();
-    }
-    // On the loop's thread (from the control server), so the command rules change between two
-    // execs; the proxy takes its rules under its own lock. Pending requests stay pending.
+    void clientSubscribed() override;
+    // On the loop's thread (from the control server). Exec approval and the proxy take their
+    // rules under their own locks: an exec or a connection after the answer meets the new ones.
+    // Pending requests stay pending.
     Result<proto::PolicyUpdateResult> updatePolicy(const proto::PolicyUpdate& update,
                                                    const std::string& client) override;
 
@@ -96,11 +94,9 @@ class SessionLoop final : public SessionBackend {
         std::optional<ApprovalRequest> request;
         std::optional<ApprovalOutcome> outcome;
         std::optional<nlohmann::json> activity;
+        std::optional<nlohmann::json> forClients; // already recorded: for control clients only
     };
 
-    void onExecNotification();
-    bool programAbsent(pid_t pid, const std::string& program) const;
-    void recordCommand(CommandRecord record);
     void onApprovalEvent(const ApprovalRequest* request, const ApprovalOutcome* outcome);
     void onProxyAsk(const ConnectionRequest& request, const std::string& rule,
                     Proxy::Decide decide);
@@ -121,9 +117,7 @@ class SessionLoop final : public SessionBackend {
     LoopOptions m_options;
     Clock& m_clock;
     RunningPolicy m_policy;
-    CommandMatcher m_commands;
     ApprovalBroker m_broker;
-    std::unique_ptr<ExecInterceptor> m_exec;
     std::unique_ptr<ControlServer> m_control;
     std::function<void()> m_onSubscribe;
     std::function<void()> m_onStarted;
@@ -134,12 +128,7 @@ class SessionLoop final : public SessionBackend {
     std::optional<TerminalPrompt> m_prompt;
     int m_signalFd = -1;
     sigset_t m_previousMask{};
-    int m_wakeFd = -1;      // approval events from any thread wake the loop
-    int m_sandboxRoot = -1; // O_PATH: "/" of the sandbox, from the first exec's process
-    // Programs allowed execs found in the sandbox, not looked for again (a loop or a build
-    // runs the same few over and over); at most kProgramsFoundMax (SessionLoopExec.cpp).
-    std::unordered_set<std::string> m_programsFound;
-    bool m_execDone = false;
+    int m_wakeFd = -1; // approval events from any thread wake the loop
     bool m_masterOpen = true;
     bool m_inputOpen = true;
     bool m_announce = false; // a title notice waits for a quiet moment in the output
@@ -147,6 +136,8 @@ class SessionLoop final : public SessionBackend {
 
     std::mutex m_eventsMutex;
     std::vector<ApprovalEvent> m_events;
+    // Last: its thread hands events to the members above until it is stopped.
+    std::unique_ptr<ExecApproval> m_exec;
 };
 
 } // namespace sb

@@ -9,6 +9,7 @@
 #include "ProxyTestSupport.h"
 #include "RecordingStore.h"
 
+#include <algorithm>
 #include <chrono>
 #include <future>
 #include <nlohmann/json.hpp>
@@ -109,8 +110,12 @@ class PolicyUpdate : public ::testing::Test {
     std::string describe(const sbtest::RunResult* run = nullptr) const
     {
         std::string out = problem.empty() ? "" : "client: " + problem + "\n";
-        for (const json& e : events)
-            out += "  event " + e.dump() + "\n";
+        constexpr std::size_t kShown = 40; // a loop of execs sends thousands
+        if (events.size() > kShown)
+            out += "  (" + std::to_string(events.size() - kShown) + " earlier events)\n";
+        for (std::size_t i = events.size() - std::min(events.size(), kShown); i < events.size();
+             ++i)
+            out += "  event " + events[i].dump() + "\n";
         return run ? out + dump(*run) : out;
     }
 };
@@ -232,4 +237,82 @@ echo done
     EXPECT_EQ(recorded[0]["kind"], "policy");
     EXPECT_EQ(recorded[0]["by"], "sandbench-cli policy");
     EXPECT_EQ(recorded[0]["applied"], json::array({"commands", "network"}));
+}
+
+// Exec approval decides on a thread of its own while the session loop applies policy updates:
+// the agent runs `true` as fast as it can while the rules change under it, twenty times between
+// two policies that allow it and then to one that denies it. Every exec is decided by one whole
+// policy: the loop ends at its first denied exec, every exec before it was allowed and recorded,
+// and a client watching sees the same order.
+TEST_F(PolicyUpdate, RuleChangesRacingALoopOfExecsTakeEffectWholeAndLoseNoExec)
+{
+    const std::string script = R"SH(
+n=0
+while /usr/bin/true; do n=$((n+1)); done
+echo "loop ended after $n"
+)SH";
+    const std::string id = "policy-race-" + sbit::uniqueToken();
+    const fs::path start = sb.writePolicy(policy("", ""));
+    auto run = std::async(std::launch::async, [&] {
+        return sb.run(id, {"bash", "-c", script}, withOptions({"--policy", start.string()}, 150));
+    });
+    ASSERT_TRUE(connect(id, run)) << "never connected\n" << dump(run.get());
+
+    auto isTrue = [](const json& e) {
+        return e.value("kind", "") == "command" && e.value("program", "") == "/usr/bin/true";
+    };
+    auto awaitTrues = [&](std::size_t count) { // `events` keeps every event received
+        while (std::count_if(events.begin(), events.end(), isTrue) < std::ptrdiff_t(count))
+            if (!next(sb::proto::MsgType::Event)) return false;
+        return true;
+    };
+    ASSERT_TRUE(awaitTrues(100)) << describe();
+    const std::string allowTrue = R"(, {"action": "allow", "match": "true"})";
+    for (std::size_t i = 0; i < 20; ++i) {
+        auto applied = client->updatePolicy(json::parse(policy("", i % 2 ? "" : allowTrue)), "");
+        ASSERT_TRUE(applied) << applied.error().describe() << "\n" << describe();
+        ASSERT_TRUE(awaitTrues(110 + 10 * i)) << describe(); // execs ran under these rules
+    }
+    auto denied = client->updatePolicy(
+        json::parse(policy("", R"(, {"action": "deny", "match": "true"})")), "");
+    ASSERT_TRUE(denied) << denied.error().describe() << "\n" << describe();
+    ASSERT_TRUE(next(sb::proto::MsgType::Exit)) << describe();
+    std::size_t allowedSeen = 0, deniedSeen = 0, seenAfterDeny = 0;
+    for (const json& e : events) {
+        if (!isTrue(e)) continue;
+        if (deniedSeen > 0) ++seenAfterDeny;
+        ++(e.value("decision", "") == "deny" ? deniedSeen : allowedSeen);
+    }
+
+    const sbtest::RunResult r = run.get();
+    ASSERT_EQ(r.status, 0) << describe(&r);
+    EXPECT_EQ(deniedSeen, 1u) << describe(&r);
+    EXPECT_EQ(seenAfterDeny, 0u) << "an allowed exec after the denied one\n" << describe(&r);
+    EXPECT_TRUE(contains(r.err, "Operation not permitted")) << describe(&r);
+    const auto at = r.out.find("loop ended after ");
+    ASSERT_NE(at, std::string::npos) << describe(&r);
+    const long loops = std::stol(r.out.substr(at + 17));
+    EXPECT_GE(loops, static_cast<long>(allowedSeen)) << describe(&r);
+
+    // The recording has every exec: as many allowed ones as the loop counted, then the deny.
+    auto store = sb::RecordingStore::open(fs::path(sb.env().at("XDG_DATA_HOME")) / "sandbench" /
+                                          "recordings.db");
+    ASSERT_TRUE(store) << store.error().describe();
+    long allowed = 0, deniedRecorded = 0, allowedAfterDeny = 0;
+    auto e = store->forEachStructuredEvent(id, [&](const sb::RecordedEvent& event) {
+        if (event.kind != sb::EventKind::ExecDecision) return true;
+        json c = json::parse(event.data, nullptr, false);
+        if (c.value("program", "") != "/usr/bin/true") return true;
+        if (c.value("decision", "") == "deny") {
+            ++deniedRecorded;
+            EXPECT_TRUE(contains(c.value("rule", ""), "commands.rules[2]")) << c.dump();
+        } else {
+            ++(deniedRecorded > 0 ? allowedAfterDeny : allowed);
+        }
+        return true;
+    });
+    ASSERT_FALSE(e) << e->describe();
+    EXPECT_EQ(allowed, loops);
+    EXPECT_EQ(deniedRecorded, 1);
+    EXPECT_EQ(allowedAfterDeny, 0);
 }

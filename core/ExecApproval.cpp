@@ -1,8 +1,10 @@
-// The session loop's exec approval: each exec of the sandbox, stopped by the seccomp filter, is
-// read, decided by the command rules (or put to the broker), answered, and recorded.
-#include "SessionLoop.h"
+#include "ExecApproval.h"
+
+#include "SignalFreeThread.h"
 
 #include <fcntl.h>
+#include <poll.h>
+#include <sys/eventfd.h>
 #include <unistd.h>
 
 namespace sb {
@@ -11,11 +13,64 @@ namespace {
 constexpr std::size_t kProgramsFoundMax = 1024;
 }
 
-void SessionLoop::onExecNotification()
+ExecApproval::ExecApproval(int listenerFd, CommandMatcher rules, ApprovalBroker& broker,
+                           RecordingWriter* recorder, Clock& clock, Hooks hooks)
+    : m_interceptor(listenerFd), m_broker(broker), m_recorder(recorder), m_clock(clock),
+      m_hooks(std::move(hooks)), m_rules(std::move(rules)),
+      m_stopFd(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK))
 {
-    auto received = m_exec->receive();
+    m_thread = startSignalFreeThread([this] { run(); });
+}
+
+ExecApproval::~ExecApproval()
+{
+    stop();
+    if (m_stopFd >= 0) ::close(m_stopFd);
+    if (m_sandboxRoot >= 0) ::close(m_sandboxRoot);
+}
+
+void ExecApproval::stop()
+{
+    if (!m_thread.joinable()) return;
+    std::uint64_t one = 1;
+    (void)!::write(m_stopFd, &one, sizeof one);
+    m_thread.join();
+}
+
+void ExecApproval::setRules(CommandMatcher rules)
+{
+    std::lock_guard lock(m_rulesMutex);
+    m_rules = std::move(rules);
+}
+
+void ExecApproval::run()
+{
+    pollfd fds[2] = {{m_interceptor.fd(), POLLIN, 0}, {m_stopFd, POLLIN, 0}};
+    for (;;) {
+        if (::poll(fds, 2, -1) < 0) {
+            if (errno == EINTR) continue;
+            m_hooks.activity({{"kind", "error"},
+                              {"message", sysError("wait for execs").describe() +
+                                              "; later execs of the session fail"}});
+            return;
+        }
+        if (fds[1].revents & POLLIN) return;
+        if (fds[0].revents & POLLIN)
+            onNotification();
+        else if (fds[0].revents & (POLLHUP | POLLERR))
+            return; // no process under the filter is left, and none can come
+        if (!m_answeredOne) {
+            m_answeredOne = true;
+            if (m_hooks.firstAnswered) m_hooks.firstAnswered();
+        }
+    }
+}
+
+void ExecApproval::onNotification()
+{
+    auto received = m_interceptor.receive();
     if (!received) {
-        emit({{"kind", "error"}, {"message", received.error().describe()}});
+        m_hooks.activity({{"kind", "error"}, {"message", received.error().describe()}});
         return;
     }
     if (!*received) return;
@@ -38,7 +93,8 @@ void SessionLoop::onExecNotification()
         action = *earlier ? RuleAction::Allow : RuleAction::Deny;
         rule = "an answer earlier in this session";
     } else {
-        CommandDecision d = m_commands.decide(request.program, request.argv);
+        std::lock_guard lock(m_rulesMutex);
+        CommandDecision d = m_rules.decide(request.program, request.argv);
         action = d.action;
         rule = std::move(d.rule);
     }
@@ -55,7 +111,7 @@ void SessionLoop::onExecNotification()
     // PATH search's miss on it is recorded as the exec it was.
     if (action == RuleAction::Allow && !m_programsFound.contains(request.program)) {
         if (programAbsent(exec.pid, request.program)) {
-            (void)m_exec->allow(id);
+            (void)m_interceptor.allow(id);
             return;
         }
         if (m_programsFound.size() >= kProgramsFoundMax) m_programsFound.clear();
@@ -64,9 +120,9 @@ void SessionLoop::onExecNotification()
     // The working folder is for people (the record, a prompt), not the rules.
     if (request.cwd.empty()) request.cwd = ExecInterceptor::cwdOf(exec.pid);
     if (action == RuleAction::Allow)
-        (void)m_exec->allow(id);
+        (void)m_interceptor.allow(id);
     else if (action == RuleAction::Deny)
-        (void)m_exec->deny(id);
+        (void)m_interceptor.deny(id);
     CommandRecord record;
     if (action == RuleAction::Ask) { // the broker still needs the request
         record.program = request.program;
@@ -81,17 +137,18 @@ void SessionLoop::onExecNotification()
     record.decision = toString(action);
     record.rule = rule;
     record.timeUnixMs = m_clock.unixMs();
-    recordCommand(std::move(record));
+    this->record(std::move(record));
     if (action == RuleAction::Ask) {
         request.rule = rule;
-        ExecInterceptor* interceptor = m_exec.get();
+        ExecInterceptor* interceptor = &m_interceptor;
+        // The outcome comes from whichever thread answers or expires it.
         m_broker.submit(std::move(request), [interceptor, id](const ApprovalOutcome& outcome) {
             (void)(outcome.allow ? interceptor->allow(id) : interceptor->deny(id));
         });
     }
 }
 
-bool SessionLoop::programAbsent(pid_t pid, const std::string& program) const
+bool ExecApproval::programAbsent(pid_t pid, const std::string& program) const
 {
     if (m_sandboxRoot >= 0) {
         std::string_view relative = program;
@@ -105,11 +162,12 @@ bool SessionLoop::programAbsent(pid_t pid, const std::string& program) const
            errno == ENOENT;
 }
 
-void SessionLoop::recordCommand(CommandRecord record)
+void ExecApproval::record(CommandRecord record)
 {
     // JSON only for someone who reads it now: the recording builds its own on its thread.
-    if (m_control && m_control->subscriberCount() > 0) m_control->publishEvent(toJson(record));
-    if (m_options.recorder) m_options.recorder->command(std::move(record));
+    if (m_watched.load(std::memory_order_relaxed) && m_hooks.forClients)
+        m_hooks.forClients(toJson(record));
+    if (m_recorder) m_recorder->command(std::move(record));
 }
 
 } // namespace sb
