@@ -4,6 +4,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
 
@@ -20,6 +21,7 @@ ExecApproval::ExecApproval(int listenerFd, CommandMatcher rules, ApprovalBroker&
       m_stopFd(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK))
 {
     m_thread = startSignalFreeThread([this] { run(); });
+    ::pthread_setname_np(m_thread.native_handle(), "exec approval"); // for ps, top and perf
 }
 
 ExecApproval::~ExecApproval()
