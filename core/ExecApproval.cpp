@@ -34,6 +34,7 @@ ExecApproval::~ExecApproval()
 void ExecApproval::stop()
 {
     if (!m_thread.joinable()) return;
+    m_stopping.store(true);
     std::uint64_t one = 1;
     (void)!::write(m_stopFd, &one, sizeof one);
     m_thread.join();
@@ -48,15 +49,22 @@ void ExecApproval::setRules(CommandMatcher rules)
 void ExecApproval::run()
 {
     pollfd fds[2] = {{m_interceptor.fd(), POLLIN, 0}, {m_stopFd, POLLIN, 0}};
-    for (;;) {
-        if (::poll(fds, 2, -1) < 0) {
-            if (errno == EINTR) continue;
-            m_hooks.activity({{"kind", "error"},
-                              {"message", sysError("wait for execs").describe() +
-                                              "; later execs of the session fail"}});
-            return;
+    // Without its eventfd (out of descriptors) the thread looks at m_stopping now and then.
+    const int timeoutMs = m_stopFd >= 0 ? -1 : 50;
+    bool reported = false;
+    while (!m_stopping.load()) {
+        int ready = ::poll(fds, 2, timeoutMs);
+        if (ready < 0) {
+            // Only EINTR and ENOMEM can happen here; the execs wait meanwhile, so try again.
+            if (errno != EINTR && !reported) {
+                reported = true;
+                m_hooks.activity(
+                    {{"kind", "error"}, {"message", sysError("wait for execs").describe()}});
+            }
+            if (errno != EINTR) ::usleep(10'000);
+            continue;
         }
-        if (fds[1].revents & POLLIN) return;
+        if (ready == 0 || fds[1].revents & POLLIN) continue; // m_stopping says whether to end
         if (fds[0].revents & POLLIN)
             onNotification();
         else if (fds[0].revents & (POLLHUP | POLLERR))

@@ -61,7 +61,8 @@ class ExecApproval {
     std::mutex m_rulesMutex;
     CommandMatcher m_rules;
     std::atomic<bool> m_watched{false};
-    int m_stopFd = -1;
+    std::atomic<bool> m_stopping{false};
+    int m_stopFd = -1; // written by stop()
     // The thread's own state.
     int m_sandboxRoot = -1; // O_PATH: "/" of the sandbox, from the first exec's process
     // Programs allowed execs found in the sandbox, not looked for again (a loop or a build
