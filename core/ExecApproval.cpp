@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
+#include <utility>
 
 namespace sb {
 
@@ -56,12 +57,11 @@ void ExecApproval::run()
         int ready = ::poll(fds, 2, timeoutMs);
         if (ready < 0) {
             // Only EINTR and ENOMEM can happen here; the execs wait meanwhile, so try again.
-            if (errno != EINTR && !reported) {
-                reported = true;
+            if (errno == EINTR) continue;
+            if (!std::exchange(reported, true))
                 m_hooks.activity(
                     {{"kind", "error"}, {"message", sysError("wait for execs").describe()}});
-            }
-            if (errno != EINTR) ::usleep(10'000);
+            ::usleep(10'000);
             continue;
         }
         if (ready == 0 || fds[1].revents & POLLIN) continue; // m_stopping says whether to end
