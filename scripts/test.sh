@@ -14,6 +14,9 @@ if [ "$(id -u)" -eq 0 ]; then
   if ! runuser -u "$test_user" -- test -r "$PWD/CMakeLists.txt"; then
     mirror=/var/tmp/sandbench-tests
     mkdir -p "$mirror" && chmod 755 "$mirror"
+    # An exact copy: what an earlier run copied and the tree no longer has (a removed source
+    # file) must not be built. The copy's build folders stay, for an incremental build.
+    find "$mirror" -mindepth 1 -maxdepth 1 ! -name build ! -name 'build-*' -exec rm -rf {} +
     tar --exclude=./build --exclude='./build-*' -cf - . | (cd "$mirror" && tar -xf -)
     echo "scripts/test.sh: testing a readable copy in $mirror" >&2
     exec "$mirror/scripts/test.sh"
