@@ -23,8 +23,11 @@ constexpr int kMaxDriveRounds = 32; // then other connections get their turn
 // The agent is on this machine, so its socket needs no room for a network's bandwidth-delay
 // product. Autotuned, the send buffer grows to megabytes on a bulk download and the bytes wait
 // there long enough to leave the CPU cache before the agent copies them. 256 KiB (the kernel
-// doubles it) cut the CPU a relayed download costs by about a quarter (BENCHMARKS.md).
-constexpr int kClientSendBuffer = 256 * 1024;
+// doubles it) cut the CPU a relayed download costs by about a quarter; 128 KiB costs ~10 % more
+// CPU than that but keeps source, relay and agent busy at once: on two cores a download moves
+// ~0.8 of the direct speed instead of ~0.6 (64, 96, 192 KiB and 1 MiB measured slower;
+// BENCHMARKS.md, "Network proxy"). 256 KiB in flight is ~5 GB/s at a loopback round trip.
+constexpr int kClientSendBuffer = 128 * 1024;
 
 std::uint64_t tag(std::uint64_t id, std::uint64_t kind)
 {

@@ -204,12 +204,29 @@ struct Route {
     }
 };
 
-double bulkOnce(const Route& route, std::uint16_t source, std::uint64_t bytes)
+// The CPU time of this whole process (source, proxy and client threads), in seconds.
+double processCpuSeconds()
+{
+    rusage u{};
+    getrusage(RUSAGE_SELF, &u);
+    auto s = [](const timeval& t) {
+        return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6;
+    };
+    return s(u.ru_utime) + s(u.ru_stime);
+}
+
+struct Bulk {
+    double mbps = 0;  // 0: the transfer failed
+    double cores = 0; // CPU time of this process over wall time: how many cores were busy
+};
+
+Bulk bulkOnce(const Route& route, std::uint16_t source, std::uint64_t bytes)
 {
     static std::vector<char> buffer(1 << 20);
+    const double cpuStart = processCpuSeconds();
     auto start = Clock::now();
     int fd = route.open(source);
-    if (fd < 0) return 0;
+    if (fd < 0) return {};
     std::uint64_t got = 0;
     for (;;) {
         auto n = recv(fd, buffer.data(), buffer.size(), 0);
@@ -217,8 +234,9 @@ double bulkOnce(const Route& route, std::uint16_t source, std::uint64_t bytes)
         got += static_cast<std::uint64_t>(n);
     }
     close(fd);
-    if (got != bytes) return 0;
-    return static_cast<double>(bytes) / seconds(Clock::now() - start) / 1e6; // MB/s
+    if (got != bytes) return {};
+    const double wall = seconds(Clock::now() - start);
+    return {static_cast<double>(bytes) / wall / 1e6, (processCpuSeconds() - cpuStart) / wall};
 }
 
 // connect (+ CONNECT) + one byte echoed, in microseconds.
@@ -389,25 +407,32 @@ int main(int argc, char** argv)
     Source source(bulkBytes);
     std::vector<std::vector<double>> mbps(routes.size());
     std::vector<std::vector<double>> ratios(routes.size());
+    std::vector<std::vector<double>> cores(routes.size());
     for (int round = 0; round <= bulkRounds; ++round) {
-        std::vector<double> got(routes.size());
+        std::vector<Bulk> got(routes.size());
         for (std::size_t k = 0; k < routes.size(); ++k) {
             auto i = round % 2 ? routes.size() - 1 - k : k;
             got[i] = bulkOnce(routes[i], source.port(), bulkBytes);
         }
         if (round == 0) continue;
         for (std::size_t i = 0; i < routes.size(); ++i) {
-            mbps[i].push_back(got[i]);
-            ratios[i].push_back(got[0] > 0 ? got[i] / got[0] : 0);
+            mbps[i].push_back(got[i].mbps);
+            ratios[i].push_back(got[0].mbps > 0 ? got[i].mbps / got[0].mbps : 0);
+            cores[i].push_back(got[i].cores);
         }
     }
     std::printf("## bulk transfer, %llu MiB per round, %d rounds (median, [p25-p75])\n\n",
                 static_cast<unsigned long long>(bulkBytes >> 20), bulkRounds);
-    std::printf("| route | MB/s | ratio to direct |\n| --- | --- | --- |\n");
+    // Cores busy: the benchmark's own CPU time over the transfer's wall time (the source, the
+    // client and Sandbench's proxy are threads of this process; srt's proxy is not).
+    std::printf("| route | MB/s | ratio to direct | cores busy (this process) |\n"
+                "| --- | --- | --- | --- |\n");
     for (std::size_t i = 0; i < routes.size(); ++i)
-        std::printf("| %s | %.0f | %.2f [%.2f-%.2f] |\n", routes[i].name.c_str(),
+        std::printf("| %s | %.0f | %.2f [%.2f-%.2f] | %.2f%s |\n", routes[i].name.c_str(),
                     percentile(mbps[i], 0.5), percentile(ratios[i], 0.5),
-                    percentile(ratios[i], 0.25), percentile(ratios[i], 0.75));
+                    percentile(ratios[i], 0.25), percentile(ratios[i], 0.75),
+                    percentile(cores[i], 0.5),
+                    routes[i].name == "sandbox-runtime" ? " + node" : "");
     if (bulkOnly) return stopAll();
 
     // Latency: connect + (CONNECT) + 1-byte echo, interleaved per iteration.
