@@ -28,7 +28,7 @@ class ExecApproval {
     // Called on the approval thread; they must only hand things over to another thread.
     struct Hooks {
         std::function<void()> firstAnswered;            // once, after the first exec
-        std::function<void(nlohmann::json)> forClients; // a command, while watched()
+        std::function<void(nlohmann::json)> forClients; // a command, while setWatched(true)
         std::function<void(nlohmann::json)> activity;   // an error, for clients and recording
     };
 
