@@ -342,7 +342,24 @@ void Proxy::Impl::drive(Conn& c)
     if (c.client.fd < 0) {
         m_conns.erase(c.id); // destroys c
         m_active = m_conns.size();
+        return;
     }
+    // A side whose bytes have nowhere to go (its pipe to the other side is full) is not
+    // listened to for data: its arrivals would only wake this thread for nothing, and TCP
+    // wakes synchronously, onto the sender's CPU. On a bulk download that pulled the relay to
+    // the server's side, away from the agent it hands the bytes to (BENCHMARKS.md, "Network
+    // proxy"). Its close and errors are still heard (EPOLLRDHUP, EPOLLERR, EPOLLHUP).
+    auto interest = [&](Side& side, const Flow& f, std::uint64_t kind) {
+        if (side.fd < 0) return;
+        bool want = !(f.pipeCapacity > 0 && f.inPipe >= f.pipeCapacity);
+        if (want == side.wantsIn) return;
+        epoll_event ev{};
+        ev.events = (want ? EPOLLIN : 0u) | EPOLLOUT | EPOLLRDHUP | EPOLLET;
+        ev.data.u64 = tag(c.id, kind);
+        if (epoll_ctl(m_epollFd, EPOLL_CTL_MOD, side.fd, &ev) == 0) side.wantsIn = want;
+    };
+    interest(c.upstream, c.down, kTagUpstream);
+    interest(c.client, c.up, kTagClient);
 }
 
 // One round of work for the connection's phase; true when something moved.

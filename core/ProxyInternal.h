@@ -81,6 +81,7 @@ struct Side {
     bool canWrite = true;
     bool eof = false;    // read returned 0
     bool shutWr = false; // we sent FIN
+    bool wantsIn = true; // EPOLLIN is in its epoll registration (Proxy::Impl::drive)
 };
 
 // One direction of a relay: `pending` userspace bytes first (heads, replies, buffered body
