@@ -287,7 +287,7 @@ void Proxy::Impl::accept()
         c->lastActivity = Clock::now();
         c->req.connection = c->id;
         epoll_event ev{};
-        ev.events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET;
+        ev.events = kSideEvents;
         ev.data.u64 = tag(c->id, kTagClient);
         if (epoll_ctl(m_epollFd, EPOLL_CTL_ADD, fd, &ev) != 0) {
             ::close(fd);
@@ -354,7 +354,7 @@ void Proxy::Impl::drive(Conn& c)
         bool want = !(f.pipeCapacity > 0 && f.inPipe >= f.pipeCapacity);
         if (want == side.wantsIn) return;
         epoll_event ev{};
-        ev.events = (want ? EPOLLIN : 0u) | EPOLLOUT | EPOLLRDHUP | EPOLLET;
+        ev.events = want ? kSideEvents : kSideEvents & ~std::uint32_t{EPOLLIN};
         ev.data.u64 = tag(c.id, kind);
         if (epoll_ctl(m_epollFd, EPOLL_CTL_MOD, side.fd, &ev) == 0) side.wantsIn = want;
     };

@@ -178,7 +178,7 @@ void Proxy::Impl::connectNext(Conn& c)
             continue;
         }
         epoll_event ev{};
-        ev.events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET;
+        ev.events = kSideEvents;
         ev.data.u64 = c.id << 2 | 1;
         if (epoll_ctl(m_epollFd, EPOLL_CTL_ADD, fd, &ev) != 0) {
             lastError = errno;

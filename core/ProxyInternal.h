@@ -16,6 +16,7 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <sys/epoll.h>
 #include <thread>
 #include <unordered_map>
 #include <variant>
@@ -25,6 +26,9 @@ namespace sb::proxy {
 
 using Clock = std::chrono::steady_clock;
 inline constexpr std::uint64_t kUnlimited = std::numeric_limits<std::uint64_t>::max();
+// What a connection's sockets are registered for, both sides; Proxy::Impl::drive takes
+// EPOLLIN out while a side's bytes have nowhere to go.
+inline constexpr std::uint32_t kSideEvents = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET;
 
 // Messages to the loop thread from resolver threads, ask answers and the public API.
 struct ResolveDone {
