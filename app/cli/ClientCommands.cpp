@@ -1,12 +1,12 @@
 // ls / attach / pending / approve / policy / stop / kill: talking to running sessions through
 // their control sockets, like any other client (docs/protocol.md).
 #include "Commands.h"
-#include "ControlClient.h"
 #include "Format.h"
-#include "Paths.h"
-#include "Policy.h"
-#include "Session.h"
-#include "Terminal.h"
+#include "base/Paths.h"
+#include "base/Session.h"
+#include "base/Terminal.h"
+#include "control/ControlClient.h"
+#include "policy/Policy.h"
 
 #include <algorithm>
 #include <csignal>

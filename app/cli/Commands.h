@@ -1,8 +1,8 @@
 // The sandbench-cli subcommands; each file adds one group to the app.
 #pragma once
 
-#include "Error.h"
-#include "Supervisor.h"
+#include "base/Error.h"
+#include "supervision/Supervisor.h"
 
 #include <CLI/CLI.hpp>
 #include <string>

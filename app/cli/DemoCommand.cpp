@@ -8,9 +8,9 @@
 #include "Commands.h"
 #include "DemoServer.h"
 #include "Format.h"
-#include "Paths.h"
-#include "Supervisor.h"
-#include "Workspace.h"
+#include "base/Paths.h"
+#include "supervision/Supervisor.h"
+#include "workspace/Workspace.h"
 
 #include <memory>
 

@@ -9,7 +9,7 @@
 // which wait for every thread the parent had to acknowledge).
 #pragma once
 
-#include "Error.h"
+#include "base/Error.h"
 
 #include <cstdint>
 #include <memory>

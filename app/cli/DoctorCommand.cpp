@@ -1,5 +1,5 @@
 #include "Commands.h"
-#include "Doctor.h"
+#include "sandbox/Doctor.h"
 
 #include <memory>
 #include <nlohmann/json.hpp>

@@ -1,7 +1,7 @@
 // Small text formatting and parsing shared by the CLI's commands.
 #pragma once
 
-#include "Error.h"
+#include "base/Error.h"
 
 #include <cstdint>
 #include <string>

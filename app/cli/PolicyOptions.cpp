@@ -1,15 +1,15 @@
 #include "PolicyOptions.h"
 
-#include "LearnedRules.h"
-#include "Supervisor.h"
+#include "policy/LearnedRules.h"
+#include "supervision/Supervisor.h"
 
 #include <charconv>
 
 namespace sbcli {
 namespace {
 
-// The policy schema's range for approvals.timeout_seconds (core/Policy.cpp), with a message that
-// says what is expected rather than CLI11's "could not be converted".
+// The policy schema's range for approvals.timeout_seconds (core/policy/Policy.cpp), with a message
+// that says what is expected rather than CLI11's "could not be converted".
 constexpr unsigned kMaxApprovalTimeout = 86400;
 
 std::string checkApprovalTimeout(std::string& text)

@@ -2,7 +2,7 @@
 // --approval-timeout): the options that choose a run's policy.
 #pragma once
 
-#include "Policy.h"
+#include "policy/Policy.h"
 
 #include <CLI/CLI.hpp>
 #include <filesystem>

@@ -1,9 +1,9 @@
 // sessions / show / replay / search / export / rm / gc: the recorded sessions.
 #include "Commands.h"
 #include "Format.h"
-#include "RecordingExport.h"
-#include "RecordingReplay.h"
-#include "RecordingStore.h"
+#include "recording/RecordingExport.h"
+#include "recording/RecordingReplay.h"
+#include "recording/RecordingStore.h"
 
 #include <chrono>
 #include <ctime>

@@ -1,7 +1,7 @@
 #include "Commands.h"
 #include "Format.h"
 #include "PolicyOptions.h"
-#include "Supervisor.h"
+#include "supervision/Supervisor.h"
 
 #include <memory>
 

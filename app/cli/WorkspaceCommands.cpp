@@ -1,7 +1,7 @@
 // changes / diff / apply / discard: reviewing what a session did to the project.
 #include "Commands.h"
-#include "Session.h"
-#include "Workspace.h"
+#include "base/Session.h"
+#include "workspace/Workspace.h"
 
 #include <memory>
 #include <nlohmann/json.hpp>

@@ -1,6 +1,6 @@
 #include "Commands.h"
-#include "RecordingStore.h"
 #include "config.h"
+#include "recording/RecordingStore.h"
 
 #include <cerrno>
 #include <cstdio>

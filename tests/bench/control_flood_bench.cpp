@@ -10,8 +10,8 @@
 // shows what the client costs the agent (ideally nothing).
 //
 //   control_flood_bench [--mib 50] [--rounds 5] [--ring-mib 4]
-#include "ControlClient.h"
-#include "ControlServer.h"
+#include "control/ControlClient.h"
+#include "control/ControlServer.h"
 
 #include <algorithm>
 #include <cstdio>

@@ -1,11 +1,12 @@
-// The filtering proxy's cost, as ratios measured in one run (see BENCHMARKS.md, "Network proxy"):
-// bulk transfer through the proxy against the same transfer direct on loopback, added connect
-// latency, 1,000 concurrent connections held; and the same for the HTTP proxy of the npm package
+// The filtering proxy's cost, as ratios measured in one run (see BENCHMARKS.md; the analysis:
+// docs/benchmarks-log.md, "Network proxy"): bulk transfer through the proxy against the same
+// transfer direct on loopback, added connect latency, 1,000 concurrent connections held; and the
+// same for the HTTP proxy of the npm package
 // @anthropic-ai/sandbox-runtime when its proxy script is given (--srt-script FILE).
 // Everything talks only to servers this program starts on 127.0.0.1, with bounded loops.
 // --quick: 128 MiB bulk rounds, 200 connects; --bulk-only: stop after the bulk table (for A/B
 // runs of two builds); --rounds N: bulk rounds after the warm-up.
-#include "Proxy.h"
+#include "network/Proxy.h"
 
 #include <algorithm>
 #include <arpa/inet.h>

@@ -2,8 +2,8 @@
 // rows, database size against raw terminal bytes, seek on a synthetic one-hour 100 MB session,
 // list and search across 1,000 sessions. Prints a Markdown table; exits 1 if a target is
 // missed. Usage: recording_bench [--quick] [--dir DIR]
-#include "RecordingStore.h"
-#include "RecordingWriter.h"
+#include "recording/RecordingStore.h"
+#include "recording/RecordingWriter.h"
 
 #include <algorithm>
 #include <chrono>

@@ -123,7 +123,7 @@ bwrap_args()
     BWRAP_ARGS=(--unshare-all --die-with-parent --new-session)
     local d link
     for d in /usr /etc /opt; do [[ -d $d ]] && BWRAP_ARGS+=(--ro-bind "$d" "$d"); done
-    # The same system folders sandbench mounts (core/Mounts.cpp kSystemFolders): symlinks
+    # The same system folders sandbench mounts (core/sandbox/Mounts.cpp kSystemFolders): symlinks
     # recreated, folders bound read-only.
     for d in /bin /sbin /lib /lib32 /lib64 /libx32; do
         if [[ -L $d ]]; then link=$(readlink "$d"); BWRAP_ARGS+=(--symlink "$link" "$d")
@@ -165,8 +165,9 @@ bench_cold()
 
 # ---------------------------------------------------------------------------------------------
 # 2. Per-exec overhead: a loop of /usr/bin/true, N and 0 iterations, in sandbench, in bwrap and
-# on the host. Issue 2's reference is bwrap (the isolation alone), issue 3's the host (what the
-# user's loop costs without any sandbox).
+# on the host. The target is against the floor (2d, below) measured in the same rounds: what any
+# supervisor of every exec costs on this machine. Issue 3's reference is the host (what the
+# user's loop costs without any sandbox); bwrap (the isolation alone) is reported.
 
 loop_script() { echo "for i in \$(seq $1); do /usr/bin/true; done"; }
 exec_sandbox_n() { sandbench /bin/bash -c "$(loop_script "$EXEC_N")"; }
@@ -209,7 +210,10 @@ bench_exec()
     local v
     for v in floor floor_cwd; do
         per_exec "exec_$v" >"$s/pe_$v"
+        # ratio: the floor against the host; sandbox_ratio: Sandbench against the floor (row 2's
+        # target). Both per round (line r of each file is round r), then median and spread.
         echo "RESULT exec_$v ratio=$(paste "$s/pe_$v" "$s/pe_host" | awk '{ printf "%.6f\n", $1 / $2 }' | summary | tr ' ' ,)" \
+            "sandbox_ratio=$(paste "$s/pe_sandbox" "$s/pe_$v" | awk '{ printf "%.6f\n", $1 / $2 }' | summary | tr ' ' ,)" \
             "per_exec_us=$(summary <"$s/pe_$v" | tr ' ' ,)"
     done
 }
@@ -329,7 +333,8 @@ worker()
         SHM_STATE=$(mktemp -d /dev/shm/sandbench-bench.XXXXXX 2>/dev/null)
     # Removed by the driver once every user has run: removing thousands of session files here
     # would slow the next user's sandboxes for minutes on ext4 without a journal, which skips
-    # inodes deleted in the last 60-360 s when it allocates new ones (BENCHMARKS.md, "Findings").
+    # inodes deleted in the last 60-360 s when it allocates new ones (docs/benchmarks-log.md,
+    # "Findings").
     echo "RESULT scratch dirs=$SCRATCH${SHM_STATE:+,$SHM_STATE}"
     WORKSPACE=$SCRATCH/workspace
     mkdir -p "$WORKSPACE" "$SCRATCH/state"
@@ -338,7 +343,8 @@ worker()
     export XDG_STATE_HOME=$SCRATCH/state # sessions land here and go with the scratch folder
     export XDG_DATA_HOME=$SCRATCH/data   # and their recordings, not into the user's own
     # Control sockets go to a tmpfs where there is one, as /run/user/UID is on a desktop: on
-    # this disk, each socket is an inode made and deleted per session (see *Findings*).
+    # this disk, each socket is an inode made and deleted per session (docs/benchmarks-log.md,
+    # "Findings").
     export XDG_RUNTIME_DIR=${SHM_STATE:-$SCRATCH}/runtime
     mkdir -p -m 0700 "$XDG_RUNTIME_DIR"
     bwrap_args
@@ -459,10 +465,25 @@ table()
         [[ -n $r ]] || continue
         echo "| 1b. same, session folder on tmpfs (diagnostic) | $who | $(ms "$(field "$line" tmpfs_us)") ms | bwrap (as above) | $(x "$r") [$(x "$(field "$line" tmpfs_ratio 2)")–$(x "$(field "$line" tmpfs_ratio 3)")] | — | |"
     done
+    local bare cwd
+    for who in "${RUNS[@]}"; do
+        # Against the bare notifier of row 2d, in the same rounds: the median of the per-round
+        # ratios of the per-exec times (sandbox_ratio of the exec_floor lines). The verdict is on
+        # the bare floor; the floor that also reads the working folder is shown beside it.
+        line=$(grep '^RESULT exec ' <<<"${OUT[$who]}")
+        bare=$(grep '^RESULT exec_floor ' <<<"${OUT[$who]}")
+        cwd=$(grep '^RESULT exec_floor_cwd ' <<<"${OUT[$who]}")
+        if [[ -z $bare || -z $cwd ]]; then
+            echo "| 2. per-exec, loop of $(field "$line" loop), vs its floor (2d) | $who | $(us "$(field "$line" sandbox_per_exec_us)") µs/exec | no exec_floor: floor not measured | - | ≤ 1.03× | did not run |"
+            continue
+        fi
+        r=$(field "$bare" sandbox_ratio)
+        echo "| 2. per-exec, loop of $(field "$line" loop), vs its floor (2d) (n=$(field "$line" n)) | $who | $(us "$(field "$line" sandbox_per_exec_us)") µs/exec | floor $(us "$(field "$bare" per_exec_us)") µs/exec; reading the working folder too: $(us "$(field "$cwd" per_exec_us)") | $(x "$r") [$(x "$(field "$bare" sandbox_ratio 2)")–$(x "$(field "$bare" sandbox_ratio 3)")]; $(x "$(field "$cwd" sandbox_ratio)") [$(x "$(field "$cwd" sandbox_ratio 2)")–$(x "$(field "$cwd" sandbox_ratio 3)")] | ≤ 1.03× | $(verdict "$r" 1.03) |"
+    done
     for who in "${RUNS[@]}"; do
         line=$(grep '^RESULT exec ' <<<"${OUT[$who]}")
         r=$(field "$line" bwrap_ratio)
-        echo "| 2. per-exec, loop of $(field "$line" loop), vs bwrap (n=$(field "$line" n)) | $who | $(us "$(field "$line" sandbox_per_exec_us)") µs/exec | bwrap $(us "$(field "$line" bwrap_per_exec_us)") µs/exec | $(x "$r") [$(x "$(field "$line" bwrap_ratio 2)")–$(x "$(field "$line" bwrap_ratio 3)")] | ≤ 1.05× | $(verdict "$r" 1.05) |"
+        echo "| 2. per-exec, loop of $(field "$line" loop), vs bwrap | $who | $(us "$(field "$line" sandbox_per_exec_us)") µs/exec | bwrap $(us "$(field "$line" bwrap_per_exec_us)") µs/exec | $(x "$r") [$(x "$(field "$line" bwrap_ratio 2)")–$(x "$(field "$line" bwrap_ratio 3)")] | (reported) | |"
     done
     for who in "${RUNS[@]}"; do
         line=$(grep '^RESULT exec ' <<<"${OUT[$who]}")
@@ -475,7 +496,6 @@ table()
         r=$(field "$line" added_bwrap_us)
         echo "| 2c. one exec (execve → main), median added vs bwrap (n=$(field "$line" n)×$(field "$line" execs)) | $who | $(num "$(field "$line" sandbox_us)") µs | bwrap $(num "$(field "$line" bwrap_us)") µs, host $(num "$(field "$line" host_us)") µs | $(plus "$r") µs [$(num "$(field "$line" added_bwrap_us 2)")–$(num "$(field "$line" added_bwrap_us 3)")] | ≤ 50 µs | $(verdict "$r" 50) |"
     done
-    local bare cwd
     for who in "${RUNS[@]}"; do
         bare=$(grep '^RESULT exec_floor ' <<<"${OUT[$who]}")
         cwd=$(grep '^RESULT exec_floor_cwd ' <<<"${OUT[$who]}")

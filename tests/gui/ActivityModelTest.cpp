@@ -2,8 +2,8 @@
 // SessionLoop builds them), batching, the model contract, and the filters.
 #include "activity/ActivityModel.h"
 
-#include "RecordingTypes.h"
 #include "activity/ActivityFilterModel.h"
+#include "recording/RecordingTypes.h"
 #include "sessions/SessionHistory.h"
 
 #include <QAbstractItemModelTester>

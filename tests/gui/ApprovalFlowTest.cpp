@@ -3,10 +3,10 @@
 // supervisor. Allow lets the command run, Deny makes its exec fail with EPERM, and an unanswered
 // request times out into the policy's on_timeout.
 #include "GuiTestSupport.h"
-#include "Session.h"
 #include "activity/ActivityModel.h"
 #include "approvals/ApprovalCard.h"
 #include "approvals/ApprovalPanel.h"
+#include "base/Session.h"
 #include "sessions/SessionConnection.h"
 
 #include <QCoreApplication>

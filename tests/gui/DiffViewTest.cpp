@@ -4,9 +4,9 @@
 #include "files/DiffView.h"
 
 #include "GuiTestSupport.h"
-#include "Workspace.h"
 #include "files/LineDiff.h"
 #include "files/ReviewStyle.h"
+#include "workspace/Workspace.h"
 
 #include <QBuffer>
 #include <QDir>

@@ -3,11 +3,11 @@
 // at any time equals the recorded output fed to a fresh ScreenModel, seeking both ways, playback
 // with its speed and capped pauses, events, search, jump to a time and export.
 #include "GuiTestSupport.h"
-#include "RecordingStore.h"
-#include "ScreenModel.h"
 #include "activity/ActivityFilterModel.h"
 #include "activity/ActivityModel.h"
 #include "activity/ActivityView.h"
+#include "recording/RecordingStore.h"
+#include "recording/ScreenModel.h"
 #include "replay/ReplayController.h"
 #include "replay/ReplayScrubber.h"
 #include "replay/ReplayTime.h"

@@ -2,7 +2,7 @@
 #include "sessions/SessionConnection.h"
 
 #include "GuiTestSupport.h"
-#include "Protocol.h"
+#include "control/Protocol.h"
 
 #include <QSignalSpy>
 #include <QTemporaryDir>

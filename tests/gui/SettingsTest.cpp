@@ -5,11 +5,11 @@
 #include "settings/Settings.h"
 
 #include "GuiTestSupport.h"
-#include "RecordingStore.h"
-#include "RecordingWriter.h"
 #include "main/DesktopNotifier.h"
 #include "main/MainWindow.h"
 #include "main/Prompt.h"
+#include "recording/RecordingStore.h"
+#include "recording/RecordingWriter.h"
 #include "replay/ReplayView.h"
 #include "sessions/NewSessionDialog.h"
 #include "sessions/SessionHub.h"

@@ -104,7 +104,7 @@ TEST_F(EndToEnd, ARealSessionIsRecordedAndFoundAgain)
     EXPECT_TRUE(contains(cast.out, marker)) << dump(cast);
 }
 
-// libvterm and zstd are opened when first needed (core/LazyLibrary.h). Where one cannot be
+// libvterm and zstd are opened when first needed (core/base/LazyLibrary.h). Where one cannot be
 // (here a stand-in of the same name without its functions, found first through
 // LD_LIBRARY_PATH), the session is still recorded whole, and only what needs the library says
 // so: without libvterm there are no screen keyframes and no replay from the middle; without

@@ -3,7 +3,7 @@
 // reason (the command never ran, the probe never reached the kernel), it also proves the
 // opposite case: the same attempt succeeding where it is allowed.
 #include "IntegrationSupport.h"
-#include "ResourceLimits.h"
+#include "sandbox/ResourceLimits.h"
 
 #include <chrono>
 #include <cstring>

@@ -2,10 +2,10 @@
 // client subscribed to it as the GUI subscribes, and the recording afterwards. The agent waits
 // at a `touch gate` the policy asks about until the client has subscribed and allowed it, so
 // every change after it is seen live. Waits are bounded and wait for messages, never a time.
-#include "ControlClient.h"
 #include "IntegrationSupport.h"
-#include "RecordingStore.h"
-#include "ResourceLimits.h"
+#include "control/ControlClient.h"
+#include "recording/RecordingStore.h"
+#include "sandbox/ResourceLimits.h"
 
 #include <algorithm>
 #include <chrono>

@@ -4,10 +4,10 @@
 // waits at `touch gate1` / `touch gate2`, which the policy asks about, while the test changes the
 // policy, so every step after a gate runs under the policy the test set. Waits are bounded and
 // wait for messages, never for a time.
-#include "ControlClient.h"
 #include "IntegrationSupport.h"
 #include "ProxyTestSupport.h"
-#include "RecordingStore.h"
+#include "control/ControlClient.h"
+#include "recording/RecordingStore.h"
 
 #include <algorithm>
 #include <chrono>

@@ -1,7 +1,7 @@
 // The filtering proxy with real clients (curl, wget, python3 urllib, git) against servers this
 // test starts on the host's 127.0.0.1. Names like "a.test" resolve to 127.0.0.1 through the
 // proxy's resolver hook, so no test ever reaches a real DNS server or the internet.
-#include "Proxy.h"
+#include "network/Proxy.h"
 
 #include "ProxyTestSupport.h"
 

@@ -3,8 +3,8 @@
 // an echo server), a blocking client socket, and a test CA made with openssl.
 #pragma once
 
-#include "Proxy.h"
 #include "TestSupport.h"
+#include "network/Proxy.h"
 
 #include <chrono>
 #include <condition_variable>

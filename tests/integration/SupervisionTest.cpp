@@ -4,7 +4,7 @@
 // waits for a condition (a request showing in `pending --json`, a line in a client's output, a
 // process leaving /proc), never for a fixed time.
 #include "IntegrationSupport.h"
-#include "ResourceLimits.h"
+#include "sandbox/ResourceLimits.h"
 
 #include <cerrno>
 #include <chrono>

@@ -1,6 +1,6 @@
 #include "ActivityModel.h"
 
-#include "CommandRules.h"
+#include "policy/CommandRules.h"
 
 #include <QDateTime>
 #include <QGuiApplication>

@@ -1,8 +1,8 @@
 #include "ApprovalCard.h"
 
-#include "CommandRules.h"
-#include "LearnedRules.h"
-#include "Protocol.h"
+#include "control/Protocol.h"
+#include "policy/CommandRules.h"
+#include "policy/LearnedRules.h"
 
 #include <QAction>
 #include <QApplication>

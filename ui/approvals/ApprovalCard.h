@@ -5,8 +5,8 @@
 // removes it.
 #pragma once
 
-#include "Approval.h"
-#include "Clock.h"
+#include "base/Clock.h"
+#include "policy/Approval.h"
 
 #include <QFrame>
 #include <QString>

@@ -5,8 +5,8 @@
 // every outcome, which resolve() shows before the card goes.
 #pragma once
 
-#include "Approval.h"
-#include "Clock.h"
+#include "base/Clock.h"
+#include "policy/Approval.h"
 
 #include <QTimer>
 #include <QWidget>

@@ -5,7 +5,7 @@
 
 #include "DiffModel.h"
 #include "TaskQueue.h"
-#include "Workspace.h"
+#include "workspace/Workspace.h"
 
 #include <QImage>
 #include <QString>

@@ -4,8 +4,8 @@
 // changed since the session started) is applied only after an explicit choice.
 #pragma once
 
-#include "Session.h"
 #include "TaskQueue.h"
+#include "base/Session.h"
 
 #include <QStringList>
 #include <QTimer>

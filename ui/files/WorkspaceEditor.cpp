@@ -1,6 +1,6 @@
 #include "WorkspaceEditor.h"
 
-#include "Workspace.h"
+#include "workspace/Workspace.h"
 
 #include <unistd.h>
 

@@ -4,8 +4,8 @@
 // no supervisor starts over the layer it edits.
 #pragma once
 
-#include "Session.h"
 #include "TaskQueue.h"
+#include "base/Session.h"
 
 #include <QList>
 #include <QObject>

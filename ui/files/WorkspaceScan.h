@@ -2,7 +2,7 @@
 // small upper layer, through the core) and one folder of the real project at a time.
 #pragma once
 
-#include "Workspace.h"
+#include "workspace/Workspace.h"
 
 #include <QHash>
 #include <QString>

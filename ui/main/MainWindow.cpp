@@ -2,10 +2,10 @@
 
 #include "DesktopNotifier.h"
 #include "Prompt.h"
-#include "Protocol.h"
 #include "WelcomeView.h"
 #include "activity/ActivityView.h"
 #include "approvals/ApprovalPanel.h"
+#include "control/Protocol.h"
 #include "files/FileReviewPanel.h"
 #include "policy/PolicyEditor.h"
 #include "replay/ReplayView.h"

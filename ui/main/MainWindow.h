@@ -4,8 +4,8 @@
 // closing or crashing the window never ends a session.
 #pragma once
 
-#include "Approval.h"
-#include "Clock.h"
+#include "base/Clock.h"
+#include "policy/Approval.h"
 #include "sessions/SessionLauncher.h"
 
 #include <QMainWindow>

@@ -3,7 +3,7 @@
 // two ways to begin: the built-in demo and a new session.
 #pragma once
 
-#include "Doctor.h"
+#include "sandbox/Doctor.h"
 
 #include <QWidget>
 #include <functional>

@@ -2,8 +2,8 @@
 // are kept as typed, so a wrong one stays visible with the core's message until it is fixed.
 #pragma once
 
-#include "Policy.h"
 #include "RuleRowsModel.h"
+#include "policy/Policy.h"
 
 namespace sbui {
 

@@ -4,8 +4,8 @@
 // and a recorded session's history alike. A row turns into a rule with ruleFor().
 #pragma once
 
-#include "Approval.h"
 #include "activity/ActivityModel.h"
+#include "policy/Approval.h"
 
 #include <QAbstractTableModel>
 #include <QPointer>

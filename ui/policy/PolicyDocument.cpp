@@ -2,9 +2,9 @@
 
 #include "CommandRulesModel.h"
 #include "NetworkRulesModel.h"
-#include "PolicyEdit.h"
 #include "PolicyTester.h"
 #include "RuleText.h"
+#include "policy/PolicyEdit.h"
 
 #include <QDir>
 #include <QFile>

@@ -7,8 +7,8 @@
 // learned meanwhile are kept.
 #pragma once
 
-#include "LearnedRules.h"
-#include "Policy.h"
+#include "policy/LearnedRules.h"
+#include "policy/Policy.h"
 
 #include <QFileSystemWatcher>
 #include <QObject>

@@ -4,10 +4,10 @@
 // what the shown session did ("make a rule from this").
 #pragma once
 
-#include "Approval.h"
-#include "LearnedRules.h"
 #include "ObservedModel.h"
 #include "PolicyTester.h"
+#include "policy/Approval.h"
+#include "policy/LearnedRules.h"
 
 #include <QWidget>
 #include <vector>

@@ -1,9 +1,9 @@
 #include "PolicyTester.h"
 
-#include "CommandRules.h"
-#include "LearnedRules.h"
-#include "NetworkRules.h"
 #include "RuleText.h"
+#include "policy/CommandRules.h"
+#include "policy/LearnedRules.h"
+#include "policy/NetworkRules.h"
 
 #include <QRegularExpression>
 #include <QStandardPaths>

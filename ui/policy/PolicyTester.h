@@ -4,7 +4,7 @@
 // learned rule, the default, or a built-in block.
 #pragma once
 
-#include "Policy.h"
+#include "policy/Policy.h"
 
 #include <QCoreApplication>
 #include <QHostAddress>

@@ -1,8 +1,8 @@
 #include "RuleText.h"
 
-#include "JsonLocator.h"
-#include "PolicyRules.h"
-#include "SchemaChecker.h"
+#include "base/JsonLocator.h"
+#include "policy/PolicyRules.h"
+#include "policy/SchemaChecker.h"
 
 #include <QRegularExpression>
 #include <QStringList>

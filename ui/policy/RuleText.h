@@ -3,7 +3,7 @@
 // messages, without the file position a lone entry does not have).
 #pragma once
 
-#include "Policy.h"
+#include "policy/Policy.h"
 
 #include <QCoreApplication>
 #include <QIcon>

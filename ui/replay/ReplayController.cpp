@@ -1,6 +1,6 @@
 #include "ReplayController.h"
 
-#include "ScreenModel.h"
+#include "recording/ScreenModel.h"
 #include "sessions/SessionHistory.h"
 #include "terminal/TerminalWidget.h"
 

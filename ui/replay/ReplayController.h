@@ -8,8 +8,8 @@
 // Position semantics: at position T the terminal shows every output event with t <= T.
 #pragma once
 
-#include "RecordingExport.h"
-#include "RecordingStore.h"
+#include "recording/RecordingExport.h"
+#include "recording/RecordingStore.h"
 
 #include <QByteArray>
 #include <QElapsedTimer>

@@ -1,6 +1,6 @@
 #include "ReplayTime.h"
 
-#include "RecordingReplay.h"
+#include "recording/RecordingReplay.h"
 
 #include <QStringList>
 #include <cmath>

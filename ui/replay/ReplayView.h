@@ -7,7 +7,7 @@
 // Ctrl+G jumps to a time; the scrubber takes arrows, Page Up/Down, Home and End.
 #pragma once
 
-#include "RecordingExport.h"
+#include "recording/RecordingExport.h"
 
 #include <QString>
 #include <QWidget>

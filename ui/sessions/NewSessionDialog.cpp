@@ -1,11 +1,11 @@
 #include "NewSessionDialog.h"
 
-#include "CommandRules.h"
-#include "LearnedRules.h"
-#include "Policy.h"
-#include "PolicyJson.h"
-#include "Supervisor.h"
+#include "policy/CommandRules.h"
+#include "policy/LearnedRules.h"
+#include "policy/Policy.h"
+#include "policy/PolicyJson.h"
 #include "settings/Settings.h"
+#include "supervision/Supervisor.h"
 
 #include <QComboBox>
 #include <QDialogButtonBox>

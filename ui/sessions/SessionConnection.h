@@ -3,7 +3,7 @@
 // stop) is sent without blocking the window on the supervisor's reply.
 #pragma once
 
-#include "ControlClient.h"
+#include "control/ControlClient.h"
 
 #include <QObject>
 #include <QSocketNotifier>

@@ -1,7 +1,7 @@
 #include "SessionHistory.h"
 
-#include "RecordingStore.h"
-#include "ScreenModel.h"
+#include "recording/RecordingStore.h"
+#include "recording/ScreenModel.h"
 
 #include <limits>
 

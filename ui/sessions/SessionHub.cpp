@@ -1,8 +1,8 @@
 #include "SessionHub.h"
 
-#include "Protocol.h"
-#include "RecordingStore.h"
-#include "Session.h"
+#include "base/Session.h"
+#include "control/Protocol.h"
+#include "recording/RecordingStore.h"
 
 #include <QDir>
 #include <QFileInfo>

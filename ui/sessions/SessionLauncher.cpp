@@ -1,7 +1,7 @@
 #include "SessionLauncher.h"
 
-#include "Paths.h"
-#include "Session.h"
+#include "base/Paths.h"
+#include "base/Session.h"
 
 #include <QCoreApplication>
 #include <QDir>

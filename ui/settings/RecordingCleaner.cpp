@@ -1,6 +1,6 @@
 #include "RecordingCleaner.h"
 
-#include "RecordingStore.h"
+#include "recording/RecordingStore.h"
 
 #include <QLocale>
 #include <filesystem>

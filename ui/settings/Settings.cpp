@@ -1,8 +1,8 @@
 #include "Settings.h"
 
 #include "Language.h"
-#include "Policy.h"
-#include "RecordingStore.h"
+#include "policy/Policy.h"
+#include "recording/RecordingStore.h"
 
 #include <QFontDatabase>
 #include <QFontInfo>

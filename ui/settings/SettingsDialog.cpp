@@ -1,9 +1,9 @@
 #include "SettingsDialog.h"
 
 #include "Language.h"
-#include "Policy.h"
 #include "RecordingCleaner.h"
 #include "main/Prompt.h"
+#include "policy/Policy.h"
 
 #include <QCheckBox>
 #include <QComboBox>

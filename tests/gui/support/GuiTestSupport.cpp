@@ -1,6 +1,6 @@
 #include "GuiTestSupport.h"
 
-#include "Protocol.h"
+#include "control/Protocol.h"
 #include "main/Prompt.h"
 
 #include <QDir>

@@ -4,7 +4,7 @@
 #pragma once
 
 #include "GuiTestSupport.h"
-#include "Session.h"
+#include "base/Session.h"
 
 #include <QByteArray>
 #include <QString>

@@ -1,0 +1,28 @@
+#include "base/Error.h"
+
+#include <cstring>
+
+namespace sb {
+
+std::string Error::describe() const
+{
+    if (sysErrno == 0) return message;
+    return message + ": " + std::strerror(sysErrno);
+}
+
+Error sysError(std::string message, int err)
+{
+    return Error{ErrorCode::System, err, std::move(message)};
+}
+
+Error inputError(std::string message)
+{
+    return Error{ErrorCode::InvalidInput, 0, std::move(message)};
+}
+
+Error unsupported(std::string message)
+{
+    return Error{ErrorCode::Unsupported, 0, std::move(message)};
+}
+
+} // namespace sb

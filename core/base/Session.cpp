@@ -1,0 +1,305 @@
+#include "base/Session.h"
+
+#include "base/AtomicFile.h"
+#include "base/Paths.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fcntl.h>
+#include <fstream>
+#include <linux/fs.h>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <sstream>
+#include <sys/file.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace sb {
+namespace {
+
+std::string_view stateName(SessionState state)
+{
+    switch (state) {
+    case SessionState::Running:
+        return "running";
+    case SessionState::Ended:
+        return "ended";
+    case SessionState::Interrupted:
+        return "interrupted";
+    }
+    return "ended";
+}
+
+SessionState stateFromName(const std::string& name)
+{
+    if (name == "running") return SessionState::Running;
+    if (name == "interrupted") return SessionState::Interrupted;
+    return SessionState::Ended;
+}
+
+json toJson(const SessionInfo& s)
+{
+    return json{{"id", s.id},
+                {"project", s.project.string()},
+                {"command", s.command},
+                {"started_ns", s.startedNs},
+                {"ended_ns", s.endedNs},
+                {"exit_status", s.exitStatus},
+                {"state", stateName(s.state)}};
+}
+
+std::int64_t nowNs()
+{
+    using namespace std::chrono;
+    return duration_cast<nanoseconds>(system_clock::now().time_since_epoch()).count();
+}
+
+Result<int> openLock(const SessionInfo& session)
+{
+    int fd = ::open(session.lockFile().c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (fd < 0) return sysError("open " + session.lockFile().string());
+    return fd;
+}
+
+} // namespace
+
+fs::path SessionInfo::directory() const
+{
+    return sessionsDirectory() / id;
+}
+
+fs::path sessionsDirectory()
+{
+    return stateDirectory() / "sessions";
+}
+
+bool isValidSessionId(const std::string& id)
+{
+    if (id.empty() || id.size() > 64 || id == "." || id == "..") return false;
+    return std::all_of(id.begin(), id.end(), [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
+    });
+}
+
+std::string newSessionId()
+{
+    std::time_t t = std::time(nullptr);
+    std::tm tm{};
+    localtime_r(&t, &tm);
+    char stamp[32];
+    std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
+    // 24 random bits: starts in the same second (scripts, benchmarks: dozens) stay apart.
+    std::random_device rd;
+    char suffix[8];
+    std::snprintf(suffix, sizeof suffix, "%06x", rd() & 0xffffffu);
+    return std::string(stamp) + "-" + suffix;
+}
+
+namespace {
+
+// Asks ext4's allocator (Orlov) to treat each session folder as the top of a hierarchy, as it
+// does home folders, and spread them over the block groups instead of packing them into the
+// sessions folder's group. Without a journal, ext4 skips every inode of a group freed in the
+// last minute (up to six while its inode table is not yet written back) each time it makes an
+// inode there, and overlayfs frees three at every mount: sessions packed into one group slowed
+// each other's start by several milliseconds. A hint only: other file systems refuse the flag
+// (tmpfs) or ignore it, and nothing depends on it. Checked where session folders are made: on
+// the spare's thread, or by a start that found no spare.
+void spreadSessionFolders(const fs::path& sessions)
+{
+    int fd = ::open(sessions.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return;
+    int flags = 0;
+    if (::ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0 && (flags & FS_TOPDIR_FL) == 0) {
+        flags |= FS_TOPDIR_FL;
+        (void)::ioctl(fd, FS_IOC_SETFLAGS, &flags);
+    }
+    ::close(fd);
+}
+
+// Not a valid session id ('+'), so never a session's name.
+constexpr const char* kSpare = ".spare+";
+
+// What a session folder holds from the start, besides session.json.
+Status fillSessionFolder(const fs::path& dir)
+{
+    for (const char* sub : {"upper", "work"})
+        if (::mkdir((dir / sub).c_str(), 0755) != 0)
+            return sysError("create " + (dir / sub).string());
+    int fd = ::open((dir / "lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (fd < 0) return sysError("create " + (dir / "lock").string());
+    ::close(fd);
+    return {};
+}
+
+// session.json, replaced whole. Never synced: see createSession() and saveSession().
+Status writeSessionFile(const SessionInfo& session)
+{
+    return writeFileAtomically(session.directory() / "session.json", toJson(session).dump(2) + "\n",
+                               {.newFileMode = 0600, .durable = false});
+}
+
+void removeSessionFolder(const fs::path& dir)
+{
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+}
+
+} // namespace
+
+void prepareSpareSession()
+{
+    const fs::path sessions = sessionsDirectory();
+    std::error_code ec;
+    if (fs::exists(sessions / kSpare, ec)) return;
+    fs::path tmp = sessions / (std::string(kSpare) + "tmp-" + std::to_string(::getpid()));
+    removeSessionFolder(tmp); // one of this name is left by a killed process that had our pid
+    spreadSessionFolders(sessions);
+    if (::mkdir(tmp.c_str(), 0700) != 0) return;
+    if (fillSessionFolder(tmp)) return removeSessionFolder(tmp);
+    // Another supervisor may have made one meanwhile: one spare is enough. (A rename never
+    // replaces a folder that is not empty, and a spare never is.)
+    if (::rename(tmp.c_str(), (sessions / kSpare).c_str()) != 0) removeSessionFolder(tmp);
+}
+
+Result<SessionInfo> createSession(const fs::path& project, std::vector<std::string> command,
+                                  std::string id)
+{
+    const bool generated = id.empty();
+    if (!generated && !isValidSessionId(id))
+        return inputError("invalid session id '" + id +
+                          "': use 1 to 64 letters, digits, '-', '_' or '.'");
+    SessionInfo s;
+    s.project = project;
+    s.command = std::move(command);
+    s.startedNs = nowNs();
+
+    std::error_code ec;
+    fs::create_directories(sessionsDirectory(), ec);
+    if (ec) return sysError("create " + sessionsDirectory().string(), ec.value());
+    // A name given is refused when taken; a generated one is drawn again.
+    for (int attempt = 1;; ++attempt) {
+        s.id = generated ? newSessionId() : id;
+        const fs::path dir = s.directory();
+        // The spare, if one waits (two starts may race for it: one gets it, the other makes its
+        // own).
+        if (::rename((sessionsDirectory() / kSpare).c_str(), dir.c_str()) == 0) break;
+        if (errno != EEXIST && errno != ENOTEMPTY) {
+            spreadSessionFolders(sessionsDirectory());
+            if (::mkdir(dir.c_str(), 0700) == 0) {
+                if (auto e = fillSessionFolder(dir)) return *e;
+                break;
+            }
+            if (errno != EEXIST) return sysError("create " + dir.string());
+        }
+        if (!generated || attempt == 10)
+            return inputError("session '" + s.id + "' already exists in " +
+                              sessionsDirectory().string());
+    }
+    // Not synced: the session's start is on the cold-start path, and a machine crash before the
+    // next sync loses a session that had not done anything yet.
+    if (auto e = writeSessionFile(s)) return *e;
+    return s;
+}
+
+Status saveSession(const SessionInfo& session)
+{
+    // Not synced either (an fsync here cost 0.4-7 ms at every session's end): after a machine
+    // crash the file holds the old record or the new one, as rename is atomic and ext4
+    // (auto_da_alloc, the default) and btrfs write a file's data before a rename over another.
+    // The old record says "running" with no lock holder, which loadSession() reads as
+    // interrupted. The upper layer it describes is not synced either (the overlay is volatile,
+    // see Mounts.cpp): durability of the record alone would promise nothing.
+    return writeSessionFile(session);
+}
+
+Result<SessionInfo> loadSession(const std::string& id)
+{
+    if (!isValidSessionId(id)) return inputError("invalid session id '" + id + "'");
+    SessionInfo probe;
+    probe.id = id;
+    fs::path file = probe.directory() / "session.json";
+    std::ifstream in(file);
+    if (!in)
+        return Error{ErrorCode::NotFound, 0,
+                     "no session '" + id + "' (looked in " + sessionsDirectory().string() + ")"};
+    json j = json::parse(in, nullptr, false);
+    if (j.is_discarded() || !j.is_object())
+        return inputError(file.string() + ": not a valid session file");
+    try {
+        SessionInfo s;
+        s.id = j.at("id").get<std::string>();
+        s.project = j.at("project").get<std::string>();
+        s.command = j.at("command").get<std::vector<std::string>>();
+        s.startedNs = j.at("started_ns").get<std::int64_t>();
+        s.endedNs = j.value("ended_ns", std::int64_t{0});
+        s.exitStatus = j.value("exit_status", -1);
+        s.state = stateFromName(j.value("state", std::string("ended")));
+        if (s.id != id)
+            return inputError(file.string() + ": id '" + s.id + "' does not match its folder");
+        // A "running" session whose supervisor is gone died without saying so.
+        if (s.state == SessionState::Running && !sessionIsLive(s))
+            s.state = SessionState::Interrupted;
+        return s;
+    } catch (const json::exception& e) {
+        return inputError(file.string() + ": " + e.what());
+    }
+}
+
+std::vector<SessionInfo> listSessions()
+{
+    std::vector<SessionInfo> out;
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(sessionsDirectory(), ec)) {
+        if (auto s = loadSession(entry.path().filename().string()))
+            out.push_back(std::move(s.value()));
+    }
+    std::sort(out.begin(), out.end(),
+              [](const SessionInfo& a, const SessionInfo& b) { return a.startedNs < b.startedNs; });
+    return out;
+}
+
+Result<int> lockSession(const SessionInfo& session)
+{
+    auto fd = openLock(session);
+    if (!fd) return fd;
+    if (::flock(*fd, LOCK_EX | LOCK_NB) != 0) {
+        Error e = errno == EWOULDBLOCK
+                      ? inputError("session '" + session.id + "' is already running")
+                      : sysError("lock " + session.lockFile().string());
+        ::close(*fd);
+        return e;
+    }
+    return fd;
+}
+
+bool sessionIsLive(const SessionInfo& session)
+{
+    int fd = ::open(session.lockFile().c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return false;
+    bool live = ::flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+    ::close(fd);
+    return live;
+}
+
+Result<int> waitForSessionEnd(const SessionInfo& session)
+{
+    auto fd = openLock(session);
+    if (!fd) return fd;
+    while (::flock(*fd, LOCK_EX) != 0) {
+        if (errno != EINTR) {
+            Error e = sysError("wait for session " + session.id);
+            ::close(*fd);
+            return e;
+        }
+    }
+    return fd;
+}
+
+} // namespace sb

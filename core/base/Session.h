@@ -1,0 +1,63 @@
+// A session's on-disk home: $XDG_STATE_HOME/sandbench/sessions/ID/
+//   session.json  what ran, over which project, since when, in which state
+//   upper/        the overlay's upper layer: every change the agent made to the project
+//   work/         overlayfs scratch space
+//   lock          held (flock) by the supervisor while the session runs
+// Beside them, sessions/.spare+ is such a folder without session.json, made by a running session
+// for the next one (prepareSpareSession).
+#pragma once
+
+#include "base/Error.h"
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace sb {
+
+enum class SessionState { Running, Ended, Interrupted };
+
+struct SessionInfo {
+    std::string id;
+    std::filesystem::path project; // the real folder, canonical
+    std::vector<std::string> command;
+    std::int64_t startedNs = 0; // CLOCK_REALTIME; real files changed after this conflict on apply
+    std::int64_t endedNs = 0;
+    int exitStatus = -1;
+    SessionState state = SessionState::Running;
+
+    std::filesystem::path directory() const;
+    std::filesystem::path upperDir() const { return directory() / "upper"; }
+    std::filesystem::path workDir() const { return directory() / "work"; }
+    std::filesystem::path lockFile() const { return directory() / "lock"; }
+};
+
+std::filesystem::path sessionsDirectory();
+
+// A fresh id: "YYYYMMDD-HHMMSS-xxxx" (random suffix). Ids are [A-Za-z0-9_.-]{1,64}.
+std::string newSessionId();
+bool isValidSessionId(const std::string& id);
+
+// Creates the session directory (mode 0700) and writes session.json atomically. The directory
+// is the spare one (below) renamed, when there is one.
+Result<SessionInfo> createSession(const std::filesystem::path& project,
+                                  std::vector<std::string> command, std::string id = {});
+// Makes a spare session directory (upper/, work/ and lock, empty) for the next createSession(),
+// unless one is waiting already. Making a folder's inodes is the slowest step of a start on a
+// disk (0.3-1 ms on ext4); a running session makes the next one's instead. Its name is no valid
+// session id, so nothing lists it.
+void prepareSpareSession();
+Result<SessionInfo> loadSession(const std::string& id);
+Status saveSession(const SessionInfo& session);
+std::vector<SessionInfo> listSessions();
+
+// The running supervisor holds an exclusive flock on lockFile() for the session's lifetime.
+// Returns the fd to keep open, or an error if another process holds it.
+Result<int> lockSession(const SessionInfo& session);
+// True while a supervisor holds the lock.
+bool sessionIsLive(const SessionInfo& session);
+// Blocks until no supervisor holds the lock; returns the (closed-on-destruction) fd holding it.
+Result<int> waitForSessionEnd(const SessionInfo& session);
+
+} // namespace sb

@@ -1,0 +1,85 @@
+// A client of a session's control socket (attach, approve, the GUI, the MCP server). It can be
+// used blocking (receive() with a timeout, request() for a command and its acknowledgement) or
+// from a poll() loop: watch fd() for POLLIN, call readAvailable(), then take messages with
+// next() until it returns false.
+#pragma once
+
+#include "base/Error.h"
+#include "control/Protocol.h"
+
+#include <deque>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace sb {
+
+class ControlClient {
+  public:
+    // Connects to the socket of `sessionId` (or a socket path) and completes the handshake.
+    // A missing socket is a system error with ENOENT, a socket nobody listens on ECONNREFUSED;
+    // a supervisor that refuses the hello gives its reason.
+    static Result<std::unique_ptr<ControlClient>> connect(const std::string& sessionId,
+                                                          const std::string& clientName,
+                                                          proto::Role role, int timeoutMs = 5000);
+    static Result<std::unique_ptr<ControlClient>> connectPath(const std::filesystem::path& socket,
+                                                              const std::string& clientName,
+                                                              proto::Role role,
+                                                              int timeoutMs = 5000);
+    ~ControlClient();
+    ControlClient(const ControlClient&) = delete;
+    ControlClient& operator=(const ControlClient&) = delete;
+
+    int fd() const { return m_fd; }
+    // The welcome's body, and its parts decoded.
+    const nlohmann::json& welcome() const { return m_welcome; }
+    const proto::SessionSummary& session() const { return m_session; }
+    const std::vector<ApprovalRequest>& pendingAtWelcome() const { return m_pending; }
+
+    // Writing waits (up to `timeoutMs` in total) while the socket buffer is full.
+    Status send(const proto::Message& message, int timeoutMs = 5000);
+    Status sendFrame(std::string_view frame, int timeoutMs = 5000);
+    // Terminal output from `fromSeq`, or from the oldest byte the supervisor still holds.
+    Status subscribe(std::optional<std::uint64_t> fromSeq = std::nullopt);
+    Status sendInput(std::string_view keys);
+    Status resize(unsigned rows, unsigned cols);
+
+    // Sends and waits for the supervisor's acknowledgement; its error message becomes the Error.
+    // Messages that arrive meanwhile stay queued for next()/receive().
+    Status answer(std::uint64_t id, const ApprovalAnswer& answer, int timeoutMs = 10000);
+    Status stop(bool kill, int timeoutMs = 10000);
+    // policy_update: `document` (a whole policy, as parsed JSON) becomes the session's policy,
+    // `file` (absolute, or empty) where it is saved. Which sections took effect at once, or only
+    // for new sessions; the supervisor's refusal (the old policy stays) as the Error.
+    Result<proto::PolicyUpdateResult> updatePolicy(const nlohmann::json& document,
+                                                   const std::string& file, int timeoutMs = 10000);
+
+    // Reads what the socket holds without blocking. An error means the connection is over
+    // (closed by the supervisor, or a frame this client cannot parse).
+    Status readAvailable();
+    // The next buffered message; false when none is complete yet.
+    Result<bool> next(proto::Message& out);
+    // Blocks up to `timeoutMs` (-1: without limit) for the next message. Timing out is a system
+    // error with ETIMEDOUT.
+    Result<proto::Message> receive(int timeoutMs = -1);
+    bool closed() const { return m_closed; }
+
+  private:
+    explicit ControlClient(int fd) : m_fd(fd) {}
+    Status handshake(const std::string& clientName, proto::Role role, int timeoutMs);
+    Status request(const proto::Message& message, std::string_view ref,
+                   std::optional<std::uint64_t> id, int timeoutMs, nlohmann::json* ack = nullptr);
+
+    int m_fd;
+    bool m_closed = false;
+    proto::FrameDecoder m_decoder;
+    std::deque<proto::Message> m_backlog; // set aside while request() waited for its answer
+    std::uint64_t m_inputSeq = 0;
+    nlohmann::json m_welcome;
+    proto::SessionSummary m_session;
+    std::vector<ApprovalRequest> m_pending;
+};
+
+} // namespace sb

@@ -1,0 +1,106 @@
+// The filtering proxy: the sandbox's only way out. It accepts the agent's connections on a
+// listener created inside the sandbox's network namespace, decides each destination with the
+// network policy (NetworkRules.h), and connects from the supervisor's namespace.
+// Speaks HTTP CONNECT, absolute-URI HTTP/1.1 (every request of a keep-alive connection is
+// checked) and SOCKS5 (CONNECT, no auth). Behaviour and limits: docs/network.md.
+#pragma once
+
+#include "base/Error.h"
+#include "policy/NetworkRules.h"
+#include "policy/Policy.h"
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace sb {
+
+struct ConnectionRequest {
+    std::string host; // normalised (NetworkRules.h): "example.com", "10.0.0.1", "::1"
+    std::uint16_t port = 0;
+    std::string protocol; // "connect", "http" or "socks5"
+    std::string address;  // the resolved address the proxy would connect to; empty before DNS
+    std::uint64_t connection = 0; // the agent's connection, to tie events together
+};
+
+struct ProxyEvent {
+    enum class Kind {
+        Decided,   // a request was allowed or denied (after asking, when the policy said ask)
+        Failed,    // an allowed request could not be carried out (DNS, connect, timeout)
+        Malformed, // the agent sent something the proxy does not accept; it got 400 or a failure
+        Closed,    // an upstream connection ended; bytes moved over it
+    };
+    Kind kind = Kind::Decided;
+    ConnectionRequest request; // host/port empty for a Malformed request without a target
+    RuleAction action = RuleAction::Deny; // Decided: Allow or Deny, never Ask
+    std::string rule;   // Decided: what decided ("rule 2 (allow *.github.com)", "default (ask)")
+    bool asked = false; // Decided: the answer came from Hooks::ask
+    std::string detail; // Failed, Malformed: what went wrong; Decided (http): "GET /path"
+    std::uint64_t bytesUp = 0;   // Closed: agent → destination
+    std::uint64_t bytesDown = 0; // Closed: destination → agent
+};
+
+class Proxy {
+  public:
+    // The answer to an ask: callable once, from any thread; later calls are ignored, and so is
+    // a call after the agent gave up or the proxy stopped.
+    using Decide = std::function<void(bool allow, std::string rule)>;
+
+    struct Hooks {
+        // Called on the proxy's thread when the policy says "ask" for `request` (`rule` names
+        // the rule or "default"). The connection waits until `decide` is called; keep this
+        // quick (hand the request to the approval broker). Without it, "ask" denies.
+        std::function<void(const ConnectionRequest& request, const std::string& rule,
+                           Decide decide)>
+            ask;
+        // Every decision, failure, malformed request and closed upstream, on the proxy's thread,
+        // for the activity log and the recording. Keep it quick.
+        std::function<void(const ProxyEvent&)> onEvent;
+    };
+
+    struct Options {
+        std::chrono::milliseconds handshakeTimeout{30'000}; // SOCKS handshake / HTTP head
+        std::chrono::milliseconds connectTimeout{10'000};   // DNS and TCP connect together
+        std::chrono::milliseconds idleTimeout{300'000};     // no byte either way
+        std::chrono::milliseconds halfOpenTimeout{60'000};  // one side closed, other silent
+        std::size_t maxHeaderBytes = 64 * 1024;             // request or response head
+        std::size_t maxConnections = 8192;                  // agent connections at once
+        unsigned resolverThreads = 4;
+        // Replaces getaddrinfo (tests map names to loopback servers); called on a resolver
+        // thread. Empty: getaddrinfo on the supervisor's side.
+        std::function<Result<std::vector<IpAddress>>(const std::string& host)> resolve;
+    };
+
+    // Takes ownership of `listenFd` (a listening TCP socket) and serves it on its own thread
+    // until stop(). Fails on an invalid policy rule or when the loop cannot be set up.
+    static Result<std::unique_ptr<Proxy>> start(int listenFd, NetworkPolicy policy, Hooks hooks,
+                                                Options options);
+    static Result<std::unique_ptr<Proxy>> start(int listenFd, NetworkPolicy policy, Hooks hooks)
+    {
+        return start(listenFd, std::move(policy), std::move(hooks), Options{});
+    }
+
+    // Applies to every request decided from now on (the next request of a keep-alive
+    // connection too); established tunnels keep going. Refuses an invalid policy.
+    Status updatePolicy(const NetworkPolicy& policy);
+
+    // Closes every connection and the listener; waits for the thread. Idempotent.
+    void stop();
+    ~Proxy();
+    Proxy(const Proxy&) = delete;
+    Proxy& operator=(const Proxy&) = delete;
+
+    std::uint16_t port() const;            // of the listener (inside the sandbox's namespace)
+    std::size_t activeConnections() const; // agent connections now open
+
+    struct Impl;
+
+  private:
+    explicit Proxy(std::unique_ptr<Impl> impl);
+    std::unique_ptr<Impl> m_impl;
+};
+
+} // namespace sb

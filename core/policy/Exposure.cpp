@@ -1,0 +1,260 @@
+#include "policy/Exposure.h"
+
+#include <algorithm>
+#include <array>
+#include <fnmatch.h>
+#include <map>
+#include <optional>
+
+namespace fs = std::filesystem;
+
+namespace sb {
+namespace {
+
+// Credentials, keys and browser profiles: what an agent must not read just because a policy
+// exposed a parent folder. Keep docs/policy.md in step with this list.
+constexpr std::array<std::string_view, 15> kSensitive = {
+    ".ssh",
+    ".aws",
+    ".gnupg",
+    ".config/gh",
+    ".local/share/keyrings",
+    ".password-store",
+    ".netrc",
+    ".docker/config.json",
+    ".kube",
+    ".mozilla",
+    ".config/google-chrome",
+    ".config/chromium",
+    ".config/BraveSoftware",
+    ".thunderbird",
+    ".pki",
+};
+
+// Host trees that the sandbox builds itself; exposing them would undo the isolation.
+constexpr std::array<std::string_view, 3> kSystemTrees = {"/proc", "/sys", "/dev"};
+
+bool hasGlob(std::string_view s)
+{
+    return s.find_first_of("*?[") != std::string_view::npos;
+}
+
+// `p` is `dir` or lies inside it (both lexically normal).
+bool isWithin(const fs::path& p, const fs::path& dir)
+{
+    auto [d, pi] = std::mismatch(dir.begin(), dir.end(), p.begin(), p.end());
+    return d == dir.end();
+}
+
+fs::path normal(const fs::path& p)
+{
+    fs::path n = p.lexically_normal();
+    if (!n.has_filename() && n != n.root_path()) n = n.parent_path(); // "/a/b/" → "/a/b"
+    return n;
+}
+
+bool pathExists(const fs::path& p)
+{
+    std::error_code ec;
+    return fs::exists(p, ec);
+}
+
+// The real path behind `p`, or `p` when it cannot be resolved.
+fs::path real(const fs::path& p)
+{
+    std::error_code ec;
+    fs::path r = fs::canonical(p, ec);
+    return ec ? p : r;
+}
+
+struct Sensitive {
+    fs::path path; // home / relative entry
+    fs::path real;
+    bool exists = false; // as itself: a symlink counts, wherever it points
+};
+
+const Sensitive* sensitiveHolding(const std::vector<Sensitive>& all, const fs::path& p)
+{
+    for (const Sensitive& s : all) {
+        if (isWithin(p, s.path) || isWithin(p, s.real)) return &s;
+    }
+    return nullptr;
+}
+
+fs::path expandHome(const std::string& spelled, const fs::path& home)
+{
+    if (spelled == "~") return home;
+    if (spelled.starts_with("~/")) return home / spelled.substr(2);
+    return spelled;
+}
+
+std::string where(std::size_t index, const std::string& spelled)
+{
+    return "at /filesystem/expose/" + std::to_string(index) + " ('" + spelled + "'): ";
+}
+
+// Sorted matches of a last-component glob; leading dots must be matched explicitly, as in a shell.
+std::vector<fs::path> expandGlob(const fs::path& pattern)
+{
+    std::vector<fs::path> out;
+    std::error_code ec;
+    const std::string leaf = pattern.filename().string();
+    for (fs::directory_iterator it(pattern.parent_path(), ec), end; !ec && it != end;
+         it.increment(ec)) {
+        if (fnmatch(leaf.c_str(), it->path().filename().c_str(), FNM_PERIOD) == 0)
+            out.push_back(it->path());
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+} // namespace
+
+std::span<const std::string_view> sensitiveHomePaths()
+{
+    return kSensitive;
+}
+
+Status checkExposeSpelling(std::string_view path)
+{
+    if (path.empty())
+        return inputError("empty path (expected an absolute path or one starting with \"~/\")");
+    if (path.find('\0') != std::string_view::npos)
+        return inputError("the path contains a NUL character");
+    if (path[0] != '/' && path != "~" && !path.starts_with("~/"))
+        return inputError("'" + std::string(path) +
+                          "' is relative (expected an absolute path or one starting with \"~/\")");
+    const fs::path p(path);
+    bool last = true;
+    for (auto it = p.end(); it != p.begin();) {
+        --it;
+        if (*it == "..")
+            return inputError("'..' is not allowed in a path (expected a path without '..')");
+        if (!it->empty() && !last && hasGlob(it->native()))
+            return inputError("a glob may only appear in the last component of '" +
+                              std::string(path) + "'");
+        if (!it->empty()) last = false;
+    }
+    if (path[0] == '/') {
+        const fs::path n = normal(p);
+        if (n == "/")
+            return inputError("exposing '/' would undo the sandbox (expected a narrower path)");
+        for (std::string_view tree : kSystemTrees) {
+            if (isWithin(n, tree))
+                return inputError(
+                    "'" + n.string() + "' is under " + std::string(tree) +
+                    ", which the sandbox provides itself (expected a path elsewhere)");
+        }
+    }
+    return std::nullopt;
+}
+
+Result<ExposurePlan> planExposures(const FilesystemPolicy& policy, const fs::path& home)
+{
+    if (!home.is_absolute())
+        return inputError("the home directory '" + home.string() + "' is not absolute");
+    // Nothing exposed: nothing to mount, and no secret revealed that needs a mask.
+    if (policy.expose.empty()) return ExposurePlan{};
+    const fs::path homeDir = normal(home);
+
+    std::vector<Sensitive> sensitive;
+    for (std::string_view rel : kSensitive) {
+        fs::path p = homeDir / rel;
+        std::error_code ec;
+        const bool exists = fs::exists(fs::symlink_status(p, ec));
+        sensitive.push_back({p, exists ? real(p) : p, exists});
+    }
+
+    // Explicit names are planned first so that a glob match they also name defers to them.
+    std::map<fs::path, ResolvedExposure> chosen;
+    std::map<fs::path, bool> explicitly; // path → named explicitly (true) or matched by a glob
+    auto add = [&](const fs::path& p, const ExposedPath& e, std::size_t i, bool byName) -> Status {
+        if (auto it = chosen.find(p); it != chosen.end()) {
+            if (!byName && explicitly[p]) return std::nullopt;
+            return inputError(where(i, e.path) + "'" + p.string() + "' is also exposed by " +
+                              "/filesystem/expose/" + std::to_string(it->second.entry) +
+                              " (expected each path once)");
+        }
+        chosen[p] = ResolvedExposure{p, e.mode, i};
+        explicitly[p] = byName;
+        return std::nullopt;
+    };
+
+    for (int pass = 0; pass < 2; ++pass) {
+        const bool byName = pass == 0;
+        for (std::size_t i = 0; i < policy.expose.size(); ++i) {
+            const ExposedPath& e = policy.expose[i];
+            if (auto err = checkExposeSpelling(e.path))
+                return inputError(where(i, e.path) + err->message);
+            const fs::path p = normal(expandHome(e.path, homeDir));
+            if (auto err = checkExposeSpelling(p.string())) // "~" may expand to "/"
+                return inputError(where(i, e.path) + err->message);
+            const bool glob = hasGlob(p.filename().native());
+            if (glob == byName) continue;
+
+            if (!glob) {
+                if (!pathExists(p)) {
+                    if (e.optional) continue;
+                    return Error{ErrorCode::NotFound, 0,
+                                 where(i, e.path) + "'" + p.string() +
+                                     "' does not exist (expected an existing path, or "
+                                     "\"optional\": true)"};
+                }
+                // A harmless-looking name must not smuggle a secret in through a symlink.
+                auto holder = sensitiveHolding(sensitive, real(p));
+                if (holder && !sensitiveHolding(sensitive, p))
+                    return inputError(where(i, e.path) + "'" + p.string() + "' resolves to '" +
+                                      real(p).string() + "', inside the sensitive '" +
+                                      holder->path.string() +
+                                      "' (expected the sensitive path named explicitly)");
+                if (auto err = add(p, e, i, true)) return *err;
+                continue;
+            }
+
+            std::size_t matched = 0;
+            for (const fs::path& m : expandGlob(p)) {
+                if (sensitiveHolding(sensitive, m) || sensitiveHolding(sensitive, real(m)))
+                    continue;
+                ++matched;
+                if (auto err = add(m, e, i, false)) return *err;
+            }
+            if (matched == 0 && !e.optional)
+                return Error{ErrorCode::NotFound, 0,
+                             where(i, e.path) + "'" + p.string() +
+                                 "' matches nothing (expected at least one match, or "
+                                 "\"optional\": true)"};
+        }
+    }
+
+    ExposurePlan plan;
+    for (auto& [path, mount] : chosen)
+        plan.mounts.push_back(mount); // std::map order: parents before children
+
+    // Hide each existing secret that a mount reveals and that nobody named.
+    for (const Sensitive& s : sensitive) {
+        if (!s.exists || chosen.count(s.path) != 0) continue;
+        for (const ResolvedExposure& m : plan.mounts) {
+            std::optional<fs::path> hidden;
+            if (isWithin(s.path, m.path))
+                hidden = s.path;
+            else if (const fs::path r = real(m.path); s.real != r && isWithin(s.real, r))
+                hidden = m.path / s.real.lexically_relative(r); // the secret seen through a link
+            if (!hidden ||
+                std::find(plan.masks.begin(), plan.masks.end(), *hidden) != plan.masks.end())
+                continue;
+            for (const ResolvedExposure& inner : plan.mounts) {
+                if (isWithin(inner.path, *hidden))
+                    return inputError(
+                        where(inner.entry, policy.expose[inner.entry].path) + "'" +
+                        inner.path.string() + "' lies inside '" + hidden->string() +
+                        "', which is hidden because /filesystem/expose/" + std::to_string(m.entry) +
+                        " exposes a parent (expected the sensitive path itself named explicitly)");
+            }
+            plan.masks.push_back(*hidden);
+        }
+    }
+    std::sort(plan.masks.begin(), plan.masks.end());
+    return plan;
+}
+
+} // namespace sb

@@ -1,0 +1,75 @@
+#include "policy/PolicyJson.h"
+
+namespace sb {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+std::string str(std::string_view s)
+{
+    return std::string(s);
+}
+
+Json networkJson(const NetworkPolicy& n)
+{
+    Json rules = Json::array();
+    for (const auto& r : n.rules) {
+        Json rule = {{"action", str(toString(r.action))}, {"host", r.host}};
+        if (!r.ports.empty()) rule["ports"] = r.ports;
+        if (!r.comment.empty()) rule["comment"] = r.comment;
+        rules.push_back(std::move(rule));
+    }
+    return {{"mode", str(toString(n.mode))},
+            {"default", str(toString(n.defaultAction))},
+            {"rules", std::move(rules)}};
+}
+
+Json commandsJson(const CommandPolicy& c)
+{
+    Json rules = Json::array();
+    for (const auto& r : c.rules) {
+        Json rule = {{"action", str(toString(r.action))}, {"match", r.match}};
+        if (!r.comment.empty()) rule["comment"] = r.comment;
+        rules.push_back(std::move(rule));
+    }
+    return {{"default", str(toString(c.defaultAction))}, {"rules", std::move(rules)}};
+}
+
+Json filesystemJson(const FilesystemPolicy& f)
+{
+    Json expose = Json::array();
+    for (const auto& e : f.expose) {
+        Json entry = {{"path", e.path}, {"mode", e.mode == AccessMode::ReadWrite ? "rw" : "ro"}};
+        if (e.optional) entry["optional"] = true;
+        expose.push_back(std::move(entry));
+    }
+    return {{"expose", std::move(expose)}};
+}
+
+Json limitsJson(const Limits& l)
+{
+    return {{"memory_mb", l.memoryMb},     {"pids", l.pids},
+            {"cpu_percent", l.cpuPercent}, {"wall_seconds", l.wallSeconds},
+            {"cpu_seconds", l.cpuSeconds}, {"open_files", l.openFiles},
+            {"file_size_mb", l.fileSizeMb}};
+}
+
+} // namespace
+
+nlohmann::ordered_json policyToJson(const Policy& policy)
+{
+    Json env = {{"pass", policy.env.pass}, {"set", Json::object()}};
+    for (const auto& [name, value] : policy.env.set)
+        env["set"][name] = value;
+    return {{"version", policy.version},
+            {"network", networkJson(policy.network)},
+            {"commands", commandsJson(policy.commands)},
+            {"approvals",
+             {{"timeout_seconds", policy.approvals.timeoutSeconds},
+              {"on_timeout", str(toString(policy.approvals.onTimeout))}}},
+            {"filesystem", filesystemJson(policy.filesystem)},
+            {"limits", limitsJson(policy.limits)},
+            {"env", std::move(env)}};
+}
+
+} // namespace sb

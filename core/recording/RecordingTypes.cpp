@@ -1,0 +1,58 @@
+#include "recording/RecordingTypes.h"
+
+#include <array>
+
+namespace sb {
+namespace {
+
+constexpr std::array<std::string_view, kLastEventKind + 1> kKindNames = {
+    "output",           "input",           "resize",           "lifecycle",       "exec_request",
+    "exec_decision",    "network_request", "network_decision", "approval_prompt", "approval_answer",
+    "workspace_change", "limit_hit",       "policy_change",    "dropped",         "resource_usage",
+};
+
+} // namespace
+
+std::string_view eventKindName(EventKind kind)
+{
+    int i = static_cast<int>(kind);
+    return i >= 0 && i <= kLastEventKind ? kKindNames[static_cast<size_t>(i)] : "unknown";
+}
+
+std::optional<EventKind> eventKindFromName(std::string_view name)
+{
+    for (size_t i = 0; i < kKindNames.size(); ++i)
+        if (kKindNames[i] == name) return static_cast<EventKind>(i);
+    return std::nullopt;
+}
+
+nlohmann::json toJson(const CommandRecord& c)
+{
+    return {{"kind", "command"}, {"program", c.program},
+            {"argv", c.argv},    {"cwd", c.cwd},
+            {"pid", c.pid},      {"decision", c.decision},
+            {"rule", c.rule},    {"time_unix_ms", c.timeUnixMs}};
+}
+
+std::string_view recordStateName(RecordState state)
+{
+    switch (state) {
+    case RecordState::Running:
+        return "running";
+    case RecordState::Ended:
+        return "ended";
+    case RecordState::Interrupted:
+        return "interrupted";
+    }
+    return "ended";
+}
+
+std::optional<RecordState> recordStateFromName(std::string_view name)
+{
+    if (name == "running") return RecordState::Running;
+    if (name == "ended") return RecordState::Ended;
+    if (name == "interrupted") return RecordState::Interrupted;
+    return std::nullopt;
+}
+
+} // namespace sb

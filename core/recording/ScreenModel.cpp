@@ -1,0 +1,290 @@
+#include "recording/ScreenModel.h"
+
+#include "base/LazyLibrary.h"
+#include "base/VtermLibrary.h"
+
+#include <string>
+
+namespace sb {
+namespace {
+
+// libvterm marks the right half of a double-width character with this in chars[0].
+constexpr uint32_t kWideContinuation = 0xffffffff;
+
+// libvterm's functions: only called with a model's terminal, which exists once it was loaded.
+const VtermLibrary& vt()
+{
+    static const VtermLibrary* const lib = loadedOrNull(loadVterm);
+    return *lib;
+}
+
+void appendUtf8(std::string& out, uint32_t c)
+{
+    if (c < 0x80) {
+        out.push_back(static_cast<char>(c));
+    } else if (c < 0x800) {
+        out.push_back(static_cast<char>(0xc0 | (c >> 6)));
+        out.push_back(static_cast<char>(0x80 | (c & 0x3f)));
+    } else if (c < 0x10000) {
+        out.push_back(static_cast<char>(0xe0 | (c >> 12)));
+        out.push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3f)));
+        out.push_back(static_cast<char>(0x80 | (c & 0x3f)));
+    } else {
+        out.push_back(static_cast<char>(0xf0 | (c >> 18)));
+        out.push_back(static_cast<char>(0x80 | ((c >> 12) & 0x3f)));
+        out.push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3f)));
+        out.push_back(static_cast<char>(0x80 | (c & 0x3f)));
+    }
+}
+
+// The attributes a snapshot carries, comparable as a whole.
+struct Pen {
+    unsigned bold = 0, underline = 0, italic = 0, blink = 0, reverse = 0, strike = 0;
+    VTermColor fg{}, bg{};
+    bool operator==(const Pen& o) const
+    {
+        return bold == o.bold && underline == o.underline && italic == o.italic &&
+               blink == o.blink && reverse == o.reverse && strike == o.strike &&
+               sameColor(fg, o.fg) && sameColor(bg, o.bg);
+    }
+    static bool sameColor(const VTermColor& a, const VTermColor& b)
+    {
+        if ((a.type & VTERM_COLOR_DEFAULT_MASK) != (b.type & VTERM_COLOR_DEFAULT_MASK))
+            return false;
+        if (a.type & VTERM_COLOR_DEFAULT_MASK) return true;
+        return vt().vterm_color_is_equal(&a, &b) != 0;
+    }
+};
+
+Pen defaultPen()
+{
+    Pen p;
+    p.fg.type = VTERM_COLOR_DEFAULT_FG;
+    p.bg.type = VTERM_COLOR_DEFAULT_BG;
+    return p;
+}
+
+Pen penOf(const VTermScreenCell& cell)
+{
+    Pen p;
+    p.bold = cell.attrs.bold;
+    p.underline = cell.attrs.underline;
+    p.italic = cell.attrs.italic;
+    p.blink = cell.attrs.blink;
+    p.reverse = cell.attrs.reverse;
+    p.strike = cell.attrs.strike;
+    p.fg = cell.fg;
+    p.bg = cell.bg;
+    return p;
+}
+
+void appendColor(std::string& sgr, const VTermColor& c, bool foreground)
+{
+    if (c.type & (foreground ? VTERM_COLOR_DEFAULT_FG : VTERM_COLOR_DEFAULT_BG)) {
+        sgr += foreground ? ";39" : ";49";
+    } else if (VTERM_COLOR_IS_INDEXED(&c)) {
+        sgr += (foreground ? ";38;5;" : ";48;5;") + std::to_string(c.indexed.idx);
+    } else {
+        sgr += (foreground ? ";38;2;" : ";48;2;") + std::to_string(c.rgb.red) + ";" +
+               std::to_string(c.rgb.green) + ";" + std::to_string(c.rgb.blue);
+    }
+}
+
+// SGR that sets exactly `p` (reset first: simpler than diffing and still compact).
+std::string sgrFor(const Pen& p)
+{
+    std::string sgr = "\x1b[0";
+    if (p.bold) sgr += ";1";
+    if (p.italic) sgr += ";3";
+    if (p.underline == 1)
+        sgr += ";4";
+    else if (p.underline > 1)
+        sgr += ";21";
+    if (p.blink) sgr += ";5";
+    if (p.reverse) sgr += ";7";
+    if (p.strike) sgr += ";9";
+    appendColor(sgr, p.fg, true);
+    appendColor(sgr, p.bg, false);
+    return sgr + "m";
+}
+
+} // namespace
+
+Status ScreenModel::available()
+{
+    auto loaded = loadVterm();
+    if (!loaded) return loaded.error();
+    return {};
+}
+
+ScreenModel::ScreenModel(unsigned rows, unsigned cols) : m_rows(rows), m_cols(cols)
+{
+    reset();
+}
+
+ScreenModel::~ScreenModel()
+{
+    if (m_vt != nullptr) vt().vterm_free(m_vt);
+}
+
+int ScreenModel::onTermProp(int prop, void* value, void* user)
+{
+    auto* self = static_cast<ScreenModel*>(user);
+    auto* v = static_cast<VTermValue*>(value);
+    if (prop == VTERM_PROP_ALTSCREEN)
+        self->m_altScreen = v->boolean != 0;
+    else if (prop == VTERM_PROP_CURSORVISIBLE)
+        self->m_cursorVisible = v->boolean != 0;
+    return 1;
+}
+
+void ScreenModel::reset()
+{
+    if (m_vt != nullptr) vt().vterm_free(m_vt);
+    m_vt = nullptr;
+    m_screen = nullptr;
+    m_rows = std::max(1u, m_rows);
+    m_cols = std::max(1u, m_cols);
+    m_altScreen = false;
+    m_cursorVisible = true;
+    if (available()) return; // no terminal: a blank screen
+    m_vt = vt().vterm_new(static_cast<int>(m_rows), static_cast<int>(m_cols));
+    vt().vterm_set_utf8(m_vt, 1);
+    m_screen = vt().vterm_obtain_screen(m_vt);
+    static VTermScreenCallbacks callbacks = [] {
+        VTermScreenCallbacks c{};
+        c.settermprop = [](VTermProp prop, VTermValue* val, void* user) {
+            return ScreenModel::onTermProp(prop, val, user);
+        };
+        return c;
+    }();
+    vt().vterm_screen_set_callbacks(m_screen, &callbacks, this);
+    vt().vterm_screen_enable_altscreen(m_screen, 1);
+    // Damage is not needed: readers pull cells. Scroll merging keeps libvterm fastest.
+    vt().vterm_screen_set_damage_merge(m_screen, VTERM_DAMAGE_SCROLL);
+    vt().vterm_screen_reset(m_screen, 1);
+}
+
+void ScreenModel::feed(std::string_view bytes)
+{
+    if (m_vt != nullptr && !bytes.empty()) vt().vterm_input_write(m_vt, bytes.data(), bytes.size());
+}
+
+void ScreenModel::resize(unsigned rows, unsigned cols)
+{
+    m_rows = std::max(1u, rows);
+    m_cols = std::max(1u, cols);
+    if (m_vt != nullptr)
+        vt().vterm_set_size(m_vt, static_cast<int>(m_rows), static_cast<int>(m_cols));
+}
+
+std::vector<std::string> ScreenModel::lines() const
+{
+    std::vector<std::string> out;
+    if (m_vt == nullptr) return std::vector<std::string>(m_rows);
+    out.reserve(m_rows);
+    VTermScreenCell cell;
+    for (int r = 0; r < static_cast<int>(m_rows); ++r) {
+        std::string line;
+        size_t keep = 0;
+        for (int c = 0; c < static_cast<int>(m_cols); ++c) {
+            vt().vterm_screen_get_cell(m_screen, VTermPos{r, c}, &cell);
+            if (cell.chars[0] == kWideContinuation) continue;
+            if (cell.chars[0] == 0) {
+                line.push_back(' ');
+                continue;
+            }
+            for (int i = 0; i < VTERM_MAX_CHARS_PER_CELL && cell.chars[i] != 0; ++i)
+                appendUtf8(line, cell.chars[i]);
+            keep = line.size();
+        }
+        line.resize(keep);
+        out.push_back(std::move(line));
+    }
+    return out;
+}
+
+std::string ScreenModel::text() const
+{
+    std::string out;
+    for (const std::string& line : lines()) {
+        out += line;
+        out += '\n';
+    }
+    return out;
+}
+
+ScreenModel::Cursor ScreenModel::cursor() const
+{
+    VTermPos pos{};
+    if (m_vt == nullptr) return Cursor{0, 0, m_cursorVisible};
+    vt().vterm_state_get_cursorpos(vt().vterm_obtain_state(m_vt), &pos);
+    return Cursor{static_cast<unsigned>(pos.row), static_cast<unsigned>(pos.col), m_cursorVisible};
+}
+
+std::string ScreenModel::snapshot() const
+{
+    std::string out;
+    if (m_vt == nullptr) return out;
+    if (m_altScreen) out += "\x1b[?1049h";
+    out += "\x1b[0m\x1b[H\x1b[2J";
+    Pen blank = defaultPen();
+    VTermScreenCell cell;
+    for (int r = 0; r < static_cast<int>(m_rows); ++r) {
+        // Trailing default blanks need nothing: the screen was cleared.
+        int last = static_cast<int>(m_cols) - 1;
+        for (; last >= 0; --last) {
+            vt().vterm_screen_get_cell(m_screen, VTermPos{r, last}, &cell);
+            if (cell.chars[0] != 0 || !(penOf(cell) == blank)) break;
+        }
+        if (last < 0) continue;
+        out += "\x1b[" + std::to_string(r + 1) + "H";
+        Pen current = blank;
+        bool penKnown = false;
+        for (int c = 0; c <= last; ++c) {
+            vt().vterm_screen_get_cell(m_screen, VTermPos{r, c}, &cell);
+            if (cell.chars[0] == kWideContinuation) continue;
+            Pen p = penOf(cell);
+            if (!penKnown || !(p == current)) {
+                out += sgrFor(p);
+                current = p;
+                penKnown = true;
+            }
+            if (cell.chars[0] == 0) {
+                out.push_back(' ');
+                continue;
+            }
+            for (int i = 0; i < VTERM_MAX_CHARS_PER_CELL && cell.chars[i] != 0; ++i)
+                appendUtf8(out, cell.chars[i]);
+        }
+    }
+    // The pen the program left set, so later output keeps its colours.
+    VTermState* state = vt().vterm_obtain_state(m_vt);
+    Pen pen = defaultPen();
+    VTermValue v;
+    if (vt().vterm_state_get_penattr(state, VTERM_ATTR_BOLD, &v)) pen.bold = v.boolean ? 1 : 0;
+    if (vt().vterm_state_get_penattr(state, VTERM_ATTR_UNDERLINE, &v))
+        pen.underline = static_cast<unsigned>(v.number);
+    if (vt().vterm_state_get_penattr(state, VTERM_ATTR_ITALIC, &v)) pen.italic = v.boolean ? 1 : 0;
+    if (vt().vterm_state_get_penattr(state, VTERM_ATTR_BLINK, &v)) pen.blink = v.boolean ? 1 : 0;
+    if (vt().vterm_state_get_penattr(state, VTERM_ATTR_REVERSE, &v))
+        pen.reverse = v.boolean ? 1 : 0;
+    if (vt().vterm_state_get_penattr(state, VTERM_ATTR_STRIKE, &v)) pen.strike = v.boolean ? 1 : 0;
+    if (vt().vterm_state_get_penattr(state, VTERM_ATTR_FOREGROUND, &v)) pen.fg = v.color;
+    if (vt().vterm_state_get_penattr(state, VTERM_ATTR_BACKGROUND, &v)) pen.bg = v.color;
+    out += sgrFor(pen);
+    Cursor cur = cursor();
+    out += "\x1b[" + std::to_string(cur.row + 1) + ";" + std::to_string(cur.col + 1) + "H";
+    out += cur.visible ? "\x1b[?25h" : "\x1b[?25l";
+    return out;
+}
+
+void ScreenModel::restore(std::string_view snapshot, unsigned rows, unsigned cols)
+{
+    m_rows = rows;
+    m_cols = cols;
+    reset();
+    feed(snapshot);
+}
+
+} // namespace sb

@@ -1,0 +1,64 @@
+// A headless terminal screen (libvterm) for recordings: feed it output, read back its lines,
+// and snapshot it as a compact VT byte string that repaints the same screen when fed to a
+// fresh model or a real terminal. Keyframes are such snapshots: seeking loads the nearest one
+// and replays only the output after it.
+#pragma once
+
+#include "base/Error.h"
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+struct VTerm;
+struct VTermScreen;
+
+namespace sb {
+
+class ScreenModel {
+  public:
+    // Whether models work: libvterm is opened with the first one (VtermLibrary.h). Callers that
+    // cannot do without a screen ask first; a model made without libvterm stays blank.
+    static Status available();
+
+    ScreenModel(unsigned rows, unsigned cols);
+    ~ScreenModel();
+    ScreenModel(const ScreenModel&) = delete;
+    ScreenModel& operator=(const ScreenModel&) = delete;
+
+    void feed(std::string_view bytes);
+    void resize(unsigned rows, unsigned cols);
+    unsigned rows() const { return m_rows; }
+    unsigned cols() const { return m_cols; }
+
+    // The visible lines, trailing blanks trimmed, UTF-8.
+    std::vector<std::string> lines() const;
+    std::string text() const; // lines() joined with '\n'
+    struct Cursor {
+        unsigned row = 0, col = 0;
+        bool visible = true;
+    };
+    Cursor cursor() const;
+    bool altScreen() const { return m_altScreen; }
+
+    // A VT sequence that, fed to a blank terminal of the same size, reproduces the cells (text,
+    // colours, attributes), the alternate-screen flag, the pen, the cursor and its visibility.
+    // Not reproduced: scroll regions, tab stops, charsets and the primary screen hidden under
+    // an alternate one (documented in docs/recording.md).
+    std::string snapshot() const;
+    // Reset to blank at the given size, then apply a snapshot (or any bytes).
+    void restore(std::string_view snapshot, unsigned rows, unsigned cols);
+
+  private:
+    static int onTermProp(int prop, void* value, void* user);
+    void reset();
+
+    VTerm* m_vt = nullptr;
+    VTermScreen* m_screen = nullptr;
+    unsigned m_rows, m_cols;
+    bool m_altScreen = false;
+    bool m_cursorVisible = true;
+};
+
+} // namespace sb

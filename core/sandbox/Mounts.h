@@ -1,0 +1,18 @@
+// The sandbox's file system: a fresh tmpfs root holding read-only system folders, the project
+// as an overlay at its real path, an empty home, /tmp, a fresh /proc and a minimal /dev.
+#pragma once
+
+#include "base/Error.h"
+#include "sandbox/Identity.h"
+#include "sandbox/Sandbox.h"
+
+namespace sb {
+
+// Runs in init, in the new mount namespace, with privileges over it. Ends with the process
+// inside the new root, its cwd at "/".
+Status buildRootFilesystem(const SandboxConfig& config, const SandboxIdentity& id);
+
+// Folders the sandbox may write (for Landlock): the project, /tmp, the home, /dev, rw exposures.
+std::vector<std::filesystem::path> writableFolders(const SandboxConfig& config);
+
+} // namespace sb

@@ -1,0 +1,78 @@
+// Starting a sandbox: the containment pipeline that turns a SandboxConfig into a running
+// pid namespace whose pid 1 is our init and whose pid 2 is the user's command.
+#pragma once
+
+#include "base/Error.h"
+#include "policy/Policy.h"
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <sys/types.h>
+#include <vector>
+
+namespace sb {
+
+struct BindMount {
+    std::filesystem::path path; // same path outside and inside
+    AccessMode mode = AccessMode::ReadOnly;
+};
+
+struct SandboxConfig {
+    std::vector<std::string> argv;    // argv[0] is looked up on the sandbox's PATH
+    std::vector<std::string> env;     // the command's whole environment, "NAME=value"
+    std::filesystem::path project;    // the real folder; mounted at the same path as an overlay
+    std::filesystem::path sessionDir; // holds upper/ and work/
+    std::filesystem::path home;       // an empty tmpfs at this path
+    std::vector<BindMount> binds;     // exposed paths from the policy
+    std::vector<std::filesystem::path> masks; // hidden inside exposed folders
+    NetworkMode network = NetworkMode::None;
+    Limits limits;
+    std::vector<std::string> cgroups; // the session's cgroup folders for init to join
+    bool cgroupsV1 = false;           // they are cgroup v1 folders (see openCgroupTasks)
+    // With a terminal, init opens a pty in the sandbox's own devpts (so ttyname() works
+    // inside) and hands the master to the supervisor; the command gets the slave as its
+    // stdio and controlling terminal. Without, the command uses stdioFds as they are.
+    struct Terminal {
+        bool enabled = false;
+        unsigned short rows = 24, columns = 80;
+        bool translateNewlines = true; // off when the output goes to a file or pipe
+    } terminal;
+    int stdioFds[3] = {0, 1, 2};
+    // Every exec in the sandbox waits for the supervisor (seccomp user notification), the
+    // command's own first exec included.
+    bool superviseExec = false;
+};
+
+// In network mode "filtered", init listens here inside the sandbox's network namespace (its
+// own loopback, so the port is free) and hands the socket to the supervisor's proxy.
+constexpr std::uint16_t kProxyPort = 3128;
+
+// The uid the sandbox runs as when Sandbench itself runs as root: never real root.
+constexpr uid_t kRootSandboxUid = 65534;
+constexpr gid_t kRootSandboxGid = 65534;
+
+struct SandboxProcess {
+    pid_t initPid = -1;
+    int pidFd = -1;         // pidfd of init: poll()able, signal-safe
+    int ptyMaster = -1;     // the command's terminal, when SandboxConfig::terminal asked for one
+    int execListener = -1;  // seccomp notifications of every exec, with superviseExec
+    int proxyListener = -1; // 127.0.0.1:kProxyPort inside the sandbox, in network mode filtered
+};
+
+// Starts init in new namespaces and returns once the sandbox is built and the command was
+// started (or with the error that stopped the pipeline, e.g. "mount overlay on /p: …").
+// Call it while the process has a single thread: the child runs C++ (allocations) between
+// clone and exec, which another thread's held lock would deadlock. `whileInitSetsUp` runs
+// right after the clone, in parallel with init's mounts: the first moment threads may start.
+// It creates config.cgroups when they are to exist (init joins them after it, before the
+// command starts); an error it returns ends the sandbox.
+Result<SandboxProcess>
+startSandbox(const SandboxConfig& config,
+             const std::function<Status(pid_t initPid, int pidFd)>& whileInitSetsUp = {});
+
+// Exit status of the sandbox's command as a shell reports it: code, or 128+signal.
+int waitSandbox(const SandboxProcess& sandbox);
+
+} // namespace sb

@@ -1,0 +1,26 @@
+// The deny list of Seccomp.h, compiled with libseccomp into a BPF program. The build runs it once
+// (sandbench-seccomp-gen writes the programs into the generated SeccompBpf.h, which
+// Seccomp.cpp loads: nothing is compiled when a sandbox starts). Not part of the core library,
+// so nothing Sandbench ships loads libseccomp: only the generator and the unit tests, which
+// check that the generated programs are still what libseccomp makes, are built with it.
+#pragma once
+
+#include "base/Error.h"
+
+#include <linux/filter.h>
+#include <vector>
+
+namespace sb {
+
+struct SeccompProgram {
+    std::vector<sock_filter> code;
+    unsigned ruleCount = 0; // deny rules, for doctor's summary
+};
+
+// `notifyExec`: execve and execveat return SECCOMP_RET_USER_NOTIF (command approval).
+Result<SeccompProgram> compileSeccompFilter(bool notifyExec);
+
+// The program the build generated, as Seccomp.cpp loads it.
+std::vector<sock_filter> precompiledSeccompFilter(bool notifyExec);
+
+} // namespace sb

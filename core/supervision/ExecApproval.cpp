@@ -1,0 +1,183 @@
+#include "supervision/ExecApproval.h"
+
+#include "base/SignalFreeThread.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+#include <utility>
+
+namespace sb {
+
+namespace {
+constexpr std::size_t kProgramsFoundMax = 1024;
+}
+
+ExecApproval::ExecApproval(int listenerFd, CommandMatcher rules, ApprovalBroker& broker,
+                           RecordingWriter* recorder, Clock& clock, Hooks hooks)
+    : m_interceptor(listenerFd), m_broker(broker), m_recorder(recorder), m_clock(clock),
+      m_hooks(std::move(hooks)), m_rules(std::move(rules)),
+      m_stopFd(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK))
+{
+    m_thread = startSignalFreeThread([this] { run(); });
+    ::pthread_setname_np(m_thread.native_handle(), "exec approval"); // for ps, top and perf
+}
+
+ExecApproval::~ExecApproval()
+{
+    stop();
+    if (m_stopFd >= 0) ::close(m_stopFd);
+    if (m_sandboxRoot >= 0) ::close(m_sandboxRoot);
+}
+
+void ExecApproval::stop()
+{
+    if (!m_thread.joinable()) return;
+    m_stopping.store(true);
+    std::uint64_t one = 1;
+    (void)!::write(m_stopFd, &one, sizeof one);
+    m_thread.join();
+}
+
+void ExecApproval::setRules(CommandMatcher rules)
+{
+    std::lock_guard lock(m_rulesMutex);
+    m_rules = std::move(rules);
+}
+
+void ExecApproval::run()
+{
+    pollfd fds[2] = {{m_interceptor.fd(), POLLIN, 0}, {m_stopFd, POLLIN, 0}};
+    // Without its eventfd (out of descriptors) the thread looks at m_stopping now and then.
+    const int timeoutMs = m_stopFd >= 0 ? -1 : 50;
+    bool reported = false;
+    while (!m_stopping.load()) {
+        int ready = ::poll(fds, 2, timeoutMs);
+        if (ready < 0) {
+            // Only EINTR and ENOMEM can happen here; the execs wait meanwhile, so try again.
+            if (errno == EINTR) continue;
+            if (!std::exchange(reported, true))
+                m_hooks.activity(
+                    {{"kind", "error"}, {"message", sysError("wait for execs").describe()}});
+            ::usleep(10'000);
+            continue;
+        }
+        if (ready == 0 || fds[1].revents & POLLIN) continue; // m_stopping says whether to end
+        if (fds[0].revents & POLLIN)
+            onNotification();
+        else if (fds[0].revents & (POLLHUP | POLLERR))
+            return; // no process under the filter is left, and none can come
+        if (!m_answeredOne) {
+            m_answeredOne = true;
+            if (m_hooks.firstAnswered) m_hooks.firstAnswered();
+        }
+    }
+}
+
+void ExecApproval::onNotification()
+{
+    auto received = m_interceptor.receive();
+    if (!received) {
+        m_hooks.activity({{"kind", "error"}, {"message", received.error().describe()}});
+        return;
+    }
+    if (!*received) return;
+    ExecRequest exec = std::move(**received);
+    if (m_sandboxRoot < 0) {
+        // Every process in the sandbox has init's root (chroot, pivot_root, mount and setns are
+        // filtered), and this descriptor keeps it reachable after the process is gone.
+        std::string root = "/proc/" + std::to_string(exec.pid) + "/root";
+        m_sandboxRoot = ::open(root.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+    }
+    ApprovalRequest request;
+    request.kind = ApprovalKind::Command;
+    request.program = std::move(exec.program);
+    request.argv = std::move(exec.argv);
+    request.cwd = std::move(exec.cwd);
+
+    RuleAction action;
+    std::string rule;
+    if (auto earlier = m_broker.decidedBySession(request)) {
+        action = *earlier ? RuleAction::Allow : RuleAction::Deny;
+        rule = "an answer earlier in this session";
+    } else {
+        std::lock_guard lock(m_rulesMutex);
+        CommandDecision d = m_rules.decide(request.program, request.argv);
+        action = d.action;
+        rule = std::move(d.rule);
+    }
+    // Everything the record needs is read while the exec is stopped, before the answer. After
+    // it, a short command may be gone before its folder is read; the exec soon holds its
+    // process's exec_update_lock, which a read of /proc/PID/cwd waits for (Linux 6.18.40,
+    // 6.12.97, 6.6.145, 6.1.178 and later) and the exec must then wake the reader; and the
+    // kernel hands the answered exec this CPU (synchronous wake-ups): it would wait anyway.
+    std::uint64_t id = exec.notificationId;
+    // execvp tries each PATH folder in turn: an allowed exec of a program that is not there
+    // fails with ENOENT by itself and is no activity worth a line (nor a working folder). Only
+    // allowed ones are skipped, so a program created in between still went through the policy.
+    // A program found once is not looked for again (~3 us an exec): should it be deleted, a
+    // PATH search's miss on it is recorded as the exec it was.
+    if (action == RuleAction::Allow && !m_programsFound.contains(request.program)) {
+        if (programAbsent(exec.pid, request.program)) {
+            (void)m_interceptor.allow(id);
+            return;
+        }
+        if (m_programsFound.size() >= kProgramsFoundMax) m_programsFound.clear();
+        m_programsFound.insert(request.program);
+    }
+    // The working folder is for people (the record, a prompt), not the rules.
+    if (request.cwd.empty()) request.cwd = ExecInterceptor::cwdOf(exec.pid);
+    if (action == RuleAction::Allow)
+        (void)m_interceptor.allow(id);
+    else if (action == RuleAction::Deny)
+        (void)m_interceptor.deny(id);
+    CommandRecord record;
+    if (action == RuleAction::Ask) { // the broker still needs the request
+        record.program = request.program;
+        record.argv = request.argv;
+        record.cwd = request.cwd;
+    } else {
+        record.program = std::move(request.program);
+        record.argv = std::move(request.argv);
+        record.cwd = std::move(request.cwd);
+    }
+    record.pid = exec.pid;
+    record.decision = toString(action);
+    record.rule = rule;
+    record.timeUnixMs = m_clock.unixMs();
+    this->record(std::move(record));
+    if (action == RuleAction::Ask) {
+        request.rule = rule;
+        ExecInterceptor* interceptor = &m_interceptor;
+        // The outcome comes from whichever thread answers or expires it.
+        m_broker.submit(std::move(request), [interceptor, id](const ApprovalOutcome& outcome) {
+            (void)(outcome.allow ? interceptor->allow(id) : interceptor->deny(id));
+        });
+    }
+}
+
+bool ExecApproval::programAbsent(pid_t pid, const std::string& program) const
+{
+    if (m_sandboxRoot >= 0) {
+        std::string_view relative = program;
+        while (!relative.empty() && relative.front() == '/')
+            relative.remove_prefix(1);
+        if (relative.empty()) return false;
+        return ::faccessat(m_sandboxRoot, std::string(relative).c_str(), F_OK, 0) != 0 &&
+               errno == ENOENT;
+    }
+    return ::access(("/proc/" + std::to_string(pid) + "/root" + program).c_str(), F_OK) != 0 &&
+           errno == ENOENT;
+}
+
+void ExecApproval::record(CommandRecord record)
+{
+    // JSON only for someone who reads it now: the recording builds its own on its thread.
+    if (m_watched.load(std::memory_order_relaxed) && m_hooks.forClients)
+        m_hooks.forClients(toJson(record));
+    if (m_recorder) m_recorder->command(std::move(record));
+}
+
+} // namespace sb

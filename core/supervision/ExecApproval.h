@@ -1,0 +1,75 @@
+// Exec approval on a thread of its own: each exec of the sandbox, stopped by the seccomp filter,
+// is read, decided by the command rules (or put to the broker), answered and recorded there.
+//
+// The thread waits on the listener itself, so an exec's synchronous wake-up hands it the exec's
+// CPU and the answer hands it back, with nothing else in between: the session loop's other
+// descriptors, timers and clients are not looked at while an exec waits. What only the loop's
+// thread may touch (control clients) goes to it through the hooks.
+#pragma once
+
+#include "base/Clock.h"
+#include "policy/CommandRules.h"
+#include "recording/RecordingWriter.h"
+#include "supervision/ApprovalBroker.h"
+#include "supervision/ExecInterceptor.h"
+
+#include <atomic>
+#include <functional>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+#include <unordered_set>
+
+namespace sb {
+
+class ExecApproval {
+  public:
+    // Called on the approval thread; they must only hand things over to another thread.
+    struct Hooks {
+        std::function<void()> firstAnswered;            // once, after the first exec
+        std::function<void(nlohmann::json)> forClients; // a command, while setWatched(true)
+        std::function<void(nlohmann::json)> activity;   // an error, for clients and recording
+    };
+
+    // Starts the thread, with every signal blocked. `recorder` may be null.
+    ExecApproval(int listenerFd, CommandMatcher rules, ApprovalBroker& broker,
+                 RecordingWriter* recorder, Clock& clock, Hooks hooks);
+    ~ExecApproval(); // stop(), then closes the listener (execs still waiting fail with ENOSYS)
+    ExecApproval(const ExecApproval&) = delete;
+    ExecApproval& operator=(const ExecApproval&) = delete;
+
+    // Any thread: execs received after it returns are decided by these rules.
+    void setRules(CommandMatcher rules);
+    // Any thread: whether control clients want each command as it happens.
+    void setWatched(bool watched) { m_watched.store(watched, std::memory_order_relaxed); }
+    // Ends the thread and waits for it; pending asks stay with the broker, whose answers still
+    // reach their exec. The thread also ends by itself once no process is left under the filter.
+    void stop();
+
+  private:
+    void run();
+    void onNotification();
+    bool programAbsent(pid_t pid, const std::string& program) const;
+    void record(CommandRecord record);
+
+    ExecInterceptor m_interceptor;
+    ApprovalBroker& m_broker;
+    RecordingWriter* m_recorder;
+    Clock& m_clock;
+    Hooks m_hooks;
+    std::mutex m_rulesMutex;
+    CommandMatcher m_rules;
+    std::atomic<bool> m_watched{false};
+    std::atomic<bool> m_stopping{false};
+    int m_stopFd = -1; // written by stop()
+    // The thread's own state.
+    int m_sandboxRoot = -1; // O_PATH: "/" of the sandbox, from the first exec's process
+    // Programs allowed execs found in the sandbox, not looked for again (a loop or a build
+    // runs the same few over and over); at most kProgramsFoundMax (ExecApproval.cpp).
+    std::unordered_set<std::string> m_programsFound;
+    bool m_answeredOne = false;
+    std::thread m_thread; // last: starts once everything above is ready
+};
+
+} // namespace sb

@@ -1,0 +1,51 @@
+// The supervisor's end of exec approval: every execve/execveat in the sandbox stops in the
+// kernel (seccomp user notification) until the supervisor allows or denies it.
+//
+// The target's argv is read with process_vm_readv, and the notification is checked to be still
+// valid after reading, so a pid reused in between is never judged by another process's memory.
+// A second thread of the target can still rewrite the strings after they were read: exec
+// approval supervises a fallible agent; the namespaces, mounts and syscall filter are the
+// boundary (see README, "Security model").
+#pragma once
+
+#include "base/Error.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <sys/types.h>
+#include <vector>
+
+namespace sb {
+
+struct ExecRequest {
+    std::uint64_t notificationId = 0;
+    pid_t pid = 0;       // in the supervisor's pid namespace
+    std::string program; // absolute path inside the sandbox (lexically normalised)
+    std::vector<std::string> argv;
+    std::string cwd; // inside the sandbox; empty until cwdOf() when the program path needed none
+};
+
+class ExecInterceptor {
+  public:
+    // Asks for synchronous wake-ups where the kernel has them (see the .cpp).
+    explicit ExecInterceptor(int listenerFd);
+    ~ExecInterceptor();
+    ExecInterceptor(const ExecInterceptor&) = delete;
+    ExecInterceptor& operator=(const ExecInterceptor&) = delete;
+
+    int fd() const { return m_fd; }
+    // Reads one pending notification (call when fd() is readable). nullopt: nothing to judge
+    // (the exec was abandoned, or its process died while we read).
+    Result<std::optional<ExecRequest>> receive();
+    // The working folder of `pid` as the sandbox names it; "" if the process is gone. Not part
+    // of receive(): the policy does not look at it, and an exec of an absent program needs none.
+    static std::string cwdOf(pid_t pid);
+    Status allow(std::uint64_t notificationId);
+    Status deny(std::uint64_t notificationId, int error = EPERM);
+
+  private:
+    int m_fd;
+};
+
+} // namespace sb

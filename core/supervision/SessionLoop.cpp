@@ -1,0 +1,525 @@
+#include "supervision/SessionLoop.h"
+
+#include "base/Terminal.h"
+#include "recording/RecordingTypes.h"
+
+#include <csignal>
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <sys/ioctl.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+namespace sb {
+namespace {
+
+constexpr long long kQuietMs = 40; // output silence before a title notice is written
+
+bool writeAll(int fd, const char* data, size_t size)
+{
+    if (fd < 0) return true; // headless: nobody at this end
+    while (size > 0) {
+        ssize_t n = ::write(fd, data, size);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0 && errno == EAGAIN) {
+            pollfd p{fd, POLLOUT, 0};
+            ::poll(&p, 1, 100);
+            continue;
+        }
+        if (n <= 0) return false;
+        data += n;
+        size -= static_cast<size_t>(n);
+    }
+    return true;
+}
+
+} // namespace
+
+SessionLoop::SessionLoop(RunningPolicy policy, const SandboxProcess& sandbox, LoopOptions options,
+                         Clock& clock)
+    : m_sandbox(sandbox), m_options(std::move(options)), m_clock(clock),
+      m_policy(std::move(policy)), m_broker(m_policy.merged().approvals, clock)
+{
+    if (const auto& learned = m_policy.source().learnedRulesFile; !learned.empty())
+        m_broker.setPersistHook(ApprovalBroker::learnedRulesWriter(learned));
+    if (m_options.interactive)
+        m_prompt.emplace(m_options.outFd, [this](std::uint64_t id, const ApprovalAnswer& a) {
+            if (auto e = m_broker.answer(id, a))
+                emit({{"kind", "error"}, {"message", e->describe()}});
+        });
+    m_masterOpen = sandbox.ptyMaster >= 0;
+    m_inputOpen = m_masterOpen && m_options.inFd >= 0;
+    m_wakeFd = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    m_broker.setListener(
+        [this](const ApprovalRequest* r, const ApprovalOutcome* o) { onApprovalEvent(r, o); });
+    sigset_t watched;
+    sigemptyset(&watched);
+    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGWINCH})
+        sigaddset(&watched, sig);
+    ::sigprocmask(SIG_BLOCK, &watched, &m_previousMask);
+    m_signalFd = ::signalfd(-1, &watched, SFD_CLOEXEC | SFD_NONBLOCK);
+    if (sandbox.execListener >= 0) {
+        ExecApproval::Hooks hooks;
+        hooks.firstAnswered = [this] { queue({}); }; // wakes the loop: the command has started
+        hooks.forClients = [this](nlohmann::json command) {
+            ApprovalEvent e;
+            e.forClients = std::move(command);
+            queue(std::move(e));
+        };
+        hooks.activity = [this](nlohmann::json event) { publishActivity(std::move(event)); };
+        m_exec = std::make_unique<ExecApproval>(
+            sandbox.execListener, CommandMatcher(m_policy.merged().commands), m_broker,
+            m_options.recorder, clock, std::move(hooks));
+    }
+}
+
+SessionLoop::~SessionLoop()
+{
+    if (m_exec) m_exec->stop(); // its asks stay pending, for cancelAll() to deny
+    if (m_proxy) m_proxy->stop();
+    m_broker.cancelAll();
+    m_broker.setListener({});
+    closePrompt();
+    if (m_signalFd >= 0) ::close(m_signalFd);
+    if (m_wakeFd >= 0) ::close(m_wakeFd);
+    for (int fd : {m_options.commandOut, m_options.commandErr})
+        if (fd >= 0) ::close(fd); // left open when the loop ended at its deadline
+    ::sigprocmask(SIG_SETMASK, &m_previousMask, nullptr);
+}
+
+namespace {
+
+// Activity events by their "kind" (and "type"), as the recording files them: a decided command
+// or connection is both a request (what was tried) and a decision (what became of it).
+std::vector<EventKind> recordedKinds(const nlohmann::json& event)
+{
+    std::string kind = event.value("kind", "");
+    std::string type = event.value("type", "");
+    if (kind == "command") return {EventKind::ExecRequest, EventKind::ExecDecision};
+    if (kind == "network" && type == "decided")
+        return {EventKind::NetworkRequest, EventKind::NetworkDecision};
+    if (kind == "network") return {EventKind::NetworkRequest};
+    if (kind == "approval")
+        return {type == "request" ? EventKind::ApprovalPrompt : EventKind::ApprovalAnswer};
+    if (kind == "file") return {EventKind::WorkspaceChange};
+    if (kind == "limit") return {EventKind::LimitHit};
+    if (kind == "policy") return {EventKind::PolicyChange};
+    return {EventKind::Lifecycle};
+}
+
+} // namespace
+
+void SessionLoop::emit(nlohmann::json event) const
+{
+    event["time_unix_ms"] = m_clock.unixMs();
+    if (m_control) m_control->publishEvent(event);
+    if (m_options.recorder)
+        for (EventKind kind : recordedKinds(event))
+            m_options.recorder->event(kind, event);
+}
+
+Status SessionLoop::listen(SessionSummary summary)
+{
+    m_summary = std::move(summary);
+    auto server = ControlServer::listen(m_summary.id, *this);
+    if (!server) return server.error();
+    m_control = std::move(server.value());
+    return {};
+}
+
+bool SessionLoop::run()
+{
+    enum Slot { Init, Signals, Master, Input, Wake, Out, Err, FixedSlots };
+    std::vector<pollfd> fds;
+    for (;;) {
+        bool promptOpen = m_prompt && m_prompt->isOpen();
+        // While the approval screen is open the agent's output is left in the pty: it pauses.
+        fds = {{m_sandbox.pidFd, POLLIN, 0},
+               {m_signalFd, POLLIN, 0},
+               {m_masterOpen && !promptOpen ? m_sandbox.ptyMaster : -1, POLLIN, 0},
+               {m_inputOpen ? m_options.inFd : -1, POLLIN, 0},
+               {m_wakeFd, POLLIN, 0},
+               {m_options.commandOut, POLLIN, 0},
+               {m_options.commandErr, POLLIN, 0}};
+        if (m_control) m_control->fillPollFds(fds);
+        long long now = monotonicMs();
+        long long timeout = m_broker.nextDeadlineMs();
+        auto atMost = [&timeout](long long ms) {
+            ms = std::max(ms, 0LL);
+            timeout = timeout < 0 ? ms : std::min(timeout, ms);
+        };
+        if (m_options.deadlineMs > 0) {
+            if (m_options.deadlineMs <= now) return false;
+            atMost(m_options.deadlineMs - now);
+        }
+        if (m_announce) atMost(m_lastOutputMs + kQuietMs - now);
+        if (m_onLive && m_liveAtMs >= 0) atMost(m_liveAtMs - now);
+        if (promptOpen) atMost(1000); // countdowns
+        if (::poll(fds.data(), fds.size(), static_cast<int>(std::min(timeout, 3600000LL))) < 0 &&
+            errno != EINTR)
+            return true;
+        if (fds[Signals].revents & POLLIN) onSignal();
+        if (m_liveAtMs < 0) {
+            m_liveAtMs = monotonicMs() + kLiveAfterMs;
+            if (m_onStarted) std::exchange(m_onStarted, nullptr)();
+        } else if (monotonicMs() >= m_liveAtMs) {
+            goLive();
+        }
+        if (fds[Master].revents & (POLLIN | POLLHUP | POLLERR)) onTerminalOutput();
+        if (fds[Out].revents & (POLLIN | POLLHUP | POLLERR))
+            onCommandPipe(m_options.commandOut, m_options.outFd);
+        if (fds[Err].revents & (POLLIN | POLLHUP | POLLERR))
+            onCommandPipe(m_options.commandErr, m_options.errFd);
+        if (fds[Input].revents & (POLLIN | POLLHUP | POLLERR)) onUserInput();
+        if (fds[Wake].revents & POLLIN) {
+            std::uint64_t count;
+            (void)!::read(m_wakeFd, &count, sizeof count);
+        }
+        if (m_control) {
+            m_control->handle(fds);
+            if (m_exec && m_control->subscriberCount() == 0) m_exec->setWatched(false);
+        }
+        m_broker.expire();
+        drainApprovalEvents();
+        if (m_announce && monotonicMs() - m_lastOutputMs >= kQuietMs) {
+            m_announce = false;
+            std::string text = TerminalPrompt::notice(m_broker.pending().size());
+            writeAll(m_options.outFd, text.data(), text.size());
+        }
+        if (m_prompt && m_prompt->isOpen()) m_prompt->refresh(m_broker.pending(), m_clock.unixMs());
+        if (fds[Init].revents & POLLIN) {
+            m_onLive = nullptr; // over: the last output is only recorded
+            closePrompt();
+            drainTerminal();
+            while (m_options.commandOut >= 0)
+                onCommandPipe(m_options.commandOut, m_options.outFd);
+            while (m_options.commandErr >= 0)
+                onCommandPipe(m_options.commandErr, m_options.errFd);
+            return true;
+        }
+    }
+}
+
+void SessionLoop::goLive()
+{
+    if (m_onLive) std::exchange(m_onLive, nullptr)();
+}
+
+void SessionLoop::finish(int exitStatus)
+{
+    if (m_exec) m_exec->stop(); // the sandbox is gone: its last commands are handed over
+    drainApprovalEvents();      // what other threads handed over after run() returned
+    emit({{"kind", "lifecycle"}, {"type", "exit"}, {"status", exitStatus}});
+    if (!m_control) return;
+    m_control->publishExit(exitStatus);
+    m_control->drain(2000);
+    m_control.reset();
+}
+
+void SessionLoop::writeTerminalInput(std::string_view bytes)
+{
+    if (!m_masterOpen) return;
+    writeAll(m_sandbox.ptyMaster, bytes.data(), bytes.size());
+    if (m_options.recorder) m_options.recorder->terminalInput(bytes);
+}
+
+void SessionLoop::resize(unsigned rows, unsigned cols)
+{
+    winsize ws{static_cast<unsigned short>(rows), static_cast<unsigned short>(cols), 0, 0};
+    if (m_sandbox.ptyMaster < 0 || rows == 0 || cols == 0) return;
+    ::ioctl(m_sandbox.ptyMaster, TIOCSWINSZ, &ws);
+    if (m_options.recorder) m_options.recorder->resize(rows, cols);
+}
+
+Status SessionLoop::answerApproval(std::uint64_t id, const ApprovalAnswer& answer)
+{
+    return m_broker.answer(id, answer);
+}
+
+void SessionLoop::clientSubscribed()
+{
+    // Before the client hears that it is subscribed: it then sees every later command.
+    if (m_exec) m_exec->setWatched(true);
+    if (m_onSubscribe) m_onSubscribe();
+}
+
+void SessionLoop::stop(bool kill)
+{
+    ::kill(m_sandbox.initPid, kill ? SIGKILL : SIGTERM);
+}
+
+SessionSummary SessionLoop::summary() const
+{
+    SessionSummary s = m_summary;
+    m_policy.describe(s);
+    return s;
+}
+
+Result<proto::PolicyUpdateResult> SessionLoop::updatePolicy(const proto::PolicyUpdate& update,
+                                                            const std::string& client)
+{
+    auto change = m_policy.prepare(update, client, m_proxy != nullptr);
+    if (!change) return change.error();
+    // The proxy first: the only step that could still refuse, and then nothing has changed.
+    if (m_proxy)
+        if (auto e = m_proxy->updatePolicy(change->merged.network)) return *e;
+    if (m_exec) m_exec->setRules(CommandMatcher(change->merged.commands));
+    m_broker.setApprovalPolicy(change->merged.approvals);
+    if (change->source.learnedRulesFile != m_policy.source().learnedRulesFile)
+        m_broker.setPersistHook(
+            change->source.learnedRulesFile.empty()
+                ? ApprovalBroker::PersistHook()
+                : ApprovalBroker::learnedRulesWriter(change->source.learnedRulesFile));
+    proto::PolicyUpdateResult result{change->applied, change->deferred};
+    nlohmann::json event = updateEvent(*change, client);
+    m_policy.commit(std::move(*change));
+    emit(std::move(event));
+    if (m_options.notice)
+        m_options.notice("policy updated by " + client + ": " + describeUpdate(result));
+    return result;
+}
+
+void SessionLoop::publishOutput(const char* data, size_t size)
+{
+    goLive(); // before the first byte, which clients then get too
+    m_lastOutputMs = monotonicMs();
+    if (m_options.recorder) m_options.recorder->terminalOutput(std::string_view(data, size));
+    if (m_control) m_control->publishOutput(std::string_view(data, size));
+}
+
+void SessionLoop::onCommandPipe(int& fd, int to)
+{
+    char buf[65536];
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n > 0) {
+        writeAll(to, buf, static_cast<size_t>(n));
+        publishOutput(buf, static_cast<size_t>(n));
+        return;
+    }
+    if (n < 0 && (errno == EINTR || errno == EAGAIN)) return;
+    ::close(fd);
+    fd = -1;
+}
+
+void SessionLoop::queue(ApprovalEvent event)
+{
+    // Any thread: the loop's thread emits it (the control server is not thread-safe).
+    {
+        std::lock_guard lock(m_eventsMutex);
+        m_events.push_back(std::move(event));
+    }
+    std::uint64_t one = 1;
+    (void)!::write(m_wakeFd, &one, sizeof one);
+}
+
+void SessionLoop::publishActivity(nlohmann::json event)
+{
+    ApprovalEvent queued;
+    queued.activity = std::move(event);
+    queue(std::move(queued));
+}
+
+void SessionLoop::onApprovalEvent(const ApprovalRequest* request, const ApprovalOutcome* outcome)
+{
+    ApprovalEvent e;
+    if (request) e.request = *request;
+    if (outcome) e.outcome = *outcome;
+    queue(std::move(e));
+}
+
+Status SessionLoop::startProxy(int listenFd)
+{
+    Proxy::Hooks hooks;
+    hooks.ask = [this](const ConnectionRequest& r, const std::string& rule, Proxy::Decide decide) {
+        onProxyAsk(r, rule, std::move(decide));
+    };
+    hooks.onEvent = [this](const ProxyEvent& e) { onProxyEvent(e); };
+    auto proxy = Proxy::start(listenFd, m_policy.merged().network, std::move(hooks));
+    if (!proxy) return proxy.error();
+    m_proxy = std::move(proxy.value());
+    return {};
+}
+
+// On the proxy's thread: the broker is thread-safe, and its outcome reaches decide() directly.
+void SessionLoop::onProxyAsk(const ConnectionRequest& r, const std::string& rule,
+                             Proxy::Decide decide)
+{
+    ApprovalRequest request;
+    request.kind = ApprovalKind::Network;
+    request.host = r.host;
+    request.port = r.port;
+    request.protocol = r.protocol;
+    request.rule = rule;
+    if (auto earlier = m_broker.decidedBySession(request)) {
+        decide(*earlier, "an answer earlier in this session");
+        return;
+    }
+    m_broker.submit(std::move(request), [decide](const ApprovalOutcome& o) {
+        decide(o.allow, o.timedOut ? "approval timed out" : "approval answered");
+    });
+}
+
+void SessionLoop::onProxyEvent(const ProxyEvent& e)
+{
+    static const char* const kinds[] = {"decided", "failed", "malformed", "closed"};
+    nlohmann::json event = {{"kind", "network"},
+                            {"type", kinds[static_cast<int>(e.kind)]},
+                            {"host", e.request.host},
+                            {"port", e.request.port},
+                            {"protocol", e.request.protocol},
+                            {"address", e.request.address}};
+    if (e.kind == ProxyEvent::Kind::Decided) {
+        event["decision"] = std::string(toString(e.action));
+        event["rule"] = e.rule;
+        event["asked"] = e.asked;
+    }
+    if (!e.detail.empty()) event["detail"] = e.detail;
+    if (e.kind == ProxyEvent::Kind::Closed) {
+        event["bytes_up"] = e.bytesUp;
+        event["bytes_down"] = e.bytesDown;
+    }
+    ApprovalEvent queued;
+    queued.activity = std::move(event);
+    queue(std::move(queued));
+}
+
+void SessionLoop::drainApprovalEvents()
+{
+    std::vector<ApprovalEvent> events; // allocates nothing while there is nothing to hand over
+    {
+        std::lock_guard lock(m_eventsMutex);
+        events.swap(m_events);
+    }
+    for (const ApprovalEvent& e : events) {
+        if (e.activity) emit(*e.activity);
+        if (e.forClients && m_control) m_control->publishEvent(*e.forClients);
+        if (e.request) {
+            const ApprovalRequest& r = *e.request;
+            goLive();
+            if (m_control) m_control->publishApprovalRequest(r);
+            emit({{"kind", "approval"},
+                  {"type", "request"},
+                  {"request_id", r.id},
+                  {"what", describeRequest(r)},
+                  {"rule", r.rule},
+                  {"deadline_unix_ms", r.deadlineUnixMs}});
+            if (m_prompt)
+                m_announce = true;
+            else if (m_options.notice)
+                m_options.notice("approval #" + std::to_string(r.id) + " pending: " +
+                                 describeRequest(r) + "; answer with 'sandbench-cli approve " +
+                                 m_options.sessionId + " " + std::to_string(r.id) + " allow|deny'");
+        }
+        if (e.outcome) {
+            const ApprovalOutcome& o = *e.outcome;
+            if (m_control) m_control->publishApprovalOutcome(o);
+            std::string how = o.timedOut    ? "timed out"
+                              : o.cancelled ? "cancelled"
+                                            : "answered by " + o.answer.answeredBy;
+            emit({{"kind", "approval"},
+                  {"type", "outcome"},
+                  {"request_id", o.id},
+                  {"decision", o.allow ? "allow" : "deny"},
+                  {"timed_out", o.timedOut},
+                  {"cancelled", o.cancelled},
+                  {"answered_by", o.answer.answeredBy},
+                  {"scope", proto::approvalScopeName(o.answer.scope)},
+                  {"duration", proto::approvalDurationName(o.answer.duration)},
+                  {"latency_ms", o.latencyMs}});
+            if (!o.persistError.empty() && m_options.notice)
+                m_options.notice("could not save the rule for approval #" + std::to_string(o.id) +
+                                 ": " + o.persistError);
+            if (!m_prompt && m_options.notice)
+                m_options.notice("approval #" + std::to_string(o.id) + " " +
+                                 (o.allow ? "allowed" : "denied") + " (" + how + ")");
+            if (m_prompt && m_broker.pending().empty()) {
+                m_announce = false;
+                std::string text = TerminalPrompt::notice(0);
+                if (!m_prompt->isOpen()) writeAll(m_options.outFd, text.data(), text.size());
+            }
+        }
+    }
+}
+
+void SessionLoop::onTerminalOutput()
+{
+    char buf[65536];
+    ssize_t n = ::read(m_sandbox.ptyMaster, buf, sizeof buf);
+    if (n > 0) {
+        writeAll(m_options.outFd, buf, static_cast<size_t>(n));
+        publishOutput(buf, static_cast<size_t>(n));
+        return;
+    }
+    if (n < 0 && (errno == EINTR || errno == EAGAIN)) return;
+    m_masterOpen = false; // EIO: no slave left; wait for init alone
+    m_inputOpen = false;
+}
+
+void SessionLoop::drainTerminal()
+{
+    if (!m_masterOpen) return;
+    // The command is gone; what it printed last is still in the pty.
+    int flags = ::fcntl(m_sandbox.ptyMaster, F_GETFL);
+    ::fcntl(m_sandbox.ptyMaster, F_SETFL, flags | O_NONBLOCK);
+    char buf[65536];
+    ssize_t n;
+    while ((n = ::read(m_sandbox.ptyMaster, buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR)) {
+        if (n > 0) {
+            writeAll(m_options.outFd, buf, static_cast<size_t>(n));
+            publishOutput(buf, static_cast<size_t>(n));
+        }
+    }
+    m_masterOpen = false;
+}
+
+void SessionLoop::onUserInput()
+{
+    char buf[4096];
+    ssize_t n = ::read(m_options.inFd, buf, sizeof buf);
+    if (n <= 0) {
+        if (n == 0 || errno != EINTR)
+            m_inputOpen = false; // end of input: the command keeps its terminal
+        return;
+    }
+    std::string forward;
+    for (ssize_t i = 0; i < n; ++i) {
+        char key = buf[i];
+        if (m_prompt && m_prompt->isOpen()) {
+            forward += m_prompt->handleKey(key, m_broker.pending());
+            if (!m_prompt->isOpen()) closePrompt();
+        } else if (m_prompt && key == kPromptHotkey) {
+            m_prompt->open(m_broker.pending(), m_clock.unixMs());
+        } else {
+            forward.push_back(key);
+        }
+    }
+    if (!forward.empty()) writeTerminalInput(forward);
+}
+
+void SessionLoop::closePrompt()
+{
+    if (!m_prompt) return;
+    m_prompt->close();
+    // Ask the agent to redraw what the approval screen covered: a size change sends SIGWINCH.
+    winsize ws{};
+    if (::ioctl(m_sandbox.ptyMaster, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 1) {
+        winsize shrunk = ws;
+        --shrunk.ws_row;
+        ::ioctl(m_sandbox.ptyMaster, TIOCSWINSZ, &shrunk);
+        ::ioctl(m_sandbox.ptyMaster, TIOCSWINSZ, &ws);
+    }
+}
+
+void SessionLoop::onSignal()
+{
+    signalfd_siginfo info{};
+    while (::read(m_signalFd, &info, sizeof info) == sizeof info) {
+        if (info.ssi_signo == SIGWINCH) {
+            if (auto size = windowSize(m_options.inFd)) resize(size->first, size->second);
+        } else
+            ::kill(m_sandbox.initPid, static_cast<int>(info.ssi_signo));
+    }
+}
+
+} // namespace sb

@@ -1,0 +1,143 @@
+// The supervisor's event loop for one running sandbox: the terminal relay, approval timeouts,
+// control clients, the terminal prompt and signals, all on one thread around poll(). Exec
+// approval runs beside it on a thread of its own (ExecApproval.h).
+#pragma once
+
+#include "base/Clock.h"
+#include "control/ControlServer.h"
+#include "network/Proxy.h"
+#include "recording/RecordingWriter.h"
+#include "sandbox/Sandbox.h"
+#include "supervision/ApprovalBroker.h"
+#include "supervision/ExecApproval.h"
+#include "supervision/RunningPolicy.h"
+#include "supervision/TerminalPrompt.h"
+
+#include <csignal>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <vector>
+
+namespace sb {
+
+struct LoopOptions {
+    int inFd = 0;  // keys for the agent (pty mode), -1 for none
+    int outFd = 1; // where the agent's terminal output goes, -1 for nowhere (headless)
+    int errFd = 2;
+    // Without a pty: the read ends of the command's stdout and stderr pipes, relayed to outFd
+    // and errFd (and to clients and the recording as the session's terminal stream). The loop
+    // owns them: it closes them at their end or when it is destroyed.
+    int commandOut = -1, commandErr = -1;
+    bool interactive = false; // inFd is a terminal: raw mode, the Ctrl-] approval screen
+    std::string sessionId;    // for notices
+    long long deadlineMs = 0; // CLOCK_MONOTONIC; 0 = no wall-clock limit
+    std::function<void(const std::string&)> notice;
+    // Receives the terminal stream, input, resizes and every activity event; may be null.
+    RecordingWriter* recorder = nullptr;
+};
+
+class SessionLoop final : public SessionBackend {
+  public:
+    // Enforces `policy` (its learned rules merged); "always" answers are saved to its
+    // learned-rules file, when it has one.
+    SessionLoop(RunningPolicy policy, const SandboxProcess& sandbox, LoopOptions options,
+                Clock& clock = Clock::system());
+    ~SessionLoop();
+    SessionLoop(const SessionLoop&) = delete;
+    SessionLoop& operator=(const SessionLoop&) = delete;
+
+    ApprovalBroker& broker() { return m_broker; }
+    // Opens the session's control socket, for `sandbench-cli attach`, the GUI and other clients.
+    Status listen(SessionSummary summary);
+    // Serves the sandbox's proxy listener (network mode filtered); asks go to the broker.
+    Status startProxy(int listenFd);
+    // Runs until init exits (true) or the deadline passes (false).
+    bool run();
+    // Tells clients how it ended and gives them a moment to hear it.
+    void finish(int exitStatus);
+    // Any thread: an activity event (a file change, a limit hit) for clients and the recording;
+    // the loop's thread sends it, before finish()'s exit at the latest.
+    void publishActivity(nlohmann::json event);
+    // Called on the loop's thread each time a client subscribes.
+    void whenClientSubscribes(std::function<void()> hook) { m_onSubscribe = std::move(hook); }
+    // Called once on the loop's thread, when run() first wakes: the command's first exec is
+    // answered by then (exec approval wakes the loop once it has). For work the start need not
+    // wait for.
+    void whenStarted(std::function<void()> hook) { m_onStarted = std::move(hook); }
+    // Called once on the loop's thread, before the session's first output is relayed or its
+    // first approval request is published, or kLiveAfterMs after it started, whichever comes
+    // first; never for a session over sooner. For what only a session somebody can watch
+    // needs: the control socket (so clients still get all the output), the live watches.
+    void whenLive(std::function<void()> hook) { m_onLive = std::move(hook); }
+    static constexpr long long kLiveAfterMs = 50;
+
+    // SessionBackend: what control clients may do.
+    SessionSummary summary() const override;
+    void writeTerminalInput(std::string_view bytes) override;
+    void resize(unsigned rows, unsigned cols) override;
+    Status answerApproval(std::uint64_t id, const ApprovalAnswer& answer) override;
+    std::vector<ApprovalRequest> pendingApprovals() const override { return m_broker.pending(); }
+    void stop(bool kill) override;
+    void clientSubscribed() override;
+    // On the loop's thread (from the control server). Exec approval and the proxy take their
+    // rules under their own locks: an exec or a connection after the answer meets the new ones.
+    // Pending requests stay pending.
+    Result<proto::PolicyUpdateResult> updatePolicy(const proto::PolicyUpdate& update,
+                                                   const std::string& client) override;
+
+  private:
+    // Things other threads (the proxy, a broker answer) hand to the loop's thread.
+    struct ApprovalEvent {
+        std::optional<ApprovalRequest> request;
+        std::optional<ApprovalOutcome> outcome;
+        std::optional<nlohmann::json> activity;
+        std::optional<nlohmann::json> forClients; // already recorded: for control clients only
+    };
+
+    void onApprovalEvent(const ApprovalRequest* request, const ApprovalOutcome* outcome);
+    void onProxyAsk(const ConnectionRequest& request, const std::string& rule,
+                    Proxy::Decide decide);
+    void onProxyEvent(const ProxyEvent& event);
+    void queue(ApprovalEvent event);
+    void drainApprovalEvents();
+    void onTerminalOutput();
+    void onCommandPipe(int& fd, int to);
+    void publishOutput(const char* data, size_t size);
+    void drainTerminal();
+    void onUserInput();
+    void onSignal();
+    void closePrompt();
+    void emit(nlohmann::json event) const;
+    void goLive();
+
+    const SandboxProcess& m_sandbox;
+    LoopOptions m_options;
+    Clock& m_clock;
+    RunningPolicy m_policy;
+    ApprovalBroker m_broker;
+    std::unique_ptr<ControlServer> m_control;
+    std::function<void()> m_onSubscribe;
+    std::function<void()> m_onStarted;
+    std::function<void()> m_onLive;
+    long long m_liveAtMs = -1; // when m_onLive is due (CLOCK_MONOTONIC); -1 before the start
+    std::unique_ptr<Proxy> m_proxy;
+    SessionSummary m_summary;
+    std::optional<TerminalPrompt> m_prompt;
+    int m_signalFd = -1;
+    sigset_t m_previousMask{};
+    int m_wakeFd = -1; // approval events from any thread wake the loop
+    bool m_masterOpen = true;
+    bool m_inputOpen = true;
+    bool m_announce = false; // a title notice waits for a quiet moment in the output
+    long long m_lastOutputMs = 0;
+
+    std::mutex m_eventsMutex;
+    std::vector<ApprovalEvent> m_events;
+    // Last: its thread hands events to the members above until it is stopped.
+    std::unique_ptr<ExecApproval> m_exec;
+};
+
+} // namespace sb

@@ -1,0 +1,414 @@
+#include "supervision/Supervisor.h"
+
+#include "base/Paths.h"
+#include "base/SignalFreeThread.h"
+#include "base/Terminal.h"
+#include "policy/Exposure.h"
+#include "recording/RecordingStore.h"
+#include "recording/RecordingWriter.h"
+#include "sandbox/Environment.h"
+#include "sandbox/Identity.h"
+#include "sandbox/Landlock.h"
+#include "sandbox/ResourceLimits.h"
+#include "sandbox/Sandbox.h"
+#include "supervision/SessionLoop.h"
+#include "supervision/SessionWatch.h"
+#include "workspace/Workspace.h"
+
+#include <chrono>
+#include <csignal>
+#include <fcntl.h>
+#include <optional>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <thread>
+#include <unistd.h>
+
+extern char** environ;
+
+namespace fs = std::filesystem;
+
+namespace sb {
+namespace {
+
+const char* const kSystemFolders[] = {"/",     "/usr", "/etc", "/bin",  "/sbin", "/lib", "/lib64",
+                                      "/proc", "/sys", "/dev", "/boot", "/var",  "/run"};
+
+Result<fs::path> checkWorkspace(const fs::path& workspace)
+{
+    std::error_code ec;
+    fs::path real = fs::canonical(workspace, ec);
+    if (ec) return inputError("workspace " + workspace.string() + ": " + ec.message());
+    if (!fs::is_directory(real, ec))
+        return inputError("workspace " + workspace.string() + " is not a folder");
+    for (const char* system : kSystemFolders)
+        if (real == system)
+            return inputError("workspace " + real.string() +
+                              " is a system folder; choose a project folder");
+    return real;
+}
+
+std::vector<std::string> callerEnvironment()
+{
+    std::vector<std::string> out;
+    for (char** e = environ; e != nullptr && *e != nullptr; ++e)
+        out.emplace_back(*e);
+    return out;
+}
+
+bool anyTerminal(const RunOptions& o)
+{
+    return ::isatty(o.stdinFd) || ::isatty(o.stdoutFd) || ::isatty(o.stderrFd);
+}
+
+std::int64_t nowNs()
+{
+    using namespace std::chrono;
+    return duration_cast<nanoseconds>(system_clock::now().time_since_epoch()).count();
+}
+
+void say(const RunOptions& o, const std::string& text)
+{
+    if (o.notice) o.notice(text);
+}
+
+// The overlay's root folder takes its owner and mode from the upper layer's root: make them the
+// project's, as the sandbox user sees it, or the agent could not create files at the top.
+Status prepareUpperLayer(const SessionInfo& session, const fs::path& workspace)
+{
+    struct stat st {};
+    if (::stat(workspace.c_str(), &st) != 0) return sysError("stat " + workspace.string());
+    fs::path upper = session.upperDir();
+    if (::chmod(upper.c_str(), st.st_mode & 07777) != 0) return sysError("chmod " + upper.string());
+    SandboxIdentity id = sandboxIdentity();
+    if (id.privileged && ::chown(upper.c_str(), id.uid, id.gid) != 0)
+        return sysError("chown " + upper.string());
+    return {};
+}
+
+// overlayfs's scratch space, left marked "volatile" after the unmount: never mounted again (a
+// session's overlay is mounted once). Its folders are mode 000, which would stop the owner from
+// removing the session folder later, so they are opened up. It is not removed here: on ext4
+// without a journal, every deleted inode is skipped by the allocator for the next 60 s, and the
+// five deleted at each session's end slowed the next sessions' mounts and mkdirs measurably.
+void releaseWorkDir(const SessionInfo& session)
+{
+    for (const char* sub : {"", "work", "work/incompat", "work/incompat/volatile", "index"})
+        ::chmod((session.workDir() / sub).c_str(), 0700);
+}
+
+SessionRecordInfo recordInfoOf(const SessionInfo& session, const RunOptions& options,
+                               const SandboxConfig& config)
+{
+    SessionRecordInfo info;
+    info.id = session.id;
+    info.command = options.command;
+    info.workspace = session.project;
+    info.policy = {{"network", toString(options.policy.network.mode)},
+                   {"network_default", toString(options.policy.network.defaultAction)},
+                   {"commands_default", toString(options.policy.commands.defaultAction)},
+                   {"memory_mb", options.policy.limits.memoryMb},
+                   {"pids", options.policy.limits.pids},
+                   {"wall_seconds", options.policy.limits.wallSeconds}};
+    info.startedNs = session.startedNs;
+    if (config.terminal.enabled)
+        info.rows = config.terminal.rows, info.cols = config.terminal.columns;
+    return info;
+}
+
+// What the session left for review, as the recording's last events: the net result, marked
+// "final" so that timelines, which showed the live file events, leave them out. Returns how
+// many changes there are.
+std::size_t recordChanges(RecordingWriter& recorder, const SessionInfo& session)
+{
+    auto changes = listChanges(session.upperDir(), session.project);
+    if (!changes) return 0;
+    static const char* const kinds[] = {"added", "modified", "deleted"};
+    for (const Change& c : *changes)
+        recorder.event(
+            EventKind::WorkspaceChange,
+            {{"path", c.path}, {"kind", kinds[static_cast<int>(c.kind)]}, {"final", true}});
+    return changes->size();
+}
+
+// The policy's parts, for the session loop that enforces it and tells clients about it.
+Result<RunningPolicy> runningPolicyOf(const RunOptions& options)
+{
+    LearnedRules learned;
+    if (!options.learnedRulesFile.empty()) {
+        auto loaded = loadLearnedRules(options.learnedRulesFile);
+        if (!loaded) return loaded.error();
+        learned = std::move(*loaded);
+    }
+    // Absolute: clients that edit these files do not share the supervisor's working folder.
+    auto absolute = [](const fs::path& p) { return p.empty() ? p : fs::absolute(p); };
+    return RunningPolicy(
+        options.policy, std::move(learned),
+        {absolute(options.policyFile), options.policyPreset, absolute(options.learnedRulesFile)});
+}
+
+// The policy's part is RunningPolicy::describe()'s.
+SessionSummary summaryOf(const SessionInfo& session, const RunOptions& options,
+                         const SandboxConfig& config)
+{
+    SessionSummary s;
+    s.id = session.id;
+    s.command = options.command;
+    s.workspace = session.project.string();
+    s.startedUnixMs = session.startedNs / 1000000;
+    if (config.terminal.enabled) s.rows = config.terminal.rows, s.cols = config.terminal.columns;
+    return s;
+}
+
+} // namespace
+
+Result<PreparedRun> prepareRun(const RunOptions& options)
+{
+    if (options.command.empty()) return inputError("no command to run (put it after --)");
+    auto workspace = checkWorkspace(options.workspace);
+    if (!workspace) return workspace.error();
+    auto plan = planExposures(options.policy.filesystem, homeDirectory());
+    if (!plan) return plan.error();
+    auto running = runningPolicyOf(options);
+    if (!running) return running.error();
+    return PreparedRun{std::move(*workspace), std::move(*plan), std::move(*running)};
+}
+
+Status checkRunnable(const RunOptions& options)
+{
+    if (auto prepared = prepareRun(options); !prepared) return prepared.error();
+    return {};
+}
+
+Result<RunOutcome> runSession(const RunOptions& options)
+{
+    auto prepared = prepareRun(options);
+    if (!prepared) return prepared.error();
+    return runSession(options, std::move(*prepared));
+}
+
+Result<RunOutcome> runSession(const RunOptions& options, PreparedRun prepared)
+{
+    const fs::path& workspace = prepared.workspace;
+
+    SandboxConfig config;
+    config.argv = options.command;
+    config.env = buildEnvironment(options.policy.env, callerEnvironment());
+    config.project = workspace;
+    config.home = homeDirectory();
+    for (const ResolvedExposure& m : prepared.exposures.mounts)
+        config.binds.push_back({m.path, m.mode});
+    config.masks = prepared.exposures.masks;
+    config.network = options.policy.network.mode;
+    config.limits = options.policy.limits;
+    config.superviseExec = true;
+    if (config.network == NetworkMode::Filtered)
+        addProxyVariables(config.env, kProxyPort, options.policy.env);
+
+    if (config.network == NetworkMode::Host)
+        say(options, "warning: network mode 'host': the sandbox shares this machine's network");
+    if (landlockAbi() == 0)
+        say(options, "note: this kernel has no Landlock; writes are confined by mounts only");
+
+    auto session = createSession(workspace, options.command, options.sessionId);
+    if (!session) return session.error();
+    config.sessionDir = session->directory();
+    if (auto e = prepareUpperLayer(*session, workspace)) return *e;
+    auto lock = lockSession(*session);
+    if (!lock) return lock.error();
+
+    int outPipe[2] = {-1, -1}, errPipe[2] = {-1, -1};
+    CgroupSupport cgroups = probeCgroupSupport();
+    if (cgroups.available()) {
+        // Made while init builds the sandbox (below), joined before the command starts.
+        config.cgroups = sessionCgroupPaths(cgroups, session->id);
+        config.cgroupsV1 = cgroups.kind == CgroupSupport::Kind::V1;
+    } else {
+        say(options, "note: no cgroup for the sandbox (" + cgroups.reason +
+                         "); memory and process limits apply per process (rlimits)");
+    }
+
+    if (options.headless) {
+        config.terminal.enabled = true;
+        config.terminal.rows = options.rows;
+        config.terminal.columns = options.cols;
+        config.stdioFds[0] = config.stdioFds[1] = config.stdioFds[2] = -1;
+    } else if (anyTerminal(options)) {
+        // The host's terminal never enters the sandbox: the command gets a pty of its own.
+        config.terminal.enabled = true;
+        config.terminal.translateNewlines = ::isatty(options.stdoutFd) != 0;
+        if (auto size = windowSize(options.stdinFd))
+            config.terminal.rows = size->first, config.terminal.columns = size->second;
+        config.stdioFds[0] = config.stdioFds[1] = config.stdioFds[2] = -1;
+    } else {
+        // Pipes the supervisor relays, so clients and the recording see the output too.
+        if (::pipe2(outPipe, O_CLOEXEC) != 0 || ::pipe2(errPipe, O_CLOEXEC) != 0)
+            return sysError("create output pipes");
+        config.stdioFds[0] = options.stdinFd;
+        config.stdioFds[1] = outPipe[1];
+        config.stdioFds[2] = errPipe[1];
+    }
+
+    // Recorded, or stopped at once: never a sandbox running unrecorded without saying so. What
+    // can fail cheaply (folder, file, header) is checked before anything starts. The database
+    // itself opens on the writer's thread, started the moment init is cloned (no thread may
+    // exist before) so that it overlaps init's mounts, and nothing on the command's path waits
+    // for it. Should it fail after all, the writer kills init through a pidfd (never another
+    // process of a reused pid) and the session is reported as not recorded.
+    auto endEarly = [&](Error e) {
+        for (int fd : {outPipe[0], outPipe[1], errPipe[0], errPipe[1]})
+            if (fd >= 0) ::close(fd);
+        session->state = SessionState::Ended;
+        session->endedNs = nowNs();
+        (void)saveSession(*session);
+        removeCgroups(config.cgroups);
+        ::close(*lock);
+        return e;
+    };
+    if (auto e = checkRecordingDb(options.recordingsDb))
+        return endEarly(Error{e->code, e->sysErrno,
+                              "cannot record the session, so it was not started: " + e->message});
+    say(options, "session " + session->id + " started");
+    // Init's pidfd for the writer's thread; declared before the writer, so closed after it.
+    struct OwnedFd {
+        int fd = -1;
+        ~OwnedFd()
+        {
+            if (fd >= 0) ::close(fd);
+        }
+    } killFd;
+    std::unique_ptr<RecordingWriter> recorder;
+    std::optional<Error> recorderError;
+    SessionRecordInfo recordInfo = recordInfoOf(*session, options, config);
+    auto sandbox = startSandbox(config, [&](pid_t, int pidFd) -> Status {
+        killFd.fd = ::fcntl(pidFd, F_DUPFD_CLOEXEC, 3);
+        WriterOptions writer;
+        writer.onOpenFailed = [fd = killFd.fd](const Error&) {
+            ::syscall(SYS_pidfd_send_signal, fd, SIGKILL, nullptr, 0);
+        };
+        auto started = RecordingWriter::startInBackground(options.recordingsDb, recordInfo, writer);
+        if (started)
+            recorder = std::move(started.value());
+        else
+            recorderError = started.error();
+        if (!config.cgroups.empty())
+            if (auto made = createSessionCgroups(cgroups, session->id, config.limits); !made)
+                return made.error();
+        return {};
+    });
+    for (int* fd : {&outPipe[1], &errPipe[1]})
+        if (*fd >= 0) ::close(std::exchange(*fd, -1));
+    if (!sandbox) {
+        // The writer may have stopped init itself (its database refused the session): say why.
+        Status notRecorded = recorder ? recorder->opened() : Status{};
+        if (recorder) (void)recorder->finish(125);
+        if (notRecorded)
+            return endEarly(
+                Error{notRecorded->code, notRecorded->sysErrno,
+                      "cannot record the session, so it was not started: " + notRecorded->message});
+        return endEarly(Error{sandbox.error().code, sandbox.error().sysErrno,
+                              "sandbox setup failed: " + sandbox.error().message});
+    }
+    if (!recorder) {
+        ::kill(sandbox->initPid, SIGKILL);
+        waitSandbox(*sandbox);
+        for (int fd : {sandbox->ptyMaster, sandbox->execListener, sandbox->proxyListener})
+            if (fd >= 0) ::close(fd);
+        releaseWorkDir(*session);
+        return endEarly(
+            Error{recorderError->code, recorderError->sysErrno,
+                  "cannot record the session, so it was not started: " + recorderError->message});
+    }
+
+    LoopOptions loopOptions;
+    loopOptions.inFd = options.headless ? -1 : options.stdinFd;
+    loopOptions.outFd = options.headless ? -1 : options.stdoutFd;
+    loopOptions.errFd = options.headless ? -1 : options.stderrFd;
+    // The loop owns the read ends from here on and closes them (at end of output, or when it
+    // is destroyed): closing them here too would close whatever reused the numbers meanwhile,
+    // such as the recording's database files, opened on the writer's thread.
+    loopOptions.commandOut = std::exchange(outPipe[0], -1);
+    loopOptions.commandErr = std::exchange(errPipe[0], -1);
+    loopOptions.interactive =
+        !options.headless && sandbox->ptyMaster >= 0 && ::isatty(options.stdinFd);
+    loopOptions.sessionId = session->id;
+    loopOptions.notice = options.notice;
+    loopOptions.recorder = recorder.get();
+    if (config.limits.wallSeconds > 0)
+        loopOptions.deadlineMs =
+            monotonicMs() + static_cast<long long>(config.limits.wallSeconds) * 1000;
+    RunOutcome outcome;
+    Status recordingFailed;
+    {
+        SessionLoop loop(std::move(prepared.policy), *sandbox, loopOptions);
+        // The command's first exec waits for the loop's answer: what comes after it is set up
+        // while the command runs, and what only matters to somebody watching once the session
+        // is worth watching (a command over within milliseconds is recorded all the same).
+        SessionWatch watch(
+            SessionWatchOptions{session->upperDir(), session->project, cgroups.kind, config.cgroups,
+                                config.limits},
+            [&loop](nlohmann::json e) { loop.publishActivity(std::move(e)); }, options.notice);
+        std::jthread spare; // tidies up for the next start while this command runs
+        loop.whenStarted([&] {
+            spare = startSignalFreeThread<std::jthread>([&cgroups] {
+                prepareSpareSession();
+                removeAbandonedCgroups(cgroups);
+            });
+        });
+        loop.whenLive([&] {
+            if (auto e = loop.listen(summaryOf(*session, options, config)))
+                say(options, "warning: no control socket, clients cannot attach: " + e->describe());
+            watch.start();
+        });
+        loop.whenClientSubscribes([&watch] { watch.clientSubscribed(); });
+        if (sandbox->proxyListener >= 0) {
+            if (auto e = loop.startProxy(sandbox->proxyListener)) {
+                ::kill(sandbox->initPid, SIGKILL);
+                waitSandbox(*sandbox);
+                return Error{e->code, e->sysErrno, "network proxy: " + e->message};
+            }
+        }
+        bool finished;
+        {
+            std::optional<RawMode> raw;
+            if (loopOptions.interactive) raw.emplace(options.stdinFd);
+            finished = loop.run();
+        }
+        if (!finished) {
+            outcome.timedOut = true;
+            ::kill(sandbox->initPid, SIGKILL); // the whole pid namespace goes with init
+            say(options, "wall-clock limit of " + std::to_string(config.limits.wallSeconds) +
+                             " s reached: session stopped");
+        }
+        outcome.exitStatus = outcome.timedOut ? 124 : 0;
+        // Before init is reaped: a failing open may still signal it (through the pidfd).
+        recordingFailed = recorder->opened();
+        int status = waitSandbox(*sandbox);
+        if (!outcome.timedOut) outcome.exitStatus = status;
+        watch.sessionEnded(outcome.timedOut, outcome.exitStatus);
+        loop.finish(outcome.exitStatus);
+    }
+    if (sandbox->ptyMaster >= 0) ::close(std::exchange(sandbox->ptyMaster, -1));
+
+    releaseWorkDir(*session);
+    if (recordingFailed) {
+        (void)recorder->finish(outcome.exitStatus);
+        return endEarly(
+            Error{recordingFailed->code, recordingFailed->sysErrno,
+                  "cannot record the session, so it was stopped: " + recordingFailed->message});
+    }
+    outcome.changes = recordChanges(*recorder, *session);
+    recorder->requestFinish(outcome.exitStatus); // its last commit overlaps what follows
+    session->state = SessionState::Ended;
+    session->endedNs = nowNs();
+    session->exitStatus = outcome.exitStatus;
+    (void)saveSession(*session);
+    removeCgroups(config.cgroups);
+    if (auto e = recorder->finish(outcome.exitStatus))
+        say(options, "warning: the end of the recording was not saved: " + e->describe());
+    ::close(*lock);
+    outcome.session = *session;
+    return outcome;
+}
+
+} // namespace sb

@@ -1,0 +1,65 @@
+// A session in the foreground: the supervisor that creates the session, starts the sandbox,
+// runs its event loop (terminal, exec approval, approvals, limits) and records how it ended.
+#pragma once
+
+#include "base/Error.h"
+#include "base/Session.h"
+#include "policy/Exposure.h"
+#include "policy/Policy.h"
+#include "supervision/RunningPolicy.h"
+
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace sb {
+
+struct RunOptions {
+    // The policy as its document says, with the run's overrides: runSession merges in the
+    // learned rules of learnedRulesFile, and clients see the two apart.
+    Policy policy;
+    // Where `policy` came from, for clients that edit the running policy (SessionSummary);
+    // both empty for a policy built in code.
+    std::filesystem::path policyFile;
+    std::string policyPreset;
+    std::filesystem::path workspace;
+    std::vector<std::string> command;
+    std::string sessionId; // empty: a fresh one
+    // The learned rules merged into `policy`, and where "always" answers are saved (see
+    // LearnedRules.h); empty: none, and answers last the session.
+    std::filesystem::path learnedRulesFile;
+    // The recordings database; empty: the default ($XDG_DATA_HOME/sandbench/recordings.db).
+    std::filesystem::path recordingsDb;
+    int stdinFd = 0, stdoutFd = 1, stderrFd = 2;
+    // Headless (a session the GUI started): the command gets a pty of rows × cols, and only
+    // control clients see its output and type into it; the stdio fds are not used.
+    bool headless = false;
+    unsigned short rows = 24, cols = 80;
+    // Messages for the person at the terminal (session id, degraded features, limits hit).
+    std::function<void(const std::string&)> notice;
+};
+
+struct RunOutcome {
+    SessionInfo session;
+    int exitStatus = 0;      // the command's: code, or 128+signal
+    bool timedOut = false;   // the wall-clock limit ended it
+    std::size_t changes = 0; // to the workspace, held back for review
+};
+
+// Everything the sandbox needs that can be checked before anything starts, worked out once:
+// the workspace folder, the exposures, the policy with its learned rules.
+struct PreparedRun {
+    std::filesystem::path workspace;
+    ExposurePlan exposures;
+    RunningPolicy policy;
+};
+// Errors name what is wrong.
+Result<PreparedRun> prepareRun(const RunOptions& options);
+Status checkRunnable(const RunOptions& options); // prepareRun(), for its verdict only
+
+// Runs the session prepareRun() made ready for `options`.
+Result<RunOutcome> runSession(const RunOptions& options, PreparedRun prepared);
+Result<RunOutcome> runSession(const RunOptions& options);
+
+} // namespace sb

@@ -1,0 +1,102 @@
+// The reviewable workspace: what the agent changed in the session's overlay upper layer, as a
+// diff against the real project, applied safely or discarded. See docs/workspace.md.
+//
+// The overlay's layers must not change while it is mounted (the kernel leaves that undefined),
+// so applyChanges and discardChanges are for sessions that are not running: check with
+// checkWorkspaceEditable first. listChanges and unifiedDiff only read and work at any time.
+#pragma once
+
+#include "base/Error.h"
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace sb {
+
+struct SessionInfo;
+
+enum class ChangeKind { Added, Modified, Deleted };
+enum class EntryType { File, Directory, Symlink, Other };
+
+struct Change {
+    std::string path; // relative to the project, '/'-separated
+    ChangeKind kind = ChangeKind::Modified;
+    EntryType type = EntryType::File; // the session's entry; for Deleted, the real one
+    std::uint64_t size = 0;           // bytes of a file, length of a symlink's target, else 0
+};
+
+// Every change in `upper` against `project`, sorted by path (a directory before its contents).
+// Costs O(entries in upper); the only part of the project it lists is the real counterpart of
+// a directory the agent replaced wholesale (an opaque directory), whose entries are deletions.
+Result<std::vector<Change>> listChanges(const std::filesystem::path& upper,
+                                        const std::filesystem::path& project);
+
+// `diff -u` text for the given changes (empty = all; a directory selects everything under it),
+// labelled a/PATH and b/PATH, /dev/null for an added or deleted side. Symlinks show their
+// targets; binary files read "Binary files a/x and b/x differ".
+Result<std::string> unifiedDiff(const std::filesystem::path& upper,
+                                const std::filesystem::path& project,
+                                const std::vector<std::string>& paths);
+
+struct ApplyIssue {
+    std::string path;
+    std::string reason;
+};
+
+struct ApplyReport {
+    std::vector<std::string> applied;
+    std::vector<ApplyIssue> conflicts; // the project changed under the session; force overrides
+    std::vector<ApplyIssue> skipped;   // cannot or must not be applied (special files, errors)
+};
+
+struct ApplyOptions {
+    std::vector<std::string> paths;  // empty = all; a directory means everything under it
+    bool force = false;              // overwrite conflicting real entries anyway
+    std::int64_t sessionStartNs = 0; // CLOCK_REALTIME; real entries changed later conflict
+    // Only check: the report says what would be applied and what conflicts; nothing is written
+    // and `upper` stays as it is, so this is fine on a running session.
+    bool dryRun = false;
+    // Called after each entry with (entries done, entries selected), on the applying thread.
+    std::function<void(std::size_t, std::size_t)> progress = nullptr;
+};
+
+// Writes the selected changes into the project and removes them from `upper`. Per-entry
+// problems land in the report; only bad input or an unusable upper/project is an error.
+Result<ApplyReport> applyChanges(const std::filesystem::path& upper,
+                                 const std::filesystem::path& project, const ApplyOptions& options);
+
+// Removes the selected entries (empty = all) from `upper`, so the session's view of them falls
+// back to the real project. Returns the paths removed. Works without the project: an entry
+// hidden by an opaque directory comes back only by discarding that directory.
+Result<std::vector<std::string>> discardChanges(const std::filesystem::path& upper,
+                                                const std::vector<std::string>& paths);
+
+// One side of a change for a viewer.
+struct ChangeSide {
+    bool exists = false;
+    EntryType type = EntryType::File;
+    std::uint64_t size = 0; // bytes of a file, length of a symlink's target
+    std::string content;    // a file's first maxBytes bytes, a symlink's target; else empty
+    bool truncated = false; // the file holds more than maxBytes
+};
+
+struct ChangeContent {
+    ChangeSide before; // the real project's entry
+    ChangeSide after;  // the entry as the session sees it (whiteouts and opaque dirs honoured)
+};
+
+// Both sides of one path, each read beneath its root without following symlinks. `path` may
+// be any path of the session's view, also one inside a deleted or added directory; a path
+// the session did not change reads the same on both sides. Only reads: fine while running.
+Result<ChangeContent> readChange(const std::filesystem::path& upper,
+                                 const std::filesystem::path& project, const std::string& path,
+                                 std::size_t maxBytes);
+
+// An error (ErrorCode::Conflict) while a supervisor still runs the session: its overlay is
+// mounted and editing its layers underneath it would corrupt the agent's view.
+Status checkWorkspaceEditable(const SessionInfo& session);
+
+} // namespace sb

@@ -1,0 +1,426 @@
+// applyChanges: writing the session's changes into the real project without ever leaving it.
+//
+// Every real path is reached from a descriptor of the project root with openat2 and
+// RESOLVE_NO_SYMLINKS, then changed with *at() calls on the final name only, so a symlink in
+// the project (planted before or swapped in during the session) is never written through.
+#include "workspace/WorkspaceInternal.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fcntl.h>
+#include <map>
+#include <sys/random.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+namespace sb {
+
+using namespace ws;
+
+namespace {
+
+std::string tempName()
+{
+    unsigned char bytes[8] = {};
+    if (::getrandom(bytes, sizeof bytes, 0) != sizeof bytes) ::arc4random_buf(bytes, sizeof bytes);
+    static const char* hex = "0123456789abcdef";
+    std::string name = ".sandbench-apply-";
+    for (unsigned char b : bytes) {
+        name += hex[b >> 4];
+        name += hex[b & 15];
+    }
+    return name;
+}
+
+Status copyContent(int from, int to)
+{
+    while (true) {
+        ssize_t n = ::copy_file_range(from, nullptr, to, nullptr, 1 << 30, 0);
+        if (n == 0) return {};
+        if (n > 0) continue;
+        if (errno == EINTR) continue;
+        if (errno != EXDEV && errno != ENOSYS && errno != EINVAL && errno != EOPNOTSUPP)
+            return sysError("copy");
+        break; // not supported between these files: copy by hand from where it stopped
+    }
+    char buf[65536];
+    while (true) {
+        ssize_t n = ::read(from, buf, sizeof buf);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) return sysError("read");
+        if (n == 0) return {};
+        for (ssize_t done = 0; done < n;) {
+            ssize_t w = ::write(to, buf + done, static_cast<std::size_t>(n - done));
+            if (w < 0 && errno == EINTR) continue;
+            if (w < 0) return sysError("write");
+            done += w;
+        }
+    }
+}
+
+Error conflictError(std::string message)
+{
+    return Error{ErrorCode::Conflict, 0, std::move(message)};
+}
+
+class Applier {
+  public:
+    Applier(int upperFd, int projectFd, const ApplyOptions& options)
+        : m_upper(upperFd), m_project(projectFd), m_options(options)
+    {
+    }
+
+    void apply(const ScannedChange& sc);
+    void finishDirectoryModes();
+    void tidyUpper();
+    ApplyReport takeReport() { return std::move(m_report); }
+
+  private:
+    std::optional<std::string> conflictReason(const ScannedChange& sc, int parentFd,
+                                              const std::optional<struct statx>& real);
+    std::optional<std::string> newerInside(int parentFd, const std::string& name,
+                                           const std::string& rel);
+    Status applyFile(const ScannedChange& sc, int parentFd, const std::string& name,
+                     const std::optional<struct statx>& real);
+    Status applySymlink(const ScannedChange& sc, int parentFd, const std::string& name,
+                        const std::optional<struct statx>& real);
+    Status applyDirectory(const ScannedChange& sc, int parentFd, const std::string& name,
+                          const std::optional<struct statx>& real);
+    Status install(int parentFd, const std::string& temp, const std::string& name,
+                   const std::optional<struct statx>& real);
+    void fail(const ScannedChange& sc, const Error& error);
+
+    int m_upper;
+    int m_project;
+    const ApplyOptions& m_options;
+    ApplyReport m_report;
+    std::vector<std::string> m_failedDirs;                  // their contents must wait
+    std::vector<std::pair<std::string, mode_t>> m_dirModes; // set last: 0555 would block filling
+    std::vector<std::string> m_wouldCreate;                 // a dry run's new directories
+};
+
+void Applier::fail(const ScannedChange& sc, const Error& error)
+{
+    if (error.code == ErrorCode::Conflict)
+        m_report.conflicts.push_back({sc.change.path, error.describe()});
+    else
+        m_report.skipped.push_back({sc.change.path, error.describe()});
+    if (sc.change.type == EntryType::Directory && sc.change.kind != ChangeKind::Deleted)
+        m_failedDirs.push_back(sc.change.path);
+}
+
+void Applier::apply(const ScannedChange& sc)
+{
+    const Change& c = sc.change;
+    for (const auto& dir : m_failedDirs) {
+        if (isUnder(c.path, dir))
+            return fail(
+                sc, Error{ErrorCode::Internal, 0, "its directory '" + dir + "' was not applied"});
+    }
+    if (c.kind != ChangeKind::Deleted && c.type == EntryType::Other)
+        return fail(sc, Error{ErrorCode::Internal, 0,
+                              std::string("the session made ") + describeType(sc.upperMode) +
+                                  " here; special files are never applied"});
+
+    auto [parent, name] = splitParent(c.path);
+    // A dry run creates no directory, so what it would put inside a new one has no real side.
+    for (const auto& dir : m_wouldCreate) {
+        if (isUnder(c.path, dir)) {
+            m_report.applied.push_back(c.path);
+            return;
+        }
+    }
+    Fd parentFd(openBeneath(m_project, parent, O_RDONLY | O_DIRECTORY));
+    if (!parentFd.valid()) {
+        int err = errno;
+        if (err == ENOENT && c.kind == ChangeKind::Deleted) {
+            m_report.applied.push_back(c.path); // already gone from the project
+            return;
+        }
+        if (err == ELOOP || err == ENOTDIR || err == EXDEV)
+            return fail(sc, conflictError("'" + parent +
+                                          "' in the project is a symlink or not a directory; "
+                                          "refusing to write through it"));
+        return fail(sc, sysError("open '" + parent + "' in the project", err));
+    }
+    auto real = statAt(parentFd.get(), name);
+    if (!real && errno != ENOENT) return fail(sc, sysError("stat '" + c.path + "' in the project"));
+    if (auto why = conflictReason(sc, parentFd.get(), real); why && !m_options.force)
+        return fail(sc, conflictError(*why));
+    if (m_options.dryRun) {
+        if (c.kind != ChangeKind::Deleted && c.type == EntryType::Directory &&
+            (!real || !S_ISDIR(real->stx_mode)))
+            m_wouldCreate.push_back(c.path);
+        m_report.applied.push_back(c.path);
+        return;
+    }
+
+    Status status;
+    if (c.kind == ChangeKind::Deleted)
+        status = real ? removeTree(parentFd.get(), name) : Status{};
+    else if (c.type == EntryType::Directory)
+        status = applyDirectory(sc, parentFd.get(), name, real);
+    else if (c.type == EntryType::Symlink)
+        status = applySymlink(sc, parentFd.get(), name, real);
+    else
+        status = applyFile(sc, parentFd.get(), name, real);
+    if (status) return fail(sc, *status);
+    if (::fsync(parentFd.get()) != 0 && errno != EINVAL)
+        return fail(sc, sysError("fsync '" + parent + "'"));
+    m_report.applied.push_back(c.path);
+}
+
+std::optional<std::string> Applier::conflictReason(const ScannedChange& sc, int parentFd,
+                                                   const std::optional<struct statx>& real)
+{
+    const Change& c = sc.change;
+    const std::int64_t start = m_options.sessionStartNs;
+    if (!real)
+        return c.kind == ChangeKind::Modified
+                   ? std::optional<std::string>(
+                         "removed from the project since the session started")
+                   : std::nullopt;
+    if (ctimeNs(*real) > start)
+        return c.kind == ChangeKind::Added ? "created in the project since the session started"
+                                           : "changed in the project since the session started";
+    if (c.kind == ChangeKind::Deleted) {
+        // Deleting a directory deletes everything in it: none of that may be newer either.
+        if (S_ISDIR(real->stx_mode))
+            return newerInside(parentFd, splitParent(c.path).second, c.path);
+        return std::nullopt;
+    }
+    if (entryType(real->stx_mode) != c.type)
+        return std::string("the project has ") + describeType(real->stx_mode) +
+               " here, the session " + describeType(sc.upperMode);
+    return std::nullopt;
+}
+
+std::optional<std::string> Applier::newerInside(int parentFd, const std::string& name,
+                                                const std::string& rel)
+{
+    Fd dir(::openat(parentFd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (!dir.valid()) return "cannot read '" + rel + "' in the project: " + std::strerror(errno);
+    auto names = listDir(dir.get());
+    if (!names) return "cannot read '" + rel + "' in the project: " + names.error().describe();
+    for (const auto& child : *names) {
+        auto st = statAt(dir.get(), child);
+        if (!st) continue;
+        std::string childRel = joinPath(rel, child);
+        if (ctimeNs(*st) > m_options.sessionStartNs)
+            return "'" + childRel + "' changed in the project since the session started";
+        if (S_ISDIR(st->stx_mode))
+            if (auto why = newerInside(dir.get(), child, childRel)) return why;
+    }
+    return std::nullopt;
+}
+
+Status Applier::applyFile(const ScannedChange& sc, int parentFd, const std::string& name,
+                          const std::optional<struct statx>& real)
+{
+    const std::string& rel = sc.change.path;
+    // O_NONBLOCK: if the entry were swapped for a FIFO, opening it must not hang the apply.
+    Fd source(openBeneath(m_upper, rel, O_RDONLY | O_NOFOLLOW | O_NONBLOCK));
+    if (!source.valid()) return sysError("open '" + rel + "' in the session");
+    struct stat st {};
+    if (::fstat(source.get(), &st) != 0) return sysError("stat '" + rel + "' in the session");
+    if (!S_ISREG(st.st_mode))
+        return Error{ErrorCode::Internal, 0, "'" + rel + "' is no longer a regular file"};
+
+    std::string temp = tempName();
+    Fd target(::openat(parentFd, temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                       0600));
+    if (!target.valid()) return sysError("create a temporary file beside '" + rel + "'");
+    Status status = copyContent(source.get(), target.get());
+    // Never setuid, setgid or sticky: the agent must not mint privileged files for the user.
+    if (!status && ::fchmod(target.get(), st.st_mode & 0777) != 0) status = sysError("chmod");
+    if (!status && ::fsync(target.get()) != 0) status = sysError("fsync");
+    target.reset();
+    if (status) {
+        ::unlinkat(parentFd, temp.c_str(), 0);
+        return Error{status->code, status->sysErrno, "write '" + rel + "': " + status->message};
+    }
+    return install(parentFd, temp, name, real);
+}
+
+Status Applier::applySymlink(const ScannedChange& sc, int parentFd, const std::string& name,
+                             const std::optional<struct statx>& real)
+{
+    const std::string& rel = sc.change.path;
+    auto target = readLinkBeneath(m_upper, rel);
+    if (!target) return target.error();
+    std::string temp = tempName();
+    if (::symlinkat(target->c_str(), parentFd, temp.c_str()) != 0)
+        return sysError("create symlink beside '" + rel + "'");
+    return install(parentFd, temp, name, real);
+}
+
+// Moves the finished temporary over `name`: readers see the old entry or the new one, never
+// a half-written file.
+Status Applier::install(int parentFd, const std::string& temp, const std::string& name,
+                        const std::optional<struct statx>& real)
+{
+    std::optional<struct statx> current = real;
+    if (current && S_ISDIR(current->stx_mode)) {
+        // Only with force: the session turned a directory into a file or symlink.
+        if (auto e = removeTree(parentFd, name)) {
+            ::unlinkat(parentFd, temp.c_str(), 0);
+            return e;
+        }
+        current.reset();
+    }
+    int rc = current
+                 ? ::renameat(parentFd, temp.c_str(), parentFd, name.c_str())
+                 : ::renameat2(parentFd, temp.c_str(), parentFd, name.c_str(), RENAME_NOREPLACE);
+    if (rc != 0 && !current && errno == EINVAL)
+        rc = ::renameat(parentFd, temp.c_str(), parentFd, name.c_str());
+    if (rc != 0) {
+        int err = errno;
+        ::unlinkat(parentFd, temp.c_str(), 0);
+        if (err == EEXIST)
+            return conflictError("'" + name + "' appeared in the project during the apply");
+        return sysError("move '" + name + "' into place", err);
+    }
+    return {};
+}
+
+Status Applier::applyDirectory(const ScannedChange& sc, int parentFd, const std::string& name,
+                               const std::optional<struct statx>& real)
+{
+    const std::string& rel = sc.change.path;
+    if (real && !S_ISDIR(real->stx_mode)) {
+        // Only with force: the session replaced a file or symlink by a directory. Removing the
+        // symlink itself (unlinkat never follows) is what keeps its target untouched.
+        if (::unlinkat(parentFd, name.c_str(), 0) != 0)
+            return sysError("remove '" + rel + "' from the project");
+    }
+    if (!real || !S_ISDIR(real->stx_mode)) {
+        if (::mkdirat(parentFd, name.c_str(), 0700) != 0)
+            return errno == EEXIST ? Status{conflictError(
+                                         "'" + rel + "' appeared in the project during the apply")}
+                                   : Status{sysError("create directory '" + rel + "'")};
+    }
+    m_dirModes.emplace_back(rel, sc.upperMode & 0777);
+    return {};
+}
+
+void Applier::finishDirectoryModes()
+{
+    std::sort(m_dirModes.begin(), m_dirModes.end(),
+              [](const auto& a, const auto& b) { return depth(a.first) > depth(b.first); });
+    for (const auto& [rel, mode] : m_dirModes) {
+        Fd dir(openBeneath(m_project, rel, O_RDONLY | O_DIRECTORY));
+        if (!dir.valid() || ::fchmod(dir.get(), mode) != 0)
+            m_report.skipped.push_back({rel, std::string("applied, but setting its mode failed: ") +
+                                                 std::strerror(errno)});
+    }
+}
+
+// Takes what was applied out of the upper layer, keeping the overlay's view equal to what it
+// was: an opaque directory hides the real one, so it may lose its opacity (and with it the
+// upper copies of applied entries inside) only once no real entry it hides is left over.
+void Applier::tidyUpper()
+{
+    auto rescan = scanWorkspace(m_upper, m_project);
+    if (!rescan) {
+        m_report.skipped.push_back(
+            {"", "applied, but could not tidy the session's layer: " + rescan.error().describe()});
+        return;
+    }
+    std::vector<std::string> stillOpaque;
+    for (const auto& dir : rescan->opaqueDirs) {
+        bool hiding =
+            std::any_of(rescan->changes.begin(), rescan->changes.end(), [&](const auto& c) {
+                return c.change.kind == ChangeKind::Deleted && !c.whiteout &&
+                       isUnder(c.change.path, dir);
+            });
+        Fd realDir(openBeneath(m_project, dir, O_PATH | O_DIRECTORY));
+        Fd upperDir(openBeneath(m_upper, dir, O_RDONLY | O_DIRECTORY));
+        bool cleared = !hiding && realDir.valid() && upperDir.valid();
+        // Only touch the markers present: an unprivileged caller may not even probe trusted.*.
+        for (const char* attr : {"user.overlay.opaque", "trusted.overlay.opaque"})
+            if (cleared && ::fgetxattr(upperDir.get(), attr, nullptr, 0) >= 0 &&
+                ::fremovexattr(upperDir.get(), attr) != 0 && errno != ENODATA)
+                cleared = false;
+        if (!cleared) stillOpaque.push_back(dir);
+    }
+    auto keep = [&](const std::string& rel) {
+        return std::any_of(stillOpaque.begin(), stillOpaque.end(),
+                           [&](const std::string& d) { return isUnder(rel, d); });
+    };
+
+    std::vector<std::string> applied = m_report.applied;
+    std::sort(applied.begin(), applied.end(),
+              [](const std::string& a, const std::string& b) { return pathLess(b, a); });
+    std::vector<std::string> ancestors;
+    for (const auto& rel : applied) {
+        for (std::string dir = splitParent(rel).first; !dir.empty(); dir = splitParent(dir).first)
+            ancestors.push_back(dir);
+        if (keep(rel)) continue;
+        auto [parent, name] = splitParent(rel);
+        Fd upperParent(openBeneath(m_upper, parent, O_RDONLY | O_DIRECTORY));
+        auto st = upperParent.valid() ? statAt(upperParent.get(), name) : std::nullopt;
+        if (!st) continue; // an opaque directory's deletion has no upper entry
+        // A directory still holding unapplied changes stays (rmdir refuses a non-empty one).
+        ::unlinkat(upperParent.get(), name.c_str(), S_ISDIR(st->stx_mode) ? AT_REMOVEDIR : 0);
+    }
+    // Containers emptied by the apply go too, deepest first, unless they are still a change.
+    std::sort(ancestors.begin(), ancestors.end(),
+              [](const std::string& a, const std::string& b) { return pathLess(b, a); });
+    ancestors.erase(std::unique(ancestors.begin(), ancestors.end()), ancestors.end());
+    for (const auto& dir : ancestors) {
+        if (keep(dir)) continue;
+        Fd realDir(openBeneath(m_project, dir, O_PATH | O_DIRECTORY));
+        Fd upperDir(openBeneath(m_upper, dir, O_RDONLY | O_DIRECTORY));
+        if (!realDir.valid() || !upperDir.valid() || isOpaque(upperDir.get())) continue;
+        auto [parent, name] = splitParent(dir);
+        Fd upperParent(openBeneath(m_upper, parent, O_RDONLY | O_DIRECTORY));
+        if (upperParent.valid()) ::unlinkat(upperParent.get(), name.c_str(), AT_REMOVEDIR);
+    }
+}
+
+} // namespace
+
+Result<ApplyReport> applyChanges(const std::filesystem::path& upper,
+                                 const std::filesystem::path& project, const ApplyOptions& options)
+{
+    auto upperFd = openRoot(upper, "workspace upper directory");
+    if (!upperFd) return upperFd.error();
+    auto projectFd = openRoot(project, "project directory");
+    if (!projectFd) return projectFd.error();
+    auto scan = scanWorkspace(upperFd->get(), projectFd->get());
+    if (!scan) return scan.error();
+    auto selected = selectChanges(scan->changes, options.paths);
+    if (!selected) return selected.error();
+
+    // A selected entry inside an added directory brings that directory along.
+    std::map<std::string, std::size_t> directories;
+    for (std::size_t i = 0; i < scan->changes.size(); ++i) {
+        const Change& c = scan->changes[i].change;
+        if (c.type == EntryType::Directory && c.kind != ChangeKind::Deleted)
+            directories.emplace(c.path, i);
+    }
+    std::vector<std::size_t> order = *selected;
+    for (auto index : *selected) {
+        std::string parent = splitParent(scan->changes[index].change.path).first;
+        for (; !parent.empty(); parent = splitParent(parent).first)
+            if (auto it = directories.find(parent); it != directories.end())
+                order.push_back(it->second);
+    }
+    std::sort(order.begin(), order.end()); // scan order: a directory before its contents
+    order.erase(std::unique(order.begin(), order.end()), order.end());
+
+    Applier applier(upperFd->get(), projectFd->get(), options);
+    std::size_t done = 0;
+    for (auto index : order) {
+        applier.apply(scan->changes[index]);
+        if (options.progress) options.progress(++done, order.size());
+    }
+    if (options.dryRun) return applier.takeReport();
+    applier.finishDirectoryModes();
+    applier.tidyUpper();
+    return applier.takeReport();
+}
+
+} // namespace sb
