@@ -1,4 +1,5 @@
 #include "Commands.h"
+#include "base/Bytes.h"
 #include "sandbox/Doctor.h"
 
 #include <memory>
@@ -29,7 +30,7 @@ void addDoctorCommand(CLI::App& app)
             if (!c.ok) std::printf("        %-15s fix: %s\n", "", c.fix.c_str());
         }
         if (*json)
-            std::printf("%s\n", out.dump(2).c_str());
+            std::printf("%s\n", sb::dumpJson(out, 2).c_str());
         else
             std::printf("%s\n", usable ? "Sandboxes can run on this machine."
                                        : "Sandboxes cannot run here until the MISSING items are "

@@ -1,5 +1,7 @@
 #include "base/JsonLayout.h"
 
+#include "base/Bytes.h"
+
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
@@ -7,7 +9,7 @@ namespace sb::jsonlayout {
 
 std::string jsonString(std::string_view s)
 {
-    return nlohmann::json(std::string(s)).dump();
+    return dumpJson(nlohmann::json(std::string(s)));
 }
 
 bool blank(std::string_view s)

@@ -1,6 +1,7 @@
 #include "base/Session.h"
 
 #include "base/AtomicFile.h"
+#include "base/Bytes.h"
 #include "base/Paths.h"
 
 #include <algorithm>
@@ -43,15 +44,17 @@ SessionState stateFromName(const std::string& name)
     return SessionState::Ended;
 }
 
+// Paths and arguments are bytes: what is not UTF-8 is kept exactly beside the shown text.
 json toJson(const SessionInfo& s)
 {
-    return json{{"id", s.id},
-                {"project", s.project.string()},
-                {"command", s.command},
-                {"started_ns", s.startedNs},
-                {"ended_ns", s.endedNs},
-                {"exit_status", s.exitStatus},
-                {"state", stateName(s.state)}};
+    json j{{"id", s.id},
+           {"started_ns", s.startedNs},
+           {"ended_ns", s.endedNs},
+           {"exit_status", s.exitStatus},
+           {"state", stateName(s.state)}};
+    putBytes(j, "project", s.project.string());
+    putBytesList(j, "command", s.command);
+    return j;
 }
 
 std::int64_t nowNs()
@@ -141,7 +144,8 @@ Status fillSessionFolder(const fs::path& dir)
 // session.json, replaced whole. Never synced: see createSession() and saveSession().
 Status writeSessionFile(const SessionInfo& session)
 {
-    return writeFileAtomically(session.directory() / "session.json", toJson(session).dump(2) + "\n",
+    return writeFileAtomically(session.directory() / "session.json",
+                               dumpJson(toJson(session), 2) + "\n",
                                {.newFileMode = 0600, .durable = false});
 }
 
@@ -235,8 +239,12 @@ Result<SessionInfo> loadSession(const std::string& id)
     try {
         SessionInfo s;
         s.id = j.at("id").get<std::string>();
-        s.project = j.at("project").get<std::string>();
-        s.command = j.at("command").get<std::vector<std::string>>();
+        auto project = getBytes(j, "project");
+        auto command = getBytesList(j, "command");
+        if (!project || !command)
+            return inputError(file.string() + ": no readable \"project\" or \"command\"");
+        s.project = *project;
+        s.command = std::move(*command);
         s.startedNs = j.at("started_ns").get<std::int64_t>();
         s.endedNs = j.value("ended_ns", std::int64_t{0});
         s.exitStatus = j.value("exit_status", -1);

@@ -1,5 +1,7 @@
 #include "policy/CommandRules.h"
 
+#include "base/Bytes.h"
+
 #include <algorithm>
 #include <fnmatch.h>
 #include <nlohmann/json.hpp>
@@ -29,7 +31,7 @@ bool isOperator(char c)
 
 std::string jsonQuoted(std::string_view text)
 {
-    return nlohmann::json(std::string(text)).dump();
+    return dumpJson(nlohmann::json(std::string(text)));
 }
 
 std::string_view baseName(std::string_view path)

@@ -16,15 +16,6 @@ std::string dumpLine(const json& j)
     return j.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
-size_t utf8Length(unsigned char lead)
-{
-    if (lead < 0x80) return 1;
-    if ((lead & 0xe0) == 0xc0) return 2;
-    if ((lead & 0xf0) == 0xe0) return 3;
-    if ((lead & 0xf8) == 0xf0) return 4;
-    return 0;
-}
-
 double seconds(std::int64_t ns)
 {
     return static_cast<double>(ns) / 1e9;
@@ -116,57 +107,6 @@ Status writeAll(int fd, std::string_view bytes, const std::string& what)
 }
 
 } // namespace
-
-std::string_view completeUtf8Prefix(std::string_view bytes)
-{
-    // Look back at most 3 bytes for the lead byte of an unfinished character.
-    size_t n = bytes.size();
-    for (size_t back = 1; back <= 3 && back <= n; ++back) {
-        auto c = static_cast<unsigned char>(bytes[n - back]);
-        if ((c & 0xc0) == 0x80) continue; // continuation byte: keep looking for its lead
-        size_t need = utf8Length(c);
-        if (need > back) return bytes.substr(0, n - back);
-        break;
-    }
-    return bytes;
-}
-
-bool isValidUtf8(std::string_view bytes)
-{
-    for (size_t i = 0; i < bytes.size();) {
-        auto c = static_cast<unsigned char>(bytes[i]);
-        size_t len = utf8Length(c);
-        if (len == 0 || i + len > bytes.size()) return false;
-        for (size_t k = 1; k < len; ++k)
-            if ((static_cast<unsigned char>(bytes[i + k]) & 0xc0) != 0x80) return false;
-        i += len;
-    }
-    return true;
-}
-
-std::string base64(std::string_view bytes)
-{
-    static const char table[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    std::string out;
-    out.reserve((bytes.size() + 2) / 3 * 4);
-    size_t i = 0;
-    for (; i + 2 < bytes.size(); i += 3) {
-        unsigned v = static_cast<unsigned char>(bytes[i]) << 16 |
-                     static_cast<unsigned char>(bytes[i + 1]) << 8 |
-                     static_cast<unsigned char>(bytes[i + 2]);
-        for (int k = 18; k >= 0; k -= 6)
-            out.push_back(table[(v >> k) & 63]);
-    }
-    if (i < bytes.size()) {
-        unsigned v = static_cast<unsigned char>(bytes[i]) << 16;
-        if (i + 1 < bytes.size()) v |= static_cast<unsigned char>(bytes[i + 1]) << 8;
-        out.push_back(table[(v >> 18) & 63]);
-        out.push_back(table[(v >> 12) & 63]);
-        out.push_back(i + 1 < bytes.size() ? table[(v >> 6) & 63] : '=');
-        out.push_back('=');
-    }
-    return out;
-}
 
 Status exportSession(RecordingStore& store, const std::string& id, ExportFormat format,
                      const ExportSink& sink)

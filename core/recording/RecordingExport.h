@@ -2,6 +2,7 @@
 // schema in docs/recording.md). A file is written atomically (temporary + rename).
 #pragma once
 
+#include "base/Bytes.h"
 #include "base/Error.h"
 #include "recording/RecordingStore.h"
 
@@ -22,10 +23,5 @@ Status exportSession(RecordingStore& store, const std::string& id, ExportFormat 
 // `file` empty: standard output.
 Status exportSessionToFile(RecordingStore& store, const std::string& id, ExportFormat format,
                            const std::filesystem::path& file);
-
-// Splits off an incomplete UTF-8 sequence at the end of `bytes` (to prepend to the next chunk).
-std::string_view completeUtf8Prefix(std::string_view bytes);
-bool isValidUtf8(std::string_view bytes);
-std::string base64(std::string_view bytes);
 
 } // namespace sb

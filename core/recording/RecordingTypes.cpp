@@ -1,5 +1,7 @@
 #include "recording/RecordingTypes.h"
 
+#include "base/Bytes.h"
+
 #include <array>
 
 namespace sb {
@@ -28,10 +30,15 @@ std::optional<EventKind> eventKindFromName(std::string_view name)
 
 nlohmann::json toJson(const CommandRecord& c)
 {
-    return {{"kind", "command"}, {"program", c.program},
-            {"argv", c.argv},    {"cwd", c.cwd},
-            {"pid", c.pid},      {"decision", c.decision},
-            {"rule", c.rule},    {"time_unix_ms", c.timeUnixMs}};
+    nlohmann::json j = {{"kind", "command"},
+                        {"pid", c.pid},
+                        {"decision", c.decision},
+                        {"rule", c.rule},
+                        {"time_unix_ms", c.timeUnixMs}};
+    putBytes(j, "program", c.program);
+    putArgv(j, c.argv);
+    putBytes(j, "cwd", c.cwd);
+    return j;
 }
 
 std::string_view recordStateName(RecordState state)
