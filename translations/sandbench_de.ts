@@ -1074,6 +1074,36 @@
             <numerusform>%n Änderungen übersprungen:</numerusform>
         </translation>
     </message>
+    <message>
+        <source>• %1: %2</source>
+        <translation>• %1: %2</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n file(s) here run later, on this computer and outside the sandbox, when your own tools use them:</source>
+        <translation>
+            <numerusform>%n Datei hier wird später auf diesem Rechner außerhalb der Sandbox ausgeführt, wenn Ihre eigenen Werkzeuge sie verwenden:</numerusform>
+            <numerusform>%n Dateien hier werden später auf diesem Rechner außerhalb der Sandbox ausgeführt, wenn Ihre eigenen Werkzeuge sie verwenden:</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Write them into the project? Read their diff first: what they contain runs with your rights.</source>
+        <translation>In das Projekt schreiben? Lesen Sie zuerst ihren Diff: Was sie enthalten, läuft mit Ihren Rechten.</translation>
+    </message>
+    <message>
+        <source>Apply files that run later</source>
+        <translation>Dateien übernehmen, die später ausgeführt werden</translation>
+    </message>
+    <message>
+        <source>Apply them too</source>
+        <translation>Auch diese übernehmen</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n file(s) that run later held back: review each, then apply it on its own.</source>
+        <translation>
+            <numerusform>%n Datei, die später ausgeführt wird, zurückgehalten: prüfen Sie sie und übernehmen Sie sie dann einzeln.</numerusform>
+            <numerusform>%n Dateien, die später ausgeführt werden, zurückgehalten: prüfen Sie jede und übernehmen Sie sie dann einzeln.</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>sbui::MainWindow</name>
@@ -2470,6 +2500,18 @@ in %3
     <message>
         <source>Change</source>
         <translation>Änderung</translation>
+    </message>
+    <message>
+        <source>Runs later, outside the sandbox (%1). Apply all holds it back; apply it on its own to confirm it.</source>
+        <translation>Wird später außerhalb der Sandbox ausgeführt (%1). „Alle übernehmen“ hält sie zurück; übernehmen Sie sie einzeln, um sie zu bestätigen.</translation>
+    </message>
+    <message>
+        <source>%1, runs later</source>
+        <translation>%1, läuft später</translation>
+    </message>
+    <message>
+        <source>Runs later, outside the sandbox: %1</source>
+        <translation>Wird später außerhalb der Sandbox ausgeführt: %1</translation>
     </message>
 </context>
 </TS>

@@ -1,6 +1,9 @@
 // changes / diff / apply / discard: reviewing what a session did to the project.
 #include "Commands.h"
+#include "base/Bytes.h"
+#include "base/Paths.h"
 #include "base/Session.h"
+#include "supervision/SessionReview.h"
 #include "workspace/Workspace.h"
 
 #include <memory>
@@ -16,7 +19,11 @@ struct WorkspaceArgs {
     bool json = false;
     bool force = false;
     bool noWait = false;
+    bool runLater = false;
 };
+
+// apply's status when it wrote everything else but held files that run later back.
+constexpr int kHeldBack = 3;
 
 const char* kindName(sb::ChangeKind kind)
 {
@@ -52,20 +59,30 @@ int changesCommand(const WorkspaceArgs& args)
     if (!session) return fail(session.error());
     auto changes = sb::listChanges(session->upperDir(), session->project);
     if (!changes) return fail(changes.error());
+    auto rules = sb::sessionRunLaterRules(*session);
+    if (!rules) return fail(rules.error());
+    sb::markRunLater(*changes, *rules, session->project, sb::homeDirectory());
     if (args.json) {
         nlohmann::json out = nlohmann::json::array();
-        for (const auto& c : *changes)
-            out.push_back({{"path", c.path},
-                           {"kind", kindName(c.kind)},
-                           {"type", typeName(c.type)},
-                           {"size", c.size}});
-        std::printf("%s\n", out.dump(2).c_str());
+        for (const auto& c : *changes) {
+            nlohmann::json entry = {
+                {"kind", kindName(c.kind)}, {"type", typeName(c.type)}, {"size", c.size}};
+            sb::putBytes(entry, "path", c.path);
+            if (c.runLater)
+                entry["run_later"] = {{"pattern", c.runLater->pattern},
+                                      {"reason", c.runLater->reason}};
+            out.push_back(std::move(entry));
+        }
+        std::printf("%s\n", sb::dumpJson(out, 2).c_str());
         return 0;
     }
     static const char marks[] = {'A', 'M', 'D'};
-    for (const auto& c : *changes)
-        std::printf("%c %s%s\n", marks[static_cast<int>(c.kind)], c.path.c_str(),
-                    c.type == sb::EntryType::Directory ? "/" : "");
+    for (const auto& c : *changes) {
+        std::printf("%c%s %s%s", marks[static_cast<int>(c.kind)], c.runLater ? "!" : "",
+                    c.path.c_str(), c.type == sb::EntryType::Directory ? "/" : "");
+        if (c.runLater) std::printf("\t(runs later: %s)", c.runLater->reason.c_str());
+        std::printf("\n");
+    }
     return 0;
 }
 
@@ -73,7 +90,10 @@ int diffCommand(const WorkspaceArgs& args)
 {
     auto session = sb::loadSession(args.session);
     if (!session) return fail(session.error());
-    auto diff = sb::unifiedDiff(session->upperDir(), session->project, args.paths);
+    auto rules = sb::sessionRunLaterRules(*session);
+    if (!rules) return fail(rules.error());
+    auto diff = sb::unifiedDiff(session->upperDir(), session->project, args.paths, &*rules,
+                                sb::homeDirectory());
     if (!diff) return fail(diff.error());
     std::fwrite(diff->data(), 1, diff->size(), stdout);
     return 0;
@@ -91,27 +111,67 @@ sb::Result<int> holdSession(const sb::SessionInfo& session, bool noWait)
     return sb::waitForSessionEnd(session);
 }
 
+nlohmann::json issuesJson(const std::vector<sb::ApplyIssue>& issues)
+{
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& i : issues)
+        out.push_back({{"path", i.path}, {"reason", i.reason}});
+    return out;
+}
+
 int applyCommand(const WorkspaceArgs& args)
 {
+    if (args.runLater && args.paths.empty())
+        return fail("--run-later applies only the files you name: give their paths "
+                    "(see `sandbench-cli changes SESSION`, marked '!')",
+                    kUsageError);
     auto session = sb::loadSession(args.session);
     if (!session) return fail(session.error());
     auto lock = holdSession(*session, args.noWait);
     if (!lock) return fail(lock.error());
-    sb::ApplyOptions options{args.paths, args.force, session->startedNs};
-    auto report = sb::applyChanges(session->upperDir(), session->project, options);
+    sb::ApplyOptions options;
+    options.paths = args.paths;
+    options.force = args.force;
+    options.sessionStartNs = session->startedNs;
+    options.includeRunLater = args.runLater;
+    std::string notRecorded;
+    auto report = sb::applySessionChanges(*session, options, {}, &notRecorded);
     ::close(*lock);
     if (!report) return fail(report.error());
-    for (const auto& path : report->applied)
-        std::printf("applied  %s\n", path.c_str());
-    for (const auto& issue : report->skipped)
-        std::printf("skipped  %s: %s\n", issue.path.c_str(), issue.reason.c_str());
-    for (const auto& issue : report->conflicts)
-        std::printf("conflict %s: %s\n", issue.path.c_str(), issue.reason.c_str());
+    if (!notRecorded.empty())
+        std::fprintf(stderr,
+                     "sandbench-cli: warning: what was held back is not in the recording: %s\n",
+                     notRecorded.c_str());
+    if (args.json) {
+        nlohmann::json out = {{"applied", report->applied},
+                              {"held", issuesJson(report->held)},
+                              {"conflicts", issuesJson(report->conflicts)},
+                              {"skipped", issuesJson(report->skipped)}};
+        std::printf("%s\n", sb::dumpJson(out, 2).c_str());
+    } else {
+        for (const auto& path : report->applied)
+            std::printf("applied  %s\n", path.c_str());
+        for (const auto& issue : report->held)
+            std::printf("held     %s: runs later (%s)\n", issue.path.c_str(), issue.reason.c_str());
+        for (const auto& issue : report->skipped)
+            std::printf("skipped  %s: %s\n", issue.path.c_str(), issue.reason.c_str());
+        for (const auto& issue : report->conflicts)
+            std::printf("conflict %s: %s\n", issue.path.c_str(), issue.reason.c_str());
+    }
     if (!report->conflicts.empty())
         return fail(std::to_string(report->conflicts.size()) +
                     " conflict(s): the real files changed since the session began; review them, "
                     "then apply with --force to overwrite");
-    return report->skipped.empty() ? 0 : kFailure;
+    if (!report->skipped.empty()) return kFailure;
+    if (!report->held.empty()) {
+        std::fprintf(stderr,
+                     "sandbench-cli: %zu file(s) that run later held back: review them "
+                     "(sandbench-cli diff %s PATH), then apply each with "
+                     "`sandbench-cli apply %s PATH --run-later`\n",
+                     report->held.size(), session->id.c_str(), session->id.c_str());
+        return kHeldBack;
+    }
+    return 0;
 }
 
 int discardCommand(const WorkspaceArgs& args)
@@ -157,6 +217,10 @@ void addWorkspaceCommands(CLI::App& app)
     apply->add_flag("--force", args->force,
                     "Overwrite real files that changed since the session began");
     apply->add_flag("--no-wait", args->noWait, "Fail instead of waiting for a running session");
+    apply->add_flag("--run-later", args->runLater,
+                    "Also write the named files that run later (marked '!' by changes), which a "
+                    "plain apply holds back");
+    apply->add_flag("--json", args->json, "Report as JSON (applied, held, conflicts, skipped)");
     addSessionCommand(app, "discard", "Drop the session's changes (all, or the given paths)", args,
                       discardCommand, true)
         ->add_flag("--no-wait", args->noWait, "Fail instead of waiting for a running session");

@@ -108,6 +108,64 @@ std::vector<fs::path> expandGlob(const fs::path& pattern)
     return out;
 }
 
+bool lexists(const fs::path& p)
+{
+    std::error_code ec;
+    return fs::exists(fs::symlink_status(p, ec));
+}
+
+// A folder with more entries than this is kept read-only whole rather than rebound entry by
+// entry, and the start line says so.
+constexpr std::size_t kMaxRebound = 256;
+
+std::string shownPath(const fs::path& p, const fs::path& home)
+{
+    return isWithin(p, home) && p != home ? "~/" + p.lexically_relative(home).string() : p.string();
+}
+
+// Protections for one read-write mount: run-later paths at or inside it.
+void protectMount(const ResolvedExposure& mount, const RunLaterRules& rules, const fs::path& home,
+                  std::vector<fs::path>& readOnly, std::vector<fs::path>& sealed,
+                  std::vector<std::string>& notes)
+{
+    std::vector<fs::path> candidates;
+    for (const std::string& h : rules.homePatterns())
+        candidates.push_back(home / h);
+    // A repository exposed read-write is a project of its own: its hooks, configuration, editor
+    // tasks… at its top (entries deeper inside it are not searched for).
+    if (lexists(mount.path / ".git"))
+        for (const std::string& p : rules.literalProjectPatterns())
+            candidates.push_back(mount.path / p);
+    for (const fs::path& x : candidates) {
+        if (isWithin(mount.path, x)) { // the mount itself runs later, or lies inside such a path
+            readOnly.push_back(mount.path);
+            notes.push_back(shownPath(mount.path, home) + " (read-only: it runs later)");
+            continue;
+        }
+        if (!isWithin(x, mount.path)) continue;
+        if (lexists(x)) {
+            readOnly.push_back(x);
+            notes.push_back(shownPath(x, home) + " (read-only)");
+            continue;
+        }
+        fs::path folder = x.parent_path();
+        while (folder != mount.path && !lexists(folder))
+            folder = folder.parent_path();
+        std::error_code ec;
+        if (!fs::is_directory(fs::symlink_status(folder, ec))) continue; // nothing can be made
+        // git writes in its own folder all the time (index.lock, objects, refs): sealed, no
+        // commit would work. What the list names in it can then be made; say so.
+        if (folder.filename() == ".git") {
+            notes.push_back(shownPath(folder, home) +
+                            " (git writes there: " + x.lexically_relative(folder).string() +
+                            " could be made; expose the repository read-only to keep it out)");
+            continue;
+        }
+        sealed.push_back(folder);
+        notes.push_back(shownPath(x, home) + " (cannot be created)");
+    }
+}
+
 } // namespace
 
 std::span<const std::string_view> sensitiveHomePaths()
@@ -149,7 +207,36 @@ Status checkExposeSpelling(std::string_view path)
     return std::nullopt;
 }
 
-Result<ExposurePlan> planExposures(const FilesystemPolicy& policy, const fs::path& home)
+Result<std::vector<fs::path>> planProjectMasks(const fs::path& project, const fs::path& home)
+{
+    const fs::path projectDir = normal(project), realProject = real(projectDir);
+    const fs::path homeDir = normal(home);
+    std::vector<fs::path> masks;
+    for (std::string_view rel : kSensitive) {
+        const fs::path p = homeDir / rel;
+        const bool exists = lexists(p);
+        const fs::path r = exists ? real(p) : p;
+        for (const fs::path& secret : {p, r}) {
+            if (isWithin(projectDir, secret) || isWithin(realProject, secret))
+                return inputError("workspace " + projectDir.string() + " lies inside " +
+                                  secret.string() +
+                                  ", which Sandbench never shows a sandbox (expected a project "
+                                  "folder outside " +
+                                  shownPath(p, homeDir) + ")");
+        }
+        if (!exists) continue;
+        if (isWithin(p, projectDir)) masks.push_back(p);
+        // The secret's real folder inside the project, reached by a link from home.
+        if (r != p && isWithin(r, realProject))
+            masks.push_back(projectDir / r.lexically_relative(realProject));
+    }
+    std::sort(masks.begin(), masks.end());
+    masks.erase(std::unique(masks.begin(), masks.end()), masks.end());
+    return masks;
+}
+
+Result<ExposurePlan> planExposures(const FilesystemPolicy& policy, const fs::path& home,
+                                   const RunLaterRules& runLater)
 {
     if (!home.is_absolute())
         return inputError("the home directory '" + home.string() + "' is not absolute");
@@ -254,6 +341,51 @@ Result<ExposurePlan> planExposures(const FilesystemPolicy& policy, const fs::pat
         }
     }
     std::sort(plan.masks.begin(), plan.masks.end());
+
+    std::vector<fs::path> readOnly, sealed;
+    for (const ResolvedExposure& m : plan.mounts)
+        if (m.mode == AccessMode::ReadWrite)
+            protectMount(m, runLater, homeDir, readOnly, sealed, plan.protectedNotes);
+    auto within = [](const fs::path& p, const std::vector<fs::path>& dirs) {
+        return std::any_of(dirs.begin(), dirs.end(),
+                           [&](const fs::path& d) { return isWithin(p, d); });
+    };
+    std::vector<Protection> steps;
+    std::sort(readOnly.begin(), readOnly.end());
+    readOnly.erase(std::unique(readOnly.begin(), readOnly.end()), readOnly.end());
+    std::sort(sealed.begin(), sealed.end());
+    sealed.erase(std::unique(sealed.begin(), sealed.end()), sealed.end());
+    for (const fs::path& folder : sealed) {
+        if (within(folder, readOnly)) continue; // read-only already, whole
+        steps.push_back({folder, AccessMode::ReadOnly});
+        std::vector<fs::path> entries;
+        std::error_code ec;
+        for (fs::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec))
+            entries.push_back(it->path());
+        if (ec || entries.size() > kMaxRebound) {
+            plan.protectedNotes.push_back(shownPath(folder, homeDir) +
+                                          " (read-only whole: too many entries to rebind)");
+            continue;
+        }
+        for (const fs::path& e : entries)
+            if (!within(e, readOnly)) steps.push_back({e, AccessMode::ReadWrite});
+    }
+    for (const fs::path& p : readOnly)
+        steps.push_back({p, AccessMode::ReadOnly});
+    // Parents first; at one depth, a folder's read-only bind before the entries rebound in it.
+    std::stable_sort(steps.begin(), steps.end(), [](const Protection& a, const Protection& b) {
+        return std::distance(a.path.begin(), a.path.end()) <
+               std::distance(b.path.begin(), b.path.end());
+    });
+    steps.erase(std::unique(steps.begin(), steps.end(),
+                            [](const Protection& a, const Protection& b) {
+                                return a.path == b.path && a.mode == b.mode;
+                            }),
+                steps.end());
+    plan.protections = std::move(steps);
+    std::sort(plan.protectedNotes.begin(), plan.protectedNotes.end());
+    plan.protectedNotes.erase(std::unique(plan.protectedNotes.begin(), plan.protectedNotes.end()),
+                              plan.protectedNotes.end());
     return plan;
 }
 

@@ -4,6 +4,7 @@
 
 #include "base/Error.h"
 #include "policy/Policy.h"
+#include "policy/RunLater.h"
 
 #include <filesystem>
 #include <span>
@@ -21,9 +22,21 @@ struct ResolvedExposure {
 // Mounts are sorted so that a parent comes before anything inside it. Apply every mount, then
 // every mask (an empty read-only file or directory over the path). No mount lies inside a mask:
 // the planner refuses such a policy rather than let the order decide what the agent sees.
+// Files that run later inside read-write mounts (RunLater.h), each bound over itself after the
+// mounts: an existing one read-only; for an absent one, its nearest existing folder read-only
+// (nothing new can be made in it) and that folder's other entries writable again.
+struct Protection {
+    std::filesystem::path path;
+    AccessMode mode = AccessMode::ReadOnly;
+};
+
 struct ExposurePlan {
     std::vector<ResolvedExposure> mounts;
+    std::vector<Protection> protections; // parents before children, after every mount
     std::vector<std::filesystem::path> masks;
+    // What the protections keep, for the session's start line: "~/.claude/settings.json
+    // (read-only)", "~/.claude/hooks (cannot be created)".
+    std::vector<std::string> protectedNotes;
 };
 
 // Secrets under the home directory (relative to it) that glob expansion never yields and that are
@@ -34,8 +47,16 @@ std::span<const std::string_view> sensitiveHomePaths();
 // last component; not "/", /proc, /sys or /dev. The parser runs it too, to point at the line.
 Status checkExposeSpelling(std::string_view path);
 
-// Expands "~" to `home` and globs against the real filesystem; `home` must be absolute.
+// The secrets of sensitiveHomePaths() that lie inside the project folder (a project that is the
+// home folder, or holds some of it), to mask over its overlay like those inside an exposure.
+// An error (naming the secret) when the project lies inside one: nothing of it may be shown.
+Result<std::vector<std::filesystem::path>> planProjectMasks(const std::filesystem::path& project,
+                                                            const std::filesystem::path& home);
+
+// Expands "~" to `home` and globs against the real filesystem; `home` must be absolute. The
+// files of `runLater` inside read-write mounts are protected (ExposurePlan::protections).
 Result<ExposurePlan> planExposures(const FilesystemPolicy& policy,
-                                   const std::filesystem::path& home);
+                                   const std::filesystem::path& home,
+                                   const RunLaterRules& runLater = RunLaterRules());
 
 } // namespace sb

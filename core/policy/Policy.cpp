@@ -120,17 +120,72 @@ void readExposedPath(Checker& c, const json& v, const std::string& p, ExposedPat
                }}});
 }
 
+// {"path": "tools/hooks", "reason": "…"} (add) or {"path": ".env", "because": "…"} (unprotect):
+// turning a built-in entry off needs a reason, which the session announces.
+void readRunLaterEntry(Checker& c, const json& v, const std::string& p, std::string& path,
+                       std::string& text, std::string_view textKey, bool textRequired)
+{
+    c.object(v, p,
+             {{"path",
+               [&](const json& x, const std::string& at) {
+                   auto s = c.string(x, at, "a path such as \"tools/hooks\" or \"~/.myrc\"");
+                   if (!s) return;
+                   if (auto e = checkRunLaterPattern(*s)) c.failAtValue(at, e->message);
+                   path = *s;
+               },
+               "\"path\": \"…\""},
+              {textKey,
+               [&](const json& x, const std::string& at) {
+                   if (auto s = c.string(x, at, "why, in a few words")) text = *s;
+               },
+               textRequired ? std::string_view("\"because\": \"why it is safe here\"") : ""}});
+}
+
+void readRunLater(Checker& c, const json& v, const std::string& p, RunLaterPolicy& out)
+{
+    c.object(v, p,
+             {{"add",
+               [&](const json& x, const std::string& at) {
+                   if (!c.array(x, at, "an array of {\"path\": …, \"reason\": …}")) return;
+                   for (std::size_t i = 0; i < x.size(); ++i) {
+                       RunLaterAddition entry;
+                       readRunLaterEntry(c, x[i], appendPointer(at, std::to_string(i)), entry.path,
+                                         entry.reason, "reason", false);
+                       out.add.push_back(std::move(entry));
+                   }
+               }},
+              {"unprotect", [&](const json& x, const std::string& at) {
+                   if (!c.array(x, at, "an array of {\"path\": …, \"because\": …}")) return;
+                   for (std::size_t i = 0; i < x.size(); ++i) {
+                       RunLaterUnprotect entry;
+                       const std::string item = appendPointer(at, std::to_string(i));
+                       readRunLaterEntry(c, x[i], item, entry.path, entry.because, "because", true);
+                       if (!entry.path.empty() && !isBuiltinRunLater(entry.path))
+                           c.failAtValue(appendPointer(item, "path"),
+                                         "'" + entry.path +
+                                             "' is no built-in entry (expected one spelled as in "
+                                             "docs/workspace.md, \"Files that run later\")");
+                       out.unprotect.push_back(std::move(entry));
+                   }
+               }}});
+}
+
 void readFilesystem(Checker& c, const json& v, const std::string& p, FilesystemPolicy& out)
 {
-    c.object(v, p, {{"expose", [&](const json& x, const std::string& at) {
-                         if (!c.array(x, at, "an array of {\"path\": …, \"mode\": \"ro\"|\"rw\"}"))
-                             return;
-                         for (std::size_t i = 0; i < x.size(); ++i) {
-                             ExposedPath entry;
-                             readExposedPath(c, x[i], appendPointer(at, std::to_string(i)), entry);
-                             out.expose.push_back(std::move(entry));
-                         }
-                     }}});
+    c.object(v, p,
+             {{"expose",
+               [&](const json& x, const std::string& at) {
+                   if (!c.array(x, at, "an array of {\"path\": …, \"mode\": \"ro\"|\"rw\"}"))
+                       return;
+                   for (std::size_t i = 0; i < x.size(); ++i) {
+                       ExposedPath entry;
+                       readExposedPath(c, x[i], appendPointer(at, std::to_string(i)), entry);
+                       out.expose.push_back(std::move(entry));
+                   }
+               }},
+              {"run_later", [&](const json& x, const std::string& at) {
+                   readRunLater(c, x, at, out.runLater);
+               }}});
 }
 
 void readNetwork(Checker& c, const json& v, const std::string& p, NetworkPolicy& out)
@@ -202,6 +257,7 @@ void readLimits(Checker& c, const json& v, const std::string& p, Limits& out)
               limit("pids", 0, 4194304, out.pids),                   // the kernel's PID_MAX_LIMIT
               limit("cpu_percent", 0, 102400, out.cpuPercent),       // 1024 cores
               limit("wall_seconds", 0, 30 * 86400, out.wallSeconds), // 30 days
+              limit("idle_seconds", 0, 30 * 86400, out.idleSeconds),
               limit("cpu_seconds", 0, 30 * 86400, out.cpuSeconds),
               limit("open_files", 16, 1u << 20, out.openFiles), // fewer breaks shells; fs.nr_open
               limit("file_size_mb", 0, 1u << 20, out.fileSizeMb)});

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "base/Error.h"
+#include "policy/RunLater.h"
 
 #include <cstdint>
 #include <filesystem>
@@ -28,6 +29,7 @@ struct ExposedPath {
 
 struct FilesystemPolicy {
     std::vector<ExposedPath> expose;
+    RunLaterPolicy runLater; // `run_later`: paths added to, or announced off, the built-in list
 };
 
 // What a rule or a default does with a command or a connection.
@@ -69,10 +71,13 @@ struct ApprovalPolicy {
 
 // Zero means "no limit" for the optional limits.
 struct Limits {
-    std::uint64_t memoryMb = 4096;   // cgroup memory.max; RLIMIT_DATA fallback per process
-    std::uint32_t pids = 512;        // cgroup pids.max; RLIMIT_NPROC always
-    std::uint32_t cpuPercent = 0;    // cgroup cpu.max (100 = one core); 0 = unlimited
-    std::uint32_t wallSeconds = 0;   // whole session; 0 = unlimited
+    std::uint64_t memoryMb = 4096; // cgroup memory.max; RLIMIT_DATA fallback per process
+    std::uint32_t pids = 512;      // cgroup pids.max; RLIMIT_NPROC always
+    std::uint32_t cpuPercent = 0;  // cgroup cpu.max (100 = one core); 0 = unlimited
+    std::uint32_t wallSeconds = 0; // whole session; 0 = unlimited
+    // A session without a command (`start`) ends after this long with no process of a program
+    // running and no client connected; 0 = never.
+    std::uint32_t idleSeconds = 0;
     std::uint32_t cpuSeconds = 0;    // RLIMIT_CPU per process; 0 = unlimited
     std::uint32_t openFiles = 4096;  // RLIMIT_NOFILE
     std::uint64_t fileSizeMb = 4096; // RLIMIT_FSIZE

@@ -43,15 +43,29 @@ Json filesystemJson(const FilesystemPolicy& f)
         if (e.optional) entry["optional"] = true;
         expose.push_back(std::move(entry));
     }
-    return {{"expose", std::move(expose)}};
+    Json out = {{"expose", std::move(expose)}};
+    if (!f.runLater.add.empty() || !f.runLater.unprotect.empty()) {
+        Json add = Json::array(), unprotect = Json::array();
+        for (const auto& a : f.runLater.add) {
+            Json entry = {{"path", a.path}};
+            if (!a.reason.empty()) entry["reason"] = a.reason;
+            add.push_back(std::move(entry));
+        }
+        for (const auto& u : f.runLater.unprotect)
+            unprotect.push_back({{"path", u.path}, {"because", u.because}});
+        out["run_later"] = {{"add", std::move(add)}, {"unprotect", std::move(unprotect)}};
+    }
+    return out;
 }
 
 Json limitsJson(const Limits& l)
 {
-    return {{"memory_mb", l.memoryMb},     {"pids", l.pids},
-            {"cpu_percent", l.cpuPercent}, {"wall_seconds", l.wallSeconds},
-            {"cpu_seconds", l.cpuSeconds}, {"open_files", l.openFiles},
-            {"file_size_mb", l.fileSizeMb}};
+    Json out = {{"memory_mb", l.memoryMb},     {"pids", l.pids},
+                {"cpu_percent", l.cpuPercent}, {"wall_seconds", l.wallSeconds},
+                {"cpu_seconds", l.cpuSeconds}, {"open_files", l.openFiles},
+                {"file_size_mb", l.fileSizeMb}};
+    if (l.idleSeconds > 0) out["idle_seconds"] = l.idleSeconds; // only sessions without a command
+    return out;
 }
 
 } // namespace

@@ -157,6 +157,36 @@ Result<std::int64_t> RecordingStore::sid(const std::string& id)
     return stmt->columnInt(0);
 }
 
+Status RecordingStore::appendReviewEvent(const std::string& id, EventKind kind,
+                                         const nlohmann::json& data)
+{
+    auto found = sid(id);
+    if (!found) return found.error();
+    auto last = m_db.prepare("SELECT state, COALESCE((SELECT MAX(seq) FROM events WHERE sid = ?1), "
+                             "-1), last_t_ns FROM sessions WHERE sid = ?1");
+    if (!last) return last.error();
+    last->bind(1, *found);
+    auto row = last->step("read the session's last event");
+    if (!row) return row.error();
+    if (!*row) return Error{ErrorCode::NotFound, 0, "no recorded session '" + id + "'"};
+    if (last->columnText(0) == "running")
+        return Error{ErrorCode::Conflict, 0, "session " + id + " is still being recorded"};
+    const std::int64_t seq = last->columnInt(1) + 1, tNs = last->columnInt(2);
+    auto insert = m_db.prepare("INSERT INTO events (sid, seq, t_ns, type, enc, data) "
+                               "VALUES (?1, ?2, ?3, ?4, 0, ?5)");
+    if (!insert) return insert.error();
+    const std::string text = data.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    insert->bind(1, *found)
+        .bind(2, seq)
+        .bind(3, tNs)
+        .bind(4, static_cast<int>(kind))
+        .bindText(5, text);
+    if (auto e = insert->run("record a review event")) return e;
+    auto count = m_db.prepare("UPDATE sessions SET events = events + 1 WHERE sid = ?1");
+    if (!count) return count.error();
+    return count->bind(1, *found).run("count a review event");
+}
+
 Status RecordingStore::markInterrupted()
 {
     return markInterruptedSessions(m_db);

@@ -125,6 +125,10 @@ class RecordingStore {
     Status remove(const std::string& id);
     Result<GcReport> gc(const GcOptions& options);
     Status markInterrupted();
+    // Adds an event to an ended session's recording, at the time of its last event: what was
+    // done with its changes afterwards (apply: what was held back). Refuses a running one,
+    // whose writer owns its events.
+    Status appendReviewEvent(const std::string& id, EventKind kind, const nlohmann::json& data);
 
     SqliteDb& db() { return m_db; }
     const std::filesystem::path& file() const { return m_db.file(); }

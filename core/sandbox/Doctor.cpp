@@ -1,5 +1,6 @@
 #include "sandbox/Doctor.h"
 
+#include "policy/RunLater.h"
 #include "sandbox/Identity.h"
 #include "sandbox/Landlock.h"
 #include "sandbox/ResourceLimits.h"
@@ -176,11 +177,26 @@ DoctorCheck checkCgroups()
 
 } // namespace
 
+// Not a kernel feature: which list of files that run later this build holds back.
+DoctorCheck describeRunLater()
+{
+    DoctorCheck c;
+    c.name = "files that run later";
+    c.ok = true;
+    c.required = false;
+    c.detail = "list version " + std::to_string(kRunLaterListVersion) + ", " +
+               std::to_string(builtinRunLater().size()) +
+               " entries (git hooks and configuration, .envrc, editor tasks, CI, package "
+               "managers, shell start-up files, agents' settings): held at apply, read-only in "
+               "exposed folders; docs/workspace.md lists them";
+    return c;
+}
+
 std::vector<DoctorCheck> runDoctor()
 {
     SandboxIdentity id = sandboxIdentity();
-    return {checkUserNamespaces(id), checkOverlay(id), checkSeccomp(),
-            checkSeccompNotify(),    checkLandlock(),  checkCgroups()};
+    return {checkUserNamespaces(id), checkOverlay(id), checkSeccomp(),    checkSeccompNotify(),
+            checkLandlock(),         checkCgroups(),   describeRunLater()};
 }
 
 } // namespace sb

@@ -71,6 +71,12 @@ Status makeMountPoint(const fs::path& target, const fs::path& source)
             if (auto e = makeDirs(target.parent_path())) return e;
             fd = create();
         }
+        // Under a read-only folder (a protection re-binding what is in it), the file that is
+        // there already is the mount point.
+        struct stat existing {};
+        if (fd < 0 && (errno == EROFS || errno == EACCES) &&
+            ::lstat(target.c_str(), &existing) == 0)
+            return {};
         if (fd < 0) return sysError("create mount point " + target.string());
         ::close(fd);
         return {};
@@ -291,6 +297,8 @@ Status mountWorkspace(const SandboxConfig& config, const SandboxIdentity& id)
         }
         if (failed) return failed;
     }
+    for (const BindMount& protection : config.protections)
+        if (auto e = bindExposure(protection, id)) return e;
     for (const fs::path& mask : config.masks)
         if (auto e = maskPath(mask)) return e;
     return {};

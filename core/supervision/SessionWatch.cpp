@@ -28,8 +28,13 @@ void SessionWatch::start()
     m_started = true;
     // Events come in windows of 250 ms anyway; a command over sooner than this costs no watch.
     constexpr std::chrono::milliseconds kWatchAfter{100};
-    auto files =
-        WorkspaceWatch::start(m_options.upper, m_options.project, forwarder(), {}, kWatchAfter);
+    FileBatchOptions batching;
+    batching.runLater = [this](const std::string& path, bool directory) {
+        auto m = m_options.runLater.match(path, directory, m_options.project, m_options.home);
+        return m ? std::optional<std::string>(m->reason) : std::nullopt;
+    };
+    auto files = WorkspaceWatch::start(m_options.upper, m_options.project, forwarder(), batching,
+                                       kWatchAfter);
     if (files)
         m_files = std::move(files.value());
     else if (m_notice)

@@ -20,6 +20,9 @@ namespace sb {
 struct SessionWatchOptions {
     std::filesystem::path upper;   // the session's overlay upper layer
     std::filesystem::path project; // the real project folder
+    // Files that run later: their events say so (FileBatchOptions::runLater).
+    RunLaterRules runLater;
+    std::filesystem::path home;
     CgroupSupport::Kind cgroupKind = CgroupSupport::Kind::None;
     std::vector<std::string> cgroups; // as createSessionCgroups returned them
     Limits limits;

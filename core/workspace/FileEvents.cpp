@@ -203,18 +203,22 @@ std::vector<nlohmann::json> FileEventBatcher::flush(const Lookup& lookup)
         if (item.renamed && item.from.empty()) continue; // the old name of a reported rename
         if (!item.decision.report && !item.renamed) continue;
         const ChangeKind change = *item.decision.report;
-        if (events.size() >= m_options.maxEvents) {
+        std::optional<EntryType> type =
+            change == ChangeKind::Deleted ? item.state.real : item.state.view;
+        std::optional<std::string> runsLater;
+        if (m_options.runLater && change != ChangeKind::Deleted)
+            runsLater = m_options.runLater(*item.path, type == EntryType::Directory);
+        if (events.size() >= m_options.maxEvents && !runsLater) {
             rest.push_back(*item.path);
             ++counts[item.renamed ? 3 : static_cast<int>(change)];
             continue;
         }
-        std::optional<EntryType> type =
-            change == ChangeKind::Deleted ? item.state.real : item.state.view;
         nlohmann::json event = {{"kind", "file"},
                                 {"change", item.renamed ? "renamed" : changeName(change)},
                                 {"path", *item.path}};
         if (item.renamed) event["from"] = item.from;
         if (type) event["type"] = entryTypeName(*type);
+        if (runsLater) event["run_later"] = *runsLater;
         events.push_back(std::move(event));
     }
     if (!rest.empty()) {

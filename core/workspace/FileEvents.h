@@ -53,6 +53,9 @@ struct FileBatchOptions {
     long long windowMs = 250;     // a path's notes within this time make one event
     long long maxWindowMs = 2000; // the window doubles up to this while each one overflows
     std::size_t maxEvents = 50;   // per window; the rest become one "more" event
+    // Why a path runs later (policy/RunLater.h), or nothing: such a file's event says so
+    // ("run_later": reason) and is never folded into a "more" event.
+    std::function<std::optional<std::string>(const std::string& path, bool directory)> runLater;
 };
 
 class FileEventBatcher {

@@ -7,10 +7,12 @@
 #pragma once
 
 #include "base/Error.h"
+#include "policy/RunLater.h"
 
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +28,8 @@ struct Change {
     ChangeKind kind = ChangeKind::Modified;
     EntryType type = EntryType::File; // the session's entry; for Deleted, the real one
     std::uint64_t size = 0;           // bytes of a file, length of a symlink's target, else 0
+    // A file that runs later (policy/RunLater.h), held back at apply; set by markRunLater.
+    std::optional<RunLaterMatch> runLater;
 };
 
 // Every change in `upper` against `project`, sorted by path (a directory before its contents).
@@ -34,12 +38,28 @@ struct Change {
 Result<std::vector<Change>> listChanges(const std::filesystem::path& upper,
                                         const std::filesystem::path& project);
 
+// The list of files that run later a session enforces: the one it started with (saved in its
+// folder), or the built-in list for a session from before there was one.
+Result<RunLaterRules> sessionRunLaterRules(const SessionInfo& session);
+Result<RunLaterRules> sessionRunLaterRules(const std::filesystem::path& sessionDirectory);
+// Saves the list for sessionRunLaterRules (at start, by the supervisor); the built-in list alone
+// needs no file.
+Status saveSessionRunLaterRules(const SessionInfo& session, const RunLaterRules& rules);
+
+// Sets Change::runLater on the added and modified entries the rules match (a deletion runs
+// nothing). `home` for the home entries, when the project is the home folder or inside it.
+void markRunLater(std::vector<Change>& changes, const RunLaterRules& rules,
+                  const std::filesystem::path& project, const std::filesystem::path& home);
+
 // `diff -u` text for the given changes (empty = all; a directory selects everything under it),
 // labelled a/PATH and b/PATH, /dev/null for an added or deleted side. Symlinks show their
-// targets; binary files read "Binary files a/x and b/x differ".
+// targets; binary files read "Binary files a/x and b/x differ". With `runLater`, a file that
+// runs later gets a line "!! PATH runs later (REASON): apply holds it back" before its diff.
 Result<std::string> unifiedDiff(const std::filesystem::path& upper,
                                 const std::filesystem::path& project,
-                                const std::vector<std::string>& paths);
+                                const std::vector<std::string>& paths,
+                                const RunLaterRules* runLater = nullptr,
+                                const std::filesystem::path& home = {});
 
 struct ApplyIssue {
     std::string path;
@@ -48,6 +68,8 @@ struct ApplyIssue {
 
 struct ApplyReport {
     std::vector<std::string> applied;
+    // Files that run later, not written: the reason is what they can run (RunLater.h).
+    std::vector<ApplyIssue> held;
     std::vector<ApplyIssue> conflicts; // the project changed under the session; force overrides
     std::vector<ApplyIssue> skipped;   // cannot or must not be applied (special files, errors)
 };
@@ -59,6 +81,12 @@ struct ApplyOptions {
     // Only check: the report says what would be applied and what conflicts; nothing is written
     // and `upper` stays as it is, so this is fine on a running session.
     bool dryRun = false;
+    // Files that run later are held back (ApplyReport::held) unless `includeRunLater` is set,
+    // which needs `paths`: each held file is applied only when the user named it (or its
+    // folder). Unset `runLater`: the built-in list; `home` defaults to homeDirectory().
+    std::optional<RunLaterRules> runLater;
+    std::filesystem::path home;
+    bool includeRunLater = false;
     // Called after each entry with (entries done, entries selected), on the applying thread.
     std::function<void(std::size_t, std::size_t)> progress = nullptr;
 };

@@ -3,6 +3,7 @@
 // Every real path is reached from a descriptor of the project root with openat2 and
 // RESOLVE_NO_SYMLINKS, then changed with *at() calls on the final name only, so a symlink in
 // the project (planted before or swapped in during the session) is never written through.
+#include "base/Paths.h"
 #include "workspace/WorkspaceInternal.h"
 
 #include <algorithm>
@@ -14,6 +15,8 @@
 #include <sys/random.h>
 #include <sys/xattr.h>
 #include <unistd.h>
+
+namespace fs = std::filesystem;
 
 namespace sb {
 
@@ -73,6 +76,7 @@ class Applier {
     }
 
     void apply(const ScannedChange& sc);
+    void hold(std::vector<ApplyIssue> held) { m_report.held = std::move(held); }
     void finishDirectoryModes();
     void tidyUpper();
     ApplyReport takeReport() { return std::move(m_report); }
@@ -411,7 +415,25 @@ Result<ApplyReport> applyChanges(const std::filesystem::path& upper,
     std::sort(order.begin(), order.end()); // scan order: a directory before its contents
     order.erase(std::unique(order.begin(), order.end()), order.end());
 
+    // Files that run later stay in the session unless the user named them and said yes.
+    if (options.includeRunLater && options.paths.empty())
+        return inputError("name the files that run later to apply them (expected paths beside "
+                          "the run-later option)");
+    std::vector<ApplyIssue> held;
+    if (!options.includeRunLater) {
+        const RunLaterRules rules = options.runLater ? *options.runLater : RunLaterRules();
+        const fs::path home = options.home.empty() ? homeDirectory() : options.home;
+        std::erase_if(order, [&](std::size_t index) {
+            const Change& c = scan->changes[index].change;
+            if (c.kind == ChangeKind::Deleted) return false; // a deletion runs nothing
+            auto m = rules.match(c.path, c.type == EntryType::Directory, project, home);
+            if (m) held.push_back({c.path, m->reason});
+            return m.has_value();
+        });
+    }
+
     Applier applier(upperFd->get(), projectFd->get(), options);
+    applier.hold(std::move(held));
     std::size_t done = 0;
     for (auto index : order) {
         applier.apply(scan->changes[index]);

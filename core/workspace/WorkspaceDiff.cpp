@@ -175,7 +175,8 @@ Status diffPath(int upperFd, int projectFd, const std::string& rel, bool oldExis
 
 Result<std::string> unifiedDiff(const std::filesystem::path& upper,
                                 const std::filesystem::path& project,
-                                const std::vector<std::string>& paths)
+                                const std::vector<std::string>& paths,
+                                const RunLaterRules* runLater, const std::filesystem::path& home)
 {
     auto upperFd = openRoot(upper, "workspace upper directory");
     if (!upperFd) return upperFd.error();
@@ -189,6 +190,9 @@ Result<std::string> unifiedDiff(const std::filesystem::path& upper,
     std::string out;
     for (auto index : *selected) {
         const Change& c = scan->changes[index].change;
+        if (runLater && c.kind != ChangeKind::Deleted)
+            if (auto m = runLater->match(c.path, c.type == EntryType::Directory, project, home))
+                out += "!! " + c.path + " runs later (" + m->reason + "): apply holds it back\n";
         Status status;
         if (c.kind == ChangeKind::Deleted && c.type == EntryType::Directory) {
             std::vector<std::string> files;

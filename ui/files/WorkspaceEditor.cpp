@@ -1,5 +1,6 @@
 #include "WorkspaceEditor.h"
 
+#include "supervision/SessionReview.h"
 #include "workspace/Workspace.h"
 
 #include <unistd.h>
@@ -65,12 +66,13 @@ WorkspaceEditor::WorkspaceEditor(QObject* parent) : QObject(parent) {}
 
 WorkspaceEditor::~WorkspaceEditor() = default;
 
-void WorkspaceEditor::apply(const sb::SessionInfo& session, const QStringList& paths, bool force)
+void WorkspaceEditor::apply(const sb::SessionInfo& session, const QStringList& paths, bool force,
+                            bool runLater)
 {
     m_busy = true;
     m_queue.run(
         this,
-        [this, session, paths = toStd(paths), force] {
+        [this, session, paths = toStd(paths), force, runLater] {
             EditOutcome out;
             out.operation = EditOutcome::Operation::Apply;
             out.forced = force;
@@ -83,6 +85,7 @@ void WorkspaceEditor::apply(const sb::SessionInfo& session, const QStringList& p
             options.paths = paths;
             options.force = force;
             options.sessionStartNs = session.startedNs;
+            options.includeRunLater = runLater;
             int lastPercent = -1;
             options.progress = [this, &lastPercent](std::size_t done, std::size_t total) {
                 const int percent = static_cast<int>(done * 100 / std::max<std::size_t>(total, 1));
@@ -95,7 +98,7 @@ void WorkspaceEditor::apply(const sb::SessionInfo& session, const QStringList& p
                     },
                     Qt::QueuedConnection);
             };
-            auto report = sb::applyChanges(session.upperDir(), session.project, options);
+            auto report = sb::applySessionChanges(session, options);
             if (!report) {
                 out.error = QString::fromStdString(report.error().describe());
                 return out;
@@ -103,6 +106,7 @@ void WorkspaceEditor::apply(const sb::SessionInfo& session, const QStringList& p
             out.done = toQt(report->applied);
             out.conflicts = toIssues(report->conflicts);
             out.skipped = toIssues(report->skipped);
+            out.held = toIssues(report->held);
             return out;
         },
         [this](EditOutcome outcome) { finish(std::move(outcome)); });

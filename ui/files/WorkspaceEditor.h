@@ -27,6 +27,7 @@ struct EditOutcome {
     QStringList done; // the paths applied or discarded
     QList<EditIssue> conflicts;
     QList<EditIssue> skipped;
+    QList<EditIssue> held; // files that run later, left in the session (the reason: what they run)
 };
 
 class WorkspaceEditor : public QObject {
@@ -36,8 +37,10 @@ class WorkspaceEditor : public QObject {
     explicit WorkspaceEditor(QObject* parent = nullptr);
     ~WorkspaceEditor() override;
 
-    // Empty `paths` = every change; a folder means everything in it.
-    void apply(const sb::SessionInfo& session, const QStringList& paths, bool force);
+    // Empty `paths` = every change; a folder means everything in it. Files that run later
+    // are held back unless `runLater` is set, which needs `paths` (the user confirmed them).
+    void apply(const sb::SessionInfo& session, const QStringList& paths, bool force,
+               bool runLater = false);
     void discard(const sb::SessionInfo& session, const QStringList& paths);
     bool isBusy() const { return m_busy; }
 

@@ -44,7 +44,8 @@ std::string localPath(const QString& path)
 
 WorkspaceModel::WorkspaceModel(QObject* parent)
     : QAbstractItemModel(parent), m_fileIcon(QStringLiteral(":/icons/file.svg")),
-      m_folderIcon(QStringLiteral(":/icons/folder.svg"))
+      m_folderIcon(QStringLiteral(":/icons/folder.svg")),
+      m_runLaterIcon(QStringLiteral(":/icons/run-later.svg"))
 {
     connect(&m_watcher, &WorkspaceWatcher::changed, this, &WorkspaceModel::refresh);
 }
@@ -186,6 +187,7 @@ void WorkspaceModel::applyScan(WorkspaceScan scan)
     };
     collect(old.changes, m_scan.changes);
     collect(old.conflicts, m_scan.conflicts);
+    collect(old.runLater, m_scan.runLater);
     collect(old.counts, m_scan.counts);
     for (const QString& path : touched) {
         Node* node = m_nodes.value(path);
@@ -233,6 +235,15 @@ void WorkspaceModel::noteApplied(const QStringList& paths)
 int WorkspaceModel::changeCount() const
 {
     return m_scan.counts.value(QString());
+}
+
+QHash<QString, QString> WorkspaceModel::runLaterUnder(const QString& path) const
+{
+    QHash<QString, QString> out;
+    for (auto it = m_scan.runLater.cbegin(); it != m_scan.runLater.cend(); ++it)
+        if (path.isEmpty() || it.key() == path || it.key().startsWith(path + QLatin1Char('/')))
+            out.insert(it.key(), it.value());
+    return out;
 }
 
 QStringList WorkspaceModel::conflictsUnder(const QString& path) const
@@ -508,6 +519,8 @@ QVariant WorkspaceModel::data(const QModelIndex& index, int role) const
         return node->isDirectory;
     case ConflictRole:
         return m_scan.conflicts.value(node->path);
+    case RunLaterRole:
+        return m_scan.runLater.value(node->path);
     default:
         break;
     }
@@ -517,6 +530,7 @@ QVariant WorkspaceModel::data(const QModelIndex& index, int role) const
     case Qt::DisplayRole:
         return node->name;
     case Qt::DecorationRole:
+        if (m_scan.runLater.contains(node->path)) return m_runLaterIcon;
         return node->isDirectory ? m_folderIcon : m_fileIcon;
     case Qt::ForegroundRole:
         if (marker == ChangeMarker::None) return {};
@@ -534,6 +548,10 @@ QVariant WorkspaceModel::data(const QModelIndex& index, int role) const
             tip += QStringLiteral(" (%1)").arg(ReviewStyle::markerName(marker));
         if (marker == ChangeMarker::Conflict)
             tip += QLatin1Char('\n') + m_scan.conflicts.value(node->path);
+        if (auto reason = m_scan.runLater.constFind(node->path); reason != m_scan.runLater.cend())
+            tip += QLatin1Char('\n') + tr("Runs later, outside the sandbox (%1). Apply all holds "
+                                          "it back; apply it on its own to confirm it.")
+                                           .arg(*reason);
         return tip;
     }
     default:
@@ -553,6 +571,8 @@ QVariant WorkspaceModel::changeColumnData(const Node* node, int role) const
     switch (role) {
     case Qt::DisplayRole:
         if (count > 0) return QString::number(count);
+        if (m_scan.runLater.contains(node->path))
+            return tr("%1, runs later").arg(ReviewStyle::markerName(own));
         return ReviewStyle::markerName(own);
     case Qt::DecorationRole:
         return ReviewStyle::markerIcon(own);
@@ -561,6 +581,8 @@ QVariant WorkspaceModel::changeColumnData(const Node* node, int role) const
         return ReviewStyle::markerColor(own, QGuiApplication::palette());
     case Qt::ToolTipRole:
         if (own == ChangeMarker::Conflict) return m_scan.conflicts.value(node->path);
+        if (m_scan.runLater.contains(node->path))
+            return tr("Runs later, outside the sandbox: %1").arg(m_scan.runLater.value(node->path));
         if (count > 0) return tr("%n change(s) inside", nullptr, count);
         return ReviewStyle::markerName(own);
     default:

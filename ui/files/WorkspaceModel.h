@@ -34,6 +34,7 @@ class WorkspaceModel : public QAbstractItemModel {
         ChangeCountRole,             // int: changes below a folder
         IsDirectoryRole,
         ConflictRole, // QString: why applying it would conflict, empty if it would not
+        RunLaterRole, // QString: what the file can run later on the host; apply holds it back
     };
 
     explicit WorkspaceModel(QObject* parent = nullptr);
@@ -62,6 +63,9 @@ class WorkspaceModel : public QAbstractItemModel {
     ChangeMarker marker(const QString& path) const;
     bool isChange(const QString& path) const { return m_scan.changes.contains(path); }
     QString conflictReason(const QString& path) const { return m_scan.conflicts.value(path); }
+    QString runLaterReason(const QString& path) const { return m_scan.runLater.value(path); }
+    // The changes at or below `path` ("" = all) that run later, path -> reason.
+    QHash<QString, QString> runLaterUnder(const QString& path) const;
     // The conflicting changes at or below `path` ("" = all).
     QStringList conflictsUnder(const QString& path) const;
     // fetchMore() fills a folder a moment later (never while the model is signalling another
@@ -138,6 +142,7 @@ class WorkspaceModel : public QAbstractItemModel {
     WorkspaceWatcher m_watcher;
     QIcon m_fileIcon;
     QIcon m_folderIcon;
+    QIcon m_runLaterIcon;
     TaskQueue m_scanQueue;    // last member: joined before the rest goes
     TaskQueue m_listingQueue; // apart, so a listing never waits behind a scan
 };

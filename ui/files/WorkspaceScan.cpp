@@ -1,5 +1,7 @@
 #include "WorkspaceScan.h"
 
+#include "base/Paths.h"
+
 #include <QFile>
 #include <algorithm>
 #include <filesystem>
@@ -17,6 +19,12 @@ WorkspaceScan scanWorkspace(const std::string& upper, const std::string& project
         scan.error = QString::fromStdString(changes.error().describe());
         return scan;
     }
+    auto rules = sb::sessionRunLaterRules(fs::path(upper).parent_path());
+    if (!rules) {
+        scan.error = QString::fromStdString(rules.error().describe());
+        return scan;
+    }
+    sb::markRunLater(*changes, *rules, project, sb::homeDirectory());
     const auto& list = *changes;
     for (std::size_t i = 0; i < list.size(); ++i) {
         const sb::Change& c = list[i];
@@ -31,6 +39,7 @@ WorkspaceScan scanWorkspace(const std::string& upper, const std::string& project
               list[i + 1].path.compare(0, c.path.size(), c.path) == 0 &&
               list[i + 1].path[c.path.size()] == '/');
         scan.changes.insert(path, entry);
+        if (c.runLater) scan.runLater.insert(path, QString::fromStdString(c.runLater->reason));
         scan.paths.append(path);
 
         qsizetype start = 0;
@@ -50,6 +59,7 @@ WorkspaceScan scanWorkspace(const std::string& upper, const std::string& project
     sb::ApplyOptions options;
     options.sessionStartNs = sessionStartNs;
     options.dryRun = true;
+    options.runLater = std::move(*rules);
     auto report = sb::applyChanges(upper, project, options);
     if (report) {
         for (const auto& issue : report->conflicts)

@@ -28,9 +28,11 @@ struct WorkspaceScan {
     QHash<QString, QHash<QString, bool>> children;
     QHash<QString, int> counts;        // folder ("" = the project) -> changes below it
     QHash<QString, QString> conflicts; // path -> why applying it would conflict
+    QHash<QString, QString> runLater;  // path -> what it can run: apply holds it back
 };
 
-// listChanges, and a dry run of applyChanges for the conflicts it would meet.
+// listChanges marked with the session's files that run later (its list is read from the folder
+// holding `upper`), and a dry run of applyChanges for the conflicts it would meet.
 WorkspaceScan scanWorkspace(const std::string& upper, const std::string& project,
                             qint64 sessionStartNs);
 

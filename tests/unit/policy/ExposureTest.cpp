@@ -28,7 +28,9 @@ class FakeHome {
 
 sb::FilesystemPolicy expose(std::vector<sb::ExposedPath> entries)
 {
-    return {std::move(entries)};
+    sb::FilesystemPolicy f;
+    f.expose = std::move(entries);
+    return f;
 }
 
 std::vector<fs::path> mountPaths(const sb::ExposurePlan& plan)

@@ -167,8 +167,8 @@ INSTANTIATE_TEST_SUITE_P(
                   "filesystem, network, commands, limits, env, approvals)"},
         Malformed{"{\"version\": 1,\n \"limits\": {\n    \"memroy_mb\": 1}}",
                   "test.json:3:5: at /limits/memroy_mb: unknown key 'memroy_mb' (expected one of: "
-                  "memory_mb, pids, cpu_percent, wall_seconds, cpu_seconds, open_files, "
-                  "file_size_mb; did you mean 'memory_mb'?)"},
+                  "memory_mb, pids, cpu_percent, wall_seconds, idle_seconds, cpu_seconds, "
+                  "open_files, file_size_mb; did you mean 'memory_mb'?)"},
         Malformed{
             R"({"version": 1, "filesystem": {"expose": [{"path": "/opt", "mod": "rw"}]}})",
             "test.json:1:59: at /filesystem/expose/0/mod: unknown key 'mod' (expected one of: "
@@ -201,8 +201,8 @@ INSTANTIATE_TEST_SUITE_P(
                   "from 16 to 1048576)"},
         Malformed{R"({"version": 1, "limits": []})",
                   "test.json:1:26: at /limits: got an array (expected an object with keys: "
-                  "memory_mb, pids, cpu_percent, wall_seconds, cpu_seconds, open_files, "
-                  "file_size_mb)"},
+                  "memory_mb, pids, cpu_percent, wall_seconds, idle_seconds, cpu_seconds, "
+                  "open_files, file_size_mb)"},
         // Environment.
         Malformed{R"({"version": 1, "env": {"pass": ["OK", "FOO-BAR"]}})",
                   "test.json:1:39: at /env/pass/1: invalid variable name 'FOO-BAR' (expected "

@@ -25,6 +25,8 @@ TEST(SessionWatch, ASessionOverBeforeItsWatchesStartedIsStillToldWhatTheyWouldHa
     std::vector<json> events;
     sb::SessionWatch watch({upper.path(),
                             project.path(),
+                            sb::RunLaterRules(),
+                            {},
                             sb::CgroupSupport::Kind::V2,
                             {cgroup.path().string()},
                             limits},

@@ -120,7 +120,7 @@ TEST(FileEvents, CommonFolder)
 
 TEST(FileEvents, OneEventPerPathPerWindowInTheOrderFirstNoted)
 {
-    sb::FileEventBatcher batcher({250, 2000, 50});
+    sb::FileEventBatcher batcher({250, 2000, 50, {}});
     Layers layers;
     layers.paths = {{"b.txt", added()}, {"a.txt", modified()}, {"gone", deleted()}};
     EXPECT_EQ(batcher.dueMs(), -1);
@@ -151,7 +151,7 @@ TEST(FileEvents, OneEventPerPathPerWindowInTheOrderFirstNoted)
 
 TEST(FileEvents, AFloodIsCappedWithASummaryAndLongerWindows)
 {
-    sb::FileEventBatcher batcher({250, 2000, 50});
+    sb::FileEventBatcher batcher({250, 2000, 50, {}});
     Layers layers;
     long long now = 0;
     auto flood = [&](int n, const std::string& folder) {
