@@ -31,6 +31,10 @@ packages=(
   dpkg-dev librsvg2-bin lintian desktop-file-utils appstream x11-utils man-db
 )
 
+# The JS test clients (tests/js) need npm: Debian's own package beside Debian's nodejs, part of
+# the nodejs package where that comes from elsewhere (and conflicts with Debian's npm).
+command -v npm >/dev/null 2>&1 || packages+=(npm)
+
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

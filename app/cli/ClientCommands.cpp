@@ -2,6 +2,7 @@
 // their control sockets, like any other client (docs/protocol.md).
 #include "Commands.h"
 #include "Format.h"
+#include "base/Bytes.h"
 #include "base/Paths.h"
 #include "base/Session.h"
 #include "base/Terminal.h"
@@ -40,45 +41,6 @@ struct ClientArgs {
     std::string duration = "once";
     std::string policyFile;
 };
-
-bool isConnectFailure(const sb::Error& e)
-{
-    return e.code == sb::ErrorCode::System && (e.sysErrno == ENOENT || e.sysErrno == ECONNREFUSED);
-}
-
-// Why a session cannot be reached, in the user's terms rather than errno's.
-sb::Error unreachable(const std::string& id)
-{
-    auto session = sb::loadSession(id);
-    if (!session)
-        return {sb::ErrorCode::NotFound, 0, "unknown session " + id + " (see sandbench-cli ls)"};
-    if (session->state == sb::SessionState::Running)
-        return {sb::ErrorCode::NotFound, 0,
-                "session " + id +
-                    " is running but has no control socket (its supervisor offers "
-                    "none)"};
-    return {sb::ErrorCode::NotFound, 0,
-            "session " + id + " has no live supervisor (it " +
-                (session->state == sb::SessionState::Ended ? "ended" : "was interrupted") + ")"};
-}
-
-sb::Result<std::unique_ptr<sb::ControlClient>> connectSession(const std::string& id, Role role,
-                                                              const std::string& name)
-{
-    if (!sb::isValidSessionId(id)) return sb::inputError("invalid session id '" + id + "'");
-    // A running session without a socket is a supervisor starting (no socket yet) or finishing
-    // (socket removed, end not yet recorded): give it up to 2 s to settle either way.
-    for (int attempt = 0;; ++attempt) {
-        auto client = sb::ControlClient::connect(id, name, role);
-        if (client || !isConnectFailure(client.error())) return client;
-        if (client.error().sysErrno == ECONNREFUSED)
-            ::unlink(sb::proto::socketPath(id).c_str()); // stale: its supervisor is gone
-        auto session = sb::loadSession(id);
-        if (attempt >= 40 || !session || session->state != sb::SessionState::Running)
-            return unreachable(id);
-        ::usleep(50'000);
-    }
-}
 
 struct LiveSession {
     sb::proto::SessionSummary summary;
@@ -121,7 +83,7 @@ int lsCommand(const ClientArgs& args)
                            {"workspace", s.summary.workspace},
                            {"started_unix_ms", s.summary.startedUnixMs},
                            {"pending_approvals", s.pending.size()}});
-        std::printf("%s\n", out.dump(2).c_str());
+        std::printf("%s\n", sb::dumpJson(out, 2).c_str());
         return 0;
     }
     if (sessions.empty()) {
@@ -167,7 +129,7 @@ int pendingCommand(const ClientArgs& args)
             if (!args.json) std::printf("%s\n", requestLine(s.summary.id, r).c_str());
         }
     if (args.json)
-        std::printf("%s\n", out.dump(2).c_str());
+        std::printf("%s\n", sb::dumpJson(out, 2).c_str());
     else if (out.empty())
         std::fprintf(stderr, "sandbench: no pending approvals\n");
     return 0;
@@ -440,6 +402,49 @@ int attachCommand(const ClientArgs& args)
 }
 
 } // namespace
+
+namespace {
+
+bool isConnectFailure(const sb::Error& e)
+{
+    return e.code == sb::ErrorCode::System && (e.sysErrno == ENOENT || e.sysErrno == ECONNREFUSED);
+}
+
+// Why a session cannot be reached, in the user's terms rather than errno's.
+sb::Error unreachable(const std::string& id)
+{
+    auto session = sb::loadSession(id);
+    if (!session)
+        return {sb::ErrorCode::NotFound, 0, "unknown session " + id + " (see sandbench-cli ls)"};
+    if (session->state == sb::SessionState::Running)
+        return {sb::ErrorCode::NotFound, 0,
+                "session " + id +
+                    " is running but has no control socket (its supervisor offers "
+                    "none)"};
+    return {sb::ErrorCode::NotFound, 0,
+            "session " + id + " has no live supervisor (it " +
+                (session->state == sb::SessionState::Ended ? "ended" : "was interrupted") + ")"};
+}
+
+} // namespace
+
+sb::Result<std::unique_ptr<sb::ControlClient>> connectSession(const std::string& id, Role role,
+                                                              const std::string& name)
+{
+    if (!sb::isValidSessionId(id)) return sb::inputError("invalid session id '" + id + "'");
+    // A running session without a socket is a supervisor starting (no socket yet) or finishing
+    // (socket removed, end not yet recorded): give it up to 2 s to settle either way.
+    for (int attempt = 0;; ++attempt) {
+        auto client = sb::ControlClient::connect(id, name, role);
+        if (client || !isConnectFailure(client.error())) return client;
+        if (client.error().sysErrno == ECONNREFUSED)
+            ::unlink(sb::proto::socketPath(id).c_str()); // stale: its supervisor is gone
+        auto session = sb::loadSession(id);
+        if (attempt >= 40 || !session || session->state != sb::SessionState::Running)
+            return unreachable(id);
+        ::usleep(50'000);
+    }
+}
 
 void addClientCommands(CLI::App& app)
 {

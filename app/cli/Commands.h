@@ -2,6 +2,7 @@
 #pragma once
 
 #include "base/Error.h"
+#include "control/ControlClient.h"
 #include "supervision/Supervisor.h"
 
 #include <CLI/CLI.hpp>
@@ -15,6 +16,7 @@ void addDoctorCommand(CLI::App& app);
 void addDemoCommand(CLI::App& app);
 void addRecordingCommands(CLI::App& app);
 void addClientCommands(CLI::App& app);
+void addProgramCommands(CLI::App& app);
 
 // Exit codes of sandbench-cli's own failures (the command's own status passes through).
 constexpr int kUsageError = 2;
@@ -27,6 +29,23 @@ int fail(const sb::Error& error, int code = kFailure);
 
 // --headless --size ROWSxCOLS (run, demo): a terminal only control clients see.
 sb::Status makeHeadless(sb::RunOptions& options, const std::string& size);
+
+// A running session's control socket, waiting up to 2 s for a supervisor that is starting or
+// finishing; an error that says why in the user's terms (unknown, ended, …).
+sb::Result<std::unique_ptr<sb::ControlClient>>
+connectSession(const std::string& id, sb::proto::Role role, const std::string& name);
+
+struct PolicyChoice;
+// A session without a command, its supervisor left running in the background (start, mcp).
+struct StartedSession {
+    std::string id;
+    pid_t pid = -1;
+    std::string notices; // what the supervisor said while it started
+};
+sb::Result<StartedSession> startDetachedSession(const PolicyChoice& policy,
+                                                const std::string& workspace,
+                                                const std::string& name);
+void addMcpCommand(CLI::App& app);
 
 // Ends the program from inside a CLI11 callback with this exit code.
 [[noreturn]] void exitWith(int code);

@@ -54,6 +54,8 @@ int main(int argc, char** argv)
         sbcli::addDemoCommand(app);
         sbcli::addRecordingCommands(app);
         sbcli::addClientCommands(app);
+        sbcli::addProgramCommands(app);
+        sbcli::addMcpCommand(app);
     }
     // A session whose supervisor died is marked interrupted by whichever program starts next;
     // a damaged database is reported by the commands that read it, not here. `run` leaves it

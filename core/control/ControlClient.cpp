@@ -1,5 +1,6 @@
 #include "control/ControlClient.h"
 
+#include <algorithm>
 #include <cstring>
 #include <fcntl.h>
 #include <poll.h>
@@ -48,7 +49,8 @@ Result<std::unique_ptr<ControlClient>> ControlClient::connect(const std::string&
 
 Result<std::unique_ptr<ControlClient>> ControlClient::connectPath(const fs::path& socket,
                                                                   const std::string& clientName,
-                                                                  proto::Role role, int timeoutMs)
+                                                                  proto::Role role, int timeoutMs,
+                                                                  std::uint32_t version)
 {
     sockaddr_un addr{};
     addr.sun_family = AF_UNIX;
@@ -66,8 +68,21 @@ Result<std::unique_ptr<ControlClient>> ControlClient::connectPath(const fs::path
     std::unique_ptr<ControlClient> client(new ControlClient(fd));
     if (::fcntl(fd, F_SETFL, O_NONBLOCK) != 0)
         return sysError("make the control socket non-blocking");
-    if (auto e = client->handshake(clientName, role, timeoutMs)) return *e;
+    if (auto e = client->handshake(clientName, role, version, timeoutMs)) {
+        // A supervisor from before version 2 refuses the newer hello: speak its version.
+        if (version > proto::kOldestVersion &&
+            e->message.find("is not supported") != std::string::npos)
+            return connectPath(socket, clientName, role, timeoutMs, proto::kOldestVersion);
+        return *e;
+    }
     return client;
+}
+
+bool ControlClient::servesPrograms() const
+{
+    const json features = m_welcome.value("features", json::array());
+    return m_version >= 2 && features.is_array() &&
+           std::find(features.begin(), features.end(), "exec") != features.end();
 }
 
 ControlClient::~ControlClient()
@@ -75,10 +90,10 @@ ControlClient::~ControlClient()
     ::close(m_fd);
 }
 
-Status ControlClient::handshake(const std::string& clientName, proto::Role role, int timeoutMs)
+Status ControlClient::handshake(const std::string& clientName, proto::Role role,
+                                std::uint32_t version, int timeoutMs)
 {
-    json hello = {
-        {"version", proto::kVersion}, {"client", clientName}, {"role", proto::roleName(role)}};
+    json hello = {{"version", version}, {"client", clientName}, {"role", proto::roleName(role)}};
     if (auto e = sendFrame(proto::encodeJson(MsgType::Hello, hello), timeoutMs)) {
         // A supervisor that refuses this peer says why and hangs up before reading the hello.
         auto refusal = receive(timeoutMs);
@@ -92,6 +107,7 @@ Status ControlClient::handshake(const std::string& clientName, proto::Role role,
         return inputError(std::string("the supervisor answered hello with ") +
                           proto::typeName(reply->type));
     m_welcome = reply->body;
+    m_version = m_welcome.value("version", 1u);
     auto session = proto::sessionSummaryFromJson(m_welcome.value("session", json::object()));
     if (!session) return session.error();
     m_session = *session;

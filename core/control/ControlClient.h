@@ -24,10 +24,9 @@ class ControlClient {
     static Result<std::unique_ptr<ControlClient>> connect(const std::string& sessionId,
                                                           const std::string& clientName,
                                                           proto::Role role, int timeoutMs = 5000);
-    static Result<std::unique_ptr<ControlClient>> connectPath(const std::filesystem::path& socket,
-                                                              const std::string& clientName,
-                                                              proto::Role role,
-                                                              int timeoutMs = 5000);
+    static Result<std::unique_ptr<ControlClient>>
+    connectPath(const std::filesystem::path& socket, const std::string& clientName,
+                proto::Role role, int timeoutMs = 5000, std::uint32_t version = proto::kVersion);
     ~ControlClient();
     ControlClient(const ControlClient&) = delete;
     ControlClient& operator=(const ControlClient&) = delete;
@@ -37,6 +36,10 @@ class ControlClient {
     const nlohmann::json& welcome() const { return m_welcome; }
     const proto::SessionSummary& session() const { return m_session; }
     const std::vector<ApprovalRequest>& pendingAtWelcome() const { return m_pending; }
+    // The protocol version the supervisor agreed to, and whether it runs processes and file
+    // requests for programs (version 2, "features": exec and files).
+    std::uint32_t version() const { return m_version; }
+    bool servesPrograms() const;
 
     // Writing waits (up to `timeoutMs` in total) while the socket buffer is full.
     Status send(const proto::Message& message, int timeoutMs = 5000);
@@ -68,7 +71,8 @@ class ControlClient {
 
   private:
     explicit ControlClient(int fd) : m_fd(fd) {}
-    Status handshake(const std::string& clientName, proto::Role role, int timeoutMs);
+    Status handshake(const std::string& clientName, proto::Role role, std::uint32_t version,
+                     int timeoutMs);
     Status request(const proto::Message& message, std::string_view ref,
                    std::optional<std::uint64_t> id, int timeoutMs, nlohmann::json* ack = nullptr);
 
@@ -77,6 +81,7 @@ class ControlClient {
     proto::FrameDecoder m_decoder;
     std::deque<proto::Message> m_backlog; // set aside while request() waited for its answer
     std::uint64_t m_inputSeq = 0;
+    std::uint32_t m_version = 1;
     nlohmann::json m_welcome;
     proto::SessionSummary m_session;
     std::vector<ApprovalRequest> m_pending;

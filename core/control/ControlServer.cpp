@@ -214,6 +214,7 @@ void ControlServer::acceptClients()
             continue;
         }
         auto c = std::make_unique<Client>();
+        c->id = m_nextClientId++;
         c->fd = fd;
         c->pid = cred.pid;
         c->uid = cred.uid;
@@ -264,8 +265,22 @@ void ControlServer::dispatch(Client& c, proto::Message& m)
         dropClient(c, "protocol violation: " + e.message);
         return;
     }
+    if (proto::versionOf(m.type) > c.version) {
+        Error e = inputError(std::string(proto::typeName(m.type)) + " needs protocol version " +
+                             std::to_string(proto::versionOf(m.type)) +
+                             " (this connection speaks " + std::to_string(c.version) + ")");
+        sendError(c, e, true);
+        dropClient(c, "protocol violation: " + e.message);
+        return;
+    }
     bool interactive = c.role == proto::Role::Interactive;
     switch (m.type) {
+    case MsgType::ExecStart:
+    case MsgType::ExecInput:
+    case MsgType::ExecControl:
+    case MsgType::FileRequest:
+        onProgramRequest(c, m);
+        return;
     case MsgType::Hello:
         onHello(c, m.body);
         return;
@@ -325,11 +340,15 @@ void ControlServer::onHello(Client& c, const json& body)
         dropClient(c, "handshake refused: " + text);
     };
     if (c.greeted) return violation("second hello on one connection");
+    // A client names the newest version it speaks; the answer is the newest both speak.
     auto version = body.value("version", json());
-    if (!version.is_number_unsigned() || version.get<std::uint64_t>() != proto::kVersion)
+    if (!version.is_number_unsigned() || version.get<std::uint64_t>() < proto::kOldestVersion)
         return violation("protocol version " + version.dump() +
-                         " is not supported (this supervisor speaks version " +
+                         " is not supported (this supervisor speaks versions " +
+                         std::to_string(proto::kOldestVersion) + " to " +
                          std::to_string(proto::kVersion) + ")");
+    c.version = static_cast<std::uint32_t>(
+        std::min<std::uint64_t>(version.get<std::uint64_t>(), proto::kVersion));
     auto role = proto::parseRole(body.value("role", std::string("viewer")));
     if (!role)
         return violation("unknown role " + body.value("role", json()).dump() +
@@ -341,7 +360,10 @@ void ControlServer::onHello(Client& c, const json& body)
     json pending = json::array();
     for (const ApprovalRequest& r : m_backend.pendingApprovals())
         pending.push_back(proto::toJson(r));
-    json welcome = {{"version", proto::kVersion},
+    json features = json::array();
+    if (c.version >= 2 && m_backend.servesPrograms()) features = {"exec", "files"};
+    json welcome = {{"version", c.version},
+                    {"features", std::move(features)},
                     {"session", proto::toJson(m_backend.summary())},
                     {"role", proto::roleName(c.role)},
                     {"output", {{"oldest_seq", oldestSeq()}, {"next_seq", m_nextSeq}}},
@@ -353,6 +375,42 @@ void ControlServer::onHello(Client& c, const json& body)
         c.exitQueued = true;
         flush(c);
     }
+}
+
+void ControlServer::onProgramRequest(Client& c, proto::Message& m)
+{
+    std::string ref = proto::typeName(m.type);
+    std::optional<std::uint64_t> id;
+    if (!proto::carriesBytes(m.type) && m.body.contains("id") && m.body["id"].is_number_unsigned())
+        id = m.body["id"].get<std::uint64_t>();
+    else if (proto::carriesBytes(m.type))
+        id = m.seq;
+    if (auto e = m_backend.clientRequest(c.id, c.name, m)) {
+        json body = proto::errorBody(*e, false, ref);
+        if (id) body["id"] = *id;
+        sendControl(c, proto::encodeJson(MsgType::Error, body));
+    }
+}
+
+ControlServer::Client* ControlServer::findClient(std::uint64_t id) const
+{
+    for (const auto& c : m_clients)
+        if (c->id == id && !c->dead) return c.get();
+    return nullptr;
+}
+
+bool ControlServer::sendTo(std::uint64_t client, const std::string& frame)
+{
+    Client* c = findClient(client);
+    if (!c) return false;
+    sendControl(*c, frame);
+    return !c->dead;
+}
+
+std::size_t ControlServer::queuedBytes(std::uint64_t client) const
+{
+    const Client* c = findClient(client);
+    return c ? c->controlBytes : 0;
 }
 
 void ControlServer::onSubscribe(Client& c, const json& body)

@@ -59,6 +59,22 @@ struct SessionBackend {
         (void)client;
         return unsupported("this session cannot change its policy while it runs");
     }
+    // Version 2: a program runs a process in the session or uses its files (exec_start,
+    // exec_input, exec_control, file_request) as client `client` (ControlServer::sendTo answers
+    // it), named `name`. An error goes back to that client, naming the request. Sessions that
+    // run no processes for programs keep this default.
+    virtual Status clientRequest(std::uint64_t client, const std::string& name,
+                                 proto::Message& request)
+    {
+        (void)client;
+        (void)name;
+        (void)request;
+        return unsupported("this session runs no processes for programs");
+    }
+    // Whether clientRequest serves anything (the welcome's "features").
+    virtual bool servesPrograms() const { return false; }
+    // The client is gone (what it started is the backend's to end or keep).
+    virtual void clientGone(std::uint64_t client) { (void)client; }
 };
 
 struct ControlServerOptions {
@@ -105,6 +121,12 @@ class ControlServer {
     // `timeoutMs` passes. For a supervisor about to end.
     void drain(int timeoutMs);
 
+    // A message to one client (a reply to its clientRequest); false when it is gone.
+    bool sendTo(std::uint64_t client, const std::string& frame);
+    // Bytes of control messages waiting to reach the client (0 when gone): a producer for one
+    // client holds back while it is behind, instead of getting it disconnected.
+    std::size_t queuedBytes(std::uint64_t client) const;
+
     std::size_t clientCount() const { return m_clients.size(); }
     // Clients that receive terminal output: with none, nobody is watching.
     std::size_t subscriberCount() const;
@@ -125,6 +147,8 @@ class ControlServer {
     void onSubscribe(Client& c, const nlohmann::json& body);
     void onAnswer(Client& c, const nlohmann::json& body);
     void onPolicyUpdate(Client& c, const nlohmann::json& body);
+    void onProgramRequest(Client& c, proto::Message& m);
+    Client* findClient(std::uint64_t id) const;
     void sendControl(Client& c, std::string frame);
     void sendError(Client& c, const Error& error, bool fatal, std::string_view ref = {});
     void dropClient(Client& c, const std::string& reason);
@@ -140,6 +164,7 @@ class ControlServer {
     ControlServerOptions m_options;
     std::vector<std::unique_ptr<Client>> m_clients;
     std::unordered_map<int, Client*> m_byFd;
+    std::uint64_t m_nextClientId = 1;
     // The ring buffer: byte seq s lives at m_ring[s % size] while s >= oldestSeq(). Not
     // zero-filled: its pages stay unallocated until output reaches them, so a quiet session
     // costs neither the 4 MiB of memory nor the page faults of clearing it at start.

@@ -12,6 +12,8 @@
 namespace sb {
 
 struct ControlServer::Client {
+    std::uint64_t id = 0;      // unique for the server's life: how the backend names the client
+    std::uint32_t version = 1; // negotiated in hello
     int fd = -1;
     pid_t pid = 0;
     uid_t uid = 0;

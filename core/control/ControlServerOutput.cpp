@@ -57,6 +57,7 @@ void ControlServer::dropClient(Client& c, const std::string& reason)
         m_options.log("closing client " + c.name + " (pid " + std::to_string(c.pid) +
                       "): " + reason);
     c.dead = true; // closed in reap(), so an fd number is not reused mid-dispatch
+    m_backend.clientGone(c.id);
 }
 
 void ControlServer::reap()

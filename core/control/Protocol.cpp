@@ -1,5 +1,6 @@
 #include "control/Protocol.h"
 
+#include "base/Bytes.h"
 #include "base/Paths.h"
 
 #include <cstring>
@@ -106,19 +107,34 @@ const char* typeName(MsgType type)
                                         "error",
                                         "lagged",
                                         "ack",
-                                        "policy_update"};
+                                        "policy_update",
+                                        "exec_start",
+                                        "exec_started",
+                                        "exec_output",
+                                        "exec_input",
+                                        "exec_control",
+                                        "exec_event",
+                                        "exec_exit",
+                                        "file_request",
+                                        "file_reply"};
     auto index = static_cast<std::size_t>(type);
     return index < std::size(names) ? names[index] : "?";
 }
 
 bool isKnownType(std::uint8_t type)
 {
-    return type >= 1 && type <= static_cast<std::uint8_t>(MsgType::PolicyUpdate);
+    return type >= 1 && type <= kLastType;
 }
 
 bool carriesBytes(MsgType type)
 {
-    return type == MsgType::Output || type == MsgType::Input;
+    return type == MsgType::Output || type == MsgType::Input || type == MsgType::ExecOutput ||
+           type == MsgType::ExecInput;
+}
+
+std::uint32_t versionOf(MsgType type)
+{
+    return static_cast<std::uint8_t>(type) >= static_cast<std::uint8_t>(MsgType::ExecStart) ? 2 : 1;
 }
 
 const char* roleName(Role role)
@@ -386,9 +402,11 @@ json toJson(const ApprovalRequest& r)
               {"rule", r.rule},
               {"deadline_unix_ms", r.deadlineUnixMs}};
     if (r.kind == ApprovalKind::Command) {
-        j["program"] = r.program;
-        j["argv"] = r.argv;
-        j["cwd"] = r.cwd;
+        putBytes(j, "program", r.program);
+        putArgv(j, r.argv);
+        putBytes(j, "cwd", r.cwd);
+        if (r.pid != 0) j["pid"] = r.pid;
+        if (r.session != 0) j["session"] = r.session;
     } else {
         j["host"] = r.host;
         j["port"] = r.port;
@@ -425,9 +443,11 @@ Result<ApprovalRequest> approvalRequestFromJson(const json& j)
         auto kind = parseApprovalKind(j.at("kind").get<std::string>());
         if (!kind) return inputError("approval request of unknown kind " + j.at("kind").dump());
         r.kind = *kind;
-        r.program = j.value("program", std::string());
-        r.argv = j.value("argv", std::vector<std::string>{});
-        r.cwd = j.value("cwd", std::string());
+        r.program = getBytes(j, "program").value_or("");
+        r.argv = getBytesList(j, "argv").value_or(std::vector<std::string>{});
+        r.cwd = getBytes(j, "cwd").value_or("");
+        r.pid = j.value("pid", std::int64_t{0});
+        r.session = j.value("session", std::int64_t{0});
         r.host = j.value("host", std::string());
         r.port = j.value("port", std::uint16_t{0});
         r.protocol = j.value("protocol", std::string());

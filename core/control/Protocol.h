@@ -23,7 +23,10 @@
 
 namespace sb::proto {
 
-constexpr std::uint32_t kVersion = 1;
+// The newest version this build speaks; a supervisor also serves version 1 clients (which know
+// no exec or file messages).
+constexpr std::uint32_t kVersion = 2;
+constexpr std::uint32_t kOldestVersion = 1;
 constexpr std::size_t kLengthBytes = 4;
 constexpr std::size_t kHeaderBytes = kLengthBytes + 1;
 // A bytes frame's header: length, type, seq.
@@ -51,11 +54,29 @@ enum class MsgType : std::uint8_t {
     Lagged = 16,          // server → client: output was lost; the stream resumes at resume_seq
     Ack = 17,             // server → client: the request named in ref was carried out
     PolicyUpdate = 18,    // client → server: a new policy document for the running session
+    // Version 2: programs run processes in the session and use its files (docs/protocol.md).
+    ExecStart = 19,   // client → server: {id, argv | shell, cwd, env, timeout_ms, tty, stdin…}
+    ExecStarted = 20, // server → client: {id, pid}
+    ExecOutput = 21,  // server → client, bytes: seq = id·256 + stream (1 stdout, 2 stderr/pty)
+    ExecInput = 22,   // client → server, bytes: seq = id
+    ExecControl = 23, // client → server: {id, signal? | close_stdin? | rows+cols?}
+    ExecEvent = 24,   // server → client: {id, approval: request} while an approval holds it
+    ExecExit = 25,    // server → client: {id, exit_code, signal, timed_out, denied?, error?}
+    FileRequest = 26, // client → server: {id, op, path, …}
+    FileReply = 27,   // server → client: {id, ok, …} or {id, ok: false, error: {code, message}}
 };
+constexpr std::uint8_t kLastType = static_cast<std::uint8_t>(MsgType::FileReply);
+// The exec stream numbers inside an ExecOutput's seq.
+constexpr std::uint64_t kExecStdout = 1, kExecStderr = 2;
+// The largest file content one FileRequest or FileReply carries (base64 in the JSON body):
+// larger files are read with offset/limit, written with "append".
+constexpr std::size_t kMaxFileChunk = std::size_t{8} << 20;
 
 const char* typeName(MsgType type);
 bool isKnownType(std::uint8_t type);
-bool carriesBytes(MsgType type); // Output and Input
+bool carriesBytes(MsgType type); // Output, Input, ExecOutput, ExecInput
+// The version a message type came with.
+std::uint32_t versionOf(MsgType type);
 
 enum class Role { Viewer, Interactive };
 const char* roleName(Role role);
@@ -67,6 +88,15 @@ struct Message {
     std::uint64_t seq = 0;                          // Output, Input
     std::string bytes;                              // Output, Input
 };
+
+// A JSON message (the type and its body).
+inline Message jsonMessage(MsgType type, nlohmann::json body = nlohmann::json::object())
+{
+    Message m;
+    m.type = type;
+    m.body = std::move(body);
+    return m;
+}
 
 // Encoding never fails: bodies are objects the caller built. Sizes above kMaxFrameBytes are the
 // caller's bug; the server splits terminal output into frames far below it.

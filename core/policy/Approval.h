@@ -37,6 +37,9 @@ struct ApprovalRequest {
     std::string protocol;
     std::string rule;                // the rule (or "default") whose action was "ask"
     std::int64_t deadlineUnixMs = 0; // when on_timeout applies
+    // Command: the process and its session (its leader's pid), as the sandbox numbers them
+    // (0: unknown). A program's process is a session of its own, so its children share it.
+    std::int64_t pid = 0, session = 0;
 };
 
 struct ApprovalAnswer {

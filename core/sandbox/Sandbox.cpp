@@ -7,6 +7,8 @@
 #include "sandbox/Landlock.h"
 #include "sandbox/Mounts.h"
 #include "sandbox/ResourceLimits.h"
+#include "sandbox/SandboxChannel.h"
+#include "sandbox/SandboxProcess.h"
 #include "sandbox/Seccomp.h"
 
 #include <algorithm>
@@ -16,6 +18,7 @@
 #include <linux/sched.h>
 #include <net/if.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sched.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
@@ -31,7 +34,7 @@ extern char** environ;
 namespace sb {
 namespace {
 
-constexpr int kSetupFailed = 125; // init's exit code when the sandbox could not be built
+using sandbox::kSetupFailed;
 
 // Messages on the sync socket: 'G' (supervisor → init: maps written, go on),
 // "K" (init → supervisor: the command is starting, with the pty master and the exec listener
@@ -40,53 +43,14 @@ constexpr int kSetupFailed = 125; // init's exit code when the sandbox could not
 // or nothing at all when exec closed the socket.
 Status sendMessage(int fd, const std::string& message, const std::vector<int>& fds = {})
 {
-    iovec iov{const_cast<char*>(message.data()), message.size()};
-    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * 4)] = {};
-    msghdr msg{};
-    msg.msg_iov = &iov;
-    msg.msg_iovlen = 1;
-    if (!fds.empty()) {
-        msg.msg_control = control;
-        msg.msg_controllen = CMSG_SPACE(sizeof(int) * fds.size());
-        cmsghdr* c = CMSG_FIRSTHDR(&msg);
-        if (c == nullptr) return Error{ErrorCode::System, 0, "sandbox sync: no room for fds"};
-        c->cmsg_level = SOL_SOCKET;
-        c->cmsg_type = SCM_RIGHTS;
-        c->cmsg_len = CMSG_LEN(sizeof(int) * fds.size());
-        std::memcpy(CMSG_DATA(c), fds.data(), sizeof(int) * fds.size());
-    }
-    if (::sendmsg(fd, &msg, MSG_NOSIGNAL) < 0) return sysError("sandbox sync");
-    return {};
+    return sendChannelMessage(fd, message, fds);
 }
 
-struct Message {
-    std::string text; // empty: the peer closed without a word
-    std::vector<int> fds;
-};
+using Message = ChannelMessage;
 
 Message receiveMessage(int fd)
 {
-    char buf[4096];
-    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * 4)] = {};
-    iovec iov{buf, sizeof buf};
-    msghdr msg{};
-    msg.msg_iov = &iov;
-    msg.msg_iovlen = 1;
-    msg.msg_control = control;
-    msg.msg_controllen = sizeof control;
-    ssize_t n;
-    do {
-        n = ::recvmsg(fd, &msg, MSG_CMSG_CLOEXEC);
-    } while (n < 0 && errno == EINTR);
-    Message out;
-    if (n > 0) out.text.assign(buf, static_cast<size_t>(n));
-    for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c != nullptr; c = CMSG_NXTHDR(&msg, c)) {
-        if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) continue;
-        size_t count = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-        out.fds.resize(count);
-        std::memcpy(out.fds.data(), CMSG_DATA(c), count * sizeof(int));
-    }
-    return out;
+    return receiveChannelMessage(fd);
 }
 
 // Why init gave up, from what it said before it ended.
@@ -217,88 +181,46 @@ void closeAllExcept(std::vector<int> keep)
     ::close_range(next, ~0U, 0);
 }
 
-// Puts the command's stdio on 0..2 and the report socket on 3; closes everything else.
-Status setUpStdio(const SandboxConfig& config, int ptySlave, int& reportFd)
+// A new exec helper for the supervisor ("H" on the sync socket): "h" with the helper's exec
+// listener and the supervisor's end of its channel, or "E<text>".
+void startHelperFor(const SandboxConfig& config, int syncFd)
 {
-    // Move the fds out of the way first, so dup2 onto 0..3 never clobbers a later source.
-    int moved[4];
-    const bool tty = ptySlave >= 0;
-    const int sources[4] = {tty ? ptySlave : config.stdioFds[0],
-                            tty ? ptySlave : config.stdioFds[1],
-                            tty ? ptySlave : config.stdioFds[2], reportFd};
-    for (int i = 0; i < 4; ++i) {
-        moved[i] = ::fcntl(sources[i], F_DUPFD_CLOEXEC, 10);
-        if (moved[i] < 0) return sysError("duplicate stdio fd");
+    int channel[2];
+    if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, channel) != 0) {
+        (void)sendMessage(syncFd, "E" + sysError("create the exec helper's channel").describe());
+        return;
     }
-    for (int i = 0; i < 3; ++i)
-        if (::dup2(moved[i], i) < 0) return sysError("set up stdio");
-    if (::dup3(moved[3], 3, O_CLOEXEC) < 0) return sysError("set up the report socket");
-    reportFd = 3;
-    ::close_range(4, ~0U, 0);
-    if (tty && ::ioctl(0, TIOCSCTTY, 0) != 0) return sysError("take the terminal");
-    return {};
-}
-
-// The command's last steps before exec.
-Status containCommand(const SandboxConfig& config, int ptySlave, int& reportFd)
-{
-    if (::setsid() < 0) return sysError("new session");
-    if (auto e = setUpStdio(config, ptySlave, reportFd)) return e;
-    if (auto e = applyRlimits(config.limits, !config.cgroups.empty())) return e;
-    if (::chdir(config.project.c_str()) != 0) return sysError("chdir " + config.project.string());
-    if (landlockAbi() > 0)
-        if (auto abi = restrictWritesTo(writableFolders(config)); !abi) return abi.error();
-    if (!config.superviseExec) return installSeccompFilter();
-    // Init is not dumpable and this child inherited that; until exec replaces its memory, the
-    // supervisor (for a normal user: without CAP_SYS_PTRACE over the host's namespace, where this
-    // memory still belongs) could not read the first exec's arguments. Exec resets it anyway.
-    if (::prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) != 0)
-        return sysError("set dumpable for exec inspection");
-    auto listener = installSeccompFilterNotifyingExec();
-    if (!listener) return listener.error();
-    Status sent = sendMessage(reportFd, "N", {*listener});
-    ::close(*listener); // the agent must never hold it
-    return sent;
-}
-
-[[noreturn]] void execCommand(const SandboxConfig& config, int ptySlave, int reportFd)
-{
-    sigset_t none;
-    sigemptyset(&none);
-    ::sigprocmask(SIG_SETMASK, &none, nullptr);
-    for (int sig = 1; sig < NSIG; ++sig)
-        ::signal(sig, SIG_DFL);
-    if (auto e = containCommand(config, ptySlave, reportFd)) {
-        (void)sendMessage(reportFd, "E" + e->describe());
-        ::_exit(kSetupFailed);
+    auto started = sandbox::startExecHelper(config, -1, channel[1], false);
+    ::close(channel[1]);
+    if (!started) {
+        ::close(channel[0]);
+        (void)sendMessage(syncFd, "E" + started.error().describe());
+        return;
     }
-    std::vector<char*> argv, env;
-    for (const auto& a : config.argv)
-        argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    for (const auto& v : config.env)
-        env.push_back(const_cast<char*>(v.c_str()));
-    env.push_back(nullptr);
-    environ = env.data(); // execvp searches the sandbox's PATH, not ours
-    ::execvp(argv[0], argv.data());
-    int err = errno;
-    std::string msg = "sandbench: " + config.argv[0] + ": " + std::strerror(err) + "\n";
-    (void)!::write(2, msg.data(), msg.size());
-    ::_exit(err == ENOENT ? 127 : 126);
-}
-
-int exitCodeOf(int status)
-{
-    if (WIFEXITED(status)) return WEXITSTATUS(status);
-    if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
-    return 1;
+    std::vector<int> fds = {channel[0]};
+    if (started->execListener >= 0) fds.push_back(started->execListener);
+    (void)sendMessage(syncFd, "h", fds);
+    for (int fd : fds)
+        ::close(fd);
 }
 
 // Pid 1: reap everything, pass signals from the supervisor to the command's process group,
-// and leave with the command's status (the kernel then kills the rest of the namespace).
-[[noreturn]] void superviseCommand(pid_t command, int signalFd)
+// start exec helpers when the supervisor asks, and leave with the command's status (the kernel
+// then kills the rest of the namespace).
+[[noreturn]] void superviseCommand(const SandboxConfig& config, pid_t command, int signalFd,
+                                   int syncFd)
 {
+    pollfd fds[2] = {{signalFd, POLLIN, 0}, {syncFd, POLLIN, 0}};
     for (;;) {
+        if (::poll(fds, 2, -1) < 0) continue;
+        if (fds[1].revents & POLLIN) {
+            ChannelMessage asked = receiveChannelMessage(syncFd);
+            for (int fd : asked.fds)
+                ::close(fd);
+            if (asked.text == "H") startHelperFor(config, syncFd);
+        }
+        if (fds[1].revents & (POLLHUP | POLLERR)) fds[1].fd = -1; // the supervisor's end is gone
+        if (!(fds[0].revents & POLLIN)) continue;
         signalfd_siginfo info{};
         if (::read(signalFd, &info, sizeof info) != sizeof info) continue;
         if (info.ssi_signo != SIGCHLD) {
@@ -310,7 +232,7 @@ int exitCodeOf(int status)
         int status = 0;
         pid_t pid;
         while ((pid = ::waitpid(-1, &status, WNOHANG)) > 0)
-            if (pid == command) ::_exit(exitCodeOf(status));
+            if (pid == command) ::_exit(sandbox::exitCodeOf(status));
     }
 }
 
@@ -351,32 +273,29 @@ int exitCodeOf(int status)
     sigfillset(&all);
     ::sigprocmask(SIG_BLOCK, &all, nullptr);
     int signalFd = ::signalfd(-1, &all, SFD_CLOEXEC);
-    int report[2];
-    if (signalFd < 0 || ::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, report) != 0)
-        fail(sysError("init signal setup"));
-    pid_t command = ::fork();
-    if (command < 0) fail(sysError("start the command"));
-    if (command == 0) {
-        ::close(report[0]);
-        execCommand(config, pty.slave, report[1]);
-    }
-    ::close(report[1]);
-    Message report0 = receiveMessage(report[0]);
-    ::close(report[0]);
-    if (!report0.text.empty() && report0.text[0] == 'E')
-        fail(Error{ErrorCode::System, 0, report0.text.substr(1)});
+    if (signalFd < 0) fail(sysError("init signal setup"));
+    // Without a command, the session's command is an exec helper: programs start what runs.
+    int channel[2] = {-1, -1};
+    if (config.argv.empty() &&
+        ::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, channel) != 0)
+        fail(sysError("create the exec helper's channel"));
+    auto started = config.argv.empty()
+                       ? sandbox::startExecHelper(config, pty.slave, channel[1], true)
+                       : sandbox::startCommand(config, pty.slave);
+    if (channel[1] >= 0) ::close(channel[1]);
+    if (!started) fail(started.error());
     std::vector<int> handOver;
     std::string flags = "K";
     if (pty.master >= 0) handOver.push_back(pty.master), flags += 'p';
-    for (int fd : report0.fds)
-        handOver.push_back(fd), flags += 'n';
+    if (started->execListener >= 0) handOver.push_back(started->execListener), flags += 'n';
     if (proxyFd >= 0) handOver.push_back(proxyFd), flags += 'x';
+    if (channel[0] >= 0) handOver.push_back(channel[0]), flags += 'h';
     (void)sendMessage(syncFd, flags, handOver);
     for (int fd : handOver)
         ::close(fd);
     for (int fd : {pty.slave, config.stdioFds[0], config.stdioFds[1], config.stdioFds[2]})
         ::close(fd);
-    superviseCommand(command, signalFd);
+    superviseCommand(config, started->pid, signalFd, syncFd);
 }
 
 } // namespace
@@ -442,8 +361,6 @@ Result<SandboxProcess> startSandbox(const SandboxConfig& config,
         ::close(fd);
     if (joined) return failedEarly(*joined);
     Message reply = receiveMessage(sync[0]);
-    ::close(sync[0]);
-    sync[0] = -1;
     if (reply.text.empty() || reply.text[0] != 'K' || reply.fds.size() != reply.text.size() - 1) {
         for (int fd : reply.fds)
             ::close(fd);
@@ -453,9 +370,33 @@ Result<SandboxProcess> startSandbox(const SandboxConfig& config,
         char kind = reply.text[i];
         (kind == 'p'   ? sandbox.ptyMaster
          : kind == 'n' ? sandbox.execListener
+         : kind == 'h' ? sandbox.helperChannel
                        : sandbox.proxyListener) = reply.fds[i - 1];
     }
+    // Kept: the supervisor asks init for exec helpers on it (requestExecHelper).
+    sandbox.initChannel = sync[0];
     return sandbox;
+}
+
+Status requestExecHelper(const SandboxProcess& sandbox)
+{
+    if (sandbox.initChannel < 0)
+        return Error{ErrorCode::Unsupported, 0, "this sandbox takes no exec requests"};
+    return sendMessage(sandbox.initChannel, "H");
+}
+
+Result<ExecHelperStarted> receiveExecHelper(const SandboxProcess& sandbox)
+{
+    ChannelMessage said = receiveChannelMessage(sandbox.initChannel);
+    if (said.text != "h" || said.fds.size() != 2) {
+        for (int fd : said.fds)
+            ::close(fd);
+        return Error{ErrorCode::System, 0,
+                     said.text.size() > 1 && said.text[0] == 'E'
+                         ? "start an exec helper: " + said.text.substr(1)
+                         : std::string("the sandbox's init did not start an exec helper")};
+    }
+    return ExecHelperStarted{said.fds[0], said.fds[1]};
 }
 
 int waitSandbox(const SandboxProcess& sandbox)
@@ -464,7 +405,8 @@ int waitSandbox(const SandboxProcess& sandbox)
     while (::waitpid(sandbox.initPid, &status, 0) < 0)
         if (errno != EINTR) return 1;
     ::close(sandbox.pidFd);
-    return exitCodeOf(status);
+    if (sandbox.initChannel >= 0) ::close(sandbox.initChannel);
+    return sandbox::exitCodeOf(status);
 }
 
 } // namespace sb

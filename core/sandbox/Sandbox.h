@@ -1,5 +1,6 @@
 // Starting a sandbox: the containment pipeline that turns a SandboxConfig into a running
-// pid namespace whose pid 1 is our init and whose pid 2 is the user's command.
+// pid namespace whose pid 1 is our init and whose pid 2 is the user's command (or, for a
+// session without one, the exec helper that runs what programs ask for).
 #pragma once
 
 #include "base/Error.h"
@@ -20,13 +21,19 @@ struct BindMount {
 };
 
 struct SandboxConfig {
-    std::vector<std::string> argv;    // argv[0] is looked up on the sandbox's PATH
+    // argv[0] is looked up on the sandbox's PATH; empty: no command, the session runs an exec
+    // helper instead and lives until it is stopped (`sandbench-cli start`).
+    std::vector<std::string> argv;
     std::vector<std::string> env;     // the command's whole environment, "NAME=value"
     std::filesystem::path project;    // the real folder; mounted at the same path as an overlay
     std::filesystem::path sessionDir; // holds upper/ and work/
     std::filesystem::path home;       // an empty tmpfs at this path
     std::vector<BindMount> binds;     // exposed paths from the policy
-    std::vector<std::filesystem::path> masks; // hidden inside exposed folders
+    // Bound over themselves after the binds, in order: files that run later inside read-write
+    // binds (ExposurePlan::protections).
+    std::vector<BindMount> protections;
+    std::vector<std::filesystem::path>
+        masks; // secrets hidden inside exposed folders or the project
     NetworkMode network = NetworkMode::None;
     Limits limits;
     std::vector<std::string> cgroups; // the session's cgroup folders for init to join
@@ -59,7 +66,20 @@ struct SandboxProcess {
     int ptyMaster = -1;     // the command's terminal, when SandboxConfig::terminal asked for one
     int execListener = -1;  // seccomp notifications of every exec, with superviseExec
     int proxyListener = -1; // 127.0.0.1:kProxyPort inside the sandbox, in network mode filtered
+    // Without a command (SandboxConfig::argv empty) the session's command is an exec helper
+    // (ExecHelper.h): its channel, and execListener is its filter's.
+    int helperChannel = -1;
+    int initChannel = -1; // to init, for requestExecHelper; closed by waitSandbox
 };
+
+// Asks init for an exec helper (a run session's first exec or file request). Init answers on
+// initChannel: watch it for POLLIN, then receiveExecHelper.
+Status requestExecHelper(const SandboxProcess& sandbox);
+struct ExecHelperStarted {
+    int channel = -1;      // to the helper (ExecHelper.h)
+    int execListener = -1; // its filter's exec notifications: the same filter, its own listener
+};
+Result<ExecHelperStarted> receiveExecHelper(const SandboxProcess& sandbox);
 
 // Starts init in new namespaces and returns once the sandbox is built and the command was
 // started (or with the error that stopped the pipeline, e.g. "mount overlay on /p: …").

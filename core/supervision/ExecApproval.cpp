@@ -1,6 +1,7 @@
 #include "supervision/ExecApproval.h"
 
 #include "base/SignalFreeThread.h"
+#include "control/Protocol.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -17,10 +18,10 @@ constexpr std::size_t kProgramsFoundMax = 1024;
 
 ExecApproval::ExecApproval(int listenerFd, CommandMatcher rules, ApprovalBroker& broker,
                            RecordingWriter* recorder, Clock& clock, Hooks hooks)
-    : m_interceptor(listenerFd), m_broker(broker), m_recorder(recorder), m_clock(clock),
-      m_hooks(std::move(hooks)), m_rules(std::move(rules)),
-      m_stopFd(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK))
+    : m_broker(broker), m_recorder(recorder), m_clock(clock), m_hooks(std::move(hooks)),
+      m_rules(std::move(rules)), m_stopFd(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK))
 {
+    m_interceptors.push_back(std::make_unique<ExecInterceptor>(listenerFd));
     m_thread = startSignalFreeThread([this] { run(); });
     ::pthread_setname_np(m_thread.native_handle(), "exec approval"); // for ps, top and perf
 }
@@ -28,6 +29,8 @@ ExecApproval::ExecApproval(int listenerFd, CommandMatcher rules, ApprovalBroker&
 ExecApproval::~ExecApproval()
 {
     stop();
+    for (int fd : m_added)
+        ::close(fd);
     if (m_stopFd >= 0) ::close(m_stopFd);
     if (m_sandboxRoot >= 0) ::close(m_sandboxRoot);
 }
@@ -47,14 +50,54 @@ void ExecApproval::setRules(CommandMatcher rules)
     m_rules = std::move(rules);
 }
 
+void ExecApproval::addListener(int listenerFd)
+{
+    {
+        std::lock_guard lock(m_addedMutex);
+        m_added.push_back(listenerFd);
+    }
+    std::uint64_t one = 1;
+    (void)!::write(m_stopFd, &one, sizeof one); // wakes the thread, which takes it in
+}
+
+void ExecApproval::noteDenial(pid_t pid, const std::string& why, const ApprovalRequest& request)
+{
+    const auto ids = ExecInterceptor::sandboxIdsOf(pid);
+    if (ids.pid == 0) return;
+    Denial d{ids.pid, ids.session, why, proto::describeRequest(request), m_clock.unixMs()};
+    std::lock_guard lock(m_denialsMutex);
+    m_denials.push_back(std::move(d));
+    if (m_denials.size() > 256) m_denials.pop_front();
+}
+
+std::optional<ExecApproval::Denial> ExecApproval::denialIn(std::int64_t sandboxSession,
+                                                           std::int64_t sinceUnixMs) const
+{
+    std::lock_guard lock(m_denialsMutex);
+    for (auto it = m_denials.rbegin(); it != m_denials.rend(); ++it)
+        if ((it->session == sandboxSession || it->pid == sandboxSession) &&
+            it->unixMs >= sinceUnixMs)
+            return *it;
+    return std::nullopt;
+}
+
 void ExecApproval::run()
 {
-    pollfd fds[2] = {{m_interceptor.fd(), POLLIN, 0}, {m_stopFd, POLLIN, 0}};
+    std::vector<pollfd> fds;
     // Without its eventfd (out of descriptors) the thread looks at m_stopping now and then.
     const int timeoutMs = m_stopFd >= 0 ? -1 : 50;
     bool reported = false;
     while (!m_stopping.load()) {
-        int ready = ::poll(fds, 2, timeoutMs);
+        fds.clear();
+        fds.push_back({m_stopFd, POLLIN, 0});
+        bool anyLeft = false;
+        for (const auto& i : m_interceptors) {
+            // A filter with no process left under it says so for good: no longer listened to.
+            fds.push_back({i->hungUp() ? -1 : i->fd(), POLLIN, 0});
+            anyLeft = anyLeft || !i->hungUp();
+        }
+        if (!anyLeft) return; // no process under any filter is left, and none can come
+        int ready = ::poll(fds.data(), fds.size(), timeoutMs);
         if (ready < 0) {
             // Only EINTR and ENOMEM can happen here; the execs wait meanwhile, so try again.
             if (errno == EINTR) continue;
@@ -64,21 +107,34 @@ void ExecApproval::run()
             ::usleep(10'000);
             continue;
         }
-        if (ready == 0 || fds[1].revents & POLLIN) continue; // m_stopping says whether to end
-        if (fds[0].revents & POLLIN)
-            onNotification();
-        else if (fds[0].revents & (POLLHUP | POLLERR))
-            return; // no process under the filter is left, and none can come
-        if (!m_answeredOne) {
+        if (fds[0].revents & POLLIN) {
+            std::uint64_t count;
+            (void)!::read(m_stopFd, &count, sizeof count);
+            std::lock_guard lock(m_addedMutex);
+            for (int fd : std::exchange(m_added, {}))
+                m_interceptors.push_back(std::make_unique<ExecInterceptor>(fd));
+            continue; // m_stopping says whether to end
+        }
+        if (ready == 0) continue;
+        bool answered = false;
+        for (std::size_t k = 1; k < fds.size(); ++k) {
+            if (fds[k].revents & POLLIN) {
+                onNotification(*m_interceptors[k - 1]);
+                answered = true;
+            } else if (fds[k].revents & (POLLHUP | POLLERR)) {
+                m_interceptors[k - 1]->setHungUp();
+            }
+        }
+        if (answered && !m_answeredOne) {
             m_answeredOne = true;
             if (m_hooks.firstAnswered) m_hooks.firstAnswered();
         }
     }
 }
 
-void ExecApproval::onNotification()
+void ExecApproval::onNotification(ExecInterceptor& interceptor)
 {
-    auto received = m_interceptor.receive();
+    auto received = interceptor.receive();
     if (!received) {
         m_hooks.activity({{"kind", "error"}, {"message", received.error().describe()}});
         return;
@@ -114,14 +170,18 @@ void ExecApproval::onNotification()
     // 6.12.97, 6.6.145, 6.1.178 and later) and the exec must then wake the reader; and the
     // kernel hands the answered exec this CPU (synchronous wake-ups): it would wait anyway.
     std::uint64_t id = exec.notificationId;
-    // execvp tries each PATH folder in turn: an allowed exec of a program that is not there
-    // fails with ENOENT by itself and is no activity worth a line (nor a working folder). Only
-    // allowed ones are skipped, so a program created in between still went through the policy.
-    // A program found once is not looked for again (~3 us an exec): should it be deleted, a
-    // PATH search's miss on it is recorded as the exec it was.
-    if (action == RuleAction::Allow && !m_programsFound.contains(request.program)) {
+    // execvp tries each PATH folder in turn: an exec of a program that is not there would fail
+    // with ENOENT by itself. It is no activity worth a line (nor a working folder), and no
+    // question worth asking: a shell's search for `touch` meets /usr/local/bin/touch first,
+    // and one command must not make several prompts. An allowed one goes on to fail by itself
+    // (a program created in between still went through the policy); an asked or denied one
+    // is answered ENOENT, as the kernel would, which never lets anything run. A program found
+    // once is not looked for again (~3 us an exec): should it be deleted, a PATH search's miss
+    // on it is recorded as the exec it was.
+    if (!m_programsFound.contains(request.program)) {
         if (programAbsent(exec.pid, request.program)) {
-            (void)m_interceptor.allow(id);
+            (void)(action == RuleAction::Allow ? interceptor.allow(id)
+                                               : interceptor.deny(id, ENOENT));
             return;
         }
         if (m_programsFound.size() >= kProgramsFoundMax) m_programsFound.clear();
@@ -129,10 +189,12 @@ void ExecApproval::onNotification()
     }
     // The working folder is for people (the record, a prompt), not the rules.
     if (request.cwd.empty()) request.cwd = ExecInterceptor::cwdOf(exec.pid);
-    if (action == RuleAction::Allow)
-        (void)m_interceptor.allow(id);
-    else if (action == RuleAction::Deny)
-        (void)m_interceptor.deny(id);
+    if (action == RuleAction::Allow) {
+        (void)interceptor.allow(id);
+    } else if (action == RuleAction::Deny) {
+        noteDenial(exec.pid, rule, request); // before the answer: its caller may ask at once
+        (void)interceptor.deny(id);
+    }
     CommandRecord record;
     if (action == RuleAction::Ask) { // the broker still needs the request
         record.program = request.program;
@@ -150,10 +212,23 @@ void ExecApproval::onNotification()
     this->record(std::move(record));
     if (action == RuleAction::Ask) {
         request.rule = rule;
-        ExecInterceptor* interceptor = &m_interceptor;
+        const auto ids = ExecInterceptor::sandboxIdsOf(exec.pid);
+        request.pid = ids.pid;
+        request.session = ids.session;
+        ExecInterceptor* answering = &interceptor;
+        const pid_t pid = exec.pid;
         // The outcome comes from whichever thread answers or expires it.
-        m_broker.submit(std::move(request), [interceptor, id](const ApprovalOutcome& outcome) {
-            (void)(outcome.allow ? interceptor->allow(id) : interceptor->deny(id));
+        m_broker.submit(request, [this, answering, id, pid, request](const ApprovalOutcome& o) {
+            if (o.allow) {
+                (void)answering->allow(id);
+                return;
+            }
+            noteDenial(pid,
+                       o.timedOut    ? "the approval request timed out"
+                       : o.cancelled ? "the approval request was cancelled"
+                                     : "denied by " + o.answer.answeredBy,
+                       request);
+            (void)answering->deny(id);
         });
     }
 }

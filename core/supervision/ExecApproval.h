@@ -14,12 +14,16 @@
 #include "supervision/ExecInterceptor.h"
 
 #include <atomic>
+#include <deque>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <thread>
 #include <unordered_set>
+#include <vector>
 
 namespace sb {
 
@@ -41,6 +45,19 @@ class ExecApproval {
 
     // Any thread: execs received after it returns are decided by these rules.
     void setRules(CommandMatcher rules);
+    // Any thread: the listener of another filter instance over the same sandbox (an exec
+    // helper's, ExecHelper.h), served like the first; it closes it.
+    void addListener(int listenerFd);
+    // Any thread: the most recent denial of an exec in the session `sandboxSession` (its
+    // leader's pid, the sandbox's numbering) since `sinceUnixMs`, among the last 256; for the
+    // exec API to tell its caller which rule stopped its process or one of its children.
+    struct Denial {
+        std::int64_t pid = 0, session = 0;
+        std::string why;     // the rule, or how an approval request ended
+        std::string command; // its command line
+        std::int64_t unixMs = 0;
+    };
+    std::optional<Denial> denialIn(std::int64_t sandboxSession, std::int64_t sinceUnixMs) const;
     // Any thread: whether control clients want each command as it happens.
     void setWatched(bool watched) { m_watched.store(watched, std::memory_order_relaxed); }
     // Ends the thread and waits for it; pending asks stay with the broker, whose answers still
@@ -49,11 +66,17 @@ class ExecApproval {
 
   private:
     void run();
-    void onNotification();
+    void onNotification(ExecInterceptor& interceptor);
+    void noteDenial(pid_t pid, const std::string& why, const ApprovalRequest& request);
     bool programAbsent(pid_t pid, const std::string& program) const;
     void record(CommandRecord record);
 
-    ExecInterceptor m_interceptor;
+    // The first listener, then those addListener gave (taken in by the thread).
+    std::vector<std::unique_ptr<ExecInterceptor>> m_interceptors;
+    std::mutex m_addedMutex;
+    std::vector<int> m_added;
+    mutable std::mutex m_denialsMutex;
+    std::deque<Denial> m_denials; // newest last
     ApprovalBroker& m_broker;
     RecordingWriter* m_recorder;
     Clock& m_clock;

@@ -7,7 +7,9 @@
 #include <cstring>
 #include <fcntl.h>
 #include <filesystem>
+#include <fstream>
 #include <linux/seccomp.h>
+#include <sstream>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -24,9 +26,12 @@
 namespace sb {
 namespace {
 
-constexpr size_t kMaxArgs = 4096;
-constexpr size_t kMaxString = 64 * 1024;
-constexpr size_t kMaxTotal = 1024 * 1024;
+// What the kernel itself accepts, so no exec it would run is refused here: one argument of up
+// to MAX_ARG_STRLEN (32 pages, its NUL included), and all of them (with the environment) within
+// a quarter of the stack limit and never more than 6 MiB (fs/exec.c). The count needs no bound
+// of its own: every argument costs at least its pointer and NUL.
+constexpr size_t kMaxString = 32 * 4096 - 1;
+constexpr size_t kMaxTotal = 6 * 1024 * 1024;
 constexpr std::uint64_t kPage = 4096; // the smallest page: a read within one cannot half-fail
 
 // Bytes from `address` to the end of its page, at most `limit`: such a read either succeeds
@@ -42,7 +47,9 @@ ssize_t readRemote(pid_t pid, void* buf, size_t len, std::uint64_t address)
 {
     iovec local{buf, len};
     iovec remote{reinterpret_cast<void*>(address), len};
-    return ::process_vm_readv(pid, &local, 1, &remote, 1, 0);
+    ssize_t n = ::process_vm_readv(pid, &local, 1, &remote, 1, 0);
+    if (n == 0) errno = EFAULT; // nothing readable there
+    return n;
 }
 
 // Reads a NUL-terminated string at `address` in the target, at most `limit` bytes.
@@ -57,7 +64,10 @@ bool readString(pid_t pid, std::uint64_t address, size_t limit, std::string& out
         if (n <= 0) return false;
         const char* end = static_cast<const char*>(std::memchr(buf, '\0', static_cast<size_t>(n)));
         out.append(buf, end != nullptr ? static_cast<size_t>(end - buf) : static_cast<size_t>(n));
-        if (end != nullptr) return out.size() <= limit;
+        if (end != nullptr) {
+            if (out.size() <= limit) return true;
+            break; // longer than the kernel would take: say so (errno), never fail silently
+        }
     }
     errno = E2BIG;
     return false;
@@ -100,7 +110,7 @@ bool readStrings(pid_t pid, const std::uint64_t* pointers, size_t count, size_t&
                 arg += rest;
             }
             at += len;
-            if ((total += arg.size()) > kMaxTotal) {
+            if ((total += arg.size() + 1 + sizeof(void*)) > kMaxTotal) {
                 errno = E2BIG;
                 return false;
             }
@@ -116,21 +126,19 @@ std::optional<std::vector<std::string>> readArgv(pid_t pid, std::uint64_t addres
     if (address == 0) return argv;
     size_t total = 0;
     std::uint64_t pointers[kPage / 8];
-    for (size_t i = 0; i < kMaxArgs;) {
+    for (size_t i = 0;;) {
         // The pointer array a page at a time (commonly all of it in one read).
         std::uint64_t at = address + i * 8;
         size_t want = toPageEnd(at, sizeof pointers);
         ssize_t n = readRemote(pid, pointers, want, at);
         if (n < 8) return std::nullopt;
-        size_t limit = std::min(static_cast<size_t>(n) / 8, kMaxArgs - i), count = 0;
+        size_t limit = static_cast<size_t>(n) / 8, count = 0;
         while (count < limit && pointers[count] != 0)
             ++count;
         if (!readStrings(pid, pointers, count, total, argv)) return std::nullopt;
         if (count < limit) return argv; // the NULL that ends the array
         i += count;
     }
-    errno = E2BIG;
-    return std::nullopt;
 }
 
 std::string readLink(const char* path)
@@ -171,7 +179,7 @@ Result<std::optional<ExecRequest>> ExecInterceptor::receive()
     std::string path;
     bool pathRead = readString(req.pid, notif.data.args[at ? 1 : 0], 4096, path);
     auto argv = pathRead ? readArgv(req.pid, notif.data.args[at ? 2 : 1]) : std::nullopt;
-    int readErrno = pathRead && argv ? 0 : errno;
+    int readErrno = pathRead && argv ? 0 : (errno != 0 ? errno : EFAULT);
     if (readErrno == 0) {
         if (!path.empty() && path.front() == '/' && path.find("/.") == std::string::npos &&
             path.find("//") == std::string::npos && path.back() != '/') {
@@ -196,7 +204,7 @@ Result<std::optional<ExecRequest>> ExecInterceptor::receive()
     if (readErrno != 0) {
         // Bad pointers get what the kernel would say; memory we may not read, a refusal: never
         // let an exec through unseen.
-        (void)deny(notif.id, readErrno == EFAULT || readErrno == E2BIG ? EFAULT : EPERM);
+        (void)deny(notif.id, readErrno == EFAULT || readErrno == E2BIG ? readErrno : EPERM);
         return std::optional<ExecRequest>();
     }
     req.argv = std::move(*argv);
@@ -209,6 +217,43 @@ std::string ExecInterceptor::cwdOf(pid_t pid)
     char* end = std::to_chars(proc + 6, proc + sizeof proc - 5, pid).ptr;
     std::memcpy(end, "/cwd", 5);
     return readLink(proc);
+}
+
+namespace {
+
+// The innermost namespace's number of a process the supervisor names `pid` (NSpid's last).
+pid_t innermostPid(pid_t pid)
+{
+    std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+    for (std::string line; std::getline(status, line);) {
+        if (!line.starts_with("NSpid:")) continue;
+        std::istringstream ids(line.substr(6));
+        pid_t last = 0;
+        for (pid_t id; ids >> id;)
+            last = id;
+        return last;
+    }
+    return 0;
+}
+
+} // namespace
+
+ExecInterceptor::SandboxIds ExecInterceptor::sandboxIdsOf(pid_t pid)
+{
+    SandboxIds ids{innermostPid(pid), 0};
+    // stat: "PID (COMM) STATE PPID PGRP SESSION …"; COMM may hold spaces and parentheses.
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::string text;
+    std::getline(stat, text); // one line
+
+    const std::size_t close = text.rfind(')');
+    if (close == std::string::npos) return ids;
+    std::istringstream rest(text.substr(close + 1));
+    std::string state;
+    pid_t ppid = 0, pgrp = 0, session = 0;
+    if (rest >> state >> ppid >> pgrp >> session && session > 0)
+        ids.session = innermostPid(session); // the supervisor's number of the session leader
+    return ids;
 }
 
 Status ExecInterceptor::allow(std::uint64_t id)

@@ -35,17 +35,28 @@ class ExecInterceptor {
     ExecInterceptor& operator=(const ExecInterceptor&) = delete;
 
     int fd() const { return m_fd; }
+    // No process is left under the filter (its listener reported POLLHUP).
+    bool hungUp() const { return m_hungUp; }
+    void setHungUp() { m_hungUp = true; }
     // Reads one pending notification (call when fd() is readable). nullopt: nothing to judge
     // (the exec was abandoned, or its process died while we read).
     Result<std::optional<ExecRequest>> receive();
     // The working folder of `pid` as the sandbox names it; "" if the process is gone. Not part
     // of receive(): the policy does not look at it, and an exec of an absent program needs none.
     static std::string cwdOf(pid_t pid);
+    // `pid` (the supervisor's numbering) and its session, as the sandbox's pid namespace
+    // numbers them (NSpid in /proc/PID/status, the session in /proc/PID/stat); zeros when the
+    // process is gone. For the few execs that need them (asked, denied).
+    struct SandboxIds {
+        pid_t pid = 0, session = 0;
+    };
+    static SandboxIds sandboxIdsOf(pid_t pid);
     Status allow(std::uint64_t notificationId);
     Status deny(std::uint64_t notificationId, int error = EPERM);
 
   private:
     int m_fd;
+    bool m_hungUp = false;
 };
 
 } // namespace sb

@@ -51,6 +51,11 @@ SessionLoop::SessionLoop(RunningPolicy policy, const SandboxProcess& sandbox, Lo
     m_masterOpen = sandbox.ptyMaster >= 0;
     m_inputOpen = m_masterOpen && m_options.inFd >= 0;
     m_wakeFd = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    // A session without a command has no first exec to wake the loop: it starts awake.
+    if (sandbox.helperChannel >= 0 && m_wakeFd >= 0) {
+        std::uint64_t one = 1;
+        (void)!::write(m_wakeFd, &one, sizeof one);
+    }
     m_broker.setListener(
         [this](const ApprovalRequest* r, const ApprovalOutcome* o) { onApprovalEvent(r, o); });
     sigset_t watched;
@@ -72,6 +77,42 @@ SessionLoop::SessionLoop(RunningPolicy policy, const SandboxProcess& sandbox, Lo
             sandbox.execListener, CommandMatcher(m_policy.merged().commands), m_broker,
             m_options.recorder, clock, std::move(hooks));
     }
+    if (m_exec && (sandbox.initChannel >= 0 || sandbox.helperChannel >= 0)) {
+        ExecServiceHooks hooks;
+        hooks.sendTo = [this](std::uint64_t client, const std::string& frame) {
+            return m_control && m_control->sendTo(client, frame);
+        };
+        hooks.queuedBytes = [this](std::uint64_t client) {
+            return m_control ? m_control->queuedBytes(client) : 0;
+        };
+        hooks.activity = [this](nlohmann::json event) { emit(std::move(event)); };
+        if (m_options.transcript)
+            hooks.transcript = [this](std::string_view bytes) {
+                publishOutput(bytes.data(), bytes.size());
+            };
+        hooks.addExecListener = [this](int fd) { m_exec->addListener(fd); };
+        hooks.denialIn =
+            [this](std::int64_t session,
+                   std::int64_t since) -> std::optional<std::pair<std::string, std::string>> {
+            auto d = m_exec->denialIn(session, since);
+            if (!d) return std::nullopt;
+            return std::pair{d->why, d->command};
+        };
+        m_programs =
+            std::make_unique<ExecService>(sandbox, m_options.environment, std::move(hooks), clock);
+    }
+}
+
+Status SessionLoop::clientRequest(std::uint64_t client, const std::string& name,
+                                  proto::Message& request)
+{
+    if (!m_programs) return SessionBackend::clientRequest(client, name, request);
+    return m_programs->request(client, name, request);
+}
+
+void SessionLoop::clientGone(std::uint64_t client)
+{
+    if (m_programs) m_programs->clientGone(client);
 }
 
 SessionLoop::~SessionLoop()
@@ -143,6 +184,7 @@ bool SessionLoop::run()
                {m_options.commandOut, POLLIN, 0},
                {m_options.commandErr, POLLIN, 0}};
         if (m_control) m_control->fillPollFds(fds);
+        if (m_programs) m_programs->fillPollFds(fds);
         long long now = monotonicMs();
         long long timeout = m_broker.nextDeadlineMs();
         auto atMost = [&timeout](long long ms) {
@@ -156,6 +198,22 @@ bool SessionLoop::run()
         if (m_announce) atMost(m_lastOutputMs + kQuietMs - now);
         if (m_onLive && m_liveAtMs >= 0) atMost(m_liveAtMs - now);
         if (promptOpen) atMost(1000); // countdowns
+        if (long long wake = m_programs ? m_programs->nextWakeMs() : -1; wake >= 0)
+            atMost(wake - now);
+        if (m_options.idleMs > 0) {
+            const bool busy = (m_programs && m_programs->running() > 0) ||
+                              (m_control && m_control->clientCount() > 0);
+            if (busy || m_busyAtMs < 0) m_busyAtMs = now;
+            if (now - m_busyAtMs >= m_options.idleMs) {
+                if (m_options.notice)
+                    m_options.notice("idle for " + std::to_string(m_options.idleMs / 1000) +
+                                     " s (limits.idle_seconds): session stopped");
+                stop(false);
+                m_options.idleMs = 0; // once: init's end ends the loop
+            } else {
+                atMost(m_busyAtMs + m_options.idleMs - now);
+            }
+        }
         if (::poll(fds.data(), fds.size(), static_cast<int>(std::min(timeout, 3600000LL))) < 0 &&
             errno != EINTR)
             return true;
@@ -180,6 +238,7 @@ bool SessionLoop::run()
             m_control->handle(fds);
             if (m_exec && m_control->subscriberCount() == 0) m_exec->setWatched(false);
         }
+        if (m_programs) m_programs->handle(fds);
         m_broker.expire();
         drainApprovalEvents();
         if (m_announce && monotonicMs() - m_lastOutputMs >= kQuietMs) {
@@ -190,6 +249,7 @@ bool SessionLoop::run()
         if (m_prompt && m_prompt->isOpen()) m_prompt->refresh(m_broker.pending(), m_clock.unixMs());
         if (fds[Init].revents & POLLIN) {
             m_onLive = nullptr; // over: the last output is only recorded
+            if (m_programs) m_programs->sessionEnded();
             closePrompt();
             drainTerminal();
             while (m_options.commandOut >= 0)
@@ -398,6 +458,7 @@ void SessionLoop::drainApprovalEvents()
             const ApprovalRequest& r = *e.request;
             goLive();
             if (m_control) m_control->publishApprovalRequest(r);
+            if (m_programs) m_programs->onApprovalRequest(r);
             emit({{"kind", "approval"},
                   {"type", "request"},
                   {"request_id", r.id},

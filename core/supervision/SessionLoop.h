@@ -10,6 +10,7 @@
 #include "sandbox/Sandbox.h"
 #include "supervision/ApprovalBroker.h"
 #include "supervision/ExecApproval.h"
+#include "supervision/ExecService.h"
 #include "supervision/RunningPolicy.h"
 #include "supervision/TerminalPrompt.h"
 
@@ -34,9 +35,16 @@ struct LoopOptions {
     bool interactive = false; // inFd is a terminal: raw mode, the Ctrl-] approval screen
     std::string sessionId;    // for notices
     long long deadlineMs = 0; // CLOCK_MONOTONIC; 0 = no wall-clock limit
+    // A session without a command: SIGTERM after this long with no program's process running
+    // and no client connected (limits.idle_seconds); 0 = never.
+    long long idleMs = 0;
     std::function<void(const std::string&)> notice;
     // Receives the terminal stream, input, resizes and every activity event; may be null.
     RecordingWriter* recorder = nullptr;
+    // The session's environment, where processes programs start begin (ExecService).
+    std::vector<std::string> environment;
+    // A session without a command of its own: its terminal stream shows what programs ran.
+    bool transcript = false;
 };
 
 class SessionLoop final : public SessionBackend {
@@ -87,6 +95,10 @@ class SessionLoop final : public SessionBackend {
     // Pending requests stay pending.
     Result<proto::PolicyUpdateResult> updatePolicy(const proto::PolicyUpdate& update,
                                                    const std::string& client) override;
+    Status clientRequest(std::uint64_t client, const std::string& name,
+                         proto::Message& request) override;
+    bool servesPrograms() const override { return m_programs != nullptr; }
+    void clientGone(std::uint64_t client) override;
 
   private:
     // Things other threads (the proxy, a broker answer) hand to the loop's thread.
@@ -131,11 +143,15 @@ class SessionLoop final : public SessionBackend {
     int m_wakeFd = -1; // approval events from any thread wake the loop
     bool m_masterOpen = true;
     bool m_inputOpen = true;
-    bool m_announce = false; // a title notice waits for a quiet moment in the output
+    bool m_announce = false;   // a title notice waits for a quiet moment in the output
+    long long m_busyAtMs = -1; // last moment a program's process ran or a client was there
     long long m_lastOutputMs = 0;
 
     std::mutex m_eventsMutex;
     std::vector<ApprovalEvent> m_events;
+    // Programs' processes and files (control protocol version 2), when the sandbox has a way
+    // to start an exec helper.
+    std::unique_ptr<ExecService> m_programs;
     // Last: its thread hands events to the members above until it is stopped.
     std::unique_ptr<ExecApproval> m_exec;
 };

@@ -162,16 +162,42 @@ SessionSummary summaryOf(const SessionInfo& session, const RunOptions& options,
 
 } // namespace
 
+// The list of files that run later this session holds back: the policy's, what the project's
+// git configuration names, and the session's own policy files when they lie in the project.
+Result<RunLaterRules> runLaterOf(const RunOptions& options, const fs::path& workspace)
+{
+    auto rules = RunLaterRules::make(options.policy.filesystem.runLater);
+    if (!rules) return rules.error();
+    rules->addProjectConfiguration(workspace);
+    for (const fs::path& file : {options.policyFile, options.learnedRulesFile}) {
+        if (file.empty()) continue;
+        std::error_code ec;
+        const fs::path rel = fs::weakly_canonical(file, ec).lexically_relative(workspace);
+        if (!ec && !rel.empty() && rel.begin()->string() != "..")
+            rules->addProjectPath(rel.generic_string(),
+                                  "Sandbench: this session's policy, what later sessions may do");
+    }
+    return rules;
+}
+
 Result<PreparedRun> prepareRun(const RunOptions& options)
 {
-    if (options.command.empty()) return inputError("no command to run (put it after --)");
+    if (options.command.empty() && !options.programmable)
+        return inputError("no command to run (put it after --)");
     auto workspace = checkWorkspace(options.workspace);
     if (!workspace) return workspace.error();
-    auto plan = planExposures(options.policy.filesystem, homeDirectory());
+    auto runLater = runLaterOf(options, *workspace);
+    if (!runLater) return runLater.error();
+    const fs::path home = homeDirectory();
+    auto plan = planExposures(options.policy.filesystem, home, *runLater);
     if (!plan) return plan.error();
+    auto projectMasks = planProjectMasks(*workspace, home);
+    if (!projectMasks) return projectMasks.error();
+    plan->masks.insert(plan->masks.end(), projectMasks->begin(), projectMasks->end());
     auto running = runningPolicyOf(options);
     if (!running) return running.error();
-    return PreparedRun{std::move(*workspace), std::move(*plan), std::move(*running)};
+    return PreparedRun{std::move(*workspace), std::move(*plan), std::move(*running),
+                       std::move(*runLater)};
 }
 
 Status checkRunnable(const RunOptions& options)
@@ -198,6 +224,8 @@ Result<RunOutcome> runSession(const RunOptions& options, PreparedRun prepared)
     config.home = homeDirectory();
     for (const ResolvedExposure& m : prepared.exposures.mounts)
         config.binds.push_back({m.path, m.mode});
+    for (const Protection& p : prepared.exposures.protections)
+        config.protections.push_back({p.path, p.mode});
     config.masks = prepared.exposures.masks;
     config.network = options.policy.network.mode;
     config.limits = options.policy.limits;
@@ -210,9 +238,26 @@ Result<RunOutcome> runSession(const RunOptions& options, PreparedRun prepared)
     if (landlockAbi() == 0)
         say(options, "note: this kernel has no Landlock; writes are confined by mounts only");
 
+    for (const RunLaterUnprotect& u : prepared.runLater.unprotected())
+        say(options, "warning: the policy turns off the protection of " + u.path +
+                         " (a file that runs later): apply will write it (because: " + u.because +
+                         ")");
+    if (!prepared.exposures.protectedNotes.empty()) {
+        std::string list;
+        for (const std::string& note : prepared.exposures.protectedNotes)
+            list += (list.empty() ? "" : ", ") + note;
+        say(options, "files that run later, protected in exposed folders: " + list);
+    }
+
     auto session = createSession(workspace, options.command, options.sessionId);
     if (!session) return session.error();
     config.sessionDir = session->directory();
+    if (auto e = saveSessionRunLaterRules(*session, prepared.runLater)) {
+        session->state = SessionState::Ended;
+        (void)saveSession(*session);
+        return Error{e->code, e->sysErrno,
+                     "cannot save the session's list of files that run later: " + e->message};
+    }
     if (auto e = prepareUpperLayer(*session, workspace)) return *e;
     auto lock = lockSession(*session);
     if (!lock) return lock.error();
@@ -228,7 +273,10 @@ Result<RunOutcome> runSession(const RunOptions& options, PreparedRun prepared)
                          "); memory and process limits apply per process (rlimits)");
     }
 
-    if (options.headless) {
+    if (options.command.empty()) {
+        // Nothing of its own to show: its terminal stream is what programs run in it.
+        config.stdioFds[0] = config.stdioFds[1] = config.stdioFds[2] = -1;
+    } else if (options.headless) {
         config.terminal.enabled = true;
         config.terminal.rows = options.rows;
         config.terminal.columns = options.cols;
@@ -332,6 +380,10 @@ Result<RunOutcome> runSession(const RunOptions& options, PreparedRun prepared)
     loopOptions.interactive =
         !options.headless && sandbox->ptyMaster >= 0 && ::isatty(options.stdinFd);
     loopOptions.sessionId = session->id;
+    loopOptions.environment = config.env;
+    loopOptions.transcript = options.command.empty();
+    if (options.command.empty())
+        loopOptions.idleMs = static_cast<long long>(options.policy.limits.idleSeconds) * 1000;
     loopOptions.notice = options.notice;
     loopOptions.recorder = recorder.get();
     if (config.limits.wallSeconds > 0)
@@ -345,8 +397,8 @@ Result<RunOutcome> runSession(const RunOptions& options, PreparedRun prepared)
         // while the command runs, and what only matters to somebody watching once the session
         // is worth watching (a command over within milliseconds is recorded all the same).
         SessionWatch watch(
-            SessionWatchOptions{session->upperDir(), session->project, cgroups.kind, config.cgroups,
-                                config.limits},
+            SessionWatchOptions{session->upperDir(), session->project, prepared.runLater,
+                                config.home, cgroups.kind, config.cgroups, config.limits},
             [&loop](nlohmann::json e) { loop.publishActivity(std::move(e)); }, options.notice);
         std::jthread spare; // tidies up for the next start while this command runs
         loop.whenStarted([&] {

@@ -24,7 +24,10 @@ struct RunOptions {
     std::filesystem::path policyFile;
     std::string policyPreset;
     std::filesystem::path workspace;
+    // Empty with `programmable`: a session without a command of its own (`sandbench-cli
+    // start`), whose sandbox runs what programs ask for (exec, files) until it is stopped.
     std::vector<std::string> command;
+    bool programmable = false;
     std::string sessionId; // empty: a fresh one
     // The learned rules merged into `policy`, and where "always" answers are saved (see
     // LearnedRules.h); empty: none, and answers last the session.
@@ -51,8 +54,9 @@ struct RunOutcome {
 // the workspace folder, the exposures, the policy with its learned rules.
 struct PreparedRun {
     std::filesystem::path workspace;
-    ExposurePlan exposures;
+    ExposurePlan exposures; // its masks include the secrets inside the workspace
     RunningPolicy policy;
+    RunLaterRules runLater; // saved in the session for review and apply
 };
 // Errors name what is wrong.
 Result<PreparedRun> prepareRun(const RunOptions& options);

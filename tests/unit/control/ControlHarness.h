@@ -225,6 +225,20 @@ class RawConnection {
         (void)!::send(m_fd, bytes.data(), bytes.size(), MSG_NOSIGNAL);
     }
     void shutdownWrite() { ::shutdown(m_fd, SHUT_WR); }
+    // The next whole frame, or false when none came within `timeoutMs` (or the server closed).
+    bool read(sb::proto::Message& out, int timeoutMs = 5000)
+    {
+        for (;;) {
+            auto got = m_decoder.next(out);
+            if (got && *got) return true;
+            pollfd p{m_fd, POLLIN, 0};
+            if (::poll(&p, 1, timeoutMs) <= 0) return false;
+            char buf[65536];
+            ssize_t n = ::read(m_fd, buf, sizeof buf);
+            if (n <= 0) return false;
+            m_decoder.feed({buf, static_cast<size_t>(n)});
+        }
+    }
     // Reads until the server closes (true) or `timeoutMs` passes (false); frames decoded.
     bool readUntilClosed(std::vector<sb::proto::Message>& out, int timeoutMs = 5000)
     {
@@ -248,6 +262,7 @@ class RawConnection {
   private:
     int m_fd = -1;
     bool m_connected = false;
+    sb::proto::FrameDecoder m_decoder;
 };
 
 // Waits for the next message of `type`, collecting terminal output on the way.

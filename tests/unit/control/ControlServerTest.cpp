@@ -48,7 +48,7 @@ TEST(ControlServer, HandshakeDescribesTheSessionOnAPrivateSocket)
 
     auto c = connectAs(h, Role::Viewer, "gui");
     ASSERT_TRUE(c);
-    EXPECT_EQ(c->welcome()["version"], 1);
+    EXPECT_EQ(c->welcome()["version"], sb::proto::kVersion);
     EXPECT_EQ(c->welcome()["role"], "viewer");
     EXPECT_EQ(c->welcome()["output"]["next_seq"], 3);
     EXPECT_EQ(c->session().id, "sess-1");
@@ -66,15 +66,65 @@ TEST(ControlServer, VersionMismatchIsRefusedWithAReason)
     ServerHarness h;
     RawConnection raw(h.socketPath());
     ASSERT_TRUE(raw.connected());
-    raw.send(sb::proto::encodeJson(MsgType::Hello, {{"version", 2}, {"client", "future"}}));
+    raw.send(sb::proto::encodeJson(MsgType::Hello, {{"version", 0}, {"client", "past"}}));
     std::vector<Message> got;
     ASSERT_TRUE(raw.readUntilClosed(got)) << "the server closes a client it cannot speak to";
     ASSERT_EQ(got.size(), 1u);
     EXPECT_EQ(got[0].type, MsgType::Error);
     EXPECT_TRUE(got[0].body["fatal"].get<bool>());
-    EXPECT_NE(got[0].body["message"].get<std::string>().find("protocol version 2 is not supported"),
+    EXPECT_NE(got[0].body["message"].get<std::string>().find("protocol version 0 is not supported"),
               std::string::npos);
     EXPECT_TRUE(connectAs(h, Role::Viewer)) << "and keeps serving others";
+}
+
+TEST(ControlServer, TheNewestVersionBothSpeakIsAgreed)
+{
+    IsolatedXdg xdg;
+    ServerHarness h;
+    for (auto [asked, agreed] : {std::pair{1, 1}, {2, 2}, {9, 2}}) {
+        RawConnection raw(h.socketPath());
+        ASSERT_TRUE(raw.connected());
+        raw.send(sb::proto::encodeJson(MsgType::Hello, {{"version", asked}, {"client", "c"}}));
+        Message welcome;
+        ASSERT_TRUE(raw.read(welcome));
+        EXPECT_EQ(welcome.type, MsgType::Welcome);
+        EXPECT_EQ(welcome.body["version"], agreed) << "asked for " << asked;
+        // The fake session runs no processes: no features.
+        EXPECT_EQ(welcome.body["features"], nlohmann::json::array());
+    }
+}
+
+TEST(ControlServer, AVersionOneClientMayNotSendVersionTwoMessages)
+{
+    IsolatedXdg xdg;
+    ServerHarness h;
+    RawConnection raw(h.socketPath());
+    ASSERT_TRUE(raw.connected());
+    raw.send(sb::proto::encodeJson(MsgType::Hello, {{"version", 1}, {"client", "old"}}));
+    raw.send(sb::proto::encodeJson(MsgType::ExecStart, {{"id", 1}, {"argv", {"true"}}}));
+    std::vector<Message> got;
+    ASSERT_TRUE(raw.readUntilClosed(got));
+    ASSERT_EQ(got.back().type, MsgType::Error);
+    EXPECT_NE(got.back().body["message"].get<std::string>().find("needs protocol version 2"),
+              std::string::npos);
+}
+
+TEST(ControlServer, ASessionWithoutProgramsRefusesExecWithoutClosing)
+{
+    IsolatedXdg xdg;
+    ServerHarness h;
+    auto client = connectAs(h, Role::Viewer);
+    ASSERT_TRUE(client);
+    EXPECT_EQ(client->version(), 2u);
+    EXPECT_FALSE(client->servesPrograms());
+    ASSERT_FALSE(
+        client->send(sb::proto::jsonMessage(MsgType::ExecStart, {{"id", 5}, {"argv", {"true"}}})));
+    auto reply = client->receive(5000);
+    ASSERT_TRUE(reply) << reply.error().message;
+    EXPECT_EQ(reply->type, MsgType::Error);
+    EXPECT_EQ(reply->body["id"], 5);
+    EXPECT_EQ(reply->body["ref"], "exec_start");
+    EXPECT_FALSE(reply->body["fatal"].get<bool>());
 }
 
 TEST(ControlServer, CatchUpFromASequenceNumber)

@@ -179,7 +179,7 @@ TEST(Protocol, PolicyUpdateRoundTripsAndIsType18)
     EXPECT_EQ(static_cast<int>(MsgType::PolicyUpdate), 18);
     EXPECT_STREQ(typeName(MsgType::PolicyUpdate), "policy_update");
     EXPECT_TRUE(isKnownType(18));
-    EXPECT_FALSE(isKnownType(19));
+    EXPECT_EQ(sb::proto::versionOf(MsgType::PolicyUpdate), 1u);
 
     PolicyUpdate update;
     update.policy = {{"version", 1}, {"commands", {{"default", "deny"}}}};
@@ -247,4 +247,28 @@ TEST(Protocol, SummaryCarriesThePolicyForEditorsAndOldSummariesStillRead)
     EXPECT_TRUE(old->effectivePolicy.is_null()) << "how a client tells it cannot update";
     EXPECT_EQ(old->learnedRules, json::object());
     EXPECT_FALSE(toJson(*old).contains("effective_policy"));
+}
+
+TEST(Protocol, VersionTwoAddsProcessesAndFiles)
+{
+    EXPECT_EQ(static_cast<int>(MsgType::ExecStart), 19);
+    EXPECT_EQ(static_cast<int>(MsgType::FileReply), 27);
+    EXPECT_TRUE(isKnownType(27));
+    EXPECT_FALSE(isKnownType(28));
+    EXPECT_STREQ(typeName(MsgType::ExecOutput), "exec_output");
+    EXPECT_EQ(sb::proto::versionOf(MsgType::ExecStart), 2u);
+    EXPECT_EQ(sb::proto::versionOf(MsgType::Hello), 1u);
+    // exec_output is a bytes frame: the process in the seq, binary-safe.
+    const std::string bytes("\0\xff raw\n", 8);
+    std::string frame =
+        sb::proto::encodeBytes(MsgType::ExecOutput, 7 << 8 | sb::proto::kExecStderr, bytes);
+    sb::proto::FrameDecoder decoder;
+    decoder.feed(frame);
+    sb::proto::Message m;
+    auto got = decoder.next(m);
+    ASSERT_TRUE(got && *got);
+    EXPECT_EQ(m.type, MsgType::ExecOutput);
+    EXPECT_EQ(m.seq >> 8, 7u);
+    EXPECT_EQ(m.seq & 0xff, sb::proto::kExecStderr);
+    EXPECT_EQ(m.bytes, bytes);
 }

@@ -1,0 +1,265 @@
+#include "sandbox/ExecHelper.h"
+
+#include "base/Bytes.h"
+#include "sandbox/ExecHelperFiles.h"
+#include "sandbox/SandboxChannel.h"
+
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <fcntl.h>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <poll.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <unistd.h>
+#include <vector>
+
+extern char** environ;
+
+namespace sb {
+namespace {
+
+using json = nlohmann::json;
+
+struct Spawned {
+    pid_t pid = -1;
+    int execErrors = -1; // read end: execve's errno, or EOF when the exec went through
+};
+
+class Helper {
+  public:
+    Helper(int channel, const SandboxConfig& config) : m_channel(channel), m_files(config.project)
+    {
+    }
+    [[noreturn]] void run();
+
+  private:
+    void onRequest();
+    void onChildren();
+    void onExecError(std::uint64_t id, Spawned& s);
+    void reply(const json& body, const std::vector<int>& fds = {});
+    void spawn(std::uint64_t id, const json& request, std::vector<int>& fds);
+
+    int m_channel;
+    int m_signals = -1;
+    std::map<std::uint64_t, Spawned> m_spawned;
+    Files m_files;
+};
+
+void Helper::reply(const json& body, const std::vector<int>& fds)
+{
+    // A supervisor that went away leaves nothing to tell; init's end takes us along.
+    (void)sendChannelMessage(m_channel, dumpJson(body), fds);
+}
+
+[[noreturn]] void Helper::run()
+{
+    sigset_t children;
+    sigemptyset(&children);
+    sigaddset(&children, SIGCHLD);
+    ::sigprocmask(SIG_BLOCK, &children, nullptr);
+    m_signals = ::signalfd(-1, &children, SFD_CLOEXEC | SFD_NONBLOCK);
+    std::vector<pollfd> fds;
+    std::vector<std::uint64_t> ids;
+    for (;;) {
+        fds = {{m_channel, POLLIN, 0}, {m_signals, POLLIN, 0}};
+        ids.clear();
+        for (auto& [id, s] : m_spawned)
+            if (s.execErrors >= 0) {
+                fds.push_back({s.execErrors, POLLIN, 0});
+                ids.push_back(id);
+            }
+        if (::poll(fds.data(), fds.size(), -1) < 0) {
+            if (errno == EINTR) continue;
+            ::_exit(1);
+        }
+        for (std::size_t i = 2; i < fds.size(); ++i)
+            if (fds[i].revents != 0)
+                if (auto it = m_spawned.find(ids[i - 2]); it != m_spawned.end())
+                    onExecError(it->first, it->second);
+        if (fds[1].revents & POLLIN) onChildren();
+        if (fds[0].revents & (POLLHUP | POLLERR) && !(fds[0].revents & POLLIN)) ::_exit(0);
+        if (fds[0].revents & POLLIN) onRequest();
+    }
+}
+
+void Helper::onExecError(std::uint64_t id, Spawned& s)
+{
+    int err = 0;
+    ssize_t n = ::read(s.execErrors, &err, sizeof err);
+    ::close(s.execErrors);
+    s.execErrors = -1;
+    if (n == sizeof err) reply({{"op", "exec_failed"}, {"id", id}, {"errno", err}});
+}
+
+void Helper::onChildren()
+{
+    signalfd_siginfo info;
+    while (::read(m_signals, &info, sizeof info) == sizeof info) {
+    }
+    int status = 0;
+    pid_t pid;
+    while ((pid = ::waitpid(-1, &status, WNOHANG)) > 0) {
+        for (auto it = m_spawned.begin(); it != m_spawned.end(); ++it) {
+            if (it->second.pid != pid) continue;
+            // What execve said comes first: its pipe is read before the exit is reported.
+            if (it->second.execErrors >= 0) onExecError(it->first, it->second);
+            reply({{"op", "exited"}, {"id", it->first}, {"status", status}});
+            m_spawned.erase(it);
+            break;
+        }
+    }
+}
+
+void Helper::onRequest()
+{
+    ChannelMessage m = receiveChannelMessage(m_channel, kMaxChannelMessage);
+    if (m.text.empty() && !m.truncated) {
+        if (errno == EAGAIN) return;
+        ::_exit(0); // the supervisor closed the channel
+    }
+    if (m.truncated) {
+        reply({{"ok", false}, {"errno", E2BIG}, {"message", "request too large"}});
+        return;
+    }
+    json request = json::parse(m.text, nullptr, false);
+    std::uint64_t id = 0;
+    if (request.is_object() && request.contains("id") && request["id"].is_number_unsigned())
+        id = request["id"].get<std::uint64_t>();
+    std::string op = request.is_object() ? request.value("op", "") : "";
+    if (op == "spawn") {
+        spawn(id, request, m.fds);
+    } else if (op == "signal") {
+        auto it = m_spawned.find(id);
+        int sig = request.value("signal", SIGTERM);
+        if (it != m_spawned.end() && ::kill(-it->second.pid, sig) != 0)
+            (void)::kill(it->second.pid, sig);
+    } else {
+        std::vector<int> out;
+        json answer = m_files.handle(op, request, out);
+        answer["id"] = id;
+        reply(answer, out);
+        for (int fd : out)
+            ::close(fd);
+    }
+    for (int fd : m.fds)
+        ::close(fd);
+}
+
+// Opened inside the sandbox's devpts, so the process sees a terminal that means something.
+bool openPty(const json& size, int& master, int& slave)
+{
+    master = ::open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC);
+    if (master < 0) return false;
+    int unlock = 0;
+    if (::ioctl(master, TIOCSPTLCK, &unlock) != 0) return false;
+    slave = ::ioctl(master, TIOCGPTPEER, O_RDWR | O_NOCTTY | O_CLOEXEC);
+    if (slave < 0) return false;
+    winsize ws{size.value("rows", static_cast<unsigned short>(24)),
+               size.value("cols", static_cast<unsigned short>(80)), 0, 0};
+    ::ioctl(master, TIOCSWINSZ, &ws);
+    return true;
+}
+
+[[noreturn]] void execChild(const std::vector<std::string>& argv,
+                            const std::vector<std::string>& env, const std::string& cwd,
+                            const int stdio[3], int errors, bool tty)
+{
+    sigset_t none;
+    sigemptyset(&none);
+    ::sigprocmask(SIG_SETMASK, &none, nullptr);
+    for (int sig = 1; sig < NSIG; ++sig)
+        ::signal(sig, SIG_DFL);
+    auto fail = [&errors](int err) {
+        (void)!::write(errors, &err, sizeof err);
+        ::_exit(err == ENOENT ? 127 : 126);
+    };
+    if (::setsid() < 0) fail(errno);
+    int moved[3], keep = ::fcntl(errors, F_DUPFD_CLOEXEC, 10);
+    for (int i = 0; i < 3; ++i)
+        if ((moved[i] = ::fcntl(stdio[i], F_DUPFD_CLOEXEC, 10)) < 0) fail(errno);
+    for (int i = 0; i < 3; ++i)
+        if (::dup2(moved[i], i) < 0) fail(errno);
+    errors = ::dup3(keep, 3, O_CLOEXEC) < 0 ? keep : 3;
+    ::close_range(4, ~0U, 0);
+    if (tty && ::ioctl(0, TIOCSCTTY, 0) != 0) fail(errno);
+    if (!cwd.empty() && ::chdir(cwd.c_str()) != 0) fail(errno);
+    // The supervisor reads the first exec's arguments from this process's memory.
+    if (::prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) != 0) fail(errno);
+    std::vector<char*> args, vars;
+    for (const auto& a : argv)
+        args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    for (const auto& v : env)
+        vars.push_back(const_cast<char*>(v.c_str()));
+    vars.push_back(nullptr);
+    environ = vars.data(); // execvp searches the process's PATH
+    ::execvp(args[0], args.data());
+    fail(errno);
+    ::_exit(126); // fail() does not return
+}
+
+void Helper::spawn(std::uint64_t id, const json& request, std::vector<int>& fds)
+{
+    auto failed = [&](int err, const std::string& what) {
+        reply({{"op", "spawn_failed"},
+               {"id", id},
+               {"errno", err},
+               {"message", what + ": " + std::strerror(err)}});
+    };
+    auto argv = getBytesList(request, "argv");
+    auto env = getBytesList(request, "env");
+    auto cwd = getBytes(request, "cwd");
+    if (!argv || argv->empty() || !env || !cwd) return failed(EINVAL, "malformed spawn request");
+    const bool tty = request.contains("pty");
+    int master = -1, slave = -1;
+    if (tty) {
+        if (!openPty(request["pty"], master, slave)) {
+            int err = errno;
+            if (master >= 0) ::close(master);
+            return failed(err, "open a terminal");
+        }
+    } else if (fds.size() != 3) {
+        return failed(EINVAL, "spawn without its three descriptors");
+    }
+    int errors[2];
+    if (::pipe2(errors, O_CLOEXEC) != 0) {
+        int err = errno;
+        for (int fd : {master, slave})
+            if (fd >= 0) ::close(fd);
+        return failed(err, "create a pipe");
+    }
+    const int stdio[3] = {tty ? slave : fds[0], tty ? slave : fds[1], tty ? slave : fds[2]};
+    pid_t pid = ::fork();
+    if (pid == 0) {
+        ::close(errors[0]);
+        execChild(*argv, *env, *cwd, stdio, errors[1], tty);
+    }
+    int err = errno;
+    ::close(errors[1]);
+    if (slave >= 0) ::close(slave);
+    if (pid < 0) {
+        ::close(errors[0]);
+        if (master >= 0) ::close(master);
+        return failed(err, "fork");
+    }
+    m_spawned[id] = Spawned{pid, errors[0]};
+    std::vector<int> back;
+    if (master >= 0) back.push_back(master);
+    reply({{"op", "spawned"}, {"id", id}, {"pid", pid}}, back);
+    if (master >= 0) ::close(master);
+}
+
+} // namespace
+
+[[noreturn]] void runExecHelper(int channel, const SandboxConfig& config)
+{
+    Helper(channel, config).run();
+}
+
+} // namespace sb

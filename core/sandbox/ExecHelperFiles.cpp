@@ -1,0 +1,299 @@
+#include "sandbox/ExecHelperFiles.h"
+
+#include "base/Bytes.h"
+
+#include <cerrno>
+#include <cstring>
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+
+namespace sb {
+namespace {
+
+using json = nlohmann::json;
+
+json failure(int err, const std::string& what)
+{
+    return {{"ok", false}, {"errno", err}, {"message", what + ": " + std::strerror(err)}};
+}
+
+const char* typeName(mode_t mode)
+{
+    if (S_ISREG(mode)) return "file";
+    if (S_ISDIR(mode)) return "directory";
+    if (S_ISLNK(mode)) return "symlink";
+    return "other";
+}
+
+json statJson(const struct stat& st)
+{
+    return {{"type", typeName(st.st_mode)},
+            {"size", st.st_size},
+            {"mode", st.st_mode & 07777},
+            {"uid", st.st_uid},
+            {"gid", st.st_gid},
+            {"mtime_ns", st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec}};
+}
+
+std::string tempName()
+{
+    unsigned char bytes[6] = {};
+    if (::getrandom(bytes, sizeof bytes, 0) != sizeof bytes) ::arc4random_buf(bytes, sizeof bytes);
+    std::string name = ".sandbench-write-";
+    for (unsigned char b : bytes) {
+        name += "0123456789abcdef"[b >> 4];
+        name += "0123456789abcdef"[b & 15];
+    }
+    return name;
+}
+
+// mkdir -p of `dir` (relative paths from the working folder, the project).
+int makeParents(const fs::path& dir, mode_t mode)
+{
+    if (dir.empty() || dir == "/" || dir == ".") return 0;
+    if (::mkdir(dir.c_str(), mode) == 0) return 0;
+    if (errno == EEXIST) return 0;
+    if (errno != ENOENT) return errno;
+    if (int e = makeParents(dir.parent_path(), mode)) return e;
+    return ::mkdir(dir.c_str(), mode) == 0 || errno == EEXIST ? 0 : errno;
+}
+
+int removeTree(int parent, const std::string& name)
+{
+    if (::unlinkat(parent, name.c_str(), 0) == 0) return 0;
+    if (errno != EISDIR && errno != EPERM) return errno;
+    int dir = ::openat(parent, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (dir < 0) return errno;
+    DIR* d = ::fdopendir(dir);
+    if (d == nullptr) {
+        int e = errno;
+        ::close(dir);
+        return e;
+    }
+    int err = 0;
+    while (dirent* e = ::readdir(d)) {
+        std::string child = e->d_name;
+        if (child == "." || child == "..") continue;
+        if (int r = removeTree(::dirfd(d), child)) err = r;
+    }
+    ::closedir(d);
+    if (err != 0) return err;
+    return ::unlinkat(parent, name.c_str(), AT_REMOVEDIR) == 0 ? 0 : errno;
+}
+
+struct Lister {
+    std::size_t max;
+    std::size_t bytes = 0;
+    bool truncated = false;
+    json entries = json::array();
+
+    // Entries of `dir` (shown as `shown`), one level or all the way down, within the bounds.
+    void list(const fs::path& dir, const std::string& shown, bool recursive, int depth)
+    {
+        DIR* d = ::opendir(dir.c_str());
+        if (d == nullptr) return;
+        std::vector<std::string> names;
+        while (dirent* e = ::readdir(d)) {
+            std::string name = e->d_name;
+            if (name != "." && name != "..") names.push_back(std::move(name));
+        }
+        ::closedir(d);
+        std::sort(names.begin(), names.end());
+        for (const std::string& name : names) {
+            if (entries.size() >= max || bytes >= kMaxListReplyBytes) {
+                truncated = true;
+                return;
+            }
+            struct stat st {};
+            const fs::path full = dir / name;
+            if (::lstat(full.c_str(), &st) != 0) continue;
+            json entry = statJson(st);
+            putBytes(entry, "path", shown.empty() ? name : shown + "/" + name);
+            if (S_ISLNK(st.st_mode)) {
+                char target[4096];
+                ssize_t n = ::readlink(full.c_str(), target, sizeof target);
+                if (n > 0) putBytes(entry, "target", std::string(target, static_cast<size_t>(n)));
+            }
+            bytes += dumpJson(entry).size() + 1;
+            entries.push_back(std::move(entry));
+            if (recursive && S_ISDIR(st.st_mode) && depth < 64)
+                list(full, shown.empty() ? name : shown + "/" + name, true, depth + 1);
+            if (truncated) return;
+        }
+    }
+};
+
+} // namespace
+
+Files::~Files()
+{
+    for (auto& [id, w] : m_writes) {
+        ::unlinkat(w.dir, w.temp.c_str(), 0);
+        ::close(w.dir);
+    }
+}
+
+json Files::openRead(const std::string& path, std::vector<int>& fds)
+{
+    // O_NONBLOCK: a FIFO must not hang the helper; it is refused below.
+    int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return failure(errno, path);
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) {
+        int e = errno;
+        ::close(fd);
+        return failure(e, path);
+    }
+    if (!S_ISREG(st.st_mode)) {
+        ::close(fd);
+        return failure(S_ISDIR(st.st_mode) ? EISDIR : EINVAL,
+                       path + " is " + (S_ISDIR(st.st_mode) ? "a folder" : "not a regular file"));
+    }
+    ::fcntl(fd, F_SETFL, 0);
+    fds.push_back(fd);
+    json out = statJson(st);
+    out["ok"] = true;
+    return out;
+}
+
+json Files::openWrite(std::uint64_t id, const std::string& path, const json& r,
+                      std::vector<int>& fds)
+{
+    const fs::path target = path;
+    const bool append = r.value("append", false);
+    std::optional<mode_t> mode;
+    if (r.contains("mode") && r["mode"].is_number_unsigned())
+        mode = static_cast<mode_t>(r["mode"].get<unsigned>() & 07777);
+    if (r.value("parents", true))
+        if (int e = makeParents(target.parent_path(), 0755))
+            return failure(e, target.parent_path());
+    if (append) {
+        int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_NONBLOCK | O_CLOEXEC,
+                        mode.value_or(0644));
+        if (fd < 0) return failure(errno, path);
+        struct stat st {};
+        if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+            ::close(fd);
+            return failure(EINVAL, path + " is not a regular file");
+        }
+        fds.push_back(fd);
+        return {{"ok", true}, {"commit", false}};
+    }
+    // A folder or special file is never replaced by a write.
+    struct stat existing {};
+    const bool exists = ::stat(path.c_str(), &existing) == 0;
+    if (exists && !S_ISREG(existing.st_mode))
+        return failure(S_ISDIR(existing.st_mode) ? EISDIR : EINVAL,
+                       path + " is " +
+                           (S_ISDIR(existing.st_mode) ? "a folder" : "not a regular file"));
+    const fs::path parent = target.has_parent_path() ? target.parent_path() : fs::path(".");
+    int dir = ::open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dir < 0) return failure(errno, parent);
+    PendingWrite w{dir, tempName(), target.filename(),
+                   mode.value_or(exists ? existing.st_mode & 07777 : 0644)};
+    int fd = ::openat(dir, w.temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        int e = errno;
+        ::close(dir);
+        return failure(e, path);
+    }
+    if (auto old = m_writes.find(id); old != m_writes.end()) finishWrite(id, false);
+    m_writes[id] = std::move(w);
+    fds.push_back(fd);
+    return {{"ok", true}, {"commit", true}};
+}
+
+json Files::finishWrite(std::uint64_t id, bool commit)
+{
+    auto it = m_writes.find(id);
+    if (it == m_writes.end()) return failure(ENOENT, "no write in progress");
+    PendingWrite w = std::move(it->second);
+    m_writes.erase(it);
+    json out = {{"ok", true}};
+    if (commit) {
+        int fd = ::openat(w.dir, w.temp.c_str(), O_WRONLY | O_CLOEXEC);
+        bool ok = fd >= 0 && ::fchmod(fd, w.mode) == 0 && ::fsync(fd) == 0;
+        int e = errno;
+        if (fd >= 0) ::close(fd);
+        if (ok && ::renameat(w.dir, w.temp.c_str(), w.dir, w.name.c_str()) != 0)
+            ok = false, e = errno;
+        if (!ok) out = failure(e, w.name);
+    }
+    if (!commit || !out["ok"].get<bool>()) ::unlinkat(w.dir, w.temp.c_str(), 0);
+    ::close(w.dir);
+    return out;
+}
+
+json Files::handle(const std::string& op, const json& r, std::vector<int>& fds)
+{
+    const std::uint64_t id = r.value("id", std::uint64_t{0});
+    auto path = getBytes(r, "path");
+    if (op == "commit" || op == "abort") return finishWrite(id, op == "commit");
+    if (!path || path->empty() || path->find('\0') != std::string::npos)
+        return failure(EINVAL, "a request without a path");
+    if (op == "open_read") return openRead(*path, fds);
+    if (op == "open_write") return openWrite(id, *path, r, fds);
+    if (op == "stat") {
+        struct stat st {};
+        if (::lstat(path->c_str(), &st) != 0) return failure(errno, *path);
+        json out = statJson(st);
+        if (S_ISLNK(st.st_mode)) {
+            char target[4096];
+            ssize_t n = ::readlink(path->c_str(), target, sizeof target);
+            if (n > 0) putBytes(out, "target", std::string(target, static_cast<size_t>(n)));
+            struct stat followed {};
+            out["broken"] = ::stat(path->c_str(), &followed) != 0;
+        }
+        out["ok"] = true;
+        return out;
+    }
+    if (op == "list") {
+        struct stat st {};
+        if (::stat(path->c_str(), &st) != 0) return failure(errno, *path);
+        if (!S_ISDIR(st.st_mode)) return failure(ENOTDIR, *path);
+        Lister l{std::min<std::size_t>(r.value("max", kMaxListEntries), kMaxListEntries)};
+        l.list(*path, "", r.value("recursive", false), 0);
+        return {{"ok", true}, {"entries", std::move(l.entries)}, {"truncated", l.truncated}};
+    }
+    if (op == "mkdir") {
+        if (r.value("parents", false)) {
+            if (int e = makeParents(*path, 0755)) return failure(e, *path);
+            struct stat st {};
+            if (::stat(path->c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+                return failure(EEXIST, *path + " exists and is not a folder");
+            return {{"ok", true}};
+        }
+        if (::mkdir(path->c_str(), 0755) != 0) return failure(errno, *path);
+        return {{"ok", true}};
+    }
+    if (op == "remove") {
+        const fs::path p = *path;
+        const fs::path parent = p.has_parent_path() ? p.parent_path() : fs::path(".");
+        int dir = ::open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (dir < 0) return failure(errno, parent);
+        const std::string name = p.filename();
+        int err = 0;
+        if (r.value("recursive", false))
+            err = removeTree(dir, name);
+        else if (::unlinkat(dir, name.c_str(), 0) != 0)
+            err = errno == EISDIR && ::unlinkat(dir, name.c_str(), AT_REMOVEDIR) == 0 ? 0 : errno;
+        ::close(dir);
+        return err ? failure(err, *path) : json{{"ok", true}};
+    }
+    if (op == "rename") {
+        auto to = getBytes(r, "to");
+        if (!to || to->empty()) return failure(EINVAL, "a rename without its target");
+        unsigned flags = r.value("overwrite", true) ? 0 : RENAME_NOREPLACE;
+        if (::renameat2(AT_FDCWD, path->c_str(), AT_FDCWD, to->c_str(), flags) != 0)
+            return failure(errno, *path + " -> " + *to);
+        return {{"ok", true}};
+    }
+    return failure(ENOSYS, "unknown request '" + op + "'");
+}
+
+} // namespace sb

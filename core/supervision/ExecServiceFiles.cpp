@@ -1,0 +1,254 @@
+// ExecService: what the exec helper says, and programs' file requests (read, write, stat,
+// list, mkdir, remove, rename), done by the helper inside the sandbox.
+#include "base/Bytes.h"
+#include "sandbox/SandboxChannel.h"
+#include "supervision/ExecServiceInternal.h"
+
+#include <cerrno>
+#include <cstring>
+#include <sys/wait.h>
+
+namespace sb {
+
+using json = nlohmann::json;
+using proto::MsgType;
+
+namespace {
+
+const char* errnoCode(int err)
+{
+    switch (err) {
+    case ENOENT:
+    case ENOTDIR:
+        return "not_found";
+    case EEXIST:
+    case ENOTEMPTY:
+    case EISDIR:
+        return "conflict";
+    case EINVAL:
+    case E2BIG:
+    case ENAMETOOLONG:
+        return "invalid_input";
+    case EACCES:
+    case EPERM:
+    case EROFS:
+        return "permission_denied";
+    default:
+        return "system";
+    }
+}
+
+// Writes all of `data` to a regular file's descriptor.
+int writeAll(int fd, std::string_view data)
+{
+    while (!data.empty()) {
+        ssize_t n = ::write(fd, data.data(), data.size());
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) return errno;
+        data.remove_prefix(static_cast<std::size_t>(n));
+    }
+    return 0;
+}
+
+} // namespace
+
+void ExecService::onHelperMessage()
+{
+    ChannelMessage m = receiveChannelMessage(m_channel, kMaxChannelMessage);
+    if (m.text.empty()) {
+        if (!m.truncated && errno != EAGAIN) helperGone("it ended");
+        return;
+    }
+    json reply = json::parse(m.text, nullptr, false);
+    const std::uint64_t id = reply.is_object() ? reply.value("id", std::uint64_t{0}) : 0;
+    if (auto it = m_execs.find(id); it != m_execs.end()) {
+        Exec& e = *it->second;
+        const std::string op = reply.value("op", "");
+        if (op == "spawned") {
+            onSpawned(e, reply, m.fds);
+        } else if (op == "spawn_failed") {
+            e.exited = true;
+            e.exitedAtMs = m_clock.monotonicMs();
+            e.error = reply.value("message", std::string("the process could not start"));
+            e.closeAll();
+        } else if (op == "exec_failed") {
+            const int err = reply.value("errno", 0);
+            if (err == EPERM && m_hooks.denialIn)
+                if (auto d = m_hooks.denialIn(e.pid, e.startedUnixMs))
+                    e.denied = d->first, e.deniedCommand = d->second;
+            if (!e.denied)
+                e.error = err == ENOENT ? "command not found: " + e.argv.front()
+                                        : e.argv.front() + ": " + std::strerror(err);
+        } else if (op == "exited") {
+            const int status = reply.value("status", 0);
+            if (WIFEXITED(status)) e.exitCode = WEXITSTATUS(status);
+            if (WIFSIGNALED(status)) e.signal = WTERMSIG(status);
+            e.exited = true;
+            e.exitedAtMs = m_clock.monotonicMs();
+        }
+    } else if (auto f = m_files.find(id); f != m_files.end()) {
+        onFileReply(*f->second, reply, m.fds);
+    }
+    for (int fd : m.fds)
+        ::close(fd);
+}
+
+void ExecService::onSpawned(Exec& e, const json& reply, std::vector<int>& fds)
+{
+    e.pid = reply.value("pid", std::int64_t{0});
+    if (e.tty && !fds.empty()) {
+        e.ptyMaster = std::exchange(fds.front(), -1);
+        ::fcntl(e.ptyMaster, F_SETFL, O_NONBLOCK);
+    }
+    if (!e.clientGone)
+        sendToClient(e.client,
+                     proto::encodeJson(MsgType::ExecStarted, {{"id", e.clientId}, {"pid", e.pid}}));
+    flushInput(e);
+}
+
+Status ExecService::fileRequest(std::uint64_t client, const std::string& name, const json& body)
+{
+    if (!body.contains("id") || !body["id"].is_number_unsigned())
+        return inputError("file_request needs an \"id\" (a number the client chose)");
+    auto op = std::make_unique<FileOp>();
+    op->client = client;
+    op->clientId = body["id"].get<std::uint64_t>();
+    op->by = body.value("origin", name);
+    op->op = body.value("op", "");
+    op->path = getBytes(body, "path").value_or("");
+    if (op->path.empty()) return inputError("file_request needs a \"path\"");
+    json toSend = json::object();
+    putBytes(toSend, "path", op->path);
+    if (op->op == "read") {
+        op->offset = body.value("offset", std::uint64_t{0});
+        op->limit = std::min<std::uint64_t>(body.value("limit", proto::kMaxFileChunk),
+                                            proto::kMaxFileChunk);
+        toSend["op"] = "open_read";
+    } else if (op->op == "write") {
+        auto data = body.contains("data_base64") && body["data_base64"].is_string()
+                        ? fromBase64(body["data_base64"].get<std::string>())
+                        : std::optional<std::string>(body.value("data", std::string()));
+        if (!data) return inputError("file_request: \"data_base64\" is not base64");
+        if (data->size() > proto::kMaxFileChunk)
+            return inputError("a write carries at most " + std::to_string(proto::kMaxFileChunk) +
+                              " bytes (write the rest with \"append\")");
+        op->data = std::move(*data);
+        toSend["op"] = "open_write";
+        for (const char* key : {"mode", "append", "parents"})
+            if (body.contains(key)) toSend[key] = body[key];
+    } else if (op->op == "stat" || op->op == "list" || op->op == "mkdir" || op->op == "remove" ||
+               op->op == "rename") {
+        toSend["op"] = op->op;
+        for (const char* key : {"recursive", "max", "parents", "overwrite"})
+            if (body.contains(key)) toSend[key] = body[key];
+        if (op->op == "rename") {
+            auto to = getBytes(body, "to");
+            if (!to || to->empty()) return inputError("a rename needs \"to\"");
+            putBytes(toSend, "to", *to);
+        }
+    } else {
+        return inputError("unknown file operation '" + op->op +
+                          "' (expected read, write, stat, list, mkdir, remove or rename)");
+    }
+    const std::uint64_t hid = m_nextSpawn++;
+    toSend["id"] = hid;
+    FileOp* raw = op.get();
+    m_files[hid] = std::move(op);
+    auto send = [this, raw, hid, toSend] {
+        Status sent = m_helper == HelperState::Ready
+                          ? toHelper(toSend)
+                          : Status{Error{ErrorCode::System, 0,
+                                         "cannot start the exec helper: " + m_helperError}};
+        if (sent) {
+            replyFile(*raw, {{"ok", false},
+                             {"error", {{"code", "system"}, {"message", sent->describe()}}}});
+            m_files.erase(hid);
+        }
+    };
+    ensureHelper();
+    if (m_helper == HelperState::Starting)
+        m_waiting.push_back(std::move(send));
+    else
+        send();
+    return {};
+}
+
+void ExecService::onFileReply(FileOp& op, const json& reply, std::vector<int>& fds)
+{
+    const std::uint64_t hid = reply.value("id", std::uint64_t{0});
+    auto done = [&](json answer) {
+        replyFile(op, std::move(answer));
+        m_files.erase(hid);
+    };
+    if (!reply.value("ok", false)) {
+        const int err = reply.value("errno", 0);
+        return done({{"ok", false},
+                     {"error",
+                      {{"code", errnoCode(err)},
+                       {"errno", err},
+                       {"message", reply.value("message", std::string("failed"))}}}});
+    }
+    if (op.op == "read") {
+        if (fds.empty())
+            return done({{"ok", false}, {"error", {{"code", "system"}, {"message", "no file"}}}});
+        const int fd = fds.front();
+        const std::uint64_t size = reply.value("size", std::uint64_t{0});
+        std::string data(static_cast<std::size_t>(std::min<std::uint64_t>(
+                             op.limit, size > op.offset ? size - op.offset : 0)),
+                         '\0');
+        std::size_t got = 0;
+        while (got < data.size()) {
+            ssize_t n = ::pread(fd, data.data() + got, data.size() - got,
+                                static_cast<off_t>(op.offset + got));
+            if (n < 0 && errno == EINTR) continue;
+            if (n <= 0) break;
+            got += static_cast<std::size_t>(n);
+        }
+        data.resize(got);
+        json answer = {{"ok", true},
+                       {"size", size},
+                       {"offset", op.offset},
+                       {"eof", op.offset + got >= size},
+                       {"mode", reply.value("mode", 0)},
+                       {"data_base64", base64(data)}};
+        return done(answer);
+    }
+    if (op.op == "write" && !op.committing) {
+        if (fds.empty())
+            return done({{"ok", false}, {"error", {{"code", "system"}, {"message", "no file"}}}});
+        if (int err = writeAll(fds.front(), op.data)) {
+            (void)toHelper({{"op", "abort"}, {"id", hid}});
+            return done({{"ok", false},
+                         {"error",
+                          {{"code", errnoCode(err)},
+                           {"errno", err},
+                           {"message", op.path + ": " + std::strerror(err)}}}});
+        }
+        if (reply.value("commit", false)) {
+            op.committing = true;
+            if (auto e = toHelper({{"op", "commit"}, {"id", hid}}))
+                return done(
+                    {{"ok", false}, {"error", {{"code", "system"}, {"message", e->describe()}}}});
+            return; // the helper's answer to the commit ends it
+        }
+    }
+    json answer = reply;
+    answer.erase("id");
+    answer.erase("op");
+    if (op.op == "write") answer["bytes"] = op.data.size();
+    if (op.op != "read" && op.op != "stat" && op.op != "list" && m_hooks.activity) {
+        json event = {{"kind", "files"}, {"op", op.op}, {"by", op.by}};
+        putBytes(event, "path", op.path);
+        if (op.op == "write") event["bytes"] = op.data.size();
+        m_hooks.activity(event);
+    }
+    done(answer);
+}
+
+void ExecService::replyFile(const FileOp& op, json reply)
+{
+    reply["id"] = op.clientId;
+    sendToClient(op.client, proto::encodeJson(MsgType::FileReply, reply));
+}
+
+} // namespace sb
