@@ -1104,6 +1104,10 @@
             <numerusform>%n Dateien, die später ausgeführt werden, zurückgehalten: prüfen Sie jede und übernehmen Sie sie dann einzeln.</numerusform>
         </translation>
     </message>
+    <message>
+        <source>This file runs later, on this computer and outside the sandbox (%1). Apply all holds it back; Apply asks you first.</source>
+        <translation>Diese Datei wird später auf diesem Rechner außerhalb der Sandbox ausgeführt (%1). „Alle übernehmen“ hält sie zurück; „Übernehmen“ fragt Sie zuerst.</translation>
+    </message>
 </context>
 <context>
     <name>sbui::MainWindow</name>

@@ -131,6 +131,8 @@ class FileReviewTest : public QObject {
         QTRY_VERIFY(!panel.model()->runLaterReason(".git/hooks/pre-commit").isEmpty());
         QVERIFY(panel.model()->runLaterReason("fix.txt").isEmpty());
         QVERIFY(panel.selectPath(".git/hooks/pre-commit")); // the tree loads what it shows
+        QTRY_VERIFY(panel.runLaterLabel()->isVisibleTo(&panel));
+        QVERIFY(panel.runLaterLabel()->text().contains("hooks run on commit"));
         const QModelIndex hook =
             panel.model()->indexForPath(".git/hooks/pre-commit", WorkspaceModel::ChangeColumn);
         QVERIFY2(hook.data().toString().contains("runs later"), qPrintable(hook.data().toString()));
@@ -139,8 +141,19 @@ class FileReviewTest : public QObject {
         QTRY_VERIFY(!panel.isBusy());
         QTRY_VERIFY2(panel.messageText().contains("run later held back"),
                      qPrintable(panel.messageText()));
+        // With SANDBENCH_REVIEW_SCREENSHOT=FILE.png, the panel is saved there to look at.
+        if (const QByteArray shot = qgetenv("SANDBENCH_REVIEW_SCREENSHOT"); !shot.isEmpty()) {
+            QVERIFY(panel.selectPath(".git/hooks/pre-commit"));
+            panel.resize(1100, 560);
+            panel.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&panel));
+            QTest::qWait(200);
+            QVERIFY(panel.grab().save(QString::fromLocal8Bit(shot)));
+        }
         QCOMPARE(readFile(ws("fix.txt")), QByteArray("fixed\n"));
         QVERIFY(!QFile::exists(ws(".git/hooks/pre-commit")));
+        QVERIFY(panel.selectPath("fix.txt"));
+        QVERIFY(!panel.runLaterLabel()->isVisibleTo(&panel));
 
         // Applied on its own: a no keeps it back, a yes writes it.
         QVERIFY(panel.selectPath(".git/hooks/pre-commit"));

@@ -179,7 +179,14 @@ void FileReviewPanel::buildLayout()
     auto* rightLayout = new QVBoxLayout(right);
     rightLayout->setContentsMargins(0, 0, 0, 0);
     rightLayout->setSpacing(0);
+    m_runLaterLabel = new QLabel(right);
+    m_runLaterLabel->setWordWrap(true);
+    m_runLaterLabel->setTextFormat(Qt::PlainText);
+    m_runLaterLabel->setAutoFillBackground(true);
+    m_runLaterLabel->setMargin(6);
+    m_runLaterLabel->hide();
     rightLayout->addWidget(m_conflictBar);
+    rightLayout->addWidget(m_runLaterLabel);
     rightLayout->addWidget(m_diffView, 1);
 
     auto* splitter = new QSplitter(Qt::Horizontal, this);
@@ -415,6 +422,17 @@ void FileReviewPanel::updateActions()
 void FileReviewPanel::updateConflictBar()
 {
     const QString path = selectedPath();
+    const QString runLater = path.isEmpty() ? QString() : m_model->runLaterReason(path);
+    m_runLaterLabel->setVisible(!runLater.isEmpty());
+    if (!runLater.isEmpty()) {
+        m_runLaterLabel->setText(
+            tr("This file runs later, on this computer and outside the sandbox (%1). Apply all "
+               "holds it back; Apply asks you first.")
+                .arg(runLater));
+        QPalette tinted = palette();
+        tinted.setColor(QPalette::Window, ReviewStyle::attentionBackground(palette()));
+        m_runLaterLabel->setPalette(tinted);
+    }
     const QStringList conflicts = path.isEmpty() ? QStringList() : m_model->conflictsUnder(path);
     if (conflicts.isEmpty()) {
         m_conflictBar->hide();

@@ -59,6 +59,8 @@ class FileReviewPanel : public QWidget {
     DiffView* diffView() const { return m_diffView; }
     QWidget* conflictBar() const { return m_conflictBar; }
     QLabel* conflictLabel() const { return m_conflictLabel; }
+    // Shown over the diff of a file that runs later, saying what it can run.
+    QLabel* runLaterLabel() const { return m_runLaterLabel; }
     QProgressBar* progressBar() const { return m_progress; }
     QAction* applyAction() const { return m_apply; }
     QAction* discardAction() const { return m_discard; }
@@ -99,6 +101,7 @@ class FileReviewPanel : public QWidget {
     QProgressBar* m_progress = nullptr;
     QWidget* m_conflictBar = nullptr;
     QLabel* m_conflictLabel = nullptr;
+    QLabel* m_runLaterLabel = nullptr;
     QAction* m_apply = nullptr;
     QAction* m_discard = nullptr;
     QAction* m_applyAll = nullptr;
