@@ -42,9 +42,11 @@ struct StartedSession {
     pid_t pid = -1;
     std::string notices; // what the supervisor said while it started
 };
+// The session ends with its caller when `tied` (the write end of its lifeline stays open, on
+// purpose, for the rest of the caller's life); otherwise it lives until it is stopped.
 sb::Result<StartedSession> startDetachedSession(const PolicyChoice& policy,
                                                 const std::string& workspace,
-                                                const std::string& name);
+                                                const std::string& name, bool tied = false);
 void addMcpCommand(CLI::App& app);
 
 // Ends the program from inside a CLI11 callback with this exit code.

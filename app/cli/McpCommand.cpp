@@ -1,6 +1,6 @@
 // mcp: a Model Context Protocol server over stdio in front of a session (core/mcp). Without
-// --session it starts one for the connection and stops it when the client goes away; its
-// changes stay for review as always.
+// --session it starts one for the connection and stops it when the client goes away (or when
+// this process ends any other way: the session's lifeline); its changes stay for review.
 #include "Commands.h"
 #include "PolicyOptions.h"
 #include "base/Session.h"
@@ -26,7 +26,7 @@ int mcpCommand(const McpArgs& args)
     std::string id = args.session;
     bool ours = false;
     if (id.empty()) {
-        auto started = startDetachedSession(args.policy, args.workspace, args.name);
+        auto started = startDetachedSession(args.policy, args.workspace, args.name, true);
         if (!started) return fail(started.error(), kSandboxFailure);
         std::fputs(started->notices.c_str(), stderr);
         id = started->id;

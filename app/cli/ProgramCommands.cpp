@@ -52,7 +52,7 @@ struct ProgramArgs {
 
 sb::Result<StartedSession> startDetachedSession(const PolicyChoice& choice,
                                                 const std::string& workspace,
-                                                const std::string& name)
+                                                const std::string& name, bool tied)
 {
     auto policy = choice.resolve();
     if (!policy) return policy.error();
@@ -72,11 +72,24 @@ sb::Result<StartedSession> startDetachedSession(const PolicyChoice& choice,
     // terminal does not end it). Until its control socket is up it reports on a pipe.
     int report[2];
     if (::pipe2(report, O_CLOEXEC) != 0) return sb::sysError("pipe");
+    int lifeline[2] = {-1, -1};
+    if (tied && ::pipe2(lifeline, O_CLOEXEC) != 0) {
+        ::close(report[0]);
+        ::close(report[1]);
+        return sb::sysError("pipe");
+    }
     std::fflush(nullptr);
     pid_t pid = ::fork();
-    if (pid < 0) return sb::sysError("fork");
+    if (pid < 0) {
+        auto error = sb::sysError("fork");
+        for (int fd : {report[0], report[1], lifeline[0], lifeline[1]})
+            if (fd >= 0) ::close(fd);
+        return error;
+    }
     if (pid == 0) {
         ::close(report[0]);
+        if (tied) ::close(lifeline[1]);
+        options.lifeline = lifeline[0];
         ::setsid();
         int null = ::open("/dev/null", O_RDWR);
         ::dup2(null, 0);
@@ -95,6 +108,7 @@ sb::Result<StartedSession> startDetachedSession(const PolicyChoice& choice,
         ::_exit(0);
     }
     ::close(report[1]);
+    if (tied) ::close(lifeline[0]); // lifeline[1] stays open until this process ends
     ::fcntl(report[0], F_SETFL, O_NONBLOCK);
     StartedSession started{options.sessionId, pid, {}};
     for (int waited = 0;; waited += 10) {

@@ -82,7 +82,8 @@ struct ControlServerOptions {
     // A client whose unsent control messages (events, approvals) exceed this is disconnected:
     // unlike terminal output, they cannot be skipped.
     std::size_t maxControlQueueBytes = std::size_t{8} << 20;
-    std::size_t maxClients = 64;
+    // Programs each connect as one (100 execs at once are 100 sandbench-cli exec).
+    std::size_t maxClients = 256;
     // The user the socket belongs to; peers of other uids (except root) are refused. A seam for
     // tests: a non-root test sets another uid to see its own connection refused.
     uid_t ownerUid = static_cast<uid_t>(-1); // -1: geteuid()

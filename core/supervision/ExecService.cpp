@@ -115,15 +115,20 @@ Status ExecService::toHelper(const json& message, const std::vector<int>& fds)
     return sendChannelMessage(m_channel, dumpJson(message), fds);
 }
 
-void ExecService::ensureHelper()
+void ExecService::whenHelperReady(std::function<void()> send)
 {
-    if (m_helper != HelperState::None && m_helper != HelperState::Failed) return;
-    if (auto e = requestExecHelper(m_sandbox)) {
-        m_helper = HelperState::Failed;
-        m_helperError = e->describe();
-        return;
+    if (m_helper == HelperState::None || m_helper == HelperState::Failed) {
+        if (auto e = requestExecHelper(m_sandbox)) {
+            m_helper = HelperState::Failed;
+            m_helperError = e->describe();
+        } else {
+            m_helper = HelperState::Starting;
+        }
     }
-    m_helper = HelperState::Starting;
+    if (m_helper == HelperState::Starting)
+        m_waiting.push_back(std::move(send));
+    else
+        send();
 }
 
 void ExecService::onHelperStarted()
@@ -248,11 +253,7 @@ Status ExecService::startExec(std::uint64_t client, const std::string& name, con
     if (m_hooks.transcript)
         m_hooks.transcript("\r\n\x1b[1m$ " + shownCommand(raw->argv) + "\x1b[0m\x1b[2m  (" +
                            raw->by + ")\x1b[0m\r\n");
-    ensureHelper();
-    if (m_helper == HelperState::Starting)
-        m_waiting.push_back(std::move(send));
-    else
-        send();
+    whenHelperReady(std::move(send));
     return {};
 }
 
@@ -318,12 +319,23 @@ void ExecService::clientGone(std::uint64_t client)
 
 void ExecService::onApprovalRequest(const ApprovalRequest& request)
 {
-    if (request.pid == 0) return;
     for (auto& [spawn, e] : m_execs)
-        if ((e->pid == request.pid || e->pid == request.session) && !e->exited && !e->clientGone)
-            sendToClient(e->client, proto::encodeJson(MsgType::ExecEvent,
-                                                      {{"id", e->clientId},
-                                                       {"approval", proto::toJson(request)}}));
+        tellApproval(*e, request);
+}
+
+// A request for a process an exec started (or for one of its children, by its session) goes to
+// that exec's client, once: it may reach us before the helper has told the process's pid.
+void ExecService::tellApproval(Exec& e, const ApprovalRequest& request)
+{
+    if (request.pid == 0 || e.pid == 0 || e.exited || e.clientGone) return;
+    if (e.pid != request.pid && e.pid != request.session) return;
+    if (std::find(e.approvalsTold.begin(), e.approvalsTold.end(), request.id) !=
+        e.approvalsTold.end())
+        return;
+    e.approvalsTold.push_back(request.id);
+    sendToClient(e.client,
+                 proto::encodeJson(MsgType::ExecEvent,
+                                   {{"id", e.clientId}, {"approval", proto::toJson(request)}}));
 }
 
 void ExecService::sendToClient(std::uint64_t client, const std::string& frame)

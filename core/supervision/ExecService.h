@@ -43,6 +43,8 @@ struct ExecServiceHooks {
     std::function<std::optional<std::pair<std::string, std::string>>(std::int64_t session,
                                                                      std::int64_t sinceUnixMs)>
         denialIn;
+    // The approval requests waiting for an answer: one may have come before its process's pid.
+    std::function<std::vector<ApprovalRequest>()> pendingApprovals;
 };
 
 class ExecService {
@@ -83,11 +85,13 @@ class ExecService {
     Exec* findExec(std::uint64_t client, std::uint64_t id);
 
     Status toHelper(const nlohmann::json& message, const std::vector<int>& fds = {});
-    void ensureHelper();
+    // Runs `send` once the helper is up: now, or when it has started (or failed to).
+    void whenHelperReady(std::function<void()> send);
     void onHelperStarted();
     void onHelperMessage();
     void helperGone(const std::string& why);
     void onSpawned(Exec& e, const nlohmann::json& reply, std::vector<int>& fds);
+    void tellApproval(Exec& e, const ApprovalRequest& request);
     void onFileReply(FileOp& op, const nlohmann::json& reply, std::vector<int>& fds);
     void readOutput(Exec& e, int& fd, std::uint64_t stream);
     void flushInput(Exec& e);

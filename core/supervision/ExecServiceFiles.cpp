@@ -103,6 +103,9 @@ void ExecService::onSpawned(Exec& e, const json& reply, std::vector<int>& fds)
     if (!e.clientGone)
         sendToClient(e.client,
                      proto::encodeJson(MsgType::ExecStarted, {{"id", e.clientId}, {"pid", e.pid}}));
+    if (m_hooks.pendingApprovals)
+        for (const ApprovalRequest& request : m_hooks.pendingApprovals())
+            tellApproval(e, request);
     flushInput(e);
 }
 
@@ -165,11 +168,7 @@ Status ExecService::fileRequest(std::uint64_t client, const std::string& name, c
             m_files.erase(hid);
         }
     };
-    ensureHelper();
-    if (m_helper == HelperState::Starting)
-        m_waiting.push_back(std::move(send));
-    else
-        send();
+    whenHelperReady(std::move(send));
     return {};
 }
 

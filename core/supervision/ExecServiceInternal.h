@@ -30,6 +30,7 @@ struct ExecService::Exec {
     std::string deniedCommand;         // what was denied (the process itself, or a child)
     std::string error;                 // why it never ran, or how its end was lost
     std::uint64_t stdoutBytes = 0, stderrBytes = 0;
+    std::vector<std::uint64_t> approvalsTold; // the requests its client heard of
 
     int inputFd() const { return tty ? ptyMaster : stdinFd; }
     void closeInput()

@@ -51,6 +51,7 @@ SessionLoop::SessionLoop(RunningPolicy policy, const SandboxProcess& sandbox, Lo
     m_masterOpen = sandbox.ptyMaster >= 0;
     m_inputOpen = m_masterOpen && m_options.inFd >= 0;
     m_wakeFd = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (m_wakeFd < 0) m_setUpError = sysError("eventfd for the session loop");
     // A session without a command has no first exec to wake the loop: it starts awake.
     if (sandbox.helperChannel >= 0 && m_wakeFd >= 0) {
         std::uint64_t one = 1;
@@ -64,6 +65,7 @@ SessionLoop::SessionLoop(RunningPolicy policy, const SandboxProcess& sandbox, Lo
         sigaddset(&watched, sig);
     ::sigprocmask(SIG_BLOCK, &watched, &m_previousMask);
     m_signalFd = ::signalfd(-1, &watched, SFD_CLOEXEC | SFD_NONBLOCK);
+    if (m_signalFd < 0 && !m_setUpError) m_setUpError = sysError("signalfd for the session loop");
     if (sandbox.execListener >= 0) {
         ExecApproval::Hooks hooks;
         hooks.firstAnswered = [this] { queue({}); }; // wakes the loop: the command has started
@@ -98,6 +100,7 @@ SessionLoop::SessionLoop(RunningPolicy policy, const SandboxProcess& sandbox, Lo
             if (!d) return std::nullopt;
             return std::pair{d->why, d->command};
         };
+        hooks.pendingApprovals = [this] { return m_broker.pending(); };
         m_programs =
             std::make_unique<ExecService>(sandbox, m_options.environment, std::move(hooks), clock);
     }
@@ -124,7 +127,7 @@ SessionLoop::~SessionLoop()
     closePrompt();
     if (m_signalFd >= 0) ::close(m_signalFd);
     if (m_wakeFd >= 0) ::close(m_wakeFd);
-    for (int fd : {m_options.commandOut, m_options.commandErr})
+    for (int fd : {m_options.commandOut, m_options.commandErr, m_options.lifeline})
         if (fd >= 0) ::close(fd); // left open when the loop ended at its deadline
     ::sigprocmask(SIG_SETMASK, &m_previousMask, nullptr);
 }
@@ -171,7 +174,7 @@ Status SessionLoop::listen(SessionSummary summary)
 
 bool SessionLoop::run()
 {
-    enum Slot { Init, Signals, Master, Input, Wake, Out, Err, FixedSlots };
+    enum Slot { Init, Signals, Master, Input, Wake, Out, Err, Lifeline, FixedSlots };
     std::vector<pollfd> fds;
     for (;;) {
         bool promptOpen = m_prompt && m_prompt->isOpen();
@@ -182,7 +185,8 @@ bool SessionLoop::run()
                {m_inputOpen ? m_options.inFd : -1, POLLIN, 0},
                {m_wakeFd, POLLIN, 0},
                {m_options.commandOut, POLLIN, 0},
-               {m_options.commandErr, POLLIN, 0}};
+               {m_options.commandErr, POLLIN, 0},
+               {m_options.lifeline, POLLIN, 0}};
         if (m_control) m_control->fillPollFds(fds);
         if (m_programs) m_programs->fillPollFds(fds);
         long long now = monotonicMs();
@@ -230,6 +234,7 @@ bool SessionLoop::run()
         if (fds[Err].revents & (POLLIN | POLLHUP | POLLERR))
             onCommandPipe(m_options.commandErr, m_options.errFd);
         if (fds[Input].revents & (POLLIN | POLLHUP | POLLERR)) onUserInput();
+        if (fds[Lifeline].revents & (POLLIN | POLLHUP | POLLERR)) onOwnerGone();
         if (fds[Wake].revents & POLLIN) {
             std::uint64_t count;
             (void)!::read(m_wakeFd, &count, sizeof count);
@@ -259,6 +264,15 @@ bool SessionLoop::run()
             return true;
         }
     }
+}
+
+void SessionLoop::onOwnerGone()
+{
+    char byte;
+    if (::read(m_options.lifeline, &byte, 1) > 0) return; // nobody writes; ignore it
+    ::close(std::exchange(m_options.lifeline, -1));
+    if (m_options.notice) m_options.notice("the program that owns this session is gone: stopped");
+    stop(false);
 }
 
 void SessionLoop::goLive()

@@ -38,6 +38,9 @@ struct LoopOptions {
     // A session without a command: SIGTERM after this long with no program's process running
     // and no client connected (limits.idle_seconds); 0 = never.
     long long idleMs = 0;
+    // Stops the session (SIGTERM) when its other end closes (RunOptions::lifeline); the loop
+    // closes it. -1: none.
+    int lifeline = -1;
     std::function<void(const std::string&)> notice;
     // Receives the terminal stream, input, resizes and every activity event; may be null.
     RecordingWriter* recorder = nullptr;
@@ -57,6 +60,9 @@ class SessionLoop final : public SessionBackend {
     SessionLoop(const SessionLoop&) = delete;
     SessionLoop& operator=(const SessionLoop&) = delete;
 
+    // What the constructor could not set up (its wake-up eventfd, its signalfd): with an error
+    // the loop cannot run, and the session ends before it starts.
+    const Status& setUpError() const { return m_setUpError; }
     ApprovalBroker& broker() { return m_broker; }
     // Opens the session's control socket, for `sandbench-cli attach`, the GUI and other clients.
     Status listen(SessionSummary summary);
@@ -120,6 +126,7 @@ class SessionLoop final : public SessionBackend {
     void publishOutput(const char* data, size_t size);
     void drainTerminal();
     void onUserInput();
+    void onOwnerGone();
     void onSignal();
     void closePrompt();
     void emit(nlohmann::json event) const;
@@ -141,6 +148,7 @@ class SessionLoop final : public SessionBackend {
     int m_signalFd = -1;
     sigset_t m_previousMask{};
     int m_wakeFd = -1; // approval events from any thread wake the loop
+    Status m_setUpError;
     bool m_masterOpen = true;
     bool m_inputOpen = true;
     bool m_announce = false;   // a title notice waits for a quiet moment in the output

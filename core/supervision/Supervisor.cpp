@@ -384,13 +384,14 @@ Result<RunOutcome> runSession(const RunOptions& options, PreparedRun prepared)
     loopOptions.transcript = options.command.empty();
     if (options.command.empty())
         loopOptions.idleMs = static_cast<long long>(options.policy.limits.idleSeconds) * 1000;
+    loopOptions.lifeline = options.lifeline; // the loop closes it
     loopOptions.notice = options.notice;
     loopOptions.recorder = recorder.get();
     if (config.limits.wallSeconds > 0)
         loopOptions.deadlineMs =
             monotonicMs() + static_cast<long long>(config.limits.wallSeconds) * 1000;
     RunOutcome outcome;
-    Status recordingFailed;
+    Status recordingFailed, setUpFailed;
     {
         SessionLoop loop(std::move(prepared.policy), *sandbox, loopOptions);
         // The command's first exec waits for the loop's answer: what comes after it is set up
@@ -413,15 +414,15 @@ Result<RunOutcome> runSession(const RunOptions& options, PreparedRun prepared)
             watch.start();
         });
         loop.whenClientSubscribes([&watch] { watch.clientSubscribed(); });
-        if (sandbox->proxyListener >= 0) {
-            if (auto e = loop.startProxy(sandbox->proxyListener)) {
-                ::kill(sandbox->initPid, SIGKILL);
-                waitSandbox(*sandbox);
-                return Error{e->code, e->sysErrno, "network proxy: " + e->message};
-            }
-        }
-        bool finished;
-        {
+        // A loop that cannot run stops the sandbox and ends the session the one way below.
+        setUpFailed = loop.setUpError();
+        if (!setUpFailed && sandbox->proxyListener >= 0)
+            if (auto e = loop.startProxy(sandbox->proxyListener))
+                setUpFailed = Error{e->code, e->sysErrno, "network proxy: " + e->message};
+        bool finished = true;
+        if (setUpFailed) {
+            ::kill(sandbox->initPid, SIGKILL);
+        } else {
             std::optional<RawMode> raw;
             if (loopOptions.interactive) raw.emplace(options.stdinFd);
             finished = loop.run();
@@ -443,6 +444,10 @@ Result<RunOutcome> runSession(const RunOptions& options, PreparedRun prepared)
     if (sandbox->ptyMaster >= 0) ::close(std::exchange(sandbox->ptyMaster, -1));
 
     releaseWorkDir(*session);
+    if (setUpFailed) {
+        (void)recorder->finish(125);
+        return endEarly(*setUpFailed);
+    }
     if (recordingFailed) {
         (void)recorder->finish(outcome.exitStatus);
         return endEarly(

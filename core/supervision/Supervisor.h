@@ -39,6 +39,10 @@ struct RunOptions {
     // control clients see its output and type into it; the stdio fds are not used.
     bool headless = false;
     unsigned short rows = 24, cols = 80;
+    // The read end of a pipe whose write end the session's owner holds (`sandbench-cli mcp`'s
+    // own session): when the owner is gone, however it ended, the session stops as on
+    // `sandbench-cli stop`. -1: none; the session is closed by the supervisor.
+    int lifeline = -1;
     // Messages for the person at the terminal (session id, degraded features, limits hit).
     std::function<void(const std::string&)> notice;
 };

@@ -389,6 +389,9 @@ function processAlive(pid) {
 after(async () => {
   for (const s of servers) await s.close().catch(() => {});
   if (!world) return;
+  // A failed test may leave a session running: it must not outlive the run.
+  const left = await runningSessionIds().catch(() => []);
+  for (const id of left) await runCli(['kill', id]).catch(() => {});
   if (process.env.SANDBENCH_KEEP_TMP === '1') {
     console.error(`mcp.test.mjs: kept ${world.root}`);
     return;
@@ -720,6 +723,21 @@ describe('sandbench-cli mcp', () => {
       "the server's stdio to close (the server, or a process it started, still holds it)");
     t.diagnostic(`the server's stdio closed ${s.closedAt - closing} ms after stdin's end`);
     await waitUntil(() => !processAlive(s.pid), 10_000, `server pid ${s.pid} to end`);
+    let ids = [];
+    await waitUntil(async () => !(ids = await runningSessionIds()).includes(s.id), 10_000,
+      () => `session ${s.id} to leave ls --json (${ids.join(', ')})`);
+    await waitUntil(() => hostPids(['sleep', seconds]).length === 0, 10_000,
+      `the session's sleep ${seconds} to end with it`);
+  });
+
+  mcpTest('a server killed with SIGKILL still takes its session with it', async () => {
+    // No chance to stop it: the session's lifeline (a pipe the server held) closes instead.
+    const s = await SandbenchMcp.start('killed');
+    const seconds = `32.${100 + (randomBytes(2).readUInt16LE() % 900)}`;
+    await s.ok('start_process', { command: `sleep ${seconds}` });
+    await waitUntil(() => hostPids(['sleep', seconds]).length > 0, 10_000, `sleep ${seconds} to run`);
+    process.kill(s.pid, 'SIGKILL');
+    await withTimeout(s.closed, 10_000, "the killed server's stdio to close");
     let ids = [];
     await waitUntil(async () => !(ids = await runningSessionIds()).includes(s.id), 10_000,
       () => `session ${s.id} to leave ls --json (${ids.join(', ')})`);
