@@ -20,6 +20,15 @@ Error inputError(std::string message)
     return Error{ErrorCode::InvalidInput, 0, std::move(message)};
 }
 
+std::string exceptionText(const std::exception& e)
+{
+    std::string_view text = e.what();
+    if (text.starts_with('[')) {
+        if (auto end = text.find("] "); end != std::string_view::npos) text.remove_prefix(end + 2);
+    }
+    return std::string(text);
+}
+
 Error unsupported(std::string message)
 {
     return Error{ErrorCode::Unsupported, 0, std::move(message)};

@@ -3,8 +3,10 @@
 #pragma once
 
 #include <cerrno>
+#include <exception>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <variant>
 
@@ -36,6 +38,9 @@ Error unsupported(std::string message);
 // A step that returns nothing on success: `if (auto e = step()) return e;`
 using Status = std::optional<Error>;
 
+// An exception's text without a library's bracketed tag ("[json.exception.type_error.302] ").
+std::string exceptionText(const std::exception& e);
+
 template <class T> class Result {
   public:
     Result(T value) : m_v(std::move(value)) {}
@@ -56,5 +61,17 @@ template <class T> class Result {
   private:
     std::variant<T, Error> m_v;
 };
+
+// Runs `f`, which reads input from outside (a peer's message, a request): nlohmann::json throws
+// on a field of an unexpected type, and that must become an error naming `what`, not a crash.
+// `f` returns a Result or a Status.
+template <class F> auto guarded(std::string_view what, F&& f) -> decltype(f())
+{
+    try {
+        return f();
+    } catch (const std::exception& e) {
+        return inputError("bad " + std::string(what) + ": " + exceptionText(e));
+    }
+}
 
 } // namespace sb

@@ -85,6 +85,13 @@ bool ControlClient::servesPrograms() const
            std::find(features.begin(), features.end(), "exec") != features.end();
 }
 
+std::unique_ptr<ControlClient> ControlClient::adopt(int fd, std::uint32_t version)
+{
+    std::unique_ptr<ControlClient> client(new ControlClient(fd));
+    client->m_version = version;
+    return client;
+}
+
 ControlClient::~ControlClient()
 {
     ::close(m_fd);

@@ -27,6 +27,9 @@ class ControlClient {
     static Result<std::unique_ptr<ControlClient>>
     connectPath(const std::filesystem::path& socket, const std::string& clientName,
                 proto::Role role, int timeoutMs = 5000, std::uint32_t version = proto::kVersion);
+    // A client over `fd`, a socket whose handshake is over or never happens (fuzz targets and
+    // tests, with a fake supervisor at the other end). It owns `fd`.
+    static std::unique_ptr<ControlClient> adopt(int fd, std::uint32_t version = proto::kVersion);
     ~ControlClient();
     ControlClient(const ControlClient&) = delete;
     ControlClient& operator=(const ControlClient&) = delete;

@@ -251,7 +251,13 @@ void ControlServer::readFrom(Client& c)
                 return;
             }
             if (!*got) break;
-            dispatch(c, m);
+            // A field of the wrong type in a client's message is that client's error.
+            const char* type = proto::typeName(m.type);
+            if (auto e = guarded(type, [&]() -> Status {
+                    dispatch(c, m);
+                    return {};
+                }))
+                if (!c.dead) sendError(c, *e, false, type);
             if (c.dead) return;
         }
     }

@@ -75,16 +75,6 @@ template <std::size_t N> std::optional<int> valueOf(const Name (&table)[N], std:
     return std::nullopt;
 }
 
-// nlohmann::json throws on type mismatches; a peer's bad JSON must become an Error instead.
-template <class F> auto guarded(const char* what, F&& f) -> decltype(f())
-{
-    try {
-        return f();
-    } catch (const std::exception& e) {
-        return inputError(std::string("bad ") + what + ": " + e.what());
-    }
-}
-
 } // namespace
 
 const char* typeName(MsgType type)

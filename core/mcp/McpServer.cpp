@@ -84,9 +84,16 @@ void Server::onLine(std::string_view line)
     if (line.empty()) return;
     json message = json::parse(line, nullptr, false);
     if (message.is_discarded()) return respondError(nullptr, kParseError, "not JSON");
-    if (!message.is_object() || message.value("jsonrpc", "") != "2.0")
+    if (!message.is_object() || !message.contains("jsonrpc") || message["jsonrpc"] != "2.0")
         return respondError(nullptr, kInvalidRequest, "not a JSON-RPC 2.0 message");
-    onRequest(message);
+    // A field of an unexpected type deep in a request is the client's error, not a crash.
+    if (auto e = guarded("request", [&]() -> Status {
+            onRequest(message);
+            return {};
+        })) {
+        const json id = message.contains("id") && validId(message["id"]) ? message["id"] : json();
+        respondError(id, kInvalidParams, e->message);
+    }
 }
 
 void Server::onRequest(const json& message)
@@ -345,7 +352,8 @@ Status Server::run(int in, int out)
             Status read = m_client.readAvailable();
             proto::Message m;
             for (auto got = m_client.next(m); got && *got; got = m_client.next(m))
-                if (auto e = onSessionMessage(m)) return e;
+                if (auto e = guarded(proto::typeName(m.type), [&] { return onSessionMessage(m); }))
+                    return e;
             if (read)
                 return Error{read->code, read->sysErrno,
                              "the session's supervisor went away: " + read->message};

@@ -77,6 +77,30 @@ TEST(ControlServer, VersionMismatchIsRefusedWithAReason)
     EXPECT_TRUE(connectAs(h, Role::Viewer)) << "and keeps serving others";
 }
 
+// Found by fuzz_control: a field of an unexpected type threw out of the supervisor's loop.
+TEST(ControlServer, AFieldOfTheWrongTypeIsAnErrorNamingTheMessage)
+{
+    IsolatedXdg xdg;
+    ServerHarness h;
+    RawConnection raw(h.socketPath());
+    ASSERT_TRUE(raw.connected());
+    raw.send(sb::proto::encodeJson(MsgType::Hello, {{"version", 2}, {"client", true}}));
+    Message reply;
+    ASSERT_TRUE(raw.read(reply));
+    ASSERT_EQ(reply.type, MsgType::Error);
+    EXPECT_EQ(reply.body["message"], "bad hello: type must be string, but is boolean");
+    EXPECT_EQ(reply.body["ref"], "hello");
+    // The connection stays: a hello of the right shape is still taken on it.
+    raw.send(sb::proto::encodeJson(MsgType::Hello, {{"version", 2}, {"client", "fixed"}}));
+    ASSERT_TRUE(raw.read(reply));
+    EXPECT_EQ(reply.type, MsgType::Welcome);
+    raw.send(sb::proto::encodeJson(MsgType::Subscribe, {{"live", "yes"}}));
+    ASSERT_TRUE(raw.read(reply));
+    ASSERT_EQ(reply.type, MsgType::Error);
+    EXPECT_EQ(reply.body["message"], "bad subscribe: type must be boolean, but is string");
+    EXPECT_TRUE(connectAs(h, Role::Viewer)) << "and the server keeps serving others";
+}
+
 TEST(ControlServer, TheNewestVersionBothSpeakIsAgreed)
 {
     IsolatedXdg xdg;
