@@ -15,6 +15,11 @@ target_link_options(sandbench_build_flags INTERFACE -pie -Wl,-z,relro,-z,now -Wl
 # a start maps only the pages it touches, so its time did not measurably change (BENCHMARKS.md).
 target_compile_options(sandbench_build_flags INTERFACE -ffunction-sections -fdata-sections)
 target_link_options(sandbench_build_flags INTERFACE -Wl,--gc-sections)
+# CI builds with warnings as errors (scripts/build.sh with SANDBENCH_WERROR=1, set by .ci/run).
+option(SANDBENCH_WERROR "Treat compiler warnings as errors" OFF)
+if(SANDBENCH_WERROR)
+  target_compile_options(sandbench_build_flags INTERFACE -Werror)
+endif()
 if(SANDBENCH_SANITIZE)
   target_compile_options(sandbench_build_flags INTERFACE -fsanitize=address,undefined -fno-omit-frame-pointer)
   target_link_options(sandbench_build_flags INTERFACE -fsanitize=address,undefined)

@@ -17,6 +17,17 @@ std::uint64_t sizeOf(const struct statx& st)
     return S_ISREG(st.stx_mode) || S_ISLNK(st.stx_mode) ? st.stx_size : 0;
 }
 
+// A change as the scan finds it; whether it runs later is markRunLater's to say.
+Change changeOf(std::string path, ChangeKind kind, EntryType type, std::uint64_t size)
+{
+    Change change;
+    change.path = std::move(path);
+    change.kind = kind;
+    change.type = type;
+    change.size = size;
+    return change;
+}
+
 struct Scanner {
     Scan& out;
 
@@ -38,8 +49,8 @@ struct Scanner {
                 if (std::binary_search(names->begin(), names->end(), name)) continue;
                 auto rs = statAt(realDir, name);
                 if (!rs) continue; // vanished meanwhile: nothing left to delete
-                out.changes.push_back({Change{joinPath(prefix, name), ChangeKind::Deleted,
-                                              entryType(rs->stx_mode), sizeOf(*rs)},
+                out.changes.push_back({changeOf(joinPath(prefix, name), ChangeKind::Deleted,
+                                              entryType(rs->stx_mode), sizeOf(*rs)),
                                        false, true, 0});
             }
         }
@@ -64,13 +75,13 @@ struct Scanner {
             // A whiteout over nothing (the user removed the real entry too) changes nothing.
             if (rs)
                 out.changes.push_back(
-                    {Change{rel, ChangeKind::Deleted, entryType(rs->stx_mode), sizeOf(*rs)}, true,
+                    {changeOf(rel, ChangeKind::Deleted, entryType(rs->stx_mode), sizeOf(*rs)), true,
                      opaque, 0});
             return {};
         }
         if (!S_ISDIR(us->stx_mode)) {
-            out.changes.push_back({Change{rel, rs ? ChangeKind::Modified : ChangeKind::Added,
-                                          entryType(us->stx_mode), sizeOf(*us)},
+            out.changes.push_back({changeOf(rel, rs ? ChangeKind::Modified : ChangeKind::Added,
+                                          entryType(us->stx_mode), sizeOf(*us)),
                                    false, opaque, us->stx_mode});
             return {};
         }
@@ -89,10 +100,10 @@ struct Scanner {
         // A directory over a real directory is only a container of changes; over nothing it
         // is added; over a file or symlink it replaces that (the overlay does not merge them).
         if (!rs)
-            out.changes.push_back({Change{rel, ChangeKind::Added, EntryType::Directory, 0}, false,
+            out.changes.push_back({changeOf(rel, ChangeKind::Added, EntryType::Directory, 0), false,
                                    opaque, us->stx_mode});
         else if (!S_ISDIR(rs->stx_mode))
-            out.changes.push_back({Change{rel, ChangeKind::Modified, EntryType::Directory, 0},
+            out.changes.push_back({changeOf(rel, ChangeKind::Modified, EntryType::Directory, 0),
                                    false, opaque, us->stx_mode});
         return scanDir(upperChild.get(), realChild.get(), opaque || childOpaque, rel);
     }

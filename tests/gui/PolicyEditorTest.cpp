@@ -95,7 +95,10 @@ bool typeInto(QAbstractItemView* view, const QModelIndex& index, const QString& 
     QTest::keyClick(editor, Qt::Key_Return);
     // The delegate commits and closes the editor on the next turn of the event loop.
     QPointer<QLineEdit> open(editor);
-    return QTest::qWaitFor([&open] { return open.isNull() || !open->isVisible(); });
+    return QTest::qWaitFor([&open] {
+        const QLineEdit* closing = open.data(); // read once: GCC sees no null dereference then
+        return closing == nullptr || !closing->isVisible();
+    });
 }
 
 // Picks the entry whose data is `value` with the keyboard, as a user would (activated()).

@@ -110,7 +110,7 @@ TEST_F(WorkspaceWatchTest, ReportsChangesAgainstTheRealProject)
     real("gone.txt", "g");
     real("old.txt", "o");
     // One long window: everything below lands in it, so the rename pairs up.
-    start({2000, 2000, 50});
+    start({2000, 2000, 50, {}});
     up("new.txt", "n");
     up("edit.txt", "e2"); // a copy-up, then a write
     whiteout("gone.txt");
@@ -129,7 +129,7 @@ TEST_F(WorkspaceWatchTest, ReportsChangesAgainstTheRealProject)
 
 TEST_F(WorkspaceWatchTest, FilesOfAFolderMadeBeforeItWasWatchedAreReported)
 {
-    start({50, 2000, 50});
+    start({50, 2000, 50, {}});
     // Made in one go, faster than the watch can add the new folders.
     fs::create_directories(upper / "a/b/c");
     up("a/b/c/deep.txt", "d");
@@ -144,7 +144,7 @@ TEST_F(WorkspaceWatchTest, FilesOfAFolderMadeBeforeItWasWatchedAreReported)
 
 TEST_F(WorkspaceWatchTest, RemovingTheAgentsOwnFileIsReported)
 {
-    start({50, 2000, 50});
+    start({50, 2000, 50, {}});
     up("scratch.txt", "s");
     ASSERT_TRUE(got.waitFor({"added scratch.txt"})) << dump(got.lines());
     fs::remove(upper / "scratch.txt");
@@ -153,7 +153,7 @@ TEST_F(WorkspaceWatchTest, RemovingTheAgentsOwnFileIsReported)
 
 TEST_F(WorkspaceWatchTest, AFloodIsSummarisedNotSentFileByFile)
 {
-    start({200, 2000, 50});
+    start({200, 2000, 50, {}});
     fs::create_directories(upper / "node_modules/pkg");
     constexpr int kFiles = 2000;
     for (int i = 0; i < kFiles; ++i)
@@ -175,7 +175,7 @@ TEST_F(WorkspaceWatchTest, AFloodIsSummarisedNotSentFileByFile)
 
 TEST_F(WorkspaceWatchTest, TheLastChangesArriveWhenItStops)
 {
-    start({60000, 60000, 50}); // a window that would not end during the test
+    start({60000, 60000, 50, {}}); // a window that would not end during the test
     up("last.txt", "bye");
     watch->stop();
     EXPECT_EQ(got.lines(), (std::set<std::string>{"added last.txt"}));
@@ -183,7 +183,7 @@ TEST_F(WorkspaceWatchTest, TheLastChangesArriveWhenItStops)
 
 TEST_F(WorkspaceWatchTest, ARenamedFolderKeepsBeingWatchedUnderItsNewName)
 {
-    start({50, 2000, 50});
+    start({50, 2000, 50, {}});
     fs::create_directories(upper / "build");
     ASSERT_TRUE(got.waitFor({"added build"})) << dump(got.lines());
     fs::rename(upper / "build", upper / "dist");
@@ -198,7 +198,7 @@ TEST_F(WorkspaceWatchTest, ASessionOverBeforeTheWatchBeginsGetsOneLookAndNoInoti
     real("edit.txt", "e");
     real("gone.txt", "g");
     const int before = inotifyInstances();
-    start({50, 2000, 50}, 60s);
+    start({50, 2000, 50, {}}, 60s);
     up("new.txt", "n");
     up("edit.txt", "e2");
     whiteout("gone.txt");
@@ -214,7 +214,7 @@ TEST_F(WorkspaceWatchTest, ASessionOverBeforeTheWatchBeginsGetsOneLookAndNoInoti
 TEST_F(WorkspaceWatchTest, ALateWatchReportsWhatCameBeforeItAndWatchesFromThen)
 {
     const int before = inotifyInstances();
-    start({50, 2000, 50}, 100ms);
+    start({50, 2000, 50, {}}, 100ms);
     up("early.txt", "e");
     ASSERT_TRUE(got.waitFor({"added early.txt"})) << dump(got.lines());
     EXPECT_EQ(inotifyInstances(), before + 1);
@@ -228,7 +228,7 @@ TEST_F(WorkspaceWatchTest, ALateWatchReportsWhatCameBeforeItAndWatchesFromThen)
 TEST_F(WorkspaceWatchTest, BeginNowStartsALateWatchAtOnce)
 {
     real("old.txt", "o");
-    start({50, 2000, 50}, 60s);
+    start({50, 2000, 50, {}}, 60s);
     const int before = inotifyInstances();
     watch->beginNow();
     EXPECT_EQ(inotifyInstances(), before + 1) << "watching when beginNow() returns";
