@@ -19,7 +19,7 @@
 namespace sb {
 
 // Bumped whenever built-in entries are added or removed; shown by `doctor` and in JSON output.
-constexpr int kRunLaterListVersion = 1;
+constexpr int kRunLaterListVersion = 2;
 
 enum class RunLaterAnchor {
     Project, // relative to any folder of the project (a nested repository counts the same)

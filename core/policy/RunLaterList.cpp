@@ -131,6 +131,17 @@ constexpr RunLaterEntry kEntries[] = {
     {".bazelrc", P, "Bazel", "options such as --run_under for every command"},
     {".bazelversion", P, "Bazelisk", "the Bazel release Bazelisk fetches and runs"},
     {".bundle/config", P, "Bundler", "build options and paths Bundler uses"},
+    // Debuggers and interactive interpreters that read a start-up file from the folder they
+    // are started in.
+    {".pdbrc", P, "pdb", "debugger commands, Python statements among them, run at start"},
+    {".irbrc", P, "irb", "Ruby code run at start"},
+    {".pryrc", P, "pry", "Ruby code run at start"},
+    {".Rprofile", P, "R", "R code run at every start in this folder"},
+    {".octaverc", P, "Octave", "Octave code run at every start in this folder"},
+    {".ghci", P, "GHCi", "commands, shell escapes among them, run at start"},
+    {".ocamlinit", P, "OCaml toplevel", "OCaml code run at start"},
+    {".gdbinit", P, "gdb", "commands run at start where auto-load allows it"},
+    {".lldbinit", P, "lldb", "commands run at start where the settings allow it"},
     // Agents' own configuration that can name commands (hooks, MCP servers, notifications).
     {".claude/settings.json", P, "Claude Code", "hooks, MCP servers and allowed commands"},
     {".claude/settings.local.json", P, "Claude Code", "hooks, MCP servers and allowed commands"},
