@@ -79,8 +79,8 @@ struct SessionBackend {
 
 struct ControlServerOptions {
     std::size_t ringBytes = std::size_t{4} << 20; // terminal output kept for catch-up
-    // A client whose unsent control messages (events, approvals) exceed this is disconnected:
-    // unlike terminal output, they cannot be skipped.
+    // A client whose unsent control messages (events, approvals, replies) exceed this when
+    // another is due is disconnected: unlike terminal output, they cannot be skipped.
     std::size_t maxControlQueueBytes = std::size_t{8} << 20;
     // Programs each connect as one (100 execs at once are 100 sandbench-cli exec).
     std::size_t maxClients = 256;

@@ -40,13 +40,15 @@ void ControlServer::sendError(Client& c, const Error& error, bool fatal, std::st
 void ControlServer::sendControl(Client& c, std::string frame)
 {
     if (c.dead || c.writeClosed) return;
-    c.controlBytes += frame.size();
-    c.control.push_back(std::move(frame));
+    // What still waits shows a client that does not read, not the size of this message: one
+    // file reply (8 MiB of data in base64) is larger than the limit by itself.
     if (c.controlBytes > m_options.maxControlQueueBytes) {
         dropClient(c, "client " + c.name + " is not reading: " + std::to_string(c.controlBytes) +
                           " bytes of messages unsent");
         return;
     }
+    c.controlBytes += frame.size();
+    c.control.push_back(std::move(frame));
     if (!c.blocked) flush(c);
 }
 

@@ -401,6 +401,36 @@ TEST(ControlServer, DrainDeliversTheLastOutputBeforeTheSupervisorEnds)
     EXPECT_EQ(reader.get(), big.size());
 }
 
+// A file reply of 8 MiB (11 MiB of base64) is larger than the queue's limit by itself: a
+// client that reads gets it; only what still waits when another message is due counts.
+TEST(ControlServer, AMessageLargerThanTheQueueLimitReachesAClientThatReads)
+{
+    IsolatedXdg xdg;
+    sb::ControlServerOptions options;
+    options.maxControlQueueBytes = 64 * 1024;
+    ServerHarness h(options);
+    auto reader = connectAs(h, Role::Viewer); // client 1
+    ASSERT_TRUE(reader);
+    const std::string big(1 << 20, 'b');
+    h.onLoop([&](sb::ControlServer& s) {
+        return s.sendTo(1, sb::proto::encodeJson(MsgType::FileReply, {{"id", 1}, {"data", big}}));
+    });
+    auto reply = reader->receive(5000);
+    ASSERT_TRUE(reply) << reply.error().describe();
+    EXPECT_EQ(reply->type, MsgType::FileReply);
+    EXPECT_EQ(reply->body["data"].get<std::string>().size(), big.size());
+
+    // A client that never reads is let go once more than the limit waits for it.
+    RawConnection idle(h.socketPath());
+    idle.send(sb::proto::encodeJson(MsgType::Hello, {{"version", 2}, {"client", "idle"}}));
+    bool dropped = false;
+    for (int i = 0; i < 64 && !dropped; ++i)
+        dropped = !h.onLoop([&](sb::ControlServer& s) {
+            return s.sendTo(2, sb::proto::encodeJson(MsgType::FileReply, {{"data", big}}));
+        });
+    EXPECT_TRUE(dropped) << "64 MiB queued for a client that reads nothing";
+}
+
 TEST(ControlServer, ASlowClientSkipsAheadAndNeverHoldsTheAgent)
 {
     IsolatedXdg xdg;
