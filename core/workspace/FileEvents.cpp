@@ -155,13 +155,13 @@ std::vector<nlohmann::json> FileEventBatcher::flush(const Lookup& lookup)
 
     // a → b → c within one window is one rename, a → c.
     std::vector<std::pair<std::string, std::string>> chains;
-    for (const auto& [from, to] : m_renames) {
+    for (const auto& rename : m_renames) {
         auto chain = std::find_if(chains.begin(), chains.end(),
-                                  [&](const auto& c) { return c.second == from; });
+                                  [&](const auto& c) { return c.second == rename.first; });
         if (chain != chains.end())
-            chain->second = to;
+            chain->second = rename.second;
         else
-            chains.emplace_back(from, to);
+            chains.push_back(rename);
     }
     for (const auto& [from, to] : chains) {
         Item* a = byPath[from];
