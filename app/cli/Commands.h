@@ -47,7 +47,13 @@ struct StartedSession {
 sb::Result<StartedSession> startDetachedSession(const PolicyChoice& policy,
                                                 const std::string& workspace,
                                                 const std::string& name, bool tied = false);
+// The same in two steps, for a caller that adjusts the options (serve).
+sb::Result<sb::RunOptions> detachedSessionOptions(const PolicyChoice& policy,
+                                                  const std::string& workspace,
+                                                  const std::string& name);
+sb::Result<StartedSession> startDetachedSession(sb::RunOptions options, bool tied);
 void addMcpCommand(CLI::App& app);
+void addServeCommand(CLI::App& app);
 
 // Ends the program from inside a CLI11 callback with this exit code.
 [[noreturn]] void exitWith(int code);

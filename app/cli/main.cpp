@@ -61,6 +61,7 @@ int main(int argc, char** argv)
         sbcli::addClientCommands(app);
         sbcli::addProgramCommands(app);
         sbcli::addMcpCommand(app);
+        sbcli::addServeCommand(app);
     }
     // A session whose supervisor died is marked interrupted by whichever program starts next;
     // a damaged database is reported by the commands that read it, not here. `run` and

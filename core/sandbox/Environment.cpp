@@ -57,12 +57,16 @@ void addProxyVariables(std::vector<std::string>& env, std::uint16_t port, const 
         {"all_proxy", socks},
         {"NO_PROXY", "localhost,127.0.0.1,::1"},
         {"no_proxy", "localhost,127.0.0.1,::1"}};
-    for (const auto& [name, value] : variables) {
-        if (policy.set.count(name) != 0) continue; // the policy's own value stays
-        std::string prefix = std::string(name) + "=";
-        std::erase_if(env, [&](const std::string& e) { return e.rfind(prefix, 0) == 0; });
-        env.push_back(prefix + value);
-    }
+    for (const auto& [name, value] : variables)
+        if (policy.set.count(name) == 0) // the policy's own value stays
+            setVariable(env, name, value);
+}
+
+void setVariable(std::vector<std::string>& env, const std::string& name, const std::string& value)
+{
+    const std::string prefix = name + "=";
+    std::erase_if(env, [&](const std::string& e) { return e.starts_with(prefix); });
+    env.push_back(prefix + value);
     std::sort(env.begin(), env.end());
 }
 

@@ -20,6 +20,9 @@ std::vector<std::string> buildEnvironment(const EnvPolicy& policy,
 // NO_PROXY covering loopback: added for network mode "filtered", before the policy's `set`.
 void addProxyVariables(std::vector<std::string>& env, std::uint16_t port, const EnvPolicy& policy);
 
+// Sets NAME=value in `env`, replacing what it held for NAME, and keeps `env` sorted.
+void setVariable(std::vector<std::string>& env, const std::string& name, const std::string& value);
+
 // True when `name` matches `pattern` ("NAME" exactly, or "PREFIX*").
 bool matchesVariablePattern(const std::string& pattern, const std::string& name);
 

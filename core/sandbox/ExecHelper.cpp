@@ -33,7 +33,8 @@ struct Spawned {
 
 class Helper {
   public:
-    Helper(int channel, const SandboxConfig& config) : m_channel(channel), m_files(config.project)
+    Helper(int channel, const SandboxConfig& config)
+        : m_channel(channel), m_files(config.projectInside)
     {
     }
     [[noreturn]] void run();

@@ -225,7 +225,7 @@ Status mountProjectOverlay(const SandboxConfig& config, const SandboxIdentity& i
     if (failed) return failed;
     if (auto e = bindMount(under(kOldRoot, config.sessionDir), session, AccessMode::ReadWrite))
         return e;
-    fs::path target = under(kNewRoot, config.project);
+    fs::path target = under(kNewRoot, config.projectInside);
     if (auto e = makeDirs(target)) return e;
     // volatile: the upper layer is not synced at unmount. Without it, unmounting syncs the
     // whole file system the session folder is on, which dominated cold start. A crash of the
@@ -274,7 +274,7 @@ Status mountWorkspace(const SandboxConfig& config, const SandboxIdentity& id)
         const BindMount* bind;
     };
     std::vector<Step> steps = {
-        {"/tmp", 0, nullptr}, {config.home, 0, nullptr}, {config.project, 1, nullptr}};
+        {"/tmp", 0, nullptr}, {config.home, 0, nullptr}, {config.projectInside, 1, nullptr}};
     for (const BindMount& bind : config.binds)
         steps.push_back({bind.path, 2, &bind});
     std::stable_sort(steps.begin(), steps.end(), [](const Step& a, const Step& b) {
@@ -332,7 +332,7 @@ Status buildRootFilesystem(const SandboxConfig& config, const SandboxIdentity& i
 
 std::vector<fs::path> writableFolders(const SandboxConfig& config)
 {
-    std::vector<fs::path> out = {config.project, "/tmp", config.home, "/dev"};
+    std::vector<fs::path> out = {config.projectInside, "/tmp", config.home, "/dev"};
     for (const BindMount& bind : config.binds)
         if (bind.mode == AccessMode::ReadWrite) out.push_back(bind.path);
     return out;

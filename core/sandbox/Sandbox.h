@@ -24,8 +24,12 @@ struct SandboxConfig {
     // argv[0] is looked up on the sandbox's PATH; empty: no command, the session runs an exec
     // helper instead and lives until it is stopped (`sandbench-cli start`).
     std::vector<std::string> argv;
-    std::vector<std::string> env;     // the command's whole environment, "NAME=value"
-    std::filesystem::path project;    // the real folder; mounted at the same path as an overlay
+    std::vector<std::string> env;  // the command's whole environment, "NAME=value"
+    std::filesystem::path project; // the real folder, the overlay's lower layer
+    // Where the sandbox sees the project (the overlay's mount point and the command's working
+    // folder): the same path as `project` unless the session asks for another (E2B sandboxes
+    // see theirs at /home/user).
+    std::filesystem::path projectInside;
     std::filesystem::path sessionDir; // holds upper/ and work/
     std::filesystem::path home;       // an empty tmpfs at this path
     std::vector<BindMount> binds;     // exposed paths from the policy

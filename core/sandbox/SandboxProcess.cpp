@@ -53,7 +53,8 @@ Status containProcess(const SandboxConfig& config, const int stdio[3], bool tty,
     if (::setsid() < 0) return sysError("new session");
     if (auto e = setUpStdio(stdio, tty, reportFd, keep)) return e;
     if (auto e = applyRlimits(config.limits, !config.cgroups.empty())) return e;
-    if (::chdir(config.project.c_str()) != 0) return sysError("chdir " + config.project.string());
+    if (::chdir(config.projectInside.c_str()) != 0)
+        return sysError("chdir " + config.projectInside.string());
     if (landlockAbi() > 0)
         if (auto abi = restrictWritesTo(writableFolders(config)); !abi) return abi.error();
     if (!config.superviseExec) return installSeccompFilter();

@@ -147,6 +147,30 @@ Result<RunningPolicy> runningPolicyOf(const RunOptions& options)
         {absolute(options.policyFile), options.policyPreset, absolute(options.learnedRulesFile)});
 }
 
+// A place for the workspace that the sandbox's own folders do not claim.
+Status checkWorkspaceInside(const fs::path& inside)
+{
+    if (inside.empty()) return {};
+    const std::string shown = "the workspace's path inside the sandbox '" + inside.string() + "'";
+    if (!inside.is_absolute() || inside != inside.lexically_normal() || inside == "/" ||
+        inside.filename().empty())
+        return inputError(shown + " must be an absolute, normal path below /");
+    const std::string top = (*std::next(inside.begin())).string();
+    for (const char* system : {"usr", "etc", "bin", "sbin", "lib", "lib32", "lib64", "libx32",
+                               "opt", "proc", "dev", "sys", "run", "tmp", "boot", "var"})
+        if (top == system)
+            return inputError(shown + " lies in /" + top + ", which the sandbox builds itself");
+    return {};
+}
+
+// `path` as the sandbox sees it when the workspace is at `inside` there.
+fs::path seenInside(const fs::path& path, const fs::path& workspace, const fs::path& inside)
+{
+    const fs::path rel = path.lexically_relative(workspace);
+    if (inside == workspace || rel.empty() || rel.begin()->string() == "..") return path;
+    return rel == "." ? inside : inside / rel;
+}
+
 // The policy's part is RunningPolicy::describe()'s.
 SessionSummary summaryOf(const SessionInfo& session, const RunOptions& options,
                          const SandboxConfig& config)
@@ -184,6 +208,7 @@ Result<PreparedRun> prepareRun(const RunOptions& options)
 {
     if (options.command.empty() && !options.programmable)
         return inputError("no command to run (put it after --)");
+    if (auto e = checkWorkspaceInside(options.workspaceInside)) return *e;
     auto workspace = checkWorkspace(options.workspace);
     if (!workspace) return workspace.error();
     auto runLater = runLaterOf(options, *workspace);
@@ -221,12 +246,16 @@ Result<RunOutcome> runSession(const RunOptions& options, PreparedRun prepared)
     config.argv = options.command;
     config.env = buildEnvironment(options.policy.env, callerEnvironment());
     config.project = workspace;
-    config.home = homeDirectory();
+    config.projectInside = options.workspaceInside.empty() ? workspace : options.workspaceInside;
+    config.home = options.workspaceInside.empty() ? homeDirectory() : options.workspaceInside;
     for (const ResolvedExposure& m : prepared.exposures.mounts)
         config.binds.push_back({m.path, m.mode});
     for (const Protection& p : prepared.exposures.protections)
         config.protections.push_back({p.path, p.mode});
-    config.masks = prepared.exposures.masks;
+    // Secrets inside the workspace are masked where the sandbox sees them.
+    for (const fs::path& mask : prepared.exposures.masks)
+        config.masks.push_back(seenInside(mask, workspace, config.projectInside));
+    if (!options.workspaceInside.empty()) setVariable(config.env, "HOME", config.home.string());
     config.network = options.policy.network.mode;
     config.limits = options.policy.limits;
     config.superviseExec = true;
@@ -411,6 +440,7 @@ Result<RunOutcome> runSession(const RunOptions& options, PreparedRun prepared)
         loop.whenLive([&] {
             if (auto e = loop.listen(summaryOf(*session, options, config)))
                 say(options, "warning: no control socket, clients cannot attach: " + e->describe());
+            if (options.listening) options.listening();
             watch.start();
         });
         loop.whenClientSubscribes([&watch] { watch.clientSubscribed(); });

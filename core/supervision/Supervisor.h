@@ -24,6 +24,9 @@ struct RunOptions {
     std::filesystem::path policyFile;
     std::string policyPreset;
     std::filesystem::path workspace;
+    // Where the sandbox sees the workspace, which is then also its home folder ($HOME); empty:
+    // at its own path, with the caller's home an empty folder (E2B sandboxes: /home/user).
+    std::filesystem::path workspaceInside;
     // Empty with `programmable`: a session without a command of its own (`sandbench-cli
     // start`), whose sandbox runs what programs ask for (exec, files) until it is stopped.
     std::vector<std::string> command;
@@ -45,6 +48,9 @@ struct RunOptions {
     int lifeline = -1;
     // Messages for the person at the terminal (session id, degraded features, limits hit).
     std::function<void(const std::string&)> notice;
+    // Called once clients can connect to the session's control socket (or once it is clear
+    // they never will): who started the session in the background waits for this.
+    std::function<void()> listening;
 };
 
 struct RunOutcome {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Programmable sessions (issue 21): what an exec into a live sandbox costs, against starting a
-# fresh one. See BENCHMARKS.md, rows 5 to 5c.
+# fresh one, and the E2B-compatible API from its SDK. See BENCHMARKS.md, rows 5 to 6b.
 #
 # Usage: tests/bench/exec_bench.sh [--rounds N]
 #
@@ -12,6 +12,10 @@
 #       by the same script in the same rounds; target <= 1.0x.
 #   5c. 100 execs of `sleep 1` at once: all must end with status 0; the supervisor's peak VmRSS
 #       meanwhile, sampled every 20 ms; target <= 20 MB.
+#   6.  The E2B-compatible API from the official e2b SDK (tests/bench/e2b_bench.mjs; skipped
+#       without tests/js's node_modules): Sandbox.create() to the first commands.run('true')
+#       done, target <= 30 ms median; 6b. commands.run('true') on a live sandbox, <= 5 ms median;
+#       both against a fresh bwrap start in the same rounds.
 #
 # Builds nothing: the CLI is $SANDBENCH_BUILD_DIR/app/sandbench-cli (default ./build).
 # Exit status 0 when every part ran (targets met or not), 1 when one could not run.
@@ -24,7 +28,7 @@ ROUNDS=30
 while (($#)); do
     case $1 in
     --rounds) ROUNDS=${2:?--rounds needs a number}; shift ;;
-    -h | --help) sed -n '2,18p' "$SELF" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,21p' "$SELF" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "exec_bench: unknown option $1" >&2; exit 2 ;;
     esac
     shift
@@ -35,7 +39,7 @@ command -v bwrap >/dev/null || { echo "exec_bench: needs bwrap (Debian: bubblewr
 
 SCRATCH=$(mktemp -d)
 export XDG_STATE_HOME=$SCRATCH/state XDG_DATA_HOME=$SCRATCH/data
-export XDG_RUNTIME_DIR=$SCRATCH/run
+export XDG_RUNTIME_DIR=$SCRATCH/run XDG_CONFIG_HOME=$SCRATCH/config
 mkdir -p "$XDG_RUNTIME_DIR" && chmod 700 "$XDG_RUNTIME_DIR"
 WORKSPACE=$SCRATCH/ws
 mkdir -p "$WORKSPACE"
@@ -113,3 +117,10 @@ while :; do
 done
 for p in "${pids[@]}"; do wait "$p" || ((failed++)); done
 echo "RESULT parallel execs=100 failed=$failed supervisor_peak_kb=$peak"
+
+# 6, 6b. The E2B-compatible API from the e2b SDK
+if [[ -d $REPO/tests/js/node_modules/e2b ]] && command -v node >/dev/null; then
+    node "$REPO/tests/bench/e2b_bench.mjs" "$CLI" "$ROUNDS" || exit 1
+else
+    echo "exec_bench: 6 skipped: no tests/js/node_modules (tests/js/run.sh --install-only)" >&2
+fi

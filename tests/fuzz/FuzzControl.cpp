@@ -94,7 +94,8 @@ std::string wire(std::string_view input)
             std::size_t space = line.find(' ');
             unsigned type = 0;
             for (char c : line.substr(0, space))
-                if (c >= '0' && c <= '9') type = (type * 10 + static_cast<unsigned>(c - '0')) & 0xff;
+                if (c >= '0' && c <= '9')
+                    type = (type * 10 + static_cast<unsigned>(c - '0')) & 0xff;
             std::string_view body = space == std::string_view::npos ? "" : line.substr(space + 1);
             putLe(out, body.size() + 1, 4);
             out += static_cast<char>(type);

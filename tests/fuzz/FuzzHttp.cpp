@@ -29,7 +29,8 @@ void requestHead(std::string_view input)
     HttpHead head;
     std::string why;
     ParseResult r = parseRequestHead(input, kMax, head, why);
-    if (r == ParseResult::Bad || r == ParseResult::TooLarge) check(!why.empty(), "a refusal says why");
+    if (r == ParseResult::Bad || r == ParseResult::TooLarge)
+        check(!why.empty(), "a refusal says why");
     if (r != ParseResult::Done) return;
     check(head.size <= input.size() && head.size <= kMax, "the head fits");
     (void)requestBody(head);

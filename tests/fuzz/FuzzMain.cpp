@@ -100,7 +100,8 @@ std::string mutate(std::string s, const std::vector<std::string>& corpus,
             break;
         case 3: { // a range again
             if (s.empty()) break;
-            std::size_t from = below(s.size()), n = below(std::min<std::size_t>(64, s.size() - from));
+            std::size_t from = below(s.size()),
+                        n = below(std::min<std::size_t>(64, s.size() - from));
             s.insert(at, s.substr(from, n + 1));
             break;
         }

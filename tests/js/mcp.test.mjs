@@ -5,9 +5,8 @@
 //
 // SANDBENCH_CLI is the built sandbench-cli. Without it every test skips, and with
 // SANDBENCH_MUST_WORK=1 a skip is a failure instead. Every wait is bounded.
-import { after, describe, test } from 'node:test';
+import { after, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -17,8 +16,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 
-const MUST_WORK = process.env.SANDBENCH_MUST_WORK === '1';
-const CLI = process.env.SANDBENCH_CLI ? path.resolve(process.env.SANDBENCH_CLI) : '';
+import { CLI, World, cliTest, processAlive, track, waitUntil, withTimeout } from './support.mjs';
 
 const TOOL_NAMES = [
   'run_command', 'start_process', 'read_process_output', 'write_process_input', 'stop_process',
@@ -42,188 +40,37 @@ const POLICY = {
 const CONNECT_MS = 30_000;   // initialize
 const SESSION_LINE_MS = 30_000; // "sandbench: session <ID> started" on stderr
 const CALL_MS = 60_000;      // one tools/call
-const CLI_MS = 15_000;       // one sandbench-cli pending/approve/ls
 const TEST_MS = 120_000;     // one test, its server's start included
 
-// ---------------------------------------------------------------------------------------------
-// Skips
-
-function whyUnavailable() {
-  if (!CLI) return 'SANDBENCH_CLI is not set (the path of the built sandbench-cli)';
-  try {
-    fs.accessSync(CLI, fs.constants.X_OK);
-  } catch (e) {
-    return `SANDBENCH_CLI=${CLI} cannot be run (${e.code})`;
-  }
-  return '';
-}
-const UNAVAILABLE = whyUnavailable();
-
-// A test that skips (or, with SANDBENCH_MUST_WORK=1, fails) without the CLI, and whose failures
-// carry the stderr of the servers it used.
+// A test whose failures carry the stderr of the servers it used.
 function mcpTest(name, fn, options = {}) {
-  test(name, { timeout: TEST_MS, ...options }, async (t) => {
-    if (UNAVAILABLE) {
-      if (MUST_WORK) assert.fail(`would skip, but SANDBENCH_MUST_WORK=1: ${UNAVAILABLE}`);
-      t.skip(UNAVAILABLE);
-      return;
-    }
-    const before = new Set(servers);
-    try {
-      await fn(t);
-    } catch (e) {
-      const involved = servers.filter((s) => !before.has(s) || s === sharedServer);
-      const notes = involved.map((s) => s.describe()).join('\n');
-      if (notes && e instanceof Error) e.message += `\n${notes}`;
-      throw e;
-    }
+  let before = new Set();
+  cliTest(name, async (t) => {
+    before = new Set(servers);
+    await fn(t);
+  }, {
+    timeout: TEST_MS,
+    ...options,
+    describeFailure: () => servers.filter((s) => !before.has(s) || s === sharedServer)
+      .map((s) => s.describe()).join('\n'),
   });
 }
 
-// ---------------------------------------------------------------------------------------------
-// Bounded waits
-
-function withTimeout(promise, ms, what) {
-  let timer;
-  const timeout = new Promise((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms: ${what}`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
-
-// Polls `check` (async, returns a truthy value when done) every `everyMs` until `ms` pass.
-async function waitUntil(check, ms, what, everyMs = 200) {
-  const deadline = Date.now() + ms;
-  let last;
-  for (;;) {
-    last = await check();
-    if (last) return last;
-    if (Date.now() >= deadline) assert.fail(`not within ${ms} ms: ${typeof what === 'function' ? what() : what}`);
-    await sleep(everyMs);
-  }
-}
-
-// A promise plus whether (and how) it has settled, for waits that must notice an early end.
-function track(promise) {
-  const s = { done: false, value: undefined, error: undefined };
-  s.promise = promise.then(
-    (v) => { s.done = true; s.value = v; return v; },
-    (e) => { s.done = true; s.error = e; throw e; });
-  s.promise.catch(() => {}); // observed later
-  return s;
-}
-
-// ---------------------------------------------------------------------------------------------
-// The world: a temp root with home/, workspace/, xdg/{state,data,runtime}/ and a policy file
-
+// The world: a temp root shared by every test of the file. StdioClientTransport passes only
+// HOME, LOGNAME, PATH, SHELL, TERM and USER of its own environment plus `env`; the CLI clients
+// get exactly the same variables.
 let world;
 
-function makeWorld() {
-  const base = fs.realpathSync(process.env.TMPDIR || '/tmp');
-  const root = fs.mkdtempSync(path.join(base, 'sandbench-js-'));
-  const w = {
-    root,
-    home: path.join(root, 'home'),
-    workspace: path.join(root, 'workspace'),
-    state: path.join(root, 'xdg', 'state'),
-    data: path.join(root, 'xdg', 'data'),
-    runtime: path.join(root, 'xdg', 'runtime'),
-    policy: path.join(root, 'policy.json'), // beside the workspace, not in it
-  };
-  for (const dir of [w.home, w.workspace]) fs.mkdirSync(dir, { recursive: true });
-  for (const dir of [w.state, w.data, w.runtime]) {
-    fs.mkdirSync(dir, { recursive: true });
-    fs.chmodSync(dir, 0o700);
-  }
-  fs.writeFileSync(path.join(w.workspace, 'README.md'), '# a project\n');
-  fs.writeFileSync(w.policy, JSON.stringify(POLICY, null, 2) + '\n');
-  // StdioClientTransport passes only HOME, LOGNAME, PATH, SHELL, TERM and USER of its own
-  // environment plus `env`; the CLI clients get exactly the same variables.
-  w.env = {
-    ...getDefaultEnvironment(),
-    HOME: w.home,
-    XDG_STATE_HOME: w.state,
-    XDG_DATA_HOME: w.data,
-    XDG_RUNTIME_DIR: w.runtime,
-    PATH: process.env.PATH || '/usr/local/bin:/usr/bin:/bin',
-    LANG: process.env.LANG || 'C.UTF-8',
-  };
-  if (process.env.TMPDIR) w.env.TMPDIR = process.env.TMPDIR;
-  return w;
-}
-
 function getWorld() {
-  world ??= makeWorld();
+  world ??= new World({ policy: POLICY, baseEnv: getDefaultEnvironment() });
   return world;
 }
 
-function removeTree(root) {
-  // Sessions may leave read-only folders behind; make them removable first.
-  const stack = [root];
-  while (stack.length) {
-    const dir = stack.pop();
-    try {
-      fs.chmodSync(dir, 0o700);
-      for (const e of fs.readdirSync(dir, { withFileTypes: true }))
-        if (e.isDirectory()) stack.push(path.join(dir, e.name));
-    } catch { /* best effort */ }
-  }
-  fs.rmSync(root, { recursive: true, force: true, maxRetries: 3 });
-}
-
-// ---------------------------------------------------------------------------------------------
-// sandbench-cli beside the server
-
-function runCli(args, timeoutMs = CLI_MS) {
-  const w = getWorld();
-  return new Promise((resolve, reject) => {
-    execFile(CLI, args, {
-      env: w.env, cwd: w.root, timeout: timeoutMs, killSignal: 'SIGKILL', maxBuffer: 16 << 20,
-      encoding: 'utf8',
-    }, (err, stdout, stderr) => {
-      if (err) {
-        err.message = `sandbench-cli ${args.join(' ')}: ${err.message}\nstdout:\n${stdout}\nstderr:\n${stderr}`;
-        reject(err);
-      } else {
-        resolve({ stdout, stderr });
-      }
-    });
-  });
-}
-
-async function cliJson(args) {
-  const { stdout } = await runCli(args);
-  try {
-    return JSON.parse(stdout);
-  } catch (e) {
-    assert.fail(`sandbench-cli ${args.join(' ')} printed no JSON (${e.message}):\n${stdout}`);
-  }
-}
-
-async function pendingRequests(session) {
-  const list = await cliJson(['pending', session, '--json']);
-  assert.ok(Array.isArray(list), `pending --json gave no array: ${JSON.stringify(list)}`);
-  return list;
-}
-
-async function runningSessionIds() {
-  const list = await cliJson(['ls', '--json']);
-  assert.ok(Array.isArray(list), `ls --json gave no array: ${JSON.stringify(list)}`);
-  return list.map((s) => s.id);
-}
-
-// Waits (20 s at most) for an approval request of `session` whose JSON mentions `needle`, while
-// `call` is still waiting; fails at once if the call ends first.
-async function waitForRequest(session, needle, call) {
-  let seen = [];
-  return waitUntil(async () => {
-    if (call.done) {
-      assert.fail(`the call ended before it asked for approval: ${call.error ?? JSON.stringify(call.value)}`);
-    }
-    seen = await pendingRequests(session);
-    return seen.find((r) => JSON.stringify(r).includes(needle));
-  }, 20_000, () => `an approval request for "${needle}" (pending: ${JSON.stringify(seen)})`);
-}
+const runCli = (args, timeoutMs) => getWorld().cli(args, timeoutMs);
+const cliJson = (args) => getWorld().cliJson(args);
+const pendingRequests = (session) => getWorld().pendingRequests(session);
+const runningSessionIds = () => getWorld().runningSessionIds();
+const waitForRequest = (session, needle, call) => getWorld().waitForRequest(session, needle, call);
 
 // ---------------------------------------------------------------------------------------------
 // The MCP server under test
@@ -377,30 +224,9 @@ function hostPids(argv) {
   return pids;
 }
 
-function processAlive(pid) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return e.code === 'EPERM';
-  }
-}
-
 after(async () => {
   for (const s of servers) await s.close().catch(() => {});
-  if (!world) return;
-  // A failed test may leave a session running: it must not outlive the run.
-  const left = await runningSessionIds().catch(() => []);
-  for (const id of left) await runCli(['kill', id]).catch(() => {});
-  if (process.env.SANDBENCH_KEEP_TMP === '1') {
-    console.error(`mcp.test.mjs: kept ${world.root}`);
-    return;
-  }
-  try {
-    removeTree(world.root);
-  } catch (e) {
-    console.error(`mcp.test.mjs: could not remove ${world.root}: ${e.message}`);
-  }
+  if (world) await world.cleanUp('mcp.test.mjs');
 });
 
 // ---------------------------------------------------------------------------------------------

@@ -10,12 +10,12 @@ root = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else pathlib.Path(__file__)
 core = root / "core"
 
 # The table's rows: | `folder` | `a`, `b` |  (— for none)
-row = re.compile(r"^\|\s*`([a-z]+)`\s*\|(.*)\|\s*$")
+row = re.compile(r"^\|\s*`([a-z0-9]+)`\s*\|(.*)\|\s*$")
 allowed = {}
 for line in (core / "README.md").read_text().splitlines():
     m = row.match(line)
     if m:
-        allowed[m.group(1)] = set(re.findall(r"`([a-z]+)`", m.group(2)))
+        allowed[m.group(1)] = set(re.findall(r"`([a-z0-9]+)`", m.group(2)))
 if not allowed:
     sys.exit("check_core_layout: no folder table found in core/README.md")
 

@@ -1,0 +1,446 @@
+// The E2B API's control plane (sandboxes: create, list, get, connect, time out, kill), its
+// routing, and what its parts share.
+#include "base/Bytes.h"
+#include "e2b/E2bInternal.h"
+
+#include <algorithm>
+#include <ctime>
+#include <sys/random.h>
+
+namespace sb::e2b {
+
+using json = nlohmann::json;
+using Clock = std::chrono::system_clock;
+
+void restError(http::Exchange& ex, int status, const std::string& message)
+{
+    sendJson(ex, status, {{"code", status}, {"message", message}});
+}
+
+void rpcFail(http::Exchange& ex, const RpcError& error)
+{
+    sendJson(ex, httpStatusOf(error.code), toJson(error));
+}
+
+void sendJson(http::Exchange& ex, int status, const json& body)
+{
+    ex.respond(status, "application/json", dumpJson(body));
+}
+
+std::string rfc3339(long long unixNs)
+{
+    const std::time_t seconds = static_cast<std::time_t>(unixNs / 1000000000LL);
+    std::tm utc{};
+    ::gmtime_r(&seconds, &utc);
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%09lldZ", utc.tm_year + 1900,
+                  utc.tm_mon + 1, utc.tm_mday, utc.tm_hour, utc.tm_min, utc.tm_sec,
+                  unixNs % 1000000000LL);
+    return buf;
+}
+
+std::string rfc3339(Clock::time_point t)
+{
+    return rfc3339(static_cast<long long>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count()));
+}
+
+std::string randomHex(std::size_t bytes)
+{
+    std::string raw(bytes, '\0');
+    for (std::size_t got = 0; got < bytes;) {
+        ssize_t n = ::getrandom(raw.data() + got, bytes - got, 0);
+        if (n > 0) got += static_cast<std::size_t>(n);
+    }
+    static const char digits[] = "0123456789abcdef";
+    std::string hex;
+    for (unsigned char c : raw) {
+        hex += digits[c >> 4];
+        hex += digits[c & 15];
+    }
+    return hex;
+}
+
+bool sameSecret(std::string_view a, std::string_view b)
+{
+    unsigned char diff = a.size() == b.size() ? 0 : 1;
+    for (std::size_t i = 0; i < a.size(); ++i)
+        diff |= static_cast<unsigned char>(a[i] ^ (i < b.size() ? b[i] : 0));
+    return diff == 0;
+}
+
+Result<json> jsonBody(http::Exchange& ex, std::size_t limit)
+{
+    auto body = http::readWholeBody(ex, limit);
+    if (!body) return body.error();
+    return unaryRequest(*body);
+}
+
+std::string absoluteIn(const std::string& home, const std::string& path)
+{
+    std::string p = path;
+    if (p == "~")
+        p = home;
+    else if (p.starts_with("~/"))
+        p = home + p.substr(1);
+    else if (!p.starts_with("/"))
+        p = home + "/" + p;
+    std::string normal = std::filesystem::path(p).lexically_normal().string();
+    if (normal.size() > 1 && normal.back() == '/') normal.pop_back();
+    return normal;
+}
+
+namespace {
+
+// The SDK reads these from a create or connect answer.
+json sandboxJson(const Api::Sandbox& s, const std::string& envdVersion)
+{
+    return {{"sandboxID", s.id},          {"templateID", s.templateId},
+            {"alias", s.templateId},      {"clientID", "sandbench"},
+            {"envdVersion", envdVersion}, {"envdAccessToken", s.accessToken},
+            {"domain", nullptr},          {"trafficAccessToken", nullptr}};
+}
+
+json detailJson(const Api::Sandbox& s, Clock::time_point endAt, const std::string& envdVersion)
+{
+    json j = sandboxJson(s, envdVersion);
+    j["metadata"] = s.metadata;
+    j["startedAt"] = rfc3339(s.startedAt);
+    j["endAt"] = rfc3339(endAt);
+    j["state"] = "running";
+    j["cpuCount"] = s.cpuCount;
+    j["memoryMB"] = s.memoryMb;
+    j["diskSizeMB"] = 0;
+    j["allowInternetAccess"] = s.internet;
+    return j;
+}
+
+// The seconds of a "timeout" field, within [1, max].
+Result<unsigned> timeoutOf(const json& body, unsigned fallback, unsigned max)
+{
+    if (!body.contains("timeout")) return fallback;
+    const json& t = body["timeout"];
+    if (!t.is_number_integer() || t.get<long long>() < 1 || t.get<long long>() > max)
+        return inputError("timeout must be a whole number of seconds from 1 to " +
+                          std::to_string(max));
+    return t.get<unsigned>();
+}
+
+// "key=value" strings' object, or why not.
+Status stringMap(const json& body, const char* field, std::map<std::string, std::string>& out)
+{
+    if (!body.contains(field) || body[field].is_null()) return {};
+    if (!body[field].is_object())
+        return inputError(std::string(field) + " must be an object of strings");
+    for (const auto& [k, v] : body[field].items()) {
+        if (!v.is_string()) return inputError(std::string(field) + "." + k + " must be a string");
+        out[k] = v.get<std::string>();
+    }
+    return {};
+}
+
+// The SDK's list filter: metadata=k=v&k2=v2, each key and value percent-encoded by it, the
+// whole encoded once more as the parameter's value.
+std::map<std::string, std::string> metadataFilter(std::string_view query)
+{
+    std::map<std::string, std::string> out;
+    auto raw = http::queryValue(query, "metadata");
+    if (!raw) return out;
+    std::string_view rest = *raw;
+    while (!rest.empty()) {
+        const std::size_t amp = rest.find('&');
+        const std::string_view pair = rest.substr(0, amp);
+        const std::size_t eq = pair.find('=');
+        if (eq != std::string_view::npos)
+            out[http::percentDecode(http::percentDecode(pair.substr(0, eq), true), false)] =
+                http::percentDecode(http::percentDecode(pair.substr(eq + 1), true), false);
+        if (amp == std::string_view::npos) break;
+        rest.remove_prefix(amp + 1);
+    }
+    return out;
+}
+
+std::vector<std::string> pathParts(std::string_view path)
+{
+    std::vector<std::string> parts;
+    while (!path.empty()) {
+        const std::size_t slash = path.find('/');
+        if (slash != 0) parts.emplace_back(path.substr(0, slash));
+        if (slash == std::string_view::npos) break;
+        path.remove_prefix(slash + 1);
+    }
+    return parts;
+}
+
+} // namespace
+
+Api::Api(Launcher& launcher, ApiOptions options)
+    : m_launcher(launcher), m_options(std::move(options))
+{
+    if (!m_options.connect)
+        m_options.connect = [](const std::string& session) {
+            return SessionLink::open(session, "sandbench-cli serve (E2B API)");
+        };
+    m_expiry = std::thread([this] { expire(); });
+}
+
+Api::~Api()
+{
+    {
+        std::lock_guard lock(m_mutex);
+        m_stopping = true;
+    }
+    m_cv.notify_all();
+    m_expiry.join();
+}
+
+void Api::handle(http::Exchange& ex)
+{
+    // A field of an unexpected type deep in a request is the client's error.
+    if (auto e = guarded("request", [&]() -> Status {
+            route(ex);
+            return {};
+        }))
+        restError(ex, 400, e->message); // ignored when a response has begun
+}
+
+void Api::route(http::Exchange& ex)
+{
+    std::vector<std::string> parts = pathParts(ex.path());
+    if (!parts.empty() && parts[0] == "v2") parts.erase(parts.begin());
+    if (parts.empty() || parts[0] != "sandboxes") return envd(ex);
+
+    const auto key = ex.header("X-API-Key");
+    if (!key)
+        return restError(ex, 401, "no API key: send it in the X-API-Key header (E2B_API_KEY)");
+    if (!sameSecret(*key, m_options.apiKey))
+        return restError(ex, 401, "invalid API key (sandbench-cli serve --print-key shows it)");
+
+    const std::string_view method = ex.method();
+    if (parts.size() == 1 && method == "POST") return createSandbox(ex);
+    if (parts.size() == 1 && method == "GET") return listSandboxes(ex);
+    if (parts.size() == 2 && method == "GET") return getSandbox(ex, parts[1]);
+    if (parts.size() == 2 && method == "DELETE") return killSandbox(ex, parts[1]);
+    if (parts.size() == 3 && method == "POST" && parts[2] == "timeout")
+        return setTimeout(ex, parts[1]);
+    if (parts.size() == 3 && method == "POST" && (parts[2] == "connect" || parts[2] == "resume"))
+        return connectSandbox(ex, parts[1]);
+    if (parts.size() == 3 && method == "POST" && parts[2] == "pause")
+        return restError(ex, 501,
+                         "pausing is not supported: a Sandbench sandbox runs until it is killed "
+                         "or times out, and its changes stay for review after that");
+    restError(ex, 404, "no such endpoint: " + std::string(method) + " " + std::string(ex.path()));
+}
+
+void Api::createSandbox(http::Exchange& ex)
+{
+    auto body = jsonBody(ex, m_options.maxJsonBody);
+    if (!body) return restError(ex, 400, body.error().message);
+    SandboxSpec spec;
+    if (body->contains("templateID")) {
+        if (!(*body)["templateID"].is_string())
+            return restError(ex, 400, "templateID must be a string");
+        spec.templateId = (*body)["templateID"].get<std::string>();
+    }
+    auto timeout = timeoutOf(*body, m_options.defaultTimeoutSeconds, m_options.maxTimeoutSeconds);
+    if (!timeout) return restError(ex, 400, timeout.error().message);
+    std::map<std::string, std::string> metadata;
+    if (auto e = stringMap(*body, "metadata", metadata)) return restError(ex, 400, e->message);
+    if (auto e = stringMap(*body, "envVars", spec.envVars)) return restError(ex, 400, e->message);
+    spec.metadata = metadata;
+    if (body->contains("allow_internet_access")) {
+        if (!(*body)["allow_internet_access"].is_boolean())
+            return restError(ex, 400, "allow_internet_access must be true or false");
+        spec.internet = (*body)["allow_internet_access"].get<bool>();
+    }
+
+    auto launched = m_launcher.start(spec);
+    if (!launched) {
+        const Error& e = launched.error();
+        const int status = e.code == ErrorCode::NotFound       ? 404
+                           : e.code == ErrorCode::InvalidInput ? 400
+                                                               : 500;
+        return restError(ex, status, e.describe());
+    }
+    auto link = m_options.connect(launched->sessionId);
+    if (!link) {
+        m_launcher.stop(launched->sessionId);
+        return restError(ex, 500,
+                         "the sandbox started but cannot be reached: " + link.error().describe());
+    }
+    auto sandbox = std::make_shared<Sandbox>();
+    sandbox->id = launched->sessionId;
+    sandbox->templateId = spec.templateId;
+    sandbox->accessToken = randomHex(16);
+    sandbox->metadata = spec.metadata;
+    sandbox->envVars = spec.envVars;
+    sandbox->internet = spec.internet.value_or(true);
+    sandbox->cpuCount = launched->cpuCount;
+    sandbox->memoryMb = launched->memoryMb;
+    sandbox->startedAt = Clock::now();
+    sandbox->endAt = sandbox->startedAt + std::chrono::seconds(*timeout);
+    sandbox->link = std::move(*link);
+    {
+        std::lock_guard lock(m_mutex);
+        m_sandboxes[sandbox->id] = sandbox;
+    }
+    m_cv.notify_all(); // its end may be the next
+    if (m_options.log)
+        m_options.log("sandbox " + sandbox->id + " created (template " + spec.templateId + ")");
+    sendJson(ex, 201, sandboxJson(*sandbox, m_options.envdVersion));
+}
+
+void Api::listSandboxes(http::Exchange& ex)
+{
+    const auto filter = metadataFilter(ex.rawQuery());
+    const auto state = http::queryValue(ex.rawQuery(), "state");
+    if (state && state->find("running") == std::string::npos)
+        return sendJson(ex, 200, json::array());
+    std::vector<std::shared_ptr<Sandbox>> all;
+    {
+        std::lock_guard lock(m_mutex);
+        for (const auto& [id, s] : m_sandboxes)
+            if (s->link->alive()) all.push_back(s);
+    }
+    std::erase_if(all, [&](const std::shared_ptr<Sandbox>& s) {
+        for (const auto& [k, v] : filter)
+            if (!s->metadata.contains(k) || s->metadata[k] != v) return true;
+        return false;
+    });
+    std::sort(all.begin(), all.end(), [](const auto& a, const auto& b) {
+        return std::pair(a->startedAt, a->id) < std::pair(b->startedAt, b->id);
+    });
+    std::size_t from = 0, limit = all.size();
+    if (auto token = http::queryValue(ex.rawQuery(), "nextToken"))
+        from = static_cast<std::size_t>(std::strtoull(token->c_str(), nullptr, 10));
+    if (auto l = http::queryValue(ex.rawQuery(), "limit"))
+        limit = std::max<std::size_t>(1, std::strtoull(l->c_str(), nullptr, 10));
+    json list = json::array();
+    std::lock_guard lock(m_mutex);
+    for (std::size_t i = from; i < all.size() && i < from + limit; ++i) {
+        json entry = detailJson(*all[i], all[i]->endAt, m_options.envdVersion);
+        entry.erase("envdAccessToken");
+        list.push_back(std::move(entry));
+    }
+    http::Headers headers;
+    if (from + limit < all.size())
+        headers.push_back({"X-Next-Token", std::to_string(from + limit)});
+    ex.respond(200, "application/json", dumpJson(list), headers);
+}
+
+void Api::getSandbox(http::Exchange& ex, const std::string& id)
+{
+    auto s = find(id);
+    if (!s) return restError(ex, 404, "sandbox " + id + " not found");
+    std::lock_guard lock(m_mutex);
+    sendJson(ex, 200, detailJson(*s, s->endAt, m_options.envdVersion));
+}
+
+void Api::killSandbox(http::Exchange& ex, const std::string& id)
+{
+    auto s = find(id);
+    if (!s) return restError(ex, 404, "sandbox " + id + " not found");
+    kill(s);
+    ex.respond(204, "application/json", "");
+}
+
+void Api::setTimeout(http::Exchange& ex, const std::string& id)
+{
+    auto body = jsonBody(ex, m_options.maxJsonBody);
+    if (!body) return restError(ex, 400, body.error().message);
+    if (!body->contains("timeout")) return restError(ex, 400, "timeout (seconds) is missing");
+    auto timeout = timeoutOf(*body, 0, m_options.maxTimeoutSeconds);
+    if (!timeout) return restError(ex, 400, timeout.error().message);
+    auto s = find(id);
+    if (!s) return restError(ex, 404, "sandbox " + id + " not found");
+    {
+        std::lock_guard lock(m_mutex);
+        s->endAt = Clock::now() + std::chrono::seconds(*timeout);
+    }
+    m_cv.notify_all();
+    ex.respond(204, "application/json", "");
+}
+
+void Api::connectSandbox(http::Exchange& ex, const std::string& id)
+{
+    auto body = jsonBody(ex, m_options.maxJsonBody);
+    if (!body) return restError(ex, 400, body.error().message);
+    auto timeout = timeoutOf(*body, 0, m_options.maxTimeoutSeconds);
+    if (!timeout) return restError(ex, 400, timeout.error().message);
+    auto s = find(id);
+    if (!s) return restError(ex, 404, "sandbox " + id + " not found");
+    {
+        // Connecting never shortens a sandbox's life.
+        std::lock_guard lock(m_mutex);
+        if (*timeout > 0)
+            s->endAt = std::max(s->endAt, Clock::now() + std::chrono::seconds(*timeout));
+    }
+    m_cv.notify_all();
+    sendJson(ex, 200, sandboxJson(*s, m_options.envdVersion));
+}
+
+std::shared_ptr<Api::Sandbox> Api::find(const std::string& id)
+{
+    std::shared_ptr<Sandbox> s;
+    {
+        std::lock_guard lock(m_mutex);
+        auto it = m_sandboxes.find(id);
+        if (it == m_sandboxes.end()) return nullptr;
+        s = it->second;
+    }
+    if (s->link->alive()) return s;
+    // Its session ended by other means (stopped in the window, its wall-clock limit).
+    kill(s);
+    return nullptr;
+}
+
+void Api::kill(const std::shared_ptr<Sandbox>& sandbox)
+{
+    {
+        std::lock_guard lock(m_mutex);
+        if (m_sandboxes.erase(sandbox->id) == 0) return; // another request was first
+    }
+    m_launcher.stop(sandbox->id);
+    if (m_options.log) m_options.log("sandbox " + sandbox->id + " killed");
+}
+
+void Api::stopAll()
+{
+    std::vector<std::shared_ptr<Sandbox>> all;
+    {
+        std::lock_guard lock(m_mutex);
+        for (const auto& [id, s] : m_sandboxes)
+            all.push_back(s);
+    }
+    for (const auto& s : all)
+        kill(s);
+}
+
+void Api::expire()
+{
+    std::unique_lock lock(m_mutex);
+    while (!m_stopping) {
+        auto next = Clock::time_point::max();
+        std::vector<std::shared_ptr<Sandbox>> due;
+        const auto now = Clock::now();
+        for (const auto& [id, s] : m_sandboxes) {
+            if (s->endAt <= now)
+                due.push_back(s);
+            else
+                next = std::min(next, s->endAt);
+        }
+        if (!due.empty()) {
+            lock.unlock();
+            for (const auto& s : due) {
+                if (m_options.log) m_options.log("sandbox " + s->id + " timed out");
+                kill(s);
+            }
+            lock.lock();
+            continue;
+        }
+        // A second at most: a session that ended meanwhile is noticed by find().
+        m_cv.wait_until(lock, std::min(next, now + std::chrono::seconds(1)));
+    }
+}
+
+} // namespace sb::e2b

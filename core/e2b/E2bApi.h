@@ -1,0 +1,111 @@
+// The E2B-compatible API (docs/e2b.md): the REST control plane the E2B SDK calls to create,
+// list, get, time out and kill sandboxes, and the in-sandbox API its envd serves (processes
+// and the file system over Connect, /files, /health), on one HTTP server. Each sandbox is a
+// Sandbench session without a command; every request becomes control-protocol requests to it
+// (exec and files), so what a program does through this API is supervised, approved, recorded
+// and reviewable like anything else in the session.
+#pragma once
+
+#include "base/Error.h"
+#include "http/HttpServer.h"
+
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <thread>
+
+namespace sb::e2b {
+
+class SessionLink;
+
+// What a create request asks for.
+struct SandboxSpec {
+    std::string templateId = "base";
+    nlohmann::json metadata = nlohmann::json::object();
+    std::map<std::string, std::string> envVars;
+    std::optional<bool> internet; // allow_internet_access: false takes the network away
+};
+
+struct LaunchedSession {
+    std::string sessionId;
+    unsigned cpuCount = 0;
+    unsigned memoryMb = 0;
+};
+
+// Starts and stops the sessions behind sandboxes: `sandbench-cli serve`'s (app/cli), which
+// maps a template to a policy; a fake in tests.
+class Launcher {
+  public:
+    virtual ~Launcher() = default;
+    // A running session without a command; NotFound for an unknown template, InvalidInput for
+    // metadata it cannot honour.
+    virtual Result<LaunchedSession> start(const SandboxSpec& spec) = 0;
+    // Stops it (its changes stay for review); a session already gone is no error.
+    virtual void stop(const std::string& sessionId) = 0;
+};
+
+struct ApiOptions {
+    std::string apiKey; // every control-plane request must carry it (X-API-Key)
+    // What the SDK is told envd is: 0.5.7 takes both multipart and raw uploads.
+    std::string envdVersion = "0.5.7";
+    // Where a sandbox sees its workspace, which is its home and default working folder.
+    std::string home = "/home/user";
+    unsigned defaultTimeoutSeconds = 300;
+    unsigned maxTimeoutSeconds = 24 * 3600;
+    std::size_t maxJsonBody = std::size_t{1} << 20;
+    std::size_t maxUpload = std::size_t{1} << 30;
+    std::function<void(const std::string&)> log;
+    // Where links to sessions come from (tests replace it).
+    std::function<Result<std::unique_ptr<SessionLink>>(const std::string& session)> connect;
+};
+
+class Api {
+  public:
+    Api(Launcher& launcher, ApiOptions options);
+    ~Api(); // stops the expiry thread; the sandboxes stay until stopAll() or their timeout
+    Api(const Api&) = delete;
+    Api& operator=(const Api&) = delete;
+
+    // One request; safe from any number of threads.
+    void handle(http::Exchange& exchange);
+    // Kills every sandbox (serve's end).
+    void stopAll();
+
+    struct Sandbox;
+
+  private:
+    void route(http::Exchange& ex);
+    // Control plane.
+    void createSandbox(http::Exchange& ex);
+    void listSandboxes(http::Exchange& ex);
+    void getSandbox(http::Exchange& ex, const std::string& id);
+    void killSandbox(http::Exchange& ex, const std::string& id);
+    void setTimeout(http::Exchange& ex, const std::string& id);
+    void connectSandbox(http::Exchange& ex, const std::string& id);
+    // In-sandbox API, for the sandbox the request names.
+    void envd(http::Exchange& ex);
+    void processRpc(http::Exchange& ex, Sandbox& sandbox, std::string_view method);
+    void filesystemRpc(http::Exchange& ex, Sandbox& sandbox, std::string_view method);
+    void readFile(http::Exchange& ex, Sandbox& sandbox);
+    void writeFiles(http::Exchange& ex, Sandbox& sandbox);
+
+    std::shared_ptr<Sandbox> find(const std::string& id);
+    void expire();
+    void kill(const std::shared_ptr<Sandbox>& sandbox);
+
+    Launcher& m_launcher;
+    ApiOptions m_options;
+    std::mutex m_mutex;
+    std::condition_variable m_cv;
+    std::map<std::string, std::shared_ptr<Sandbox>> m_sandboxes; // running ones
+    bool m_stopping = false;
+    std::thread m_expiry;
+};
+
+} // namespace sb::e2b

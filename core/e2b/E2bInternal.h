@@ -1,0 +1,48 @@
+// What the E2B API's files share: a sandbox's record and the shapes of responses.
+#pragma once
+
+#include "e2b/Connect.h"
+#include "e2b/E2bApi.h"
+#include "e2b/SessionLink.h"
+
+#include <chrono>
+#include <string>
+
+namespace sb::e2b {
+
+struct Api::Sandbox {
+    std::string id; // the session's id: `sandbench-cli changes ID` reviews it
+    std::string templateId;
+    std::string accessToken;
+    nlohmann::json metadata = nlohmann::json::object();
+    std::map<std::string, std::string> envVars;
+    bool internet = true;
+    unsigned cpuCount = 0, memoryMb = 0;
+    std::chrono::system_clock::time_point startedAt, endAt; // endAt under Api's mutex
+    std::shared_ptr<SessionLink> link;
+};
+
+// A control-plane error: {"code": status, "message"} (the SDK reads "code" for 404s).
+void restError(http::Exchange& ex, int status, const std::string& message);
+// A unary Connect call's failure: the code's HTTP status, {"code", "message"}.
+void rpcFail(http::Exchange& ex, const RpcError& error);
+void sendJson(http::Exchange& ex, int status, const nlohmann::json& body);
+
+// RFC 3339 in UTC with nanoseconds, as the SDK parses dates.
+std::string rfc3339(std::chrono::system_clock::time_point t);
+std::string rfc3339(long long unixNs);
+// `bytes` random bytes in hex.
+std::string randomHex(std::size_t bytes);
+// Equal, in a time that does not depend on where they differ.
+bool sameSecret(std::string_view a, std::string_view b);
+
+// A request body that is one JSON object (control plane, unary calls), or why not.
+Result<nlohmann::json> jsonBody(http::Exchange& ex, std::size_t limit);
+
+// A path of the sandbox, absolute: relative ones and "~" are from `home`.
+std::string absoluteIn(const std::string& home, const std::string& path);
+
+// E2B's EntryInfo of a file request's entry (stat, list): `path` is its absolute path.
+nlohmann::json entryInfo(const nlohmann::json& entry, const std::string& path);
+
+} // namespace sb::e2b

@@ -1,0 +1,282 @@
+#include "http/HttpServer.h"
+
+#include <civetweb.h>
+#include <cstring>
+#include <mutex>
+#include <strings.h>
+
+namespace sb::http {
+namespace {
+
+// An Exchange over one civetweb connection, on the thread civetweb gave it.
+class CivetExchange : public Exchange {
+  public:
+    explicit CivetExchange(mg_connection* conn)
+        : m_conn(conn), m_info(mg_get_request_info(conn)),
+          m_path(m_info->local_uri != nullptr ? m_info->local_uri : "/")
+    {
+    }
+
+    bool responded() const { return m_responded; }
+    int status() const { return m_status; }
+
+    std::string_view method() const override { return m_info->request_method; }
+    std::string_view path() const override { return m_path; }
+    std::string_view rawQuery() const override
+    {
+        return m_info->query_string != nullptr ? m_info->query_string : "";
+    }
+    std::optional<std::string_view> header(std::string_view name) const override
+    {
+        for (int i = 0; i < m_info->num_headers; ++i) {
+            const mg_header& h = m_info->http_headers[i];
+            if (name.size() == std::strlen(h.name) &&
+                ::strncasecmp(h.name, name.data(), name.size()) == 0)
+                return std::string_view(h.value);
+        }
+        return std::nullopt;
+    }
+
+    Status readBody(const std::function<bool(std::string_view)>& sink) override
+    {
+        char buf[65536];
+        for (;;) {
+            int n = mg_read(m_conn, buf, sizeof buf);
+            if (n == 0) return {};
+            if (n < 0) return inputError("the request's body ended early or is malformed");
+            if (!sink({buf, static_cast<std::size_t>(n)})) return {};
+        }
+    }
+
+    Status readForm(FormSink& sink) override
+    {
+        struct State {
+            FormSink& sink;
+            bool inPart = false;
+            bool stopped = false;
+        } state{sink};
+        mg_form_data_handler handler{};
+        handler.user_data = &state;
+        handler.field_found = [](const char* key, const char* filename, char*, std::size_t,
+                                 void* data) -> int {
+            auto& s = *static_cast<State*>(data);
+            if (s.inPart && !s.sink.endPart()) {
+                s.stopped = true;
+                return MG_FORM_FIELD_STORAGE_ABORT;
+            }
+            s.inPart =
+                s.sink.beginPart(key != nullptr ? key : "", filename != nullptr ? filename : "");
+            return s.inPart ? MG_FORM_FIELD_STORAGE_GET : MG_FORM_FIELD_STORAGE_SKIP;
+        };
+        // Called for each piece of the part's data (with the key only on the first).
+        handler.field_get = [](const char*, const char* value, std::size_t size,
+                               void* data) -> int {
+            auto& s = *static_cast<State*>(data);
+            if (!s.sink.partData({value, size})) {
+                s.stopped = true;
+                return MG_FORM_FIELD_HANDLE_ABORT;
+            }
+            return MG_FORM_FIELD_HANDLE_GET;
+        };
+        int fields = mg_handle_form_request(m_conn, &handler);
+        if (state.stopped) return {};
+        if (state.inPart && !sink.endPart()) return {};
+        if (fields < 0) return inputError("the request's form data is malformed");
+        return {};
+    }
+
+    void respond(int status, std::string_view contentType, std::string_view body,
+                 const Headers& extra) override
+    {
+        if (!begin(status, contentType, extra, std::to_string(body.size()))) return;
+        if (!body.empty()) mg_write(m_conn, body.data(), body.size());
+    }
+
+    bool beginStream(int status, std::string_view contentType, const Headers& extra) override
+    {
+        m_streaming = begin(status, contentType, extra, {});
+        return m_streaming;
+    }
+
+    bool writeChunk(std::string_view bytes) override
+    {
+        if (!m_streaming) return false;
+        if (bytes.empty()) return true; // an empty chunk would end the body
+        if (mg_send_chunk(m_conn, bytes.data(), static_cast<unsigned>(bytes.size())) < 0)
+            m_streaming = false;
+        return m_streaming;
+    }
+
+    void endStream() override
+    {
+        if (m_streaming) mg_send_chunk(m_conn, "", 0);
+        m_streaming = false;
+    }
+
+  private:
+    // The status line and headers; a chunked body when `length` is empty.
+    bool begin(int status, std::string_view contentType, const Headers& extra,
+               const std::string& length)
+    {
+        if (m_responded) return false;
+        m_responded = true;
+        m_status = status;
+        if (mg_response_header_start(m_conn, status) < 0) return false;
+        mg_response_header_add(m_conn, "Content-Type", contentType.data(),
+                               static_cast<int>(contentType.size()));
+        if (length.empty())
+            mg_response_header_add(m_conn, "Transfer-Encoding", "chunked", -1);
+        else
+            mg_response_header_add(m_conn, "Content-Length", length.c_str(), -1);
+        for (const auto& [name, value] : extra)
+            mg_response_header_add(m_conn, name.c_str(), value.c_str(),
+                                   static_cast<int>(value.size()));
+        return mg_response_header_send(m_conn) >= 0;
+    }
+
+    mg_connection* m_conn;
+    const mg_request_info* m_info;
+    std::string m_path;
+    bool m_responded = false;
+    bool m_streaming = false;
+    int m_status = 0;
+};
+
+int hexValue(char c)
+{
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+} // namespace
+
+struct Server::Context {
+    Handler handler;
+    std::function<void(const std::string&)> log;
+    mg_context* civet = nullptr;
+};
+
+Result<std::string> readWholeBody(Exchange& exchange, std::size_t limit)
+{
+    std::string body;
+    bool tooLarge = false;
+    Status read = exchange.readBody([&](std::string_view piece) {
+        if (body.size() + piece.size() > limit) {
+            tooLarge = true;
+            return false;
+        }
+        body.append(piece);
+        return true;
+    });
+    if (read) return *read;
+    if (tooLarge)
+        return inputError("the request's body is larger than " + std::to_string(limit) + " bytes");
+    return body;
+}
+
+std::string percentDecode(std::string_view text, bool plusIsSpace)
+{
+    std::string out;
+    out.reserve(text.size());
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (c == '%' && i + 2 < text.size()) {
+            const int hi = hexValue(text[i + 1]), lo = hexValue(text[i + 2]);
+            if (hi >= 0 && lo >= 0) {
+                out += static_cast<char>(hi * 16 + lo);
+                i += 2;
+                continue;
+            }
+        }
+        out += plusIsSpace && c == '+' ? ' ' : c;
+    }
+    return out;
+}
+
+std::optional<std::string> queryValue(std::string_view query, std::string_view name)
+{
+    while (!query.empty()) {
+        const std::size_t amp = query.find('&');
+        const std::string_view pair = query.substr(0, amp);
+        const std::size_t eq = pair.find('=');
+        if (percentDecode(pair.substr(0, eq), true) == name)
+            return eq == std::string_view::npos ? std::string()
+                                                : percentDecode(pair.substr(eq + 1), true);
+        if (amp == std::string_view::npos) break;
+        query.remove_prefix(amp + 1);
+    }
+    return std::nullopt;
+}
+
+Result<std::unique_ptr<Server>> Server::start(const ServerOptions& options, Handler handler)
+{
+    static std::once_flag initialised;
+    std::call_once(initialised, [] { mg_init_library(0); });
+
+    std::unique_ptr<Server> server(new Server());
+    server->m_context = std::make_unique<Context>();
+    Context& context = *server->m_context;
+    context.handler = std::move(handler);
+    context.log = options.log;
+
+    const bool v6 = options.host.find(':') != std::string::npos;
+    const std::string ports =
+        (v6 ? "[" + options.host + "]" : options.host) + ":" + std::to_string(options.port);
+    const std::string threads = std::to_string(options.threads);
+    // Idle keep-alive connections are kept a while: clients reuse them (undici, the E2B SDK's
+    // HTTP client, expects that); the request timeout bounds how long one request may dawdle.
+    const char* civetOptions[] = {"listening_ports",
+                                  ports.c_str(),
+                                  "num_threads",
+                                  threads.c_str(),
+                                  "enable_keep_alive",
+                                  "yes",
+                                  "keep_alive_timeout_ms",
+                                  "30000",
+                                  "request_timeout_ms",
+                                  "60000",
+                                  "enable_auth_domain_check",
+                                  "no",
+                                  nullptr};
+    mg_callbacks callbacks{};
+    callbacks.log_message = [](const mg_connection* conn, const char* message) -> int {
+        auto* ctx = static_cast<Context*>(mg_get_user_data(mg_get_context(conn)));
+        if (ctx != nullptr && ctx->log) ctx->log(message);
+        return 1;
+    };
+    context.civet = mg_start(&callbacks, &context, civetOptions);
+    if (context.civet == nullptr)
+        return Error{ErrorCode::System, 0,
+                     "cannot listen on " + ports + " (in use, or not an address of this machine)"};
+    mg_set_request_handler(
+        context.civet, "/",
+        [](mg_connection* conn, void* data) -> int {
+            auto& ctx = *static_cast<Context*>(data);
+            CivetExchange exchange(conn);
+            try {
+                ctx.handler(exchange);
+            } catch (const std::exception& e) {
+                if (ctx.log) ctx.log("request " + std::string(exchange.path()) + ": " + e.what());
+                if (!exchange.responded())
+                    exchange.respond(500, "text/plain", "internal error\n", {});
+            }
+            if (!exchange.responded()) exchange.respond(500, "text/plain", "no response\n", {});
+            exchange.endStream();
+            return exchange.status();
+        },
+        &context);
+    mg_server_port bound[4]{};
+    if (mg_get_server_ports(context.civet, 4, bound) < 1)
+        return Error{ErrorCode::System, 0, "the HTTP server has no listening port"};
+    server->m_port = static_cast<std::uint16_t>(bound[0].port);
+    return server;
+}
+
+Server::~Server()
+{
+    if (m_context && m_context->civet != nullptr) mg_stop(m_context->civet);
+}
+
+} // namespace sb::http

@@ -1,0 +1,244 @@
+// `sandbench-cli serve` driven by the official E2B SDK (npm `e2b`), as an application written for
+// E2B drives it: unchanged calls, pointed at the server by E2B_API_URL, E2B_SANDBOX_URL and
+// E2B_API_KEY. Each sandbox is a Sandbench session; the tests check what the SDK sees and what
+// Sandbench recorded (pending approvals, changes).
+//
+// SANDBENCH_CLI is the built sandbench-cli. Without it every test skips, and with
+// SANDBENCH_MUST_WORK=1 a skip is a failure instead. Every wait is bounded.
+import { after, before, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+
+import { AuthenticationError, CommandExitError, Sandbox } from 'e2b';
+
+import { UNAVAILABLE, World, cliTest, track, withTimeout } from './support.mjs';
+
+const POLICY = {
+  version: 1,
+  network: { mode: 'none' },
+  commands: {
+    default: 'allow',
+    rules: [
+      { action: 'deny', match: 'rm -rf *' },
+      { action: 'ask', match: 'touch asked*' },
+    ],
+  },
+  approvals: { timeout_seconds: 60, on_timeout: 'deny' },
+};
+
+const TEST_MS = 120_000;
+const HOME = '/home/user';
+
+let world;
+let server; // { process, url, stderr }
+const sandboxes = [];
+
+async function startServer() {
+  world = new World({ policy: POLICY });
+  const child = spawn(process.env.SANDBENCH_CLI, ['serve', '--policy', world.policy], {
+    env: world.env, cwd: world.root, stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const s = { process: child, stderr: '', url: '' };
+  child.stderr.setEncoding('utf8');
+  child.stderr.on('data', (chunk) => { s.stderr += chunk; });
+  child.stdout.setEncoding('utf8');
+  s.url = await withTimeout(new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (chunk) => {
+      out += chunk;
+      const line = out.split('\n')[0];
+      if (out.includes('\n')) resolve(line.trim());
+    });
+    child.on('exit', (code) => reject(new Error(`serve exited (${code}) before it listened:\n${s.stderr}`)));
+  }), 30_000, 'serve to print its URL');
+  const { stdout } = await world.cli(['serve', '--print-key']);
+  // What a user of the E2B SDK sets (docs/e2b.md).
+  process.env.E2B_API_URL = s.url;
+  process.env.E2B_SANDBOX_URL = s.url;
+  process.env.E2B_API_KEY = stdout.trim();
+  return s;
+}
+
+async function create(opts = {}) {
+  const sbx = await Sandbox.create({ timeoutMs: 120_000, ...opts });
+  sandboxes.push(sbx);
+  return sbx;
+}
+
+function e2bTest(name, fn) {
+  cliTest(name, fn, {
+    timeout: TEST_MS,
+    describeFailure: () => (server ? `--- serve's stderr ---\n${server.stderr.slice(-6000)}` : ''),
+  });
+}
+
+before(async () => {
+  if (!UNAVAILABLE) server = await startServer();
+});
+
+after(async () => {
+  for (const s of sandboxes) await s.kill().catch(() => {});
+  if (server) {
+    const ended = new Promise((resolve) => server.process.once('exit', resolve));
+    server.process.kill('SIGTERM');
+    await withTimeout(ended, 20_000, 'serve to end on SIGTERM').catch(() => server.process.kill('SIGKILL'));
+  }
+  if (world) await world.cleanUp('e2b.test.mjs');
+});
+
+describe('sandbench-cli serve (the E2B SDK)', () => {
+  e2bTest('Sandbox.create, then commands.run: stdout, stderr, exit code, in /home/user', async () => {
+    const sbx = await create();
+    assert.match(sbx.sandboxId, /^\d{8}-\d{6}-[0-9a-f]+$/, 'the sandbox id is the session id');
+    const r = await sbx.commands.run('echo out; echo err >&2; pwd; echo "$HOME"');
+    assert.equal(r.exitCode, 0);
+    assert.equal(r.stdout, `out\n${HOME}\n${HOME}\n`);
+    assert.equal(r.stderr, 'err\n');
+    const envs = await sbx.commands.run('echo "$GREETING" from "$(pwd)"', { envs: { GREETING: 'hi' }, cwd: '/tmp' });
+    assert.equal(envs.stdout, 'hi from /tmp\n');
+  });
+
+  e2bTest('a non-zero exit is a CommandExitError with the output so far', async () => {
+    const sbx = await create();
+    await assert.rejects(sbx.commands.run('echo partial; exit 3'), (e) => {
+      assert.ok(e instanceof CommandExitError, `not a CommandExitError: ${e}`);
+      assert.equal(e.exitCode, 3);
+      assert.equal(e.stdout, 'partial\n');
+      return true;
+    });
+  });
+
+  e2bTest('onStdout streams output as it comes', async () => {
+    const sbx = await create();
+    const chunks = [];
+    const stamps = [];
+    const r = await sbx.commands.run('for i in 1 2 3; do echo line$i; sleep 0.3; done', {
+      onStdout: (data) => { chunks.push(data); stamps.push(Date.now()); },
+    });
+    assert.equal(r.stdout, 'line1\nline2\nline3\n');
+    assert.equal(chunks.join(''), r.stdout);
+    assert.ok(chunks.length >= 2, `one chunk at the end is no stream: ${JSON.stringify(chunks)}`);
+    assert.ok(stamps.at(-1) - stamps[0] >= 300, 'the chunks arrived as they were printed');
+  });
+
+  e2bTest('a background command: list, sendStdin, kill, wait', async () => {
+    const sbx = await create();
+    const cat = await sbx.commands.run('cat', { background: true, stdin: true });
+    await sbx.commands.sendStdin(cat.pid, 'through stdin\n');
+    await sbx.commands.closeStdin(cat.pid);
+    assert.equal((await cat.wait()).stdout, 'through stdin\n');
+
+    const sleeper = await sbx.commands.run('sleep 60', { background: true });
+    const listed = await sbx.commands.list();
+    assert.ok(listed.some((p) => p.pid === sleeper.pid && p.args.includes('sleep 60')),
+      `commands.list() lacks the sleeper: ${JSON.stringify(listed)}`);
+    assert.equal(await sleeper.kill(), true);
+    await assert.rejects(sleeper.wait(), (e) => e instanceof CommandExitError && e.exitCode === -1);
+    assert.equal(await sbx.commands.kill(999_999), false, 'no such process');
+  });
+
+  e2bTest('files: write, read, list, exists, makeDir, rename, remove; changes list them', async () => {
+    const sbx = await create();
+    const info = await sbx.files.write(`${HOME}/notes/a.txt`, 'hello file');
+    assert.equal(info.path, `${HOME}/notes/a.txt`);
+    assert.equal(await sbx.files.read(`${HOME}/notes/a.txt`), 'hello file');
+    assert.equal(await sbx.files.read('notes/a.txt'), 'hello file', 'relative paths are from home');
+    const big = 'x'.repeat(9 << 20) + 'end'; // more than one request to the sandbox carries
+    await sbx.files.write('big.txt', big);
+    assert.equal((await sbx.files.read('big.txt')).length, big.length);
+    const many = await sbx.files.write([{ path: 'm/one.txt', data: '1' }, { path: 'm/two.txt', data: '2' }]);
+    assert.deepEqual(many.map((w) => w.path), [`${HOME}/m/one.txt`, `${HOME}/m/two.txt`]);
+    const listed = await sbx.files.list(`${HOME}/notes`);
+    assert.deepEqual(listed.map((e) => [e.name, e.type, e.size]), [['a.txt', 'file', 10]]);
+    assert.equal(await sbx.files.exists('notes/a.txt'), true);
+    assert.equal(await sbx.files.exists('nope.txt'), false);
+    assert.equal(await sbx.files.makeDir('made/deep'), true);
+    assert.equal(await sbx.files.makeDir('made/deep'), false, 'it exists already');
+    const moved = await sbx.files.rename('notes/a.txt', 'notes/b.txt');
+    assert.equal(moved.path, `${HOME}/notes/b.txt`);
+    await sbx.files.remove('m');
+    assert.equal(await sbx.files.exists('m/one.txt'), false);
+    // What the command sees is what the files API wrote.
+    assert.equal((await sbx.commands.run('cat notes/b.txt')).stdout, 'hello file');
+
+    const { stdout } = await world.cli(['changes', sbx.sandboxId]);
+    for (const line of ['A notes/b.txt', 'A big.txt', 'A made/deep'])
+      assert.ok(stdout.includes(line), `changes lacks "${line}":\n${stdout}`);
+    assert.ok(!stdout.includes('m/one.txt'), `a removed file is no change:\n${stdout}`);
+  });
+
+  e2bTest('two sandboxes at once see neither each other\'s files nor processes', async () => {
+    const [a, b] = await Promise.all([create(), create()]);
+    await a.files.write('only-a.txt', 'a');
+    const sleeper = await a.commands.run('exec sleep 61', { background: true });
+    assert.equal(await b.files.exists('only-a.txt'), false);
+    const ps = await b.commands.run('ps -eo args');
+    assert.ok(!ps.stdout.includes('sleep 61'), `b sees a's process:\n${ps.stdout}`);
+    assert.ok((await a.commands.run('ps -eo args')).stdout.includes('sleep 61'));
+    await sleeper.kill();
+  });
+
+  e2bTest('a command the policy denies fails, its stderr naming the rule', async () => {
+    const sbx = await create();
+    await sbx.files.write('victim/file.txt', 'keep me');
+    await assert.rejects(sbx.commands.run('rm -rf victim'), (e) => {
+      assert.ok(e instanceof CommandExitError, `not a CommandExitError: ${e}`);
+      assert.notEqual(e.exitCode, 0);
+      assert.match(e.stderr, /denied by the session's policy: rm -rf victim \(commands\.rules\[0\]/);
+      return true;
+    });
+    assert.equal(await sbx.files.read('victim/file.txt'), 'keep me');
+  });
+
+  e2bTest('an ask rule holds commands.run until a second client approves', async () => {
+    const sbx = await create();
+    const run = track(sbx.commands.run('touch asked-once && echo made'));
+    const request = await world.waitForRequest(sbx.sandboxId, 'asked-once', run);
+    await world.cli(['approve', sbx.sandboxId, String(request.id), 'allow']);
+    const r = await withTimeout(run.promise, 30_000, 'the approved command to finish');
+    assert.equal(r.stdout, 'made\n');
+    assert.equal(await sbx.files.exists('asked-once'), true);
+  });
+
+  e2bTest('getInfo, setTimeout, list, connect; kill ends it for every call', async () => {
+    const sbx = await create({ metadata: { purpose: 'e2b-test' } });
+    const info = await sbx.getInfo();
+    assert.equal(info.sandboxId, sbx.sandboxId);
+    assert.deepEqual(info.metadata, { purpose: 'e2b-test' });
+    assert.ok(info.endAt > info.startedAt);
+    await sbx.setTimeout(300_000);
+    const later = await sbx.getInfo();
+    assert.ok(later.endAt.getTime() - Date.now() > 250_000, `endAt did not move: ${later.endAt}`);
+    const paginator = Sandbox.list({ query: { metadata: { purpose: 'e2b-test' } } });
+    const listed = await paginator.nextItems();
+    assert.deepEqual(listed.map((s) => s.sandboxId), [sbx.sandboxId]);
+    const again = await Sandbox.connect(sbx.sandboxId);
+    assert.equal((await again.commands.run('echo again')).stdout, 'again\n');
+
+    assert.equal(await sbx.isRunning(), true);
+    assert.equal(await sbx.kill(), true);
+    assert.equal(await Sandbox.kill(sbx.sandboxId), false, 'a second kill finds nothing');
+    assert.equal(await sbx.isRunning(), false);
+    await assert.rejects(sbx.commands.run('true'));
+    const { stdout } = await world.cli(['ls', '--json']);
+    assert.ok(!JSON.parse(stdout).some((s) => s.id === sbx.sandboxId), 'its session ended');
+  });
+
+  e2bTest('a wrong API key is refused', async () => {
+    await assert.rejects(Sandbox.create({ apiKey: 'sb_wrong' }), (e) => e instanceof AuthenticationError);
+  });
+
+  e2bTest('an unknown template is an error naming it', async () => {
+    await assert.rejects(Sandbox.create('no-such-template'), /template 'no-such-template' not found/);
+  });
+
+  e2bTest('the sandbox\'s home is the session\'s workspace, under the workspace root', async () => {
+    const sbx = await create();
+    await sbx.files.write('where.txt', 'here');
+    const sessions = await world.cliJson(['sessions', '--json']);
+    const session = sessions.find((s) => s.id === sbx.sandboxId);
+    assert.ok(session, `sessions --json lacks ${sbx.sandboxId}`);
+    assert.equal(path.basename(session.workspace ?? session.project), sbx.sandboxId);
+  });
+});

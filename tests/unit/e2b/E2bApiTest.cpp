@@ -1,0 +1,278 @@
+// The E2B API without a network or a sandbox: the Connect framing, and requests in memory
+// against a fake launcher and fake supervisors (tests/support/E2bTestSupport.h). The real SDK
+// against real sessions is tests/js/e2b.test.mjs.
+#include "E2bTestSupport.h"
+#include "e2b/Connect.h"
+
+#include <gtest/gtest.h>
+#include <list>
+
+using nlohmann::json;
+using sbtest::MemoryExchange;
+
+namespace {
+
+// The messages of a streamed Connect response, and its end-of-stream JSON.
+struct Stream {
+    std::vector<json> messages;
+    json end;
+    bool ended = false;
+};
+
+Stream parseStream(std::string_view body)
+{
+    Stream s;
+    while (body.size() >= 5) {
+        const auto flags = static_cast<std::uint8_t>(body[0]);
+        std::uint32_t size = 0;
+        for (int i = 1; i < 5; ++i)
+            size = (size << 8) | static_cast<std::uint8_t>(body[i]);
+        json message = json::parse(body.substr(5, size));
+        body.remove_prefix(5 + size);
+        if (flags == sb::e2b::kEndStream) {
+            s.end = message;
+            s.ended = true;
+        } else {
+            s.messages.push_back(message);
+        }
+    }
+    return s;
+}
+
+class E2bApi : public ::testing::Test {
+  protected:
+    E2bApi()
+    {
+        sb::e2b::ApiOptions options;
+        options.apiKey = "sb_key";
+        options.connect =
+            [this](const std::string&) -> sb::Result<std::unique_ptr<sb::e2b::SessionLink>> {
+            std::lock_guard lock(m_mutex);
+            return m_supervisors.emplace_back().link();
+        };
+        api = std::make_unique<sb::e2b::Api>(launcher, options);
+    }
+
+    MemoryExchange rest(std::string method, std::string target, std::string body = {},
+                        std::string key = "sb_key")
+    {
+        MemoryExchange ex(std::move(method), std::move(target), std::move(body),
+                          {{"X-API-Key", std::move(key)}});
+        api->handle(ex);
+        return ex;
+    }
+
+    json create()
+    {
+        auto ex = rest("POST", "/v2/sandboxes", R"({"templateID": "base", "envVars": {"A": "1"}})");
+        EXPECT_EQ(ex.status, 201) << ex.response;
+        return json::parse(ex.response);
+    }
+
+    MemoryExchange envd(const json& sandbox, std::string target, std::string body,
+                        std::string method = "POST")
+    {
+        MemoryExchange ex(std::move(method), std::move(target), std::move(body),
+                          {{"E2b-Sandbox-Id", sandbox["sandboxID"].get<std::string>()},
+                           {"X-Access-Token", sandbox["envdAccessToken"].get<std::string>()}});
+        api->handle(ex);
+        return ex;
+    }
+
+    sbtest::FakeLauncher launcher;
+    std::mutex m_mutex;
+    std::list<sbtest::FakeSupervisor> m_supervisors; // outlive the api's links
+    std::unique_ptr<sb::e2b::Api> api;
+};
+
+} // namespace
+
+TEST(Connect, EnvelopesAndTheEndOfAStream)
+{
+    EXPECT_EQ(sb::e2b::envelope("{}"), std::string("\0\0\0\0\2{}", 7));
+    const sb::e2b::RpcError error{"not_found", "no such process"};
+    const Stream s = parseStream(sb::e2b::envelope(R"({"a":1})") + sb::e2b::endOfStream(&error));
+    ASSERT_EQ(s.messages.size(), 1u);
+    EXPECT_EQ(s.messages[0]["a"], 1);
+    EXPECT_EQ(s.end["error"]["code"], "not_found");
+    EXPECT_EQ(parseStream(sb::e2b::endOfStream()).end, json::object());
+    EXPECT_EQ(sb::e2b::httpStatusOf("not_found"), 404);
+    EXPECT_EQ(sb::e2b::httpStatusOf("already_exists"), 409);
+    EXPECT_EQ(sb::e2b::httpStatusOf("made_up"), 500);
+}
+
+TEST(Connect, AStreamingRequestIsOneEnvelopeOfOneObject)
+{
+    auto ok = sb::e2b::streamRequest(sb::e2b::envelope(R"({"process": {"cmd": "ls"}})"));
+    ASSERT_TRUE(ok) << ok.error().message;
+    EXPECT_EQ((*ok)["process"]["cmd"], "ls");
+    struct Case {
+        std::string body;
+        const char* why;
+    };
+    const Case bad[] = {
+        {"", "too short"},
+        {std::string("\1\0\0\0\2{}", 7), "compressed"},
+        {std::string("\0\0\0\0\5{}", 7), "the envelope says 5 bytes, the body has 2"},
+        {std::string("\0\0\0\0\2{}x", 8), "the envelope says 2 bytes, the body has 3"},
+        {std::string("\0\0\0\0\2[]", 7), "must be a JSON object"},
+        {std::string("\0\0\0\0\2{x", 7), "not JSON"},
+    };
+    for (const Case& c : bad) {
+        auto r = sb::e2b::streamRequest(c.body);
+        ASSERT_FALSE(r) << c.why;
+        EXPECT_NE(r.error().message.find(c.why), std::string::npos) << r.error().message;
+    }
+    EXPECT_EQ(*sb::e2b::unaryRequest(""), json::object()) << "an empty body is the empty message";
+}
+
+TEST_F(E2bApi, TheControlPlaneNeedsTheKeyAndAnswersInTheShapesTheSdkReads)
+{
+    EXPECT_EQ(rest("POST", "/v2/sandboxes", "{}", "").status, 401);
+    auto wrong = rest("POST", "/v2/sandboxes", "{}", "sb_other");
+    EXPECT_EQ(wrong.status, 401);
+    EXPECT_EQ(json::parse(wrong.response)["code"], 401);
+    EXPECT_EQ(launcher.started, 0);
+
+    const json sandbox = create();
+    EXPECT_EQ(sandbox["sandboxID"], "fake-1");
+    EXPECT_EQ(sandbox["envdVersion"], "0.5.7");
+    EXPECT_EQ(sandbox["envdAccessToken"].get<std::string>().size(), 32u);
+
+    auto got = rest("GET", "/sandboxes/fake-1");
+    ASSERT_EQ(got.status, 200) << got.response;
+    const json detail = json::parse(got.response);
+    EXPECT_EQ(detail["state"], "running");
+    EXPECT_EQ(detail["memoryMB"], 512);
+    EXPECT_LT(detail["startedAt"].get<std::string>(), detail["endAt"].get<std::string>());
+
+    auto list = rest("GET", "/v2/sandboxes?state=running");
+    ASSERT_EQ(list.status, 200);
+    EXPECT_EQ(json::parse(list.response).size(), 1u);
+    EXPECT_FALSE(json::parse(list.response)[0].contains("envdAccessToken"));
+
+    EXPECT_EQ(rest("POST", "/sandboxes/fake-1/timeout", R"({"timeout": 60})").status, 204);
+    EXPECT_EQ(rest("DELETE", "/sandboxes/fake-1").status, 204);
+    EXPECT_EQ(launcher.stopped, 1);
+    // The SDK turns a 404 into "not found" only when the body's code says 404.
+    auto gone = rest("DELETE", "/sandboxes/fake-1");
+    EXPECT_EQ(gone.status, 404);
+    EXPECT_EQ(json::parse(gone.response)["code"], 404);
+}
+
+TEST_F(E2bApi, BadControlPlaneRequestsGetAnErrorNamingWhatIsWrong)
+{
+    struct Case {
+        std::string method, target, body;
+        int status;
+        const char* says;
+    };
+    const Case cases[] = {
+        {"POST", "/v2/sandboxes", "{", 400, "not JSON"},
+        {"POST", "/v2/sandboxes", R"({"timeout": -1})", 400, "timeout must be"},
+        {"POST", "/v2/sandboxes", R"({"templateID": 5})", 400, "templateID must be a string"},
+        {"POST", "/v2/sandboxes", R"({"envVars": {"A": 1}})", 400, "envVars.A must be a string"},
+        {"POST", "/v2/sandboxes", R"({"templateID": "gpu"})", 404, "template 'gpu' not found"},
+        {"POST", "/sandboxes/nope/timeout", R"({"timeout": 5})", 404, "sandbox nope not found"},
+        {"POST", "/sandboxes/nope/pause", "", 501, "pausing is not supported"},
+        {"PUT", "/sandboxes", "", 404, "no such endpoint: PUT /sandboxes"},
+    };
+    for (const Case& c : cases) {
+        auto ex = rest(c.method, c.target, c.body);
+        EXPECT_EQ(ex.status, c.status) << c.target << " " << c.body;
+        const json body = json::parse(ex.response, nullptr, false);
+        ASSERT_TRUE(body.is_object()) << ex.response;
+        EXPECT_EQ(body["code"], c.status);
+        EXPECT_NE(body["message"].get<std::string>().find(c.says), std::string::npos)
+            << body["message"];
+    }
+}
+
+TEST_F(E2bApi, AProcessStreamsStartDataEndAndTheEndOfTheStream)
+{
+    const json sandbox = create();
+    const json start = {{"process", {{"cmd", "/bin/bash"}, {"args", {"-l", "-c", "echo hi"}}}},
+                        {"stdin", false}};
+    auto ex = envd(sandbox, "/process.Process/Start", sb::e2b::envelope(start.dump()));
+    EXPECT_EQ(ex.status, 200);
+    EXPECT_EQ(ex.contentType, "application/connect+json");
+    const Stream s = parseStream(ex.response);
+    ASSERT_EQ(s.messages.size(), 3u) << ex.response;
+    EXPECT_EQ(s.messages[0]["event"]["start"]["pid"], 41);
+    EXPECT_EQ(s.messages[1]["event"]["data"]["stdout"], "b3V0Cg=="); // "out\n"
+    EXPECT_EQ(s.messages[2]["event"]["end"]["exitCode"], 0);
+    EXPECT_TRUE(s.ended);
+    EXPECT_EQ(s.end, json::object());
+
+    const json failing = {{"process", {{"cmd", "fail"}}}};
+    const Stream f = parseStream(
+        envd(sandbox, "/process.Process/Start", sb::e2b::envelope(failing.dump())).response);
+    ASSERT_FALSE(f.messages.empty());
+    EXPECT_EQ(f.messages.back()["event"]["end"]["exitCode"], 7);
+    EXPECT_EQ(f.messages.back()["event"]["end"]["error"], "exit status 7");
+
+    // A malformed request is the stream's error, as Connect has it.
+    const Stream bad = parseStream(envd(sandbox, "/process.Process/Start", "{}").response);
+    EXPECT_TRUE(bad.messages.empty());
+    EXPECT_EQ(bad.end["error"]["code"], "invalid_argument");
+    const Stream noCmd = parseStream(
+        envd(sandbox, "/process.Process/Start", sb::e2b::envelope(R"({"process": {}})")).response);
+    EXPECT_NE(noCmd.end["error"]["message"].get<std::string>().find("process.cmd"),
+              std::string::npos);
+}
+
+TEST_F(E2bApi, FilesAndTheFilesystemServiceAnswerAsEnvdDoes)
+{
+    const json sandbox = create();
+    auto read = envd(sandbox, "/files?path=hello.txt", "", "GET");
+    EXPECT_EQ(read.status, 200);
+    EXPECT_EQ(read.response, "hello");
+    auto missing = envd(sandbox, "/files?path=%2Fnope", "", "GET");
+    EXPECT_EQ(missing.status, 404);
+    EXPECT_EQ(json::parse(missing.response)["code"], 404);
+
+    auto stat = envd(sandbox, "/filesystem.Filesystem/Stat", R"({"path": "/home/user/hello.txt"})");
+    ASSERT_EQ(stat.status, 200) << stat.response;
+    const json entry = json::parse(stat.response)["entry"];
+    EXPECT_EQ(entry["type"], "FILE_TYPE_FILE");
+    EXPECT_EQ(entry["size"], "5");
+    EXPECT_EQ(entry["permissions"], "-rw-r--r--");
+    EXPECT_EQ(entry["modifiedTime"], "2023-11-14T22:13:20.123456789Z");
+    auto notThere = envd(sandbox, "/filesystem.Filesystem/Stat", R"({"path": "nope"})");
+    EXPECT_EQ(notThere.status, 404);
+    EXPECT_EQ(json::parse(notThere.response)["code"], "not_found");
+
+    // Depth 1: the folder's own entries, not what lies deeper.
+    auto list = envd(sandbox, "/filesystem.Filesystem/ListDir", R"({"path": "~", "depth": 1})");
+    ASSERT_EQ(list.status, 200) << list.response;
+    const json entries = json::parse(list.response)["entries"];
+    ASSERT_EQ(entries.size(), 2u) << entries;
+    EXPECT_EQ(entries[1]["path"], "/home/user/sub");
+    EXPECT_EQ(entries[1]["type"], "FILE_TYPE_DIRECTORY");
+
+    auto made = envd(sandbox, "/filesystem.Filesystem/MakeDir", R"({"path": "hello.txt"})");
+    EXPECT_EQ(made.status, 409) << "it exists";
+    auto wrote = envd(sandbox, "/files?path=notes%2Fa.txt", "text", "POST");
+    ASSERT_EQ(wrote.status, 200) << wrote.response;
+    EXPECT_EQ(json::parse(wrote.response)[0]["path"], "/home/user/notes/a.txt");
+}
+
+TEST_F(E2bApi, TheInSandboxApiNeedsTheSandboxAndItsToken)
+{
+    const json sandbox = create();
+    MemoryExchange unknown("GET", "/health", "", {{"E2b-Sandbox-Id", "nope"}});
+    api->handle(unknown);
+    EXPECT_EQ(unknown.status, 502) << "the SDK's isRunning() is false only on 502";
+    MemoryExchange noToken("POST", "/filesystem.Filesystem/Stat", "{}",
+                           {{"E2b-Sandbox-Id", sandbox["sandboxID"].get<std::string>()}});
+    api->handle(noToken);
+    EXPECT_EQ(noToken.status, 401);
+    EXPECT_EQ(json::parse(noToken.response)["code"], "unauthenticated");
+    EXPECT_EQ(envd(sandbox, "/health", "", "GET").status, 204);
+    EXPECT_EQ(json::parse(envd(sandbox, "/process.Process/StreamInput", "{}").response)["code"],
+              "unimplemented");
+    // Fields of unexpected types are the client's error, never a crash.
+    auto typed =
+        envd(sandbox, "/process.Process/SendSignal", R"({"process": {"pid": "x"}, "signal": []})");
+    EXPECT_EQ(typed.status, 400) << typed.response;
+}
