@@ -223,7 +223,7 @@ bool SessionLoop::run()
             return true;
         if (fds[Signals].revents & POLLIN) onSignal();
         if (m_liveAtMs < 0) {
-            m_liveAtMs = monotonicMs() + kLiveAfterMs;
+            m_liveAtMs = monotonicMs() + m_options.liveAfterMs;
             if (m_onStarted) std::exchange(m_onStarted, nullptr)();
         } else if (monotonicMs() >= m_liveAtMs) {
             goLive();

@@ -48,6 +48,9 @@ struct LoopOptions {
     std::vector<std::string> environment;
     // A session without a command of its own: its terminal stream shows what programs ran.
     bool transcript = false;
+    // How long after the start the session goes live at the latest (whenLive): a session that
+    // programs drive is live at once, since its only use is their connecting.
+    long long liveAfterMs = 50;
 };
 
 class SessionLoop final : public SessionBackend {
@@ -82,11 +85,11 @@ class SessionLoop final : public SessionBackend {
     // wait for.
     void whenStarted(std::function<void()> hook) { m_onStarted = std::move(hook); }
     // Called once on the loop's thread, before the session's first output is relayed or its
-    // first approval request is published, or kLiveAfterMs after it started, whichever comes
-    // first; never for a session over sooner. For what only a session somebody can watch
-    // needs: the control socket (so clients still get all the output), the live watches.
+    // first approval request is published, or SessionLoopOptions::liveAfterMs after it started,
+    // whichever comes first; never for a session over sooner. For what only a session somebody
+    // can watch needs: the control socket (so clients still get all the output), the live
+    // watches.
     void whenLive(std::function<void()> hook) { m_onLive = std::move(hook); }
-    static constexpr long long kLiveAfterMs = 50;
 
     // SessionBackend: what control clients may do.
     SessionSummary summary() const override;

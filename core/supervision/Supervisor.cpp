@@ -411,6 +411,7 @@ Result<RunOutcome> runSession(const RunOptions& options, PreparedRun prepared)
     loopOptions.sessionId = session->id;
     loopOptions.environment = config.env;
     loopOptions.transcript = options.command.empty();
+    if (options.command.empty()) loopOptions.liveAfterMs = 0;
     if (options.command.empty())
         loopOptions.idleMs = static_cast<long long>(options.policy.limits.idleSeconds) * 1000;
     loopOptions.lifeline = options.lifeline; // the loop closes it
