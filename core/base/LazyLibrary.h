@@ -3,8 +3,8 @@
 // what it mapped into init and the command as it forks them (~0.1-0.2 ms of a cold start for
 // two small libraries, BENCHMARKS.md), while `run` needs SQLite, libvterm and zstd only on the
 // recording's thread, or not at all. Each library's functions are a table of pointers
-// (SqliteLibrary.h, VtermLibrary.h, ZstdLibrary.h). The package depends on these libraries by
-// name: dpkg-shlibdeps cannot see them.
+// (SqliteLibrary.h, VtermLibrary.h, ZstdLibrary.h; http/CivetwebLibrary.h for `serve`'s HTTP
+// server). The package depends on these libraries by name: dpkg-shlibdeps cannot see them.
 #pragma once
 
 #include "base/Error.h"

@@ -1,6 +1,8 @@
 #include "http/HttpServer.h"
 
-#include <civetweb.h>
+#include "base/LazyLibrary.h"
+#include "http/CivetwebLibrary.h"
+
 #include <cstring>
 #include <mutex>
 #include <strings.h>
@@ -8,11 +10,20 @@
 namespace sb::http {
 namespace {
 
+CivetwebLibrary g_civetweb;
+// The soname Debian's libcivetweb1 installs, which the package depends on.
+constexpr const char* kSoname = "libcivetweb.so.1";
+// Its functions, once start() opened it (nothing calls them before).
+const CivetwebLibrary& cw()
+{
+    return g_civetweb;
+}
+
 // An Exchange over one civetweb connection, on the thread civetweb gave it.
 class CivetExchange : public Exchange {
   public:
     explicit CivetExchange(mg_connection* conn)
-        : m_conn(conn), m_info(mg_get_request_info(conn)),
+        : m_conn(conn), m_info(cw().mg_get_request_info(conn)),
           m_path(m_info->local_uri != nullptr ? m_info->local_uri : "/")
     {
     }
@@ -41,7 +52,7 @@ class CivetExchange : public Exchange {
     {
         char buf[65536];
         for (;;) {
-            int n = mg_read(m_conn, buf, sizeof buf);
+            int n = cw().mg_read(m_conn, buf, sizeof buf);
             if (n == 0) return {};
             if (n < 0) return inputError("the request's body ended early or is malformed");
             if (!sink({buf, static_cast<std::size_t>(n)})) return {};
@@ -78,7 +89,7 @@ class CivetExchange : public Exchange {
             }
             return MG_FORM_FIELD_HANDLE_GET;
         };
-        int fields = mg_handle_form_request(m_conn, &handler);
+        int fields = cw().mg_handle_form_request(m_conn, &handler);
         if (state.stopped) return {};
         if (state.inPart && !sink.endPart()) return {};
         if (fields < 0) return inputError("the request's form data is malformed");
@@ -89,7 +100,7 @@ class CivetExchange : public Exchange {
                  const Headers& extra) override
     {
         if (!begin(status, contentType, extra, std::to_string(body.size()))) return;
-        if (!body.empty()) mg_write(m_conn, body.data(), body.size());
+        if (!body.empty()) cw().mg_write(m_conn, body.data(), body.size());
     }
 
     bool beginStream(int status, std::string_view contentType, const Headers& extra) override
@@ -102,14 +113,14 @@ class CivetExchange : public Exchange {
     {
         if (!m_streaming) return false;
         if (bytes.empty()) return true; // an empty chunk would end the body
-        if (mg_send_chunk(m_conn, bytes.data(), static_cast<unsigned>(bytes.size())) < 0)
+        if (cw().mg_send_chunk(m_conn, bytes.data(), static_cast<unsigned>(bytes.size())) < 0)
             m_streaming = false;
         return m_streaming;
     }
 
     void endStream() override
     {
-        if (m_streaming) mg_send_chunk(m_conn, "", 0);
+        if (m_streaming) cw().mg_send_chunk(m_conn, "", 0);
         m_streaming = false;
     }
 
@@ -121,17 +132,17 @@ class CivetExchange : public Exchange {
         if (m_responded) return false;
         m_responded = true;
         m_status = status;
-        if (mg_response_header_start(m_conn, status) < 0) return false;
-        mg_response_header_add(m_conn, "Content-Type", contentType.data(),
+        if (cw().mg_response_header_start(m_conn, status) < 0) return false;
+        cw().mg_response_header_add(m_conn, "Content-Type", contentType.data(),
                                static_cast<int>(contentType.size()));
         if (length.empty())
-            mg_response_header_add(m_conn, "Transfer-Encoding", "chunked", -1);
+            cw().mg_response_header_add(m_conn, "Transfer-Encoding", "chunked", -1);
         else
-            mg_response_header_add(m_conn, "Content-Length", length.c_str(), -1);
+            cw().mg_response_header_add(m_conn, "Content-Length", length.c_str(), -1);
         for (const auto& [name, value] : extra)
-            mg_response_header_add(m_conn, name.c_str(), value.c_str(),
+            cw().mg_response_header_add(m_conn, name.c_str(), value.c_str(),
                                    static_cast<int>(value.size()));
-        return mg_response_header_send(m_conn) >= 0;
+        return cw().mg_response_header_send(m_conn) >= 0;
     }
 
     mg_connection* m_conn;
@@ -210,10 +221,14 @@ std::optional<std::string> queryValue(std::string_view query, std::string_view n
     return std::nullopt;
 }
 
+SB_DEFINE_LAZY_LIBRARY(CivetwebLibrary, g_civetweb, loadCivetweb, "civetweb", kSoname, 0, "",
+                       SB_CIVETWEB_FUNCTIONS)
+
 Result<std::unique_ptr<Server>> Server::start(const ServerOptions& options, Handler handler)
 {
+    if (auto loaded = loadCivetweb(); !loaded) return loaded.error();
     static std::once_flag initialised;
-    std::call_once(initialised, [] { mg_init_library(0); });
+    std::call_once(initialised, [] { cw().mg_init_library(0); });
 
     std::unique_ptr<Server> server(new Server());
     server->m_context = std::make_unique<Context>();
@@ -247,15 +262,15 @@ Result<std::unique_ptr<Server>> Server::start(const ServerOptions& options, Hand
                                   nullptr};
     mg_callbacks callbacks{};
     callbacks.log_message = [](const mg_connection* conn, const char* message) -> int {
-        auto* ctx = static_cast<Context*>(mg_get_user_data(mg_get_context(conn)));
+        auto* ctx = static_cast<Context*>(cw().mg_get_user_data(cw().mg_get_context(conn)));
         if (ctx != nullptr && ctx->log) ctx->log(message);
         return 1;
     };
-    context.civet = mg_start(&callbacks, &context, civetOptions);
+    context.civet = cw().mg_start(&callbacks, &context, civetOptions);
     if (context.civet == nullptr)
         return Error{ErrorCode::System, 0,
                      "cannot listen on " + ports + " (in use, or not an address of this machine)"};
-    mg_set_request_handler(
+    cw().mg_set_request_handler(
         context.civet, "/",
         [](mg_connection* conn, void* data) -> int {
             auto& ctx = *static_cast<Context*>(data);
@@ -273,7 +288,7 @@ Result<std::unique_ptr<Server>> Server::start(const ServerOptions& options, Hand
         },
         &context);
     mg_server_port bound[4]{};
-    if (mg_get_server_ports(context.civet, 4, bound) < 1)
+    if (cw().mg_get_server_ports(context.civet, 4, bound) < 1)
         return Error{ErrorCode::System, 0, "the HTTP server has no listening port"};
     server->m_port = static_cast<std::uint16_t>(bound[0].port);
     return server;
@@ -281,7 +296,7 @@ Result<std::unique_ptr<Server>> Server::start(const ServerOptions& options, Hand
 
 Server::~Server()
 {
-    if (m_context && m_context->civet != nullptr) mg_stop(m_context->civet);
+    if (m_context && m_context->civet != nullptr) cw().mg_stop(m_context->civet);
 }
 
 } // namespace sb::http

@@ -143,8 +143,8 @@ print(t.parse(sys.argv[1]).getroot().find("releases/release").get("version"))' \
 grep -q "^Exec=sandbench$" /usr/share/applications/$app.desktop
 grep -q "^Icon=$app$" /usr/share/applications/$app.desktop
 
-step "sandbench-cli loads no C++ library, nor SQLite, libvterm, zstd or libseccomp, at start (it starts every sandbox)"
-if readelf -d /usr/bin/sandbench-cli | grep -E 'NEEDED.*(libstdc\+\+|libgcc_s|libspdlog|libfmt|libsqlite3|libvterm|libzstd|libseccomp)'; then
+step "sandbench-cli loads no C++ library, nor SQLite, libvterm, zstd, civetweb or libseccomp, at start (it starts every sandbox)"
+if readelf -d /usr/bin/sandbench-cli | grep -E 'NEEDED.*(libstdc\+\+|libgcc_s|libspdlog|libfmt|libsqlite3|libvterm|libzstd|libcivetweb|libseccomp)'; then
     fail "sandbench-cli loads a library at start that it should not (app/CMakeLists.txt, core/base/LazyLibrary.h, core/sandbox/SeccompRules.h)"
 fi
 
