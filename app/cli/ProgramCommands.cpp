@@ -35,6 +35,7 @@ struct ProgramArgs {
     std::string workspace = ".";
     std::string session;
     std::string name;
+    std::string workspaceAt; // start: where the sandbox sees the workspace
     bool json = false;
     // exec
     std::vector<std::string> command;
@@ -198,7 +199,10 @@ namespace {
 
 int startCommand(const ProgramArgs& args)
 {
-    auto started = startDetachedSession(args.policy, args.workspace, args.name);
+    auto options = detachedSessionOptions(args.policy, args.workspace, args.name);
+    if (!options) return fail(options.error(), kUsageError);
+    options->workspaceInside = args.workspaceAt;
+    auto started = startDetachedSession(std::move(*options), false);
     if (!started)
         return fail(started.error(), started.error().code == sb::ErrorCode::InvalidInput
                                          ? kUsageError
@@ -517,6 +521,9 @@ void addProgramCommands(CLI::App& app)
     start->add_option("--workspace,-w", args->workspace,
                       "Project folder (default: current folder)");
     start->add_option("--name", args->name, "The session's id (default: a fresh one)");
+    start->add_option("--workspace-at", args->workspaceAt,
+                      "Where the sandbox sees the workspace, which is then its home folder too "
+                      "(e.g. /workspace; default: at its own path)");
     start->add_flag("--json", args->json, "Print {\"id\", \"pid\", \"socket\"}");
     start->callback([args] { exitWith(startCommand(*args)); });
 

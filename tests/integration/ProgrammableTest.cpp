@@ -227,3 +227,35 @@ TEST_F(Programmable, AnIdleSessionEndsAfterThePolicysIdleTimeout)
     EXPECT_TRUE(ended) << "an idle session kept running";
     session.clear();
 }
+
+// --workspace-at: the sandbox sees the workspace (and its home) at another path, as the OpenAI
+// Agents client's /workspace and the E2B API's /home/user; the home folder's secrets a workspace
+// holds stay masked where the sandbox sees them.
+TEST_F(Programmable, TheWorkspaceSeenAtAnotherPath)
+{
+    startSession({"--workspace-at", "/workspace"});
+    auto where = exec({"sh", "-c", "pwd; echo \"$HOME\"; echo made > /workspace/out.txt"});
+    ASSERT_EQ(where.status, 0) << dump(where);
+    EXPECT_EQ(where.out, "/workspace\n/workspace\n") << dump(where);
+    auto files = sb.cli({"files", "get", session, "/workspace/out.txt"});
+    EXPECT_EQ(files.out, "made\n") << dump(files);
+    auto changes = sb.cli({"changes", session});
+    EXPECT_TRUE(contains(changes.out, "A out.txt")) << changes.out;
+
+    // The home folder as the workspace: its secrets are masked at /workspace/.ssh.
+    sbtest::writeFile(sb.home() / ".ssh/id_ed25519", "PRIVATE-KEY-BYTES\n");
+    auto home = sb.cli({"start", "--workspace", sb.home().string(), "--workspace-at", "/workspace",
+                        "--name", "home"});
+    ASSERT_EQ(home.status, 0) << dump(home);
+    auto secret = sb.cli({"exec", "home", "--", "sh", "-c",
+                          "cat /workspace/.ssh/id_ed25519 2>/dev/null || echo masked"});
+    (void)sb.cli({"kill", "home"});
+    EXPECT_EQ(secret.out, "masked\n") << dump(secret);
+
+    for (const char* refused : {"/usr/w", "relative", "/", "/proc/x"}) {
+        auto r =
+            sb.cli({"start", "--workspace", sb.workspace().string(), "--workspace-at", refused});
+        EXPECT_EQ(r.status, 2) << refused << "\n" << dump(r);
+        EXPECT_TRUE(contains(r.err, "the workspace's path inside the sandbox")) << r.err;
+    }
+}
