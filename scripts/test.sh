@@ -39,11 +39,12 @@ if [ "$(id -u)" -eq 0 ]; then
       LANG=C.UTF-8 QT_QPA_PLATFORM=offscreen SANDBENCH_MUST_WORK="${SANDBENCH_MUST_WORK:-}" \
       "$t" -silent || status=1
   done
-  echo "== MCP and E2B client tests (the official SDKs) as the unprivileged user $test_user"
+  echo "== MCP, E2B and OpenAI Agents client tests (the official SDKs) as the unprivileged user $test_user"
   tests/js/run.sh --install-only
   runuser -u "$test_user" -- env -i PATH="$PATH" HOME="$home" USER="$test_user" TMPDIR=/tmp \
     LANG=C.UTF-8 SANDBENCH_MUST_WORK="${SANDBENCH_MUST_WORK:-}" \
-    SANDBENCH_CLI="$build/app/sandbench-cli" tests/js/run.sh mcp.test.mjs e2b.test.mjs || status=1
+    SANDBENCH_CLI="$build/app/sandbench-cli" tests/js/run.sh mcp.test.mjs e2b.test.mjs \
+    openai-agents.test.mjs || status=1
   echo "== every test as root"
 fi
 ctest --test-dir "$build" --output-on-failure -j2 || status=1

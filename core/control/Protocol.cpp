@@ -274,6 +274,7 @@ json toJson(const SessionSummary& s)
               {"learned_rules_file", s.learnedRulesFile},
               {"learned_rules", s.learnedRules}};
     if (!s.effectivePolicy.is_null()) j["effective_policy"] = s.effectivePolicy;
+    if (!s.workspaceInside.empty()) j["workspace_inside"] = s.workspaceInside;
     return j;
 }
 
@@ -284,6 +285,7 @@ Result<SessionSummary> sessionSummaryFromJson(const json& j)
         s.id = j.at("id").get<std::string>();
         s.command = j.value("command", std::vector<std::string>{});
         s.workspace = j.value("workspace", std::string());
+        s.workspaceInside = j.value("workspace_inside", std::string());
         s.startedUnixMs = j.value("started_unix_ms", std::int64_t{0});
         s.policy = j.value("policy", json::object());
         s.rows = j.value("rows", 0u);

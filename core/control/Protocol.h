@@ -138,6 +138,8 @@ struct SessionSummary {
     std::string id;
     std::vector<std::string> command;
     std::string workspace;
+    // Where the sandbox sees the workspace, when not at its own path (start --workspace-at).
+    std::string workspaceInside;
     std::int64_t startedUnixMs = 0;
     nlohmann::json policy = nlohmann::json::object(); // e.g. {"network": "none", "commands": "ask"}
     unsigned rows = 0, cols = 0;                      // the pty's size; 0 without a pty

@@ -179,6 +179,7 @@ SessionSummary summaryOf(const SessionInfo& session, const RunOptions& options,
     s.id = session.id;
     s.command = options.command;
     s.workspace = session.project.string();
+    if (config.projectInside != session.project) s.workspaceInside = config.projectInside.string();
     s.startedUnixMs = session.startedNs / 1000000;
     if (config.terminal.enabled) s.rows = config.terminal.rows, s.cols = config.terminal.columns;
     return s;

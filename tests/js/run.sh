@@ -50,4 +50,6 @@ if needs_install; then
 fi
 [ "$install_only" -eq 0 ] || exit 0
 
-exec node --test --test-concurrency=1 "${options[@]}" "${files[@]}"
+# --preserve-symlinks: the clients/ packages are linked into node_modules (file: dependencies)
+# and must find their peer dependencies here, as an installed copy would.
+exec node --preserve-symlinks --test --test-concurrency=1 "${options[@]}" "${files[@]}"
