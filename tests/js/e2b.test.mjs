@@ -12,20 +12,8 @@ import path from 'node:path';
 
 import { AuthenticationError, CommandExitError, Sandbox } from 'e2b';
 
-import { UNAVAILABLE, World, cliTest, track, withTimeout } from './support.mjs';
+import { TEST_POLICY, UNAVAILABLE, World, cliTest, track, withTimeout } from './support.mjs';
 
-const POLICY = {
-  version: 1,
-  network: { mode: 'none' },
-  commands: {
-    default: 'allow',
-    rules: [
-      { action: 'deny', match: 'rm -rf *' },
-      { action: 'ask', match: 'touch asked*' },
-    ],
-  },
-  approvals: { timeout_seconds: 60, on_timeout: 'deny' },
-};
 
 const TEST_MS = 120_000;
 const HOME = '/home/user';
@@ -35,7 +23,7 @@ let server; // { process, url, stderr }
 const sandboxes = [];
 
 async function startServer() {
-  world = new World({ policy: POLICY });
+  world = new World({ policy: TEST_POLICY });
   const child = spawn(process.env.SANDBENCH_CLI, ['serve', '--policy', world.policy], {
     env: world.env, cwd: world.root, stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -16,26 +16,13 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 
-import { CLI, World, cliTest, processAlive, track, waitUntil, withTimeout } from './support.mjs';
+import { CLI, TEST_POLICY, World, cliTest, processAlive, track, waitUntil, withTimeout } from './support.mjs';
 
 const TOOL_NAMES = [
   'run_command', 'start_process', 'read_process_output', 'write_process_input', 'stop_process',
   'read_file', 'write_file', 'edit_file', 'list_directory', 'search_files', 'get_changes',
 ];
 
-// Deny and ask rules the tests aim at; everything else is allowed.
-const POLICY = {
-  version: 1,
-  network: { mode: 'none' },
-  commands: {
-    default: 'allow',
-    rules: [
-      { action: 'deny', match: 'rm -rf *' },
-      { action: 'ask', match: 'touch asked*' },
-    ],
-  },
-  approvals: { timeout_seconds: 60, on_timeout: 'deny' },
-};
 
 const CONNECT_MS = 30_000;   // initialize
 const SESSION_LINE_MS = 30_000; // "sandbench: session <ID> started" on stderr
@@ -62,7 +49,7 @@ function mcpTest(name, fn, options = {}) {
 let world;
 
 function getWorld() {
-  world ??= new World({ policy: POLICY, baseEnv: getDefaultEnvironment() });
+  world ??= new World({ policy: TEST_POLICY, baseEnv: getDefaultEnvironment() });
   return world;
 }
 

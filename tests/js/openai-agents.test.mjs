@@ -13,29 +13,17 @@ import { Manifest, SandboxAgent, dir, file, filesystem, shell } from '@openai/ag
 import { ScriptedModel, assistantMessage, functionCall } from '@openai/agents/testing';
 import { SandbenchSandboxClient } from '@sandbench/openai-agents';
 
-import { CLI, World, cliTest, track, waitUntil, withTimeout } from './support.mjs';
+import { CLI, TEST_POLICY, World, cliTest, track, waitUntil, withTimeout } from './support.mjs';
 
 setTracingDisabled(true);
 delete process.env.OPENAI_API_KEY;
 
-const POLICY = {
-  version: 1,
-  network: { mode: 'none' },
-  commands: {
-    default: 'allow',
-    rules: [
-      { action: 'deny', match: 'rm -rf *' },
-      { action: 'ask', match: 'touch asked*' },
-    ],
-  },
-  approvals: { timeout_seconds: 60, on_timeout: 'deny' },
-};
 
 const TEST_MS = 120_000;
 let world;
 
 function getWorld() {
-  world ??= new World({ policy: POLICY });
+  world ??= new World({ policy: TEST_POLICY });
   return world;
 }
 
@@ -113,8 +101,11 @@ describe('the Sandbench client of the OpenAI Agents SDK', () => {
     assert.match(outputs.get('e2').text, /PASS\n\/workspace\nhello from the manifest/);
 
     // What the session recorded and holds for review.
-    const session = await newestSession();
-    assert.equal(session.state, 'ended', 'the client stops the session it started');
+    // The client stops the session it started (its supervisor then finishes the recording).
+    const session = await waitUntil(async () => {
+      const newest = await newestSession();
+      return newest.state === 'ended' && newest;
+    }, 20_000, 'the session to end');
     const { stdout: changes } = await getWorld().cli(['changes', session.id]);
     for (const line of ['A calc.py', 'A test_calc.py', 'A README.md', 'A docs/notes.txt'])
       assert.ok(changes.includes(line), `changes lacks "${line}":\n${changes}`);

@@ -13,6 +13,21 @@ export const MUST_WORK = process.env.SANDBENCH_MUST_WORK === '1';
 export const CLI = process.env.SANDBENCH_CLI ? path.resolve(process.env.SANDBENCH_CLI) : '';
 export const CLI_MS = 15_000; // one sandbench-cli pending/approve/ls
 
+// The policy the tests give their sessions: no network, `rm -rf …` denied, `touch asked…` asked
+// about, everything else allowed.
+export const TEST_POLICY = {
+  version: 1,
+  network: { mode: 'none' },
+  commands: {
+    default: 'allow',
+    rules: [
+      { action: 'deny', match: 'rm -rf *' },
+      { action: 'ask', match: 'touch asked*' },
+    ],
+  },
+  approvals: { timeout_seconds: 60, on_timeout: 'deny' },
+};
+
 function whyUnavailable() {
   if (!CLI) return 'SANDBENCH_CLI is not set (the path of the built sandbench-cli)';
   try {

@@ -129,9 +129,18 @@ export class ControlConnection {
     });
   }
 
-  /** Asks the session to stop (SIGTERM to its sandbox); its changes stay for review. */
-  stop() {
-    if (!this.closed) this.#send(TYPES.stop, {});
+  /**
+   * Asks the session to stop (SIGTERM to its sandbox; its changes stay for review) and resolves
+   * once it ended, or after `ms`.
+   */
+  stop(ms = 10_000) {
+    if (this.closed) return Promise.resolve();
+    const ended = new Promise((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      this.#socket.once('close', () => { clearTimeout(timer); resolve(); });
+    });
+    this.#send(TYPES.stop, {});
+    return ended;
   }
 
   #handshake(clientName) {

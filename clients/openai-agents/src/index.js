@@ -370,9 +370,7 @@ export class SandbenchSandboxSession {
   async close() {
     if (this.#closed) return;
     this.#closed = true;
-    if (!this.state.keep) this.#connection.stop();
-    // Give the stop a moment to leave before the socket closes.
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    if (!this.state.keep) await this.#connection.stop();
     this.#connection.close();
   }
 
