@@ -199,6 +199,14 @@ bool SessionLoop::run()
             if (m_options.deadlineMs <= now) return false;
             atMost(m_options.deadlineMs - now);
         }
+        if (m_killAtMs >= 0) {
+            if (m_killAtMs <= now) {
+                ::kill(m_sandbox.initPid, SIGKILL); // the grace is over: the whole pid namespace
+                m_killAtMs = -1;
+            } else {
+                atMost(m_killAtMs - now);
+            }
+        }
         if (m_announce) atMost(m_lastOutputMs + kQuietMs - now);
         if (m_onLive && m_liveAtMs >= 0) atMost(m_liveAtMs - now);
         if (promptOpen) atMost(1000); // countdowns
@@ -321,6 +329,7 @@ void SessionLoop::clientSubscribed()
 void SessionLoop::stop(bool kill)
 {
     ::kill(m_sandbox.initPid, kill ? SIGKILL : SIGTERM);
+    if (!kill && m_killAtMs < 0) m_killAtMs = monotonicMs() + m_options.stopGraceMs;
 }
 
 SessionSummary SessionLoop::summary() const
@@ -590,10 +599,22 @@ void SessionLoop::onSignal()
 {
     signalfd_siginfo info{};
     while (::read(m_signalFd, &info, sizeof info) == sizeof info) {
-        if (info.ssi_signo == SIGWINCH) {
+        const int signal = static_cast<int>(info.ssi_signo);
+        if (signal == SIGWINCH) {
             if (auto size = windowSize(m_options.inFd)) resize(size->first, size->second);
-        } else
-            ::kill(m_sandbox.initPid, static_cast<int>(info.ssi_signo));
+            continue;
+        }
+        // SIGINT, SIGTERM, SIGHUP, SIGQUIT (timeout, kill, a closed terminal, a logout): the
+        // session ends the orderly way, a second one at once.
+        const bool again = m_stopSignal != 0;
+        if (!again) {
+            m_stopSignal = signal;
+            if (m_options.notice)
+                m_options.notice(std::string("got SIG") + sigabbrev_np(signal) +
+                                 ": stopping the session (SIGTERM to its processes, SIGKILL " +
+                                 std::to_string(m_options.stopGraceMs / 1000) + " s later)");
+        }
+        stop(again);
     }
 }
 

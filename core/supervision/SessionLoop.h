@@ -51,6 +51,10 @@ struct LoopOptions {
     // How long after the start the session goes live at the latest (whenLive): a session that
     // programs drive is live at once, since its only use is their connecting.
     long long liveAfterMs = 50;
+    // A stop (a stop signal to the supervisor, `stop`) sends the sandbox SIGTERM, and SIGKILL
+    // this long after if it is still there.
+    long long stopGraceMs = kStopGraceMs;
+    static constexpr long long kStopGraceMs = 5000;
 };
 
 class SessionLoop final : public SessionBackend {
@@ -97,7 +101,11 @@ class SessionLoop final : public SessionBackend {
     void resize(unsigned rows, unsigned cols) override;
     Status answerApproval(std::uint64_t id, const ApprovalAnswer& answer) override;
     std::vector<ApprovalRequest> pendingApprovals() const override { return m_broker.pending(); }
+    // SIGTERM to the sandbox, and SIGKILL after the grace period when it is still there; or
+    // SIGKILL at once.
     void stop(bool kill) override;
+    // The stop signal (SIGTERM, SIGHUP, …) that ended the session; 0 when none did.
+    int stopSignal() const { return m_stopSignal; }
     void clientSubscribed() override;
     // On the loop's thread (from the control server). Exec approval and the proxy take their
     // rules under their own locks: an exec or a connection after the answer meets the new ones.
@@ -149,6 +157,8 @@ class SessionLoop final : public SessionBackend {
     SessionSummary m_summary;
     std::optional<TerminalPrompt> m_prompt;
     int m_signalFd = -1;
+    int m_stopSignal = 0;      // the first stop signal the supervisor got
+    long long m_killAtMs = -1; // when a stopped sandbox still there gets SIGKILL
     sigset_t m_previousMask{};
     int m_wakeFd = -1; // approval events from any thread wake the loop
     Status m_setUpError;

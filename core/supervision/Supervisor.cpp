@@ -147,6 +147,25 @@ Result<RunningPolicy> runningPolicyOf(const RunOptions& options)
         {absolute(options.policyFile), options.policyPreset, absolute(options.learnedRulesFile)});
 }
 
+// Blocks SIGINT, SIGTERM, SIGHUP, SIGQUIT and SIGWINCH for the supervisor's life.
+class StopSignalsBlocked {
+  public:
+    StopSignalsBlocked()
+    {
+        sigset_t stops;
+        sigemptyset(&stops);
+        for (int signal : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGWINCH})
+            sigaddset(&stops, signal);
+        ::pthread_sigmask(SIG_BLOCK, &stops, &m_previous);
+    }
+    ~StopSignalsBlocked() { ::pthread_sigmask(SIG_SETMASK, &m_previous, nullptr); }
+    StopSignalsBlocked(const StopSignalsBlocked&) = delete;
+    StopSignalsBlocked& operator=(const StopSignalsBlocked&) = delete;
+
+  private:
+    sigset_t m_previous;
+};
+
 // A place for the workspace that the sandbox's own folders do not claim.
 Status checkWorkspaceInside(const fs::path& inside)
 {
@@ -242,6 +261,10 @@ Result<RunOutcome> runSession(const RunOptions& options)
 Result<RunOutcome> runSession(const RunOptions& options, PreparedRun prepared)
 {
     const fs::path& workspace = prepared.workspace;
+    // A stop signal waits for the session loop's signalfd, whichever thread the kernel would
+    // give it: blocked before any thread starts, so that every one inherits the block (the
+    // sandbox's processes set their own masks). Arriving before the loop runs, it waits.
+    StopSignalsBlocked stopSignalsBlocked;
 
     SandboxConfig config;
     config.argv = options.command;
@@ -470,6 +493,9 @@ Result<RunOutcome> runSession(const RunOptions& options, PreparedRun prepared)
         recordingFailed = recorder->opened();
         int status = waitSandbox(*sandbox);
         if (!outcome.timedOut) outcome.exitStatus = status;
+        // Ended by a stop signal to the supervisor: 128 + it, as a shell reports such an end.
+        if (const int signal = loop.stopSignal(); signal != 0 && !outcome.timedOut)
+            outcome.exitStatus = 128 + signal;
         watch.sessionEnded(outcome.timedOut, outcome.exitStatus);
         loop.finish(outcome.exitStatus);
     }

@@ -1,0 +1,111 @@
+// Stop signals to the supervisor (timeout, kill, a closed terminal, a logout, Ctrl-C with pipes):
+// the session ends the orderly way, SIGTERM to its processes and SIGKILL after the grace
+// period, recorded with its true duration and 128 + the signal, also headless and with a client
+// attached.
+#include "IntegrationSupport.h"
+#include "control/ControlClient.h"
+
+#include <chrono>
+#include <csignal>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+using sbit::contains;
+using sbit::dump;
+
+namespace {
+
+class Signals : public ::testing::Test {
+  protected:
+    sbit::Sandbench sb;
+
+    // `sandbench-cli run OPTIONS -- COMMAND` given SIGNAL after `afterSeconds`, by timeout(1),
+    // which then reports the CLI's own status.
+    sbtest::RunResult signalled(const char* signal, const std::vector<std::string>& command,
+                                std::vector<std::string> options = {}, double afterSeconds = 1)
+    {
+        std::vector<std::string> argv = {"timeout",
+                                         "--preserve-status",
+                                         "-s",
+                                         signal,
+                                         std::to_string(afterSeconds),
+                                         SANDBENCH_CLI,
+                                         "run",
+                                         "--workspace",
+                                         sb.workspace().string()};
+        argv.insert(argv.end(), options.begin(), options.end());
+        argv.push_back("--");
+        argv.insert(argv.end(), command.begin(), command.end());
+        return sbtest::run(argv, {}, sb.env(), 60);
+    }
+    nlohmann::json newestSession()
+    {
+        auto list = nlohmann::json::parse(sb.cli({"sessions", "--json"}).out, nullptr, false);
+        if (!list.is_array() || list.empty()) return {};
+        nlohmann::json newest = list[0];
+        for (const auto& s : list)
+            if (s["started_ns"] > newest["started_ns"]) newest = s;
+        return newest;
+    }
+    // The newest session's record, once it says the session ended (the supervisor tells its
+    // clients before it finishes the recording).
+    void expectEndedBy(int status, double atLeastSeconds)
+    {
+        nlohmann::json s;
+        for (int i = 0; i < 100; ++i) {
+            s = newestSession();
+            if (s.value("state", "") == "ended") break;
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        }
+        ASSERT_EQ(s.value("state", ""), "ended") << s.dump();
+        EXPECT_EQ(s["exit_status"], status) << s.dump();
+        EXPECT_GE(s["duration_ns"].get<long long>(), static_cast<long long>(atLeastSeconds * 1e9))
+            << "the recording keeps the time it ran: " << s.dump();
+    }
+};
+
+} // namespace
+
+TEST_F(Signals, EachStopSignalEndsTheSessionWithItsStatus)
+{
+    for (const auto& [signal, status] :
+         {std::pair{"TERM", 143}, {"HUP", 129}, {"INT", 130}, {"QUIT", 131}}) {
+        auto r = signalled(signal, {"sleep", "30"});
+        EXPECT_EQ(r.status, status) << signal << "\n" << dump(r);
+        EXPECT_TRUE(contains(r.err, std::string("got SIG") + signal + ": stopping the session"))
+            << r.err;
+        expectEndedBy(status, 0.9);
+    }
+}
+
+TEST_F(Signals, ACommandThatIgnoresSigtermIsKilledAfterTheGracePeriod)
+{
+    const auto start = std::chrono::steady_clock::now();
+    auto r = signalled("TERM", {"bash", "-c", "trap '' TERM; sleep 60"}, {"--headless"});
+    const double took =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    EXPECT_EQ(r.status, 143) << dump(r);
+    EXPECT_GE(took, 1 + 4.5) << "SIGKILL comes after the grace period, not before";
+    EXPECT_LT(took, 1 + 15) << "and comes";
+    expectEndedBy(143, 5.5);
+}
+
+TEST_F(Signals, ASupervisorInTheBackgroundWithAClientAttached)
+{
+    auto started = sb.cli({"start", "--workspace", sb.workspace().string(), "--json"});
+    ASSERT_EQ(started.status, 0) << dump(started);
+    const auto info = nlohmann::json::parse(started.out);
+    auto client = sb::ControlClient::connectPath(info["socket"].get<std::string>(), "signals-test",
+                                                 sb::proto::Role::Viewer);
+    ASSERT_TRUE(client) << client.error().describe();
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    ASSERT_EQ(::kill(info["pid"].get<pid_t>(), SIGTERM), 0);
+    std::optional<int> status;
+    for (int i = 0; i < 100 && !status; ++i) {
+        auto m = (*client)->receive(200);
+        if (m && m->type == sb::proto::MsgType::Exit) status = m->body.value("status", -1);
+        if (!m && m.error().sysErrno != ETIMEDOUT) break;
+    }
+    EXPECT_EQ(status, 143) << "the attached client hears the end and its status";
+    expectEndedBy(143, 0.25);
+}
