@@ -1,8 +1,13 @@
-// unifiedDiff: each changed entry compared by Debian's diff(1), fed through descriptors we
-// opened without following symlinks, so diff never resolves a path of ours itself.
+// unifiedDiff: every change `changes` lists, in git's style: a "diff --git" line, the modes of
+// what was added, deleted or changed mode, then the content. A file on one side only is written
+// out here; one on both sides is compared by Debian's diff(1), fed through descriptors we opened
+// without following symlinks, so diff never resolves a path of ours itself. A special file
+// (FIFO, socket, device) and a folder show their mode alone.
 #include "workspace/WorkspaceInternal.h"
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/mman.h>
@@ -115,7 +120,7 @@ Status runDiff(const Side& oldSide, const Side& newSide, std::string& out)
     return {};
 }
 
-// The files and symlinks of a deleted real directory, each to be shown against /dev/null.
+// The entries of a deleted real directory but folders, each to be shown as deleted.
 Status collectDeletedTree(int projectFd, const std::string& rel, std::vector<std::string>& out)
 {
     auto dir = openDirBeneath(projectFd, rel);
@@ -128,7 +133,7 @@ Status collectDeletedTree(int projectFd, const std::string& rel, std::vector<std
         std::string child = joinPath(rel, name);
         if (S_ISDIR(st->stx_mode)) {
             if (auto e = collectDeletedTree(projectFd, child, out)) return e;
-        } else if (S_ISREG(st->stx_mode) || S_ISLNK(st->stx_mode)) {
+        } else {
             out.push_back(child);
         }
     }
@@ -143,32 +148,126 @@ std::optional<struct statx> statBeneath(int rootFd, const std::string& rel)
     return statAt(parentFd.get(), name);
 }
 
-bool hasContent(const std::optional<struct statx>& st)
+bool hasContent(mode_t mode)
 {
-    if (!st.has_value()) return false;
-    const auto mode = st.value().stx_mode;
     return S_ISREG(mode) || S_ISLNK(mode);
 }
 
-// Diffs one path: the real entry (if it has content) against the upper one (likewise).
+// git's way of writing a mode: type and permission bits, in octal (100644, 120000, 040755).
+std::string modeText(mode_t mode)
+{
+    if (S_ISLNK(mode)) return "120000"; // a link's own permissions mean nothing
+    char buf[16];
+    std::snprintf(buf, sizeof buf, "%06o", static_cast<unsigned>(mode & (S_IFMT | 07777)));
+    return buf;
+}
+
+const char* specialKind(mode_t mode)
+{
+    if (S_ISFIFO(mode)) return "a FIFO";
+    if (S_ISSOCK(mode)) return "a socket";
+    if (S_ISCHR(mode)) return "a character device";
+    if (S_ISBLK(mode)) return "a block device";
+    return "a special file";
+}
+
+Result<std::string> contentOf(int rootFd, const std::string& rel, const struct statx& st)
+{
+    auto fd = openSide(rootFd, rel, st);
+    if (!fd) return fd.error();
+    return readAll(fd->get());
+}
+
+// A file on one side only, written as diff -u would against /dev/null: every line added (or
+// removed), "Binary files … differ" when it holds a NUL byte in its first 8000, as git judges.
+Status oneSided(int rootFd, const std::string& rel, const struct statx& st, bool added,
+                std::string& out)
+{
+    auto content = contentOf(rootFd, rel, st);
+    if (!content) return content.error();
+    if (content->empty()) return {};
+    const std::string oldLabel = added ? "/dev/null" : "a/" + rel;
+    const std::string newLabel = added ? "b/" + rel : "/dev/null";
+    if (content->find('\0') < 8000) {
+        out += "Binary files " + oldLabel + " and " + newLabel + " differ\n";
+        return {};
+    }
+    std::size_t lines =
+        static_cast<std::size_t>(std::count(content->begin(), content->end(), '\n'));
+    const bool unterminated = content->back() != '\n';
+    if (unterminated) ++lines;
+    const std::string range = lines == 1 ? "1" : "1," + std::to_string(lines);
+    out += "--- " + oldLabel + "\n+++ " + newLabel + "\n";
+    out += added ? "@@ -0,0 +" + range + " @@\n" : "@@ -" + range + " +0,0 @@\n";
+    const char mark = added ? '+' : '-';
+    std::size_t start = 0;
+    while (start < content->size()) {
+        std::size_t end = content->find('\n', start);
+        if (end == std::string::npos) end = content->size();
+        out += mark;
+        out.append(*content, start, end - start);
+        out += '\n';
+        start = end + 1;
+    }
+    if (unterminated) out += "\\ No newline at end of file\n";
+    return {};
+}
+
+// One path: git's header with the modes, then the content of the side(s) that have some.
 Status diffPath(int upperFd, int projectFd, const std::string& rel, bool oldExists, bool newExists,
                 std::string& out)
 {
-    auto oldStat = oldExists ? statBeneath(projectFd, rel) : std::nullopt;
-    auto newStat = newExists ? statBeneath(upperFd, rel) : std::nullopt;
-    Side oldSide{Fd(), "/dev/null"}, newSide{Fd(), "/dev/null"};
-    if (hasContent(oldStat)) {
-        auto fd = openSide(projectFd, rel, *oldStat);
-        if (!fd) return fd.error();
-        oldSide = Side{std::move(*fd), "a/" + rel};
+    struct statx oldSt {
+    }, newSt{};
+    if (oldExists) {
+        auto st = statBeneath(projectFd, rel);
+        oldExists = st.has_value();
+        if (st) oldSt = *st;
     }
-    if (hasContent(newStat)) {
-        auto fd = openSide(upperFd, rel, *newStat);
-        if (!fd) return fd.error();
-        newSide = Side{std::move(*fd), "b/" + rel};
+    if (newExists) {
+        auto st = statBeneath(upperFd, rel);
+        newExists = st.has_value();
+        if (st) newSt = *st;
     }
-    if (!oldSide.present() && !newSide.present()) return {};
-    return runDiff(oldSide, newSide, out);
+    if (!oldExists && !newExists) return {};
+    const mode_t oldMode = oldSt.stx_mode, newMode = newSt.stx_mode;
+    out += "diff --git a/" + rel + " b/" + rel + "\n";
+    // A change of type is a deletion and an addition, as git shows it.
+    if (oldExists && newExists && (oldMode & S_IFMT) != (newMode & S_IFMT)) {
+        out += "deleted file mode " + modeText(oldMode) + "\n";
+        if (hasContent(oldMode))
+            if (auto e = oneSided(projectFd, rel, oldSt, false, out)) return e;
+        out += "diff --git a/" + rel + " b/" + rel + "\n";
+        out += "new file mode " + modeText(newMode) + "\n";
+        if (!hasContent(newMode)) return {};
+        return oneSided(upperFd, rel, newSt, true, out);
+    }
+    if (!oldExists) out += "new file mode " + modeText(newMode) + "\n";
+    if (!newExists) out += "deleted file mode " + modeText(oldMode) + "\n";
+    if (oldExists && newExists && oldMode != newMode)
+        out += "old mode " + modeText(oldMode) + "\nnew mode " + modeText(newMode) + "\n";
+    const mode_t mode = newExists ? newMode : oldMode;
+    if (!hasContent(mode)) {
+        if (!S_ISDIR(mode)) out += "(" + std::string(specialKind(mode)) + ": no content)\n";
+        return {};
+    }
+    if (!oldExists) return oneSided(upperFd, rel, newSt, true, out);
+    if (!newExists) return oneSided(projectFd, rel, oldSt, false, out);
+    // On both sides: the same content (a change of mode alone, seen without running diff(1)
+    // when it is small enough to compare here), or diff(1)'s comparison.
+    constexpr std::uint64_t kCompareHere = std::uint64_t{16} << 20;
+    if (oldSt.stx_size == newSt.stx_size && newSt.stx_size <= kCompareHere) {
+        auto oldContent = contentOf(projectFd, rel, oldSt);
+        if (!oldContent) return oldContent.error();
+        auto newContent = contentOf(upperFd, rel, newSt);
+        if (!newContent) return newContent.error();
+        if (*oldContent == *newContent) return {};
+    }
+    auto oldFd = openSide(projectFd, rel, oldSt);
+    if (!oldFd) return oldFd.error();
+    auto newFd = openSide(upperFd, rel, newSt);
+    if (!newFd) return newFd.error();
+    return runDiff(Side{std::move(*oldFd), "a/" + rel}, Side{std::move(*newFd), "b/" + rel}, out);
 }
 
 } // namespace
@@ -195,7 +294,7 @@ Result<std::string> unifiedDiff(const std::filesystem::path& upper,
                 out += "!! " + c.path + " runs later (" + m->reason + "): apply holds it back\n";
         Status status;
         if (c.kind == ChangeKind::Deleted && c.type == EntryType::Directory) {
-            std::vector<std::string> files;
+            std::vector<std::string> files = {c.path}; // the folder, then what it held
             status = collectDeletedTree(projectFd->get(), c.path, files);
             for (std::size_t i = 0; !status && i < files.size(); ++i)
                 status = diffPath(upperFd->get(), projectFd->get(), files[i], true, false, out);

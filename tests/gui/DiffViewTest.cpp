@@ -63,7 +63,11 @@ QString gnuDiff(const QByteArray& before, const QByteArray& after)
     write(dir.filePath(QStringLiteral("upper/x")), after);
     auto text = sb::unifiedDiff(dir.filePath(QStringLiteral("upper")).toStdString(),
                                 dir.filePath(QStringLiteral("project")).toStdString(), {"x"});
-    return text ? QString::fromStdString(*text) : QString::fromStdString(text.error().describe());
+    if (!text) return QString::fromStdString(text.error().describe());
+    // The hunks alone: the view's unified text has no git header ("diff --git a/x b/x").
+    QString hunks = QString::fromStdString(*text);
+    if (hunks.startsWith(QStringLiteral("diff --git "))) hunks.remove(0, hunks.indexOf('\n') + 1);
+    return hunks;
 }
 
 QStringList rowTexts(const DiffModel* model)

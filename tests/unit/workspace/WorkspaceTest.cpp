@@ -167,7 +167,8 @@ TEST_F(Workspace, DiffOfAModifiedTextFileIsAnExactHunk)
     up("src/main.c", "one\nTWO\nthree\nfour\n");
     auto diff = sb::unifiedDiff(upper, project, {});
     ASSERT_TRUE(diff) << diff.error().describe();
-    EXPECT_EQ(*diff, "--- a/src/main.c\n"
+    EXPECT_EQ(*diff, "diff --git a/src/main.c b/src/main.c\n"
+                     "--- a/src/main.c\n"
                      "+++ b/src/main.c\n"
                      "@@ -1,3 +1,4 @@\n"
                      " one\n"
@@ -191,15 +192,21 @@ TEST_F(Workspace, DiffOfAddedDeletedBinaryAndSymlink)
 
     auto diff = sb::unifiedDiff(upper, project, {});
     ASSERT_TRUE(diff) << diff.error().describe();
-    EXPECT_EQ(*diff, "--- /dev/null\n"
+    EXPECT_EQ(*diff, "diff --git a/added.txt b/added.txt\n"
+                     "new file mode 100644\n"
+                     "--- /dev/null\n"
                      "+++ b/added.txt\n"
                      "@@ -0,0 +1 @@\n"
                      "+hi\n"
+                     "diff --git a/blob b/blob\n"
                      "Binary files a/blob and b/blob differ\n"
+                     "diff --git a/gone.txt b/gone.txt\n"
+                     "deleted file mode 100644\n"
                      "--- a/gone.txt\n"
                      "+++ /dev/null\n"
                      "@@ -1 +0,0 @@\n"
                      "-bye\n"
+                     "diff --git a/link b/link\n"
                      "--- a/link\n"
                      "+++ b/link\n"
                      "@@ -1 +1 @@\n"
@@ -210,12 +217,57 @@ TEST_F(Workspace, DiffOfAddedDeletedBinaryAndSymlink)
 
     auto one = sb::unifiedDiff(upper, project, {"added.txt"});
     ASSERT_TRUE(one);
-    EXPECT_EQ(one->rfind("--- /dev/null\n+++ b/added.txt\n", 0), 0u);
+    EXPECT_EQ(one->rfind("diff --git a/added.txt b/added.txt\n", 0), 0u);
     EXPECT_EQ(one->find("gone.txt"), std::string::npos);
 
     auto bad = sb::unifiedDiff(upper, project, {"not-changed.txt"});
     ASSERT_FALSE(bad);
     EXPECT_NE(bad.error().message.find("not-changed.txt"), std::string::npos);
+}
+
+// Issue 26, item 4: every change `changes` lists shows in the diff, in git's words.
+TEST_F(Workspace, DiffShowsEmptyFilesModesSpecialFilesFoldersAndTypeChanges)
+{
+    real("gone-empty", "");
+    whiteout("gone-empty");
+    up("new-empty", "");
+    real("exe.sh", "echo hi\n");
+    up("exe.sh", "echo hi\n");
+    fs::permissions(project / "exe.sh", fs::perms(0644));
+    fs::permissions(upper / "exe.sh", fs::perms(0755));
+    ASSERT_EQ(::mkfifo((upper / "pipe").c_str(), 0644), 0);
+    fs::create_directories(upper / "made");
+    fs::permissions(upper / "made", fs::perms(0755));
+    real("was-file", "text\n");
+    fs::create_directories(upper / "was-file"); // a folder over a file: a change of type
+    fs::permissions(upper / "was-file", fs::perms(0755));
+
+    auto diff = sb::unifiedDiff(upper, project, {});
+    ASSERT_TRUE(diff) << diff.error().describe();
+    EXPECT_EQ(*diff, "diff --git a/exe.sh b/exe.sh\n"
+                     "old mode 100644\n"
+                     "new mode 100755\n"
+                     "diff --git a/gone-empty b/gone-empty\n"
+                     "deleted file mode 100644\n"
+                     "diff --git a/made b/made\n"
+                     "new file mode 040755\n"
+                     "diff --git a/new-empty b/new-empty\n"
+                     "new file mode 100644\n"
+                     "diff --git a/pipe b/pipe\n"
+                     "new file mode 010644\n"
+                     "(a FIFO: no content)\n"
+                     "diff --git a/was-file b/was-file\n"
+                     "deleted file mode 100644\n"
+                     "--- a/was-file\n"
+                     "+++ /dev/null\n"
+                     "@@ -1 +0,0 @@\n"
+                     "-text\n"
+                     "diff --git a/was-file b/was-file\n"
+                     "new file mode 040755\n");
+    auto listed = sb::listChanges(upper, project);
+    ASSERT_TRUE(listed);
+    for (const sb::Change& c : *listed)
+        EXPECT_NE(diff->find("diff --git a/" + c.path + " "), std::string::npos) << c.path;
 }
 
 TEST_F(Workspace, ApplyWritesModifiedAddedAndDeletedAndEmptiesUpper)
