@@ -195,9 +195,10 @@ std::optional<std::string> Applier::conflictReason(const ScannedChange& sc, int 
             return newerInside(parentFd, splitParent(c.path).second, c.path);
         return std::nullopt;
     }
-    if (entryType(real->stx_mode) != c.type)
-        return std::string("the project has ") + describeType(real->stx_mode) +
-               " here, the session " + describeType(sc.upperMode);
+    // A change of type is the session's own (the real entry is as old as the session): only a
+    // directory it replaced may hold something newer, which replacing it would delete.
+    if (entryType(real->stx_mode) != c.type && S_ISDIR(real->stx_mode))
+        return newerInside(parentFd, splitParent(c.path).second, c.path);
     return std::nullopt;
 }
 
@@ -267,7 +268,7 @@ Status Applier::install(int parentFd, const std::string& temp, const std::string
 {
     std::optional<struct statx> current = real;
     if (current && S_ISDIR(current->stx_mode)) {
-        // Only with force: the session turned a directory into a file or symlink.
+        // The session turned a directory into a file or symlink.
         if (auto e = removeTree(parentFd, name)) {
             ::unlinkat(parentFd, temp.c_str(), 0);
             return e;
@@ -294,8 +295,8 @@ Status Applier::applyDirectory(const ScannedChange& sc, int parentFd, const std:
 {
     const std::string& rel = sc.change.path;
     if (real && !S_ISDIR(real->stx_mode)) {
-        // Only with force: the session replaced a file or symlink by a directory. Removing the
-        // symlink itself (unlinkat never follows) is what keeps its target untouched.
+        // The session replaced a file or symlink by a directory. Removing the symlink itself
+        // (unlinkat never follows) is what keeps its target untouched.
         if (::unlinkat(parentFd, name.c_str(), 0) != 0)
             return sysError("remove '" + rel + "' from the project");
     }

@@ -357,15 +357,9 @@ TEST_F(Workspace, ApplyNeverWritesThroughASymlinkedDirectoryInTheProject)
     up("out/sub/y", "planted");
     EXPECT_EQ(changes(), "Md out\nAd out/sub\nAf out/sub/y\nAf out/x\n");
 
+    // The session replaced the symlink by a directory (the only way its upper layer holds one
+    // there): applying replaces the symlink itself; its target stays intact.
     auto report = apply({}, false, nowNs());
-    EXPECT_TRUE(report.applied.empty());
-    EXPECT_TRUE(hasIssue(report.conflicts, "out", "symlink"));
-    EXPECT_TRUE(hasIssue(report.skipped, "out/x"));
-    EXPECT_TRUE(fs::is_empty(outside.path())) << "written outside the project";
-    EXPECT_TRUE(fs::is_symlink(project / "out"));
-
-    // Forcing replaces the symlink itself by the session's directory; its target stays intact.
-    report = apply({}, true, nowNs());
     EXPECT_TRUE(report.conflicts.empty());
     EXPECT_TRUE(fs::is_empty(outside.path())) << "written outside the project";
     EXPECT_FALSE(fs::is_symlink(project / "out"));
@@ -467,15 +461,42 @@ TEST_F(Workspace, ApplyConflictsOnDeletionsAndAddsTouchedSinceTheStart)
     EXPECT_EQ(sbtest::readFile(project / "fresh"), "user made it too");
 }
 
-TEST_F(Workspace, ApplyTreatsATypeChangeAsAConflict)
+// Issue 26, item 5: a change of type the agent made is no conflict; a conflict is a change of
+// the real entry since the session began.
+TEST_F(Workspace, ATypeChangeTheSessionMadeApplies)
 {
     real("d/inner", "x");
+    real("was-link-target", "t");
+    fs::create_symlink("was-link-target", project / "lnk");
+    real("p2l", "p");
+    settle();
+    const std::int64_t start = nowNs();
+    settle();
     up("d", "now a file"); // the agent removed the directory and wrote a file in its place
-    auto report = apply({}, false, nowNs());
-    EXPECT_TRUE(hasIssue(report.conflicts, "d", "directory"));
+    up("lnk", "a file where a link was");
+    fs::create_symlink("t", upper / "p2l");
+    auto report = apply({}, false, start);
+    EXPECT_TRUE(report.conflicts.empty()) << report.conflicts.front().reason;
+    EXPECT_EQ(sbtest::readFile(project / "d"), "now a file");
+    EXPECT_FALSE(fs::is_symlink(project / "lnk"));
+    EXPECT_EQ(sbtest::readFile(project / "lnk"), "a file where a link was");
+    EXPECT_EQ(sbtest::readFile(project / "was-link-target"), "t") << "the link's target untouched";
+    EXPECT_EQ(fs::read_symlink(project / "p2l"), "t");
+}
+
+TEST_F(Workspace, ReplacingADirectoryWithNewerContentsIsAConflict)
+{
+    real("d/inner", "x");
+    settle();
+    const std::int64_t start = nowNs();
+    settle();
+    up("d", "now a file");
+    real("d/inner", "the user's edit");
+    auto report = apply({}, false, start);
+    EXPECT_TRUE(hasIssue(report.conflicts, "d", "d/inner"));
     EXPECT_TRUE(fs::is_directory(project / "d"));
 
-    report = apply({}, true, nowNs());
+    report = apply({}, true, start);
     EXPECT_EQ(report.applied, std::vector<std::string>{"d"});
     EXPECT_EQ(sbtest::readFile(project / "d"), "now a file");
 }
