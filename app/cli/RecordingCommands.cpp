@@ -1,10 +1,13 @@
 // sessions / show / replay / search / export / rm / gc: the recorded sessions.
 #include "Commands.h"
 #include "Format.h"
+#include "base/Session.h"
 #include "recording/RecordingExport.h"
 #include "recording/RecordingReplay.h"
 #include "recording/RecordingStore.h"
+#include "workspace/Workspace.h"
 
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 #include <memory>
@@ -19,7 +22,7 @@ struct RecordingArgs {
     std::string db;
     std::string session, text, since, state, from, to, format, output;
     double speed = 1.0;
-    bool json = false, dryRun = false;
+    bool json = false, dryRun = false, force = false;
     size_t limit = 50;
     std::uint64_t maxSizeMb = 0, maxAgeDays = 0;
 };
@@ -221,12 +224,43 @@ int exportCommand(const RecordingArgs& args)
     return 0;
 }
 
+// How many changes a session's folder holds for review; an error when that cannot be told (its
+// project is gone, say).
+sb::Result<std::size_t> pendingChanges(const sb::SessionInfo& session)
+{
+    auto changes = sb::listChanges(session.upperDir(), session.project);
+    if (!changes) return changes.error();
+    return changes->size();
+}
+
 int rmCommand(const RecordingArgs& args)
 {
     auto store = openStore(args);
     if (!store) return fail(store.error());
-    if (auto e = store->remove(args.session)) return fail(*e);
-    std::printf("removed recording %s\n", args.session.c_str());
+    auto session = sb::loadSession(args.session);
+    if (session) {
+        if (sb::sessionIsLive(*session))
+            return fail("session " + args.session + " is running: stop it first");
+        auto pending = pendingChanges(*session);
+        if (!args.force && (!pending || *pending > 0))
+            return fail("session " + args.session + " holds " +
+                        (pending ? std::to_string(*pending) + " change(s)"
+                                 : "changes that cannot be read (" + pending.error().describe() +
+                                       ")") +
+                        " not applied or discarded: review them (changes, diff), then apply or "
+                        "discard them; rm --force drops them");
+        if (auto e = sb::removeSessionFolder(*session)) return fail(*e);
+    }
+    auto recorded = store->session(args.session);
+    if (recorded) {
+        if (auto e = store->remove(args.session)) return fail(*e);
+    } else if (!session) {
+        return fail("no session " + args.session + " (neither its folder nor its recording)");
+    }
+    std::printf("removed session %s (%s)\n", args.session.c_str(),
+                session && recorded ? "its folder and recording"
+                : session           ? "its folder"
+                                    : "its recording");
     return 0;
 }
 
@@ -242,10 +276,38 @@ int gcCommand(const RecordingArgs& args)
     if (!store) return fail(store.error());
     auto report = store->gc(*options);
     if (!report) return fail(report.error());
+    const char* remove = args.dryRun ? "would remove" : "removed";
     for (const auto& id : report->removed)
-        std::printf("%s %s\n", args.dryRun ? "would remove" : "removed", id.c_str());
-    std::printf("%s freed, %s kept\n", humanBytes(report->freedBytes).c_str(),
-                humanBytes(report->keptBytes).c_str());
+        std::printf("%s %s\n", remove, id.c_str());
+    // A session's folder goes with its recording (or after it), once it has ended and holds no
+    // change waiting for review; one that does stays, whatever its age.
+    std::size_t folders = 0, kept = 0;
+    for (const sb::SessionInfo& session : sb::listSessions()) {
+        const bool recordingGone =
+            std::find(report->removed.begin(), report->removed.end(), session.id) !=
+                report->removed.end() ||
+            !store->session(session.id);
+        if (!recordingGone || sb::sessionIsLive(session)) continue;
+        auto pending = pendingChanges(session);
+        if (!pending || *pending > 0) {
+            ++kept;
+            continue;
+        }
+        if (!args.dryRun)
+            if (auto e = sb::removeSessionFolder(session)) {
+                std::fprintf(stderr, "sandbench-cli: %s\n", e->describe().c_str());
+                continue;
+            }
+        ++folders;
+        std::printf("%s the folder of %s\n", remove, session.id.c_str());
+    }
+    std::printf("%s %s, %s kept", args.dryRun ? "would free" : "freed",
+                humanBytes(report->freedBytes).c_str(), humanBytes(report->keptBytes).c_str());
+    if (folders > 0)
+        std::printf("; %s %zu session folder(s)", args.dryRun ? "would remove" : "removed",
+                    folders);
+    if (kept > 0) std::printf("; kept %zu session folder(s) with changes for review", kept);
+    std::printf("\n");
     return 0;
 }
 
@@ -299,12 +361,17 @@ void addRecordingCommands(CLI::App& app)
     exp->add_option("--format", args->format, "asciicast or jsonl")->required();
     exp->add_option("-o,--output", args->output, "Write to FILE (atomically; default: stdout)");
 
-    CLI::App* rm = addCommand(app, "rm", "Delete a session's recording", args, rmCommand);
+    CLI::App* rm = addCommand(app, "rm",
+                              "Delete a session: its recording and its folder (refused while it "
+                              "holds changes not applied or discarded, unless --force)",
+                              args, rmCommand);
     rm->add_option("session", args->session, "Session id")->required();
+    rm->add_flag("--force", args->force, "Delete it with the changes it still holds");
 
     CLI::App* gc = addCommand(app, "gc",
                               "Delete old recordings beyond the size or age limit (defaults "
-                              "from ~/.config/sandbench/recordings.json: 2048 MB, 90 days)",
+                              "from ~/.config/sandbench/recordings.json: 2048 MB, 90 days), and "
+                              "the folders of sessions without a recording or changes left",
                               args, gcCommand);
     gc->add_option("--max-size", args->maxSizeMb, "Keep at most this many MB of recordings");
     gc->add_option("--max-age", args->maxAgeDays, "Delete recordings older than this many days");

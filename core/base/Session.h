@@ -59,5 +59,9 @@ Result<int> lockSession(const SessionInfo& session);
 bool sessionIsLive(const SessionInfo& session);
 // Blocks until no supervisor holds the lock; returns the (closed-on-destruction) fd holding it.
 Result<int> waitForSessionEnd(const SessionInfo& session);
+// Deletes the session's folder and everything in it (the layer of changes too: the caller
+// decides whether they may go), never following a symlink, making each folder writable first
+// (overlayfs leaves its work folder at mode 000). Refuses while the session runs.
+Status removeSessionFolder(const SessionInfo& session);
 
 } // namespace sb
