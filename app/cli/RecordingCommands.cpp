@@ -140,11 +140,12 @@ int showCommand(const RecordingArgs& args)
     if (args.json) {
         json out = recordJson(r);
         out["commands"] = s->commands;
+        out["denied_commands"] = s->deniedCommands;
         out["hosts"] = s->hosts;
-        out["approvals"] = s->approvals;
-        out["denials"] = s->denials;
-        out["prompts"] = s->prompts;
-        out["timeouts"] = s->timeouts;
+        out["decisions"] = {{"allowed", s->allowed},
+                            {"denied", s->denied},
+                            {"prompts", s->prompts},
+                            {"timed_out", s->timeouts}};
         out["changed_files"] = s->changedFiles;
         out["limits_hit"] = s->limitsHit;
         out["dropped_bytes"] = s->droppedBytes;
@@ -159,9 +160,10 @@ int showCommand(const RecordingArgs& args)
                 r.exitStatus ? std::to_string(*r.exitStatus).c_str() : "-");
     std::printf("output    %s in %llu events (%s stored)\n", humanBytes(r.outputBytes).c_str(),
                 static_cast<unsigned long long>(r.events), humanBytes(r.storedBytes).c_str());
-    std::printf("decisions %u allowed, %u denied, %u prompts, %u timed out\n", s->approvals,
-                s->denials, s->prompts, s->timeouts);
+    std::printf("decisions %u allowed, %u denied (%u asked, %u of them unanswered in time)\n",
+                s->allowed, s->denied, s->prompts, s->timeouts);
     printList("commands run", s->commands);
+    if (!s->deniedCommands.empty()) printList("commands denied", s->deniedCommands);
     printList("hosts contacted", s->hosts);
     printList("changed files", s->changedFiles);
     if (!s->limitsHit.empty()) printList("limits hit", s->limitsHit);

@@ -3,6 +3,7 @@
 #include "recording/RecordingStore.h"
 
 #include <algorithm>
+#include <deque>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -182,6 +183,13 @@ Result<RecordedSessionSummary> RecordingStore::summary(const std::string& id)
     std::map<std::string, std::string> files; // path -> last kind, from the final summary
     std::map<std::string, std::string> live;  // the same from live file events
     bool haveFinal = false;
+    // Execs an `ask` rule stopped wait for their approval's outcome.
+    std::deque<std::string> asked;
+    std::map<std::uint64_t, std::optional<std::string>> askedByRequest; // the command, if one
+    auto tally = [&out](bool allow, bool exec, const std::string& line) {
+        ++(allow ? out.allowed : out.denied);
+        if (exec) (allow ? out.commands : out.deniedCommands).push_back(line);
+    };
     while (true) {
         auto row = stmt->step("read events");
         if (!row) return row.error();
@@ -189,27 +197,41 @@ Result<RecordedSessionSummary> RecordingStore::summary(const std::string& id)
         json j = json::parse(stmt->columnText(1), nullptr, false);
         if (j.is_discarded() || !j.is_object()) continue;
         switch (static_cast<EventKind>(stmt->columnInt(0))) {
-        case EventKind::ExecRequest:
-            out.commands.push_back(commandLine(j.contains("argv") ? j["argv"] : j["program"]));
-            break;
         case EventKind::NetworkRequest:
             hosts.insert(stringField(j, "host") + ":" + stringField(j, "port"));
             break;
         case EventKind::ExecDecision:
         case EventKind::NetworkDecision: {
-            std::string d = stringField(j, "decision");
-            if (d == "allow")
-                ++out.approvals;
-            else if (d == "deny")
-                ++out.denials;
+            const bool exec = static_cast<EventKind>(stmt->columnInt(0)) == EventKind::ExecDecision;
+            const std::string d = stringField(j, "decision");
+            const std::string line =
+                exec ? commandLine(j.contains("argv") ? j["argv"] : j["program"]) : "";
+            if (d == "ask") {
+                if (exec) asked.push_back(line);
+            } else {
+                tally(d == "allow", exec, line);
+            }
             break;
         }
-        case EventKind::ApprovalPrompt:
+        case EventKind::ApprovalPrompt: {
             ++out.prompts;
+            // A command's request follows the decision that asked for it, in the same order.
+            std::optional<std::string> command;
+            if (stringField(j, "what").starts_with("command ") && !asked.empty()) {
+                command = asked.front();
+                asked.pop_front();
+            }
+            askedByRequest[j.value("request_id", std::uint64_t{0})] = command;
             break;
-        case EventKind::ApprovalAnswer:
+        }
+        case EventKind::ApprovalAnswer: {
             if (j.value("timed_out", false)) ++out.timeouts;
+            auto request = askedByRequest.find(j.value("request_id", std::uint64_t{0}));
+            const bool command = request != askedByRequest.end() && request->second.has_value();
+            tally(stringField(j, "decision") == "allow", command, command ? *request->second : "");
+            if (request != askedByRequest.end()) askedByRequest.erase(request);
             break;
+        }
         case EventKind::WorkspaceChange:
             // Live events ("kind": "file") while it ran; the net result ("final") at its end.
             if (stringField(j, "kind") == "file") {

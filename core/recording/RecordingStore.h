@@ -62,9 +62,12 @@ struct SessionFilter {
 // What `show` prints: the session and what happened in it.
 struct RecordedSessionSummary {
     SessionRecord session;
-    std::vector<std::string> commands; // exec requests, as command lines
-    std::vector<std::string> hosts;    // host:port contacted (distinct)
-    unsigned approvals = 0, denials = 0, prompts = 0, timeouts = 0;
+    std::vector<std::string> commands;       // execs that ran (allowed, or approved), as lines
+    std::vector<std::string> deniedCommands; // execs refused by a rule, an answer or a timeout
+    std::vector<std::string> hosts;          // host:port contacted (distinct)
+    // Final decisions: an `ask` counts once answered, as what the answer (or its timeout) was;
+    // prompts: approval requests; timeouts: those of them no one answered in time.
+    unsigned allowed = 0, denied = 0, prompts = 0, timeouts = 0;
     std::vector<std::string> changedFiles; // "M path", "A path", "D path"
     std::vector<std::string> limitsHit;
     std::uint64_t droppedBytes = 0;

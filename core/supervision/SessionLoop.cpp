@@ -485,6 +485,8 @@ void SessionLoop::drainApprovalEvents()
             emit({{"kind", "approval"},
                   {"type", "request"},
                   {"request_id", r.id},
+                  {"request", r.kind == ApprovalKind::Command ? "command" : "network"},
+                  {"pid", r.pid},
                   {"what", describeRequest(r)},
                   {"rule", r.rule},
                   {"deadline_unix_ms", r.deadlineUnixMs}});

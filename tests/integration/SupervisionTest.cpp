@@ -843,3 +843,30 @@ TEST_F(Supervision, AttachMirrorsTheSessionOutputByteForByte)
     EXPECT_EQ(run->out(), expected) << run->dump();
     EXPECT_EQ(viewer->out(), expected) << viewer->dump();
 }
+
+// Issue 26, item 8: `show` counts each decision once, as it ended: an asked command as its
+// answer or its timeout; commands denied are listed apart from those that ran.
+TEST_F(Supervision, ShowCountsFinalDecisionsAndListsDeniedCommandsApart)
+{
+    const std::string id = uniqueId("show");
+    auto policy = sb.writePolicy(commandPolicy(
+        rule("deny", "rm -rf *") + "," + rule("ask", "touch *") + "," + rule("ask", "mkdir *"),
+        "allow", 2));
+    auto run = startScript(id, policy,
+                           "rm -rf x; rm -rf y; touch approved; mkdir unanswered; echo done");
+    SB_WAIT_REQUEST(request, id, 1, run);
+    EXPECT_EQ(approve(id, 1, {"allow"}).status, 0);
+    SB_EXPECT_EXIT(run, 0);
+
+    auto text = sb.cli({"show", id});
+    EXPECT_TRUE(contains(text.out, "decisions 2 allowed, 3 denied (2 asked, 1 of them unanswered "
+                                   "in time)"))
+        << text.out;
+    auto shown = nlohmann::json::parse(sb.cli({"show", id, "--json"}).out);
+    EXPECT_EQ(shown["decisions"],
+              (nlohmann::json{{"allowed", 2}, {"denied", 3}, {"prompts", 2}, {"timed_out", 1}}));
+    EXPECT_EQ(shown["denied_commands"],
+              (nlohmann::json{"rm -rf x", "rm -rf y", "mkdir unanswered"}));
+    ASSERT_EQ(shown["commands"].size(), 2u) << shown.dump();
+    EXPECT_EQ(shown["commands"][1], "touch approved");
+}
