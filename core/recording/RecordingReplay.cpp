@@ -36,6 +36,11 @@ Status replaySession(RecordingStore& store, const std::string& id, const ReplayO
         // Start from the screen as it was, rebuilt from the nearest keyframe.
         auto session = store.session(id);
         if (!session) return session.error();
+        const std::int64_t length = std::max(session->durationNs(), session->lastEventNs);
+        if (options.fromNs > length)
+            return inputError("replay --from " + formatDuration(options.fromNs) +
+                              " is past the end of session " + id + ", which lasted " +
+                              formatDuration(length));
         ScreenModel screen(session->rows, session->cols);
         if (auto e = store.screenAt(id, options.fromNs, screen)) return e;
         if (auto e = writeAll(options.outFd, screen.snapshot())) return e;

@@ -134,6 +134,19 @@ SessionLoop::~SessionLoop()
 
 namespace {
 
+// `bytes` with each LF not preceded by CR made CRLF; `last` carries the byte before them.
+std::string asTerminalNewlines(std::string_view bytes, char& last)
+{
+    std::string out;
+    out.reserve(bytes.size() + bytes.size() / 16);
+    for (char c : bytes) {
+        if (c == '\n' && last != '\r') out += '\r';
+        out += c;
+        last = c;
+    }
+    return out;
+}
+
 // Activity events by their "kind" (and "type"), as the recording files them: a decided command
 // or connection is both a request (what was tried) and a decision (what became of it).
 std::vector<EventKind> recordedKinds(const nlohmann::json& event)
@@ -377,7 +390,10 @@ void SessionLoop::onCommandPipe(int& fd, int to)
     ssize_t n = ::read(fd, buf, sizeof buf);
     if (n > 0) {
         writeAll(to, buf, static_cast<size_t>(n));
-        publishOutput(buf, static_cast<size_t>(n));
+        // Clients and the recording show output as on a terminal, where a newline also returns
+        // the cursor (a pty's ONLCR): bare LFs from a pipe would draw a staircase there.
+        const std::string shown = asTerminalNewlines({buf, static_cast<size_t>(n)}, m_pipeLastByte);
+        publishOutput(shown.data(), shown.size());
         return;
     }
     if (n < 0 && (errno == EINTR || errno == EAGAIN)) return;

@@ -158,6 +158,7 @@ class SessionLoop final : public SessionBackend {
     std::optional<TerminalPrompt> m_prompt;
     int m_signalFd = -1;
     int m_stopSignal = 0;      // the first stop signal the supervisor got
+    char m_pipeLastByte = 0;   // the last byte of the command's pipes, across reads
     long long m_killAtMs = -1; // when a stopped sandbox still there gets SIGKILL
     sigset_t m_previousMask{};
     int m_wakeFd = -1; // approval events from any thread wake the loop

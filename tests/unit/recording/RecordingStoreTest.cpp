@@ -25,10 +25,12 @@ TEST(RecordingStore, WriterRecordsEveryKindInOrder)
     w.terminalInput("q");
     w.resize(40, 120);
     w.event(sb::EventKind::ExecRequest, {{"id", 1}, {"argv", {"git", "push"}}, {"cwd", "/p"}});
-    w.event(sb::EventKind::ExecDecision, {{"id", 1}, {"decision", "deny"}, {"rule", "git push *"}});
+    w.event(sb::EventKind::ExecDecision,
+            {{"id", 1}, {"argv", {"git", "push"}}, {"decision", "deny"}, {"rule", "git push *"}});
     w.event(sb::EventKind::NetworkRequest, {{"id", 2}, {"host", "github.com"}, {"port", 443}});
     w.event(sb::EventKind::NetworkDecision, {{"id", 2}, {"decision", "allow"}});
-    w.event(sb::EventKind::ApprovalAnswer, {{"request_id", 1}, {"timed_out", true}});
+    w.event(sb::EventKind::ApprovalAnswer,
+            {{"request_id", 1}, {"decision", "deny"}, {"timed_out", true}});
     w.event(sb::EventKind::WorkspaceChange, {{"path", "calc.py"}, {"kind", "modified"}});
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
     w.terminalOutput("ok\r\n");
@@ -62,10 +64,11 @@ TEST(RecordingStore, WriterRecordsEveryKindInOrder)
 
     auto summary = store->summary("s1");
     ASSERT_TRUE(summary);
-    EXPECT_EQ(summary->commands, std::vector<std::string>{"git push"});
+    EXPECT_TRUE(summary->commands.empty()) << "the one command was denied";
+    EXPECT_EQ(summary->deniedCommands, std::vector<std::string>{"git push"});
     EXPECT_EQ(summary->hosts, std::vector<std::string>{"github.com:443"});
-    EXPECT_EQ(summary->denials, 1u);
-    EXPECT_EQ(summary->approvals, 1u);
+    EXPECT_EQ(summary->allowed, 1u) << "the connection";
+    EXPECT_EQ(summary->denied, 2u) << "the command, and the approval no one answered";
     EXPECT_EQ(summary->timeouts, 1u);
     EXPECT_EQ(summary->changedFiles, std::vector<std::string>{"M calc.py"});
     EXPECT_EQ(integrityCheck(db), "ok");
