@@ -13,6 +13,7 @@
 #include <csignal>
 #include <ctime>
 #include <fstream>
+#include <limits>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <poll.h>
@@ -95,7 +96,7 @@ int lsCommand(const ClientArgs& args)
     for (const auto& s : sessions)
         std::printf("%-24s %-19s %-7zu %-30s %s\n", s.summary.id.c_str(),
                     localTime(s.summary.startedUnixMs).c_str(), s.pending.size(),
-                    joined(s.summary.command).c_str(), s.summary.workspace.c_str());
+                    commandSummary(s.summary.command, 60).c_str(), s.summary.workspace.c_str());
     return 0;
 }
 
@@ -473,7 +474,9 @@ void addClientCommands(CLI::App& app)
 
     CLI::App* approve = app.add_subcommand("approve", "Answer a pending approval request");
     sessionArg(approve, true);
-    approve->add_option("request", args->request, "Request number (see pending)")->required();
+    approve->add_option("request", args->request, "Request number (see pending)")
+        ->required()
+        ->check(wholeNumber(1, std::numeric_limits<std::uint64_t>::max()));
     approve->add_option("decision", args->decision, "allow or deny")
         ->required()
         ->check(CLI::IsMember({"allow", "deny"}));

@@ -100,7 +100,9 @@ int demoCommand(const DemoArgs& args)
     options.notice = [](const std::string& s) {
         std::fprintf(stderr, "sandbench: %s\n", s.c_str());
     };
-    auto outcome = sb::runSession(options);
+    auto prepared = sb::prepareRun(options);
+    if (!prepared) return fail(prepared.error(), kUsageError);
+    auto outcome = sb::runSession(options, std::move(*prepared));
     if (!outcome) return fail(outcome.error(), kSandboxFailure);
 
     const DemoServer::Counts counts = server->stop();
@@ -131,9 +133,11 @@ void addDemoCommand(CLI::App& app)
     CLI::App* demo = app.add_subcommand(
         "demo", "Run the built-in demo: a scripted agent in a sandbox over a copy of a demo "
                 "project, then its changes for review");
-    demo->add_flag("--headless", args->headless,
-                   "Give the agent a terminal only attached clients see (how the GUI shows it)");
-    demo->add_option("--size", args->size, "With --headless: the terminal's ROWSxCOLS (24x80)");
+    auto* headless = demo->add_flag(
+        "--headless", args->headless,
+        "Give the agent a terminal only attached clients see (how the GUI shows it)");
+    demo->add_option("--size", args->size, "With --headless: the terminal's ROWSxCOLS (24x80)")
+        ->needs(headless);
     demo->add_option("--session-id", args->sessionId, "Name the session instead of a fresh id");
     demo->callback([args] { exitWith(demoCommand(*args)); });
 }

@@ -1,29 +1,10 @@
 #include "PolicyOptions.h"
 
+#include "Format.h"
 #include "policy/LearnedRules.h"
 #include "supervision/Supervisor.h"
 
-#include <charconv>
-
 namespace sbcli {
-namespace {
-
-// The policy schema's range for approvals.timeout_seconds (core/policy/Policy.cpp), with a message
-// that says what is expected rather than CLI11's "could not be converted".
-constexpr unsigned kMaxApprovalTimeout = 86400;
-
-std::string checkApprovalTimeout(std::string& text)
-{
-    unsigned seconds = 0;
-    const char* end = text.data() + text.size();
-    auto [stop, error] = std::from_chars(text.data(), end, seconds);
-    if (error != std::errc() || stop != end || seconds < 1 || seconds > kMaxApprovalTimeout)
-        return "'" + text + "' is not a number of seconds from 1 to " +
-               std::to_string(kMaxApprovalTimeout) + " (a day)";
-    return {};
-}
-
-} // namespace
 
 void PolicyChoice::addTo(CLI::App& command)
 {
@@ -41,18 +22,22 @@ void PolicyChoice::addTo(CLI::App& command)
     });
     command.add_option("--network", network, "Override the policy's network mode")
         ->check(CLI::IsMember({"none", "filtered", "host"}));
-    command.add_option("--timeout", timeoutSeconds, "Wall-clock limit in seconds (0 = none)");
+    // The policy's own ranges, with an error that says what is expected.
+    namespace most = sb::maximum;
+    command.add_option("--timeout", timeoutSeconds, "Wall-clock limit in seconds (0 = none)")
+        ->check(wholeNumber(0, most::limitSeconds, "seconds", "30 days"));
     command.add_option("--memory", memoryMb, "Memory limit in MB (0 = none)")
-        ->check(CLI::Range(0, 1048576));
-    command.add_option("--pids", pids, "Process limit (0 = none)")->check(CLI::Range(0, 4194304));
+        ->check(wholeNumber(0, most::memoryMb, "MB", "1 TiB"));
+    command.add_option("--pids", pids, "Process limit (0 = none)")
+        ->check(wholeNumber(0, most::pids));
     command.add_option("--cpu", cpuPercent, "CPU limit in percent of one core (0 = none)")
-        ->check(CLI::Range(0, 102400));
+        ->check(wholeNumber(0, most::cpuPercent, "percent", "1024 cores"));
     command
         .add_option("--approval-timeout", approvalTimeoutSeconds,
                     "Seconds an approval waits for an answer before the policy's on_timeout "
                     "applies (1-86400; default: the policy's approvals.timeout_seconds)")
         ->type_name("SECONDS")
-        ->check(CLI::Validator(checkApprovalTimeout, ""));
+        ->check(wholeNumber(1, most::approvalSeconds, "seconds", "a day"));
 }
 
 std::string PolicyChoice::presetName() const

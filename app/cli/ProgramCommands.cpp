@@ -62,10 +62,7 @@ sb::Result<sb::RunOptions> detachedSessionOptions(const PolicyChoice& choice,
     options.policy = std::move(policy.value());
     options.workspace = workspace;
     options.programmable = true;
-    options.sessionId = name.empty() ? sb::newSessionId() : name;
-    if (!sb::isValidSessionId(options.sessionId))
-        return sb::inputError("invalid session name '" + options.sessionId +
-                              "' (letters, digits, _ . - and at most 64 of them)");
+    options.sessionId = name.empty() ? sb::newSessionId() : name; // prepareRun checks it
     choice.describeSource(options);
     return options;
 }

@@ -29,6 +29,17 @@ struct RecordingArgs {
 
 sb::Result<sb::RecordingStore> openStore(const RecordingArgs& args)
 {
+    // A database named on the command line is read, never made: a mistyped path is no empty
+    // history (nor a new folder).
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    if (!args.db.empty() && !fs::is_regular_file(args.db, ec)) {
+        const fs::path folder = fs::absolute(args.db, ec).parent_path();
+        const std::string missing =
+            fs::is_directory(folder, ec) ? "no such file" : "no folder " + folder.string();
+        return sb::Error{sb::ErrorCode::NotFound, 0,
+                         "--db " + args.db + ": no recording database there (" + missing + ")"};
+    }
     return sb::RecordingStore::open(args.db);
 }
 
@@ -118,7 +129,7 @@ int sessionsCommand(const RecordingArgs& args)
                     localTime(r.startedNs / 1000000).c_str(),
                     std::string(sb::recordStateName(r.state)).c_str(),
                     sb::formatDuration(r.durationNs()).c_str(), exit.c_str(),
-                    humanBytes(r.outputBytes).c_str(), joined(r.command).c_str());
+                    humanBytes(r.outputBytes).c_str(), commandSummary(r.command).c_str());
     }
     return 0;
 }
@@ -246,9 +257,9 @@ int rmCommand(const RecordingArgs& args)
         auto pending = pendingChanges(*session);
         if (!args.force && (!pending || *pending > 0))
             return fail("session " + args.session + " holds " +
-                        (pending ? std::to_string(*pending) + " change(s)"
-                                 : "changes that cannot be read (" + pending.error().describe() +
-                                       ")") +
+                        (pending
+                             ? std::to_string(*pending) + " change(s)"
+                             : "changes that cannot be read (" + pending.error().describe() + ")") +
                         " not applied or discarded: review them (changes, diff), then apply or "
                         "discard them; rm --force drops them");
         if (auto e = sb::removeSessionFolder(*session)) return fail(*e);
@@ -285,10 +296,9 @@ int gcCommand(const RecordingArgs& args)
     // change waiting for review; one that does stays, whatever its age.
     std::size_t folders = 0, kept = 0;
     for (const sb::SessionInfo& session : sb::listSessions()) {
-        const bool recordingGone =
-            std::find(report->removed.begin(), report->removed.end(), session.id) !=
-                report->removed.end() ||
-            !store->session(session.id);
+        const bool recordingGone = std::find(report->removed.begin(), report->removed.end(),
+                                             session.id) != report->removed.end() ||
+                                   !store->session(session.id);
         if (!recordingGone || sb::sessionIsLive(session)) continue;
         auto pending = pendingChanges(session);
         if (!pending || *pending > 0) {

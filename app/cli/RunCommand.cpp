@@ -74,10 +74,12 @@ void addRunCommand(CLI::App& app)
     args->policy.addTo(*run);
     run->add_option("--workspace,-w", args->workspace, "Project folder (default: current folder)");
     run->add_option("--session-id", args->sessionId, "Name the session instead of a fresh id");
-    run->add_flag("--headless", args->headless,
-                  "Give the command a terminal that only attached clients see and type into "
-                  "(how the GUI starts sessions)");
-    run->add_option("--size", args->size, "With --headless: the terminal's ROWSxCOLS (24x80)");
+    auto* headless =
+        run->add_flag("--headless", args->headless,
+                      "Give the command a terminal that only attached clients see and type into "
+                      "(how the GUI starts sessions)");
+    run->add_option("--size", args->size, "With --headless: the terminal's ROWSxCOLS (24x80)")
+        ->needs(headless);
     run->add_option("command", args->command, "The command and its arguments, after --")
         ->required();
     run->positionals_at_end();

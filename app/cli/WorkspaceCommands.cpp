@@ -78,8 +78,10 @@ int changesCommand(const WorkspaceArgs& args)
     }
     static const char marks[] = {'A', 'M', 'D'};
     for (const auto& c : *changes) {
-        std::printf("%c%s %s%s", marks[static_cast<int>(c.kind)], c.runLater ? "!" : "",
-                    c.path.c_str(), c.type == sb::EntryType::Directory ? "/" : "");
+        const std::string shown =
+            sb::quotedPath(c.type == sb::EntryType::Directory ? c.path + "/" : c.path);
+        std::printf("%c%s %s", marks[static_cast<int>(c.kind)], c.runLater ? "!" : "",
+                    shown.c_str());
         if (c.runLater) std::printf("\t(runs later: %s)", c.runLater->reason.c_str());
         std::printf("\n");
     }
@@ -150,13 +152,16 @@ int applyCommand(const WorkspaceArgs& args)
         std::printf("%s\n", sb::dumpJson(out, 2).c_str());
     } else {
         for (const auto& path : report->applied)
-            std::printf("applied  %s\n", path.c_str());
+            std::printf("applied  %s\n", sb::quotedPath(path).c_str());
         for (const auto& issue : report->held)
-            std::printf("held     %s: runs later (%s)\n", issue.path.c_str(), issue.reason.c_str());
+            std::printf("held     %s: runs later (%s)\n", sb::quotedPath(issue.path).c_str(),
+                        issue.reason.c_str());
         for (const auto& issue : report->skipped)
-            std::printf("skipped  %s: %s\n", issue.path.c_str(), issue.reason.c_str());
+            std::printf("skipped  %s: %s\n", sb::quotedPath(issue.path).c_str(),
+                        issue.reason.c_str());
         for (const auto& issue : report->conflicts)
-            std::printf("conflict %s: %s\n", issue.path.c_str(), issue.reason.c_str());
+            std::printf("conflict %s: %s\n", sb::quotedPath(issue.path).c_str(),
+                        issue.reason.c_str());
     }
     if (!report->conflicts.empty())
         return fail(std::to_string(report->conflicts.size()) +
@@ -184,7 +189,7 @@ int discardCommand(const WorkspaceArgs& args)
     ::close(*lock);
     if (!discarded) return fail(discarded.error());
     for (const auto& path : *discarded)
-        std::printf("discarded %s\n", path.c_str());
+        std::printf("discarded %s\n", sb::quotedPath(path).c_str());
     return 0;
 }
 

@@ -1,6 +1,8 @@
 #include "base/Bytes.h"
 
+#include <algorithm>
 #include <array>
+#include <cstdio>
 
 namespace sb {
 namespace {
@@ -49,6 +51,37 @@ std::string_view completeUtf8Prefix(std::string_view bytes)
         break;
     }
     return bytes;
+}
+
+std::string quotedPath(std::string_view path)
+{
+    const bool utf8 = isValidUtf8(path);
+    auto plain = [utf8](unsigned char c) {
+        return c >= 0x20 && c != 0x7f && c != '"' && c != '\\' && (c < 0x80 || utf8);
+    };
+    if (std::all_of(path.begin(), path.end(),
+                    [&](char c) { return plain(static_cast<unsigned char>(c)); }))
+        return std::string(path);
+    std::string out = "\"";
+    for (char ch : path) {
+        const auto c = static_cast<unsigned char>(ch);
+        if (plain(c)) {
+            out += ch;
+            continue;
+        }
+        if (c >= '\a' && c <= '\r') {
+            out += '\\';
+            out += "abtnvfr"[c - '\a'];
+        } else if (c == '"' || c == '\\') {
+            out += '\\';
+            out += ch;
+        } else {
+            char octal[5];
+            std::snprintf(octal, sizeof octal, "\\%03o", c);
+            out += octal;
+        }
+    }
+    return out + "\"";
 }
 
 std::string base64(std::string_view bytes)

@@ -17,6 +17,11 @@ bool isValidUtf8(std::string_view bytes);
 // Splits off an incomplete UTF-8 sequence at the end of `bytes` (to prepend to the next chunk).
 std::string_view completeUtf8Prefix(std::string_view bytes);
 
+// A path for a line of text, as git quotes one: as it is, unless it holds a control character,
+// '"' or '\\' (or bytes that are not UTF-8); then in double quotes, those written as C escapes
+// (\n, \t, \", \\, \ooo). A newline in a file name no longer splits one line in two.
+std::string quotedPath(std::string_view path);
+
 std::string base64(std::string_view bytes);
 // Standard alphabet, padding optional; nothing for anything else.
 std::optional<std::string> fromBase64(std::string_view text);

@@ -173,13 +173,37 @@ void prepareSpareSession()
     if (::rename(tmp.c_str(), (sessions / kSpare).c_str()) != 0) removeSessionFolder(tmp);
 }
 
+namespace {
+
+Error invalidNewSessionId(const std::string& id)
+{
+    return inputError("invalid session id '" + id +
+                      "': use 1 to 64 letters, digits, '-', '_' or '.'");
+}
+
+Error sessionIdTaken(const std::string& id)
+{
+    return inputError("session '" + id + "' already exists in " + sessionsDirectory().string());
+}
+
+} // namespace
+
+Status checkNewSessionId(const std::string& id)
+{
+    if (!isValidSessionId(id)) return invalidNewSessionId(id);
+    SessionInfo probe;
+    probe.id = id;
+    std::error_code ec;
+    if (fs::symlink_status(probe.directory(), ec).type() != fs::file_type::not_found)
+        return sessionIdTaken(id);
+    return {};
+}
+
 Result<SessionInfo> createSession(const fs::path& project, std::vector<std::string> command,
                                   std::string id)
 {
     const bool generated = id.empty();
-    if (!generated && !isValidSessionId(id))
-        return inputError("invalid session id '" + id +
-                          "': use 1 to 64 letters, digits, '-', '_' or '.'");
+    if (!generated && !isValidSessionId(id)) return invalidNewSessionId(id);
     SessionInfo s;
     s.project = project;
     s.command = std::move(command);
@@ -203,9 +227,7 @@ Result<SessionInfo> createSession(const fs::path& project, std::vector<std::stri
             }
             if (errno != EEXIST) return sysError("create " + dir.string());
         }
-        if (!generated || attempt == 10)
-            return inputError("session '" + s.id + "' already exists in " +
-                              sessionsDirectory().string());
+        if (!generated || attempt == 10) return sessionIdTaken(s.id);
     }
     // Not synced: the session's start is on the cold-start path, and a machine crash before the
     // next sync loses a session that had not done anything yet.
@@ -347,7 +369,8 @@ Status removeAt(int dirFd, const std::string& name, const std::string& shown)
 Status removeSessionFolder(const SessionInfo& session)
 {
     if (sessionIsLive(session))
-        return Error{ErrorCode::Conflict, 0, "session " + session.id + " is running: stop it first"};
+        return Error{ErrorCode::Conflict, 0,
+                     "session " + session.id + " is running: stop it first"};
     const fs::path folder = session.directory();
     return removeAt(AT_FDCWD, folder.string(), folder.string());
 }

@@ -38,6 +38,9 @@ std::filesystem::path sessionsDirectory();
 // A fresh id: "YYYYMMDD-HHMMSS-xxxx" (random suffix). Ids are [A-Za-z0-9_.-]{1,64}.
 std::string newSessionId();
 bool isValidSessionId(const std::string& id);
+// Whether `id` (one asked for, not generated) may name a new session: an error saying why not
+// (its form, or a session of that name). createSession() checks again, as it takes the name.
+Status checkNewSessionId(const std::string& id);
 
 // Creates the session directory (mode 0700) and writes session.json atomically. The directory
 // is the spare one (below) renamed, when there is one.

@@ -299,17 +299,25 @@ Result<ExposurePlan> planExposures(const FilesystemPolicy& policy, const fs::pat
             }
 
             std::size_t matched = 0;
+            std::string protectedMatches; // a glob never exposes a secret
             for (const fs::path& m : expandGlob(p)) {
-                if (sensitiveHolding(sensitive, m) || sensitiveHolding(sensitive, real(m)))
+                if (sensitiveHolding(sensitive, m) || sensitiveHolding(sensitive, real(m))) {
+                    protectedMatches += (protectedMatches.empty() ? "'" : ", '") + m.string() + "'";
                     continue;
+                }
                 ++matched;
                 if (auto err = add(m, e, i, false)) return *err;
             }
-            if (matched == 0 && !e.optional)
-                return Error{ErrorCode::NotFound, 0,
-                             where(i, e.path) + "'" + p.string() +
-                                 "' matches nothing (expected at least one match, or "
-                                 "\"optional\": true)"};
+            if (matched > 0 || e.optional) continue;
+            if (!protectedMatches.empty())
+                return inputError(where(i, e.path) + "'" + p.string() + "' matches only " +
+                                  protectedMatches +
+                                  ", which a pattern never exposes: it is sensitive (expected "
+                                  "the sensitive path named explicitly)");
+            return Error{ErrorCode::NotFound, 0,
+                         where(i, e.path) + "'" + p.string() +
+                             "' matches nothing (expected at least one match, or "
+                             "\"optional\": true)"};
         }
     }
 

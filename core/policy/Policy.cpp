@@ -232,8 +232,7 @@ void readApprovals(Checker& c, const json& v, const std::string& p, ApprovalPoli
     c.object(v, p,
              {{"timeout_seconds",
                [&](const json& x, const std::string& at) {
-                   // A day at most: an agent held longer than that is a forgotten session.
-                   if (auto n = c.integer(x, at, 1, 86400))
+                   if (auto n = c.integer(x, at, 1, maximum::approvalSeconds))
                        out.timeoutSeconds = static_cast<std::uint32_t>(*n);
                }},
               {"on_timeout", [&](const json& x, const std::string& at) {
@@ -253,12 +252,12 @@ void readLimits(Checker& c, const json& v, const std::string& p, Limits& out)
                      }};
     };
     c.object(v, p,
-             {limit("memory_mb", 0, 1u << 20, out.memoryMb),         // 1 TiB
-              limit("pids", 0, 4194304, out.pids),                   // the kernel's PID_MAX_LIMIT
-              limit("cpu_percent", 0, 102400, out.cpuPercent),       // 1024 cores
-              limit("wall_seconds", 0, 30 * 86400, out.wallSeconds), // 30 days
-              limit("idle_seconds", 0, 30 * 86400, out.idleSeconds),
-              limit("cpu_seconds", 0, 30 * 86400, out.cpuSeconds),
+             {limit("memory_mb", 0, maximum::memoryMb, out.memoryMb),
+              limit("pids", 0, maximum::pids, out.pids),
+              limit("cpu_percent", 0, maximum::cpuPercent, out.cpuPercent),
+              limit("wall_seconds", 0, maximum::limitSeconds, out.wallSeconds),
+              limit("idle_seconds", 0, maximum::limitSeconds, out.idleSeconds),
+              limit("cpu_seconds", 0, maximum::limitSeconds, out.cpuSeconds),
               limit("open_files", 16, 1u << 20, out.openFiles), // fewer breaks shells; fs.nr_open
               limit("file_size_mb", 0, 1u << 20, out.fileSizeMb)});
 }

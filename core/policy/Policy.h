@@ -70,6 +70,16 @@ struct ApprovalPolicy {
 };
 
 // Zero means "no limit" for the optional limits.
+// The largest values a policy (and the CLI's overrides of it) accepts.
+namespace maximum {
+inline constexpr std::uint64_t memoryMb = 1u << 20;       // 1 TiB
+inline constexpr std::uint32_t pids = 4194304;            // the kernel's PID_MAX_LIMIT
+inline constexpr std::uint32_t cpuPercent = 102400;       // 1024 cores
+inline constexpr std::uint32_t limitSeconds = 30 * 86400; // wall, idle and CPU time: 30 days
+// An agent held longer than a day for an answer is a forgotten session.
+inline constexpr std::uint32_t approvalSeconds = 86400;
+} // namespace maximum
+
 struct Limits {
     std::uint64_t memoryMb = 4096; // cgroup memory.max; RLIMIT_DATA fallback per process
     std::uint32_t pids = 512;      // cgroup pids.max; RLIMIT_NPROC always

@@ -228,6 +228,8 @@ Result<PreparedRun> prepareRun(const RunOptions& options)
 {
     if (options.command.empty() && !options.programmable)
         return inputError("no command to run (put it after --)");
+    if (!options.sessionId.empty())
+        if (auto e = checkNewSessionId(options.sessionId)) return *e;
     if (auto e = checkWorkspaceInside(options.workspaceInside)) return *e;
     auto workspace = checkWorkspace(options.workspace);
     if (!workspace) return workspace.error();
@@ -322,8 +324,12 @@ Result<RunOutcome> runSession(const RunOptions& options, PreparedRun prepared)
         config.cgroups = sessionCgroupPaths(cgroups, session->id);
         config.cgroupsV1 = cgroups.kind == CgroupSupport::Kind::V1;
     } else {
-        say(options, "note: no cgroup for the sandbox (" + cgroups.reason +
-                         "); memory and process limits apply per process (rlimits)");
+        std::string note = "note: no cgroup for the sandbox (" + cgroups.reason +
+                           "); memory and process limits apply per process (rlimits)";
+        if (options.policy.limits.cpuPercent > 0)
+            note += ", and the CPU limit (" + std::to_string(options.policy.limits.cpuPercent) +
+                    "% of a core) does not apply: it needs a cgroup";
+        say(options, note);
     }
 
     if (options.command.empty()) {

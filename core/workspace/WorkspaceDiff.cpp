@@ -3,6 +3,7 @@
 // out here; one on both sides is compared by Debian's diff(1), fed through descriptors we opened
 // without following symlinks, so diff never resolves a path of ours itself. A special file
 // (FIFO, socket, device) and a folder show their mode alone.
+#include "base/Bytes.h"
 #include "workspace/WorkspaceInternal.h"
 
 #include <algorithm>
@@ -186,8 +187,8 @@ Status oneSided(int rootFd, const std::string& rel, const struct statx& st, bool
     auto content = contentOf(rootFd, rel, st);
     if (!content) return content.error();
     if (content->empty()) return {};
-    const std::string oldLabel = added ? "/dev/null" : "a/" + rel;
-    const std::string newLabel = added ? "b/" + rel : "/dev/null";
+    const std::string oldLabel = added ? "/dev/null" : quotedPath("a/" + rel);
+    const std::string newLabel = added ? quotedPath("b/" + rel) : "/dev/null";
     if (content->find('\0') < 8000) {
         out += "Binary files " + oldLabel + " and " + newLabel + " differ\n";
         return {};
@@ -231,13 +232,15 @@ Status diffPath(int upperFd, int projectFd, const std::string& rel, bool oldExis
     }
     if (!oldExists && !newExists) return {};
     const mode_t oldMode = oldSt.stx_mode, newMode = newSt.stx_mode;
-    out += "diff --git a/" + rel + " b/" + rel + "\n";
+    const std::string oldLabel = quotedPath("a/" + rel), newLabel = quotedPath("b/" + rel);
+    const std::string header = "diff --git " + oldLabel + " " + newLabel + "\n";
+    out += header;
     // A change of type is a deletion and an addition, as git shows it.
     if (oldExists && newExists && (oldMode & S_IFMT) != (newMode & S_IFMT)) {
         out += "deleted file mode " + modeText(oldMode) + "\n";
         if (hasContent(oldMode))
             if (auto e = oneSided(projectFd, rel, oldSt, false, out)) return e;
-        out += "diff --git a/" + rel + " b/" + rel + "\n";
+        out += header;
         out += "new file mode " + modeText(newMode) + "\n";
         if (!hasContent(newMode)) return {};
         return oneSided(upperFd, rel, newSt, true, out);
@@ -267,7 +270,7 @@ Status diffPath(int upperFd, int projectFd, const std::string& rel, bool oldExis
     if (!oldFd) return oldFd.error();
     auto newFd = openSide(upperFd, rel, newSt);
     if (!newFd) return newFd.error();
-    return runDiff(Side{std::move(*oldFd), "a/" + rel}, Side{std::move(*newFd), "b/" + rel}, out);
+    return runDiff(Side{std::move(*oldFd), oldLabel}, Side{std::move(*newFd), newLabel}, out);
 }
 
 } // namespace

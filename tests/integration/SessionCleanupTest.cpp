@@ -2,6 +2,7 @@
 // for review unless told so, and a killed session's folder (overlayfs leaves its work folder at
 // mode 000) goes as well as any.
 #include "IntegrationSupport.h"
+#include "recording/RecordingStore.h"
 
 #include <csignal>
 #include <nlohmann/json.hpp>
@@ -69,6 +70,7 @@ TEST_F(SessionCleanup, GcRemovesTheFoldersOfSessionsWithoutARecordingOrChanges)
     ASSERT_EQ(sb.run("pending", {"bash", "-c", "echo x > pending.txt"}).status, 0);
     // A database holding no recordings: both sessions' recordings are gone as far as gc knows.
     const fs::path other = sb.workspace().parent_path() / "other.db";
+    ASSERT_TRUE(sb::RecordingStore::open(other)) << "an empty database";
     auto dry = sb.cli({"gc", "--db", other.string(), "--dry-run"});
     EXPECT_TRUE(contains(dry.out, "would remove the folder of empty")) << dump(dry);
     EXPECT_TRUE(fs::exists(sb.sessions() / "empty")) << "a dry run removes nothing";

@@ -123,8 +123,27 @@ TEST(Exposure, SymlinkToASecretIsRefusedOrSkipped)
               "at /filesystem/expose/0 ('~/innocent'): '" + (home / "innocent").string() +
                   "' resolves to '" + (home / ".ssh").string() + "', inside the sensitive '" +
                   (home / ".ssh").string() + "' (expected the sensitive path named explicitly)");
-    auto plan = sb::planExposures(expose({{"~/i*"}}), home.path());
-    ASSERT_FALSE(plan) << "the only match is a secret, so the glob matches nothing";
+    EXPECT_EQ(refusal(expose({{"~/i*"}}), home.path()),
+              "at /filesystem/expose/0 ('~/i*'): '" + (home / "i*").string() + "' matches only '" +
+                  (home / "innocent").string() +
+                  "', which a pattern never exposes: it is sensitive (expected the sensitive "
+                  "path named explicitly)");
+}
+
+// Issue 26, item 11: a pattern that matches only protected paths names them, rather than
+// saying that it matches nothing.
+TEST(Exposure, APatternMatchingOnlySecretsNamesThem)
+{
+    FakeHome home;
+    EXPECT_EQ(refusal(expose({{"~/.ss*"}}), home.path()),
+              "at /filesystem/expose/0 ('~/.ss*'): '" + (home / ".ss*").string() +
+                  "' matches only '" + (home / ".ssh").string() +
+                  "', which a pattern never exposes: it is sensitive (expected the sensitive "
+                  "path named explicitly)");
+    auto optional =
+        sb::planExposures(expose({{"~/.ss*", sb::AccessMode::ReadOnly, true}}), home.path());
+    ASSERT_TRUE(optional) << optional.error().message;
+    EXPECT_TRUE(optional->mounts.empty()) << "optional: skipped, and still not exposed";
 }
 
 TEST(Exposure, OptionalMissingIsSkippedRequiredMissingIsAnError)
