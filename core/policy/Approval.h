@@ -40,6 +40,9 @@ struct ApprovalRequest {
     // Command: the process and its session (its leader's pid), as the sandbox numbers them
     // (0: unknown). A program's process is a session of its own, so its children share it.
     std::int64_t pid = 0, session = 0;
+    // What the activity events call what is asked about: the command's "id" or the network
+    // connection's "connection" (0: none).
+    std::uint64_t subject = 0;
 };
 
 struct ApprovalAnswer {

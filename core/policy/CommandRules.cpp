@@ -180,7 +180,7 @@ std::string quoteCommandWord(std::string_view word)
 std::string describeCommandRule(std::size_t index, const CommandRule& rule)
 {
     return "commands.rules[" + std::to_string(index) + "] (" + std::string(toString(rule.action)) +
-           ' ' + jsonQuoted(rule.match) + ")";
+           ' ' + jsonQuoted(rule.match) + (rule.comment.empty() ? "" : ": " + rule.comment) + ")";
 }
 
 CommandMatcher::CommandMatcher(const CommandPolicy& policy) : m_policy(policy)

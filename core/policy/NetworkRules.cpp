@@ -230,6 +230,7 @@ std::string describeRule(std::size_t index, const NetworkRule& rule)
         for (std::size_t i = 0; i < rule.ports.size(); ++i)
             text += (i ? "," : "") + std::to_string(rule.ports[i]);
     }
+    if (!rule.comment.empty()) text += ": " + rule.comment; // why the rule is there
     return text + ")";
 }
 
@@ -429,8 +430,16 @@ NetworkDecision NetworkRules::decideHost(std::string_view host, std::uint16_t po
 {
     if (auto ip = ipLiteral(host)) return decide(host, &*ip, port, own);
     auto decision = decide(host, nullptr, port, own);
-    // Only an address rule that allows or asks could turn a denial around after resolution.
-    decision.final = decision.action == RuleAction::Deny && !m_addressRuleMayAllow;
+    // Only an address rule that allows or asks at this port could turn a denial around after
+    // resolution: otherwise the name is not looked up at all.
+    auto mayAllow = [port](const Rule& rule) {
+        return rule.kind == Rule::Kind::Cidr && rule.action != RuleAction::Deny &&
+               (rule.ports.empty() ||
+                std::find(rule.ports.begin(), rule.ports.end(), port) != rule.ports.end());
+    };
+    decision.final =
+        decision.action == RuleAction::Deny &&
+        !(m_addressRuleMayAllow && std::any_of(m_rules.begin(), m_rules.end(), mayAllow));
     return decision;
 }
 

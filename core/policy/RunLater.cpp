@@ -164,7 +164,8 @@ Result<RunLaterRules> RunLaterRules::make(const RunLaterPolicy& policy)
         const bool home = a.path.starts_with("~/");
         rules.m_rules.push_back({home ? a.path.substr(2) : a.path,
                                  home ? RunLaterAnchor::Home : RunLaterAnchor::Project,
-                                 "the policy: " + (a.reason.empty() ? "listed" : a.reason), false,
+                                 "the policy: " + (a.reason.empty() ? "listed" : a.reason),
+                                 false,
                                  {}});
     }
     return rules;

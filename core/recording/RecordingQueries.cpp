@@ -183,8 +183,8 @@ Result<RecordedSessionSummary> RecordingStore::summary(const std::string& id)
     std::map<std::string, std::string> files; // path -> last kind, from the final summary
     std::map<std::string, std::string> live;  // the same from live file events
     bool haveFinal = false;
-    // Execs an `ask` rule stopped wait for their approval's outcome.
-    std::deque<std::string> asked;
+    // Execs an `ask` rule stopped wait for their approval's outcome: (id, command line).
+    std::deque<std::pair<std::uint64_t, std::string>> asked;
     std::map<std::uint64_t, std::optional<std::string>> askedByRequest; // the command, if one
     auto tally = [&out](bool allow, bool exec, const std::string& line) {
         ++(allow ? out.allowed : out.denied);
@@ -207,7 +207,7 @@ Result<RecordedSessionSummary> RecordingStore::summary(const std::string& id)
             const std::string line =
                 exec ? commandLine(j.contains("argv") ? j["argv"] : j["program"]) : "";
             if (d == "ask") {
-                if (exec) asked.push_back(line);
+                if (exec) asked.emplace_back(j.value("id", std::uint64_t{0}), line);
             } else {
                 tally(d == "allow", exec, line);
             }
@@ -215,11 +215,17 @@ Result<RecordedSessionSummary> RecordingStore::summary(const std::string& id)
         }
         case EventKind::ApprovalPrompt: {
             ++out.prompts;
-            // A command's request follows the decision that asked for it, in the same order.
+            // A command's request names the command ("command_id"); in recordings from before
+            // it did, requests follow the decisions that asked, in the same order.
             std::optional<std::string> command;
             if (stringField(j, "what").starts_with("command ") && !asked.empty()) {
-                command = asked.front();
-                asked.pop_front();
+                const std::uint64_t commandId = j.value("command_id", std::uint64_t{0});
+                auto it = std::find_if(asked.begin(), asked.end(), [commandId](const auto& a) {
+                    return commandId != 0 && a.first == commandId;
+                });
+                if (it == asked.end()) it = asked.begin();
+                command = it->second;
+                asked.erase(it);
             }
             askedByRequest[j.value("request_id", std::uint64_t{0})] = command;
             break;

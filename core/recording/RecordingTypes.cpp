@@ -30,11 +30,8 @@ std::optional<EventKind> eventKindFromName(std::string_view name)
 
 nlohmann::json toJson(const CommandRecord& c)
 {
-    nlohmann::json j = {{"kind", "command"},
-                        {"pid", c.pid},
-                        {"decision", c.decision},
-                        {"rule", c.rule},
-                        {"time_unix_ms", c.timeUnixMs}};
+    nlohmann::json j = {{"kind", "command"},      {"id", c.id},     {"pid", c.pid},
+                        {"decision", c.decision}, {"rule", c.rule}, {"time_unix_ms", c.timeUnixMs}};
     putBytes(j, "program", c.program);
     putArgv(j, c.argv);
     putBytes(j, "cwd", c.cwd);

@@ -64,6 +64,7 @@ struct SessionRecordInfo {
 // JSON (an activity event of kind "command") is built off that path, on the writer's thread,
 // or for control clients only when one listens.
 struct CommandRecord {
+    std::uint64_t id = 0; // the session's commands in order, from 1: ties an approval to it
     std::string program;
     std::vector<std::string> argv;
     std::string cwd;
@@ -72,6 +73,7 @@ struct CommandRecord {
     std::string rule;
     std::int64_t timeUnixMs = 0;
 };
+// The whole record ("kind": "command"), as clients see it and exec_decision stores it.
 nlohmann::json toJson(const CommandRecord& command);
 
 struct WriterStats {

@@ -466,15 +466,21 @@ Status RecordingWriter::Impl::writeItem(Item& item)
         insertEvent.bind(5, static_cast<int>(blob.encoding)).bindBlob(6, blob.bytes, true);
         if (auto e = insertEvent.run("store terminal bytes")) return e;
     } else if (item.command) {
-        // One text for both rows: what was asked and what became of it.
-        std::string json = jsonText(toJson(*item.command));
-        size = 2 * json.size();
-        insertEvent.bind(5, 0).bindText(6, json, true);
+        // Two rows: what was tried, then the whole record with what became of it.
+        nlohmann::json decided = toJson(*item.command);
+        nlohmann::json tried = decided;
+        tried.erase("decision");
+        tried.erase("rule");
+        const std::string request = jsonText(tried), decision = jsonText(decided);
+        size = request.size() + decision.size();
+        insertEvent.bind(5, 0).bindText(6, request, true);
         if (auto e = insertEvent.run("store exec request")) return e;
         insertEvent.bind(1, sid)
             .bind(2, nextSeq++)
             .bind(3, t)
-            .bind(4, static_cast<int>(EventKind::ExecDecision));
+            .bind(4, static_cast<int>(EventKind::ExecDecision))
+            .bind(5, 0)
+            .bindText(6, decision, true);
         if (auto e = insertEvent.run("store exec decision")) return e;
         ++storedEvents;
     } else {

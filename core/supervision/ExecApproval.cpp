@@ -195,6 +195,7 @@ void ExecApproval::onNotification(ExecInterceptor& interceptor)
         noteDenial(exec.pid, rule, request); // before the answer: its caller may ask at once
         (void)interceptor.deny(id);
     }
+    const std::uint64_t commandId = ++m_commands;
     CommandRecord record;
     if (action == RuleAction::Ask) { // the broker still needs the request
         record.program = request.program;
@@ -205,6 +206,7 @@ void ExecApproval::onNotification(ExecInterceptor& interceptor)
         record.argv = std::move(request.argv);
         record.cwd = std::move(request.cwd);
     }
+    record.id = commandId;
     record.pid = exec.pid;
     record.decision = toString(action);
     record.rule = rule;
@@ -212,6 +214,7 @@ void ExecApproval::onNotification(ExecInterceptor& interceptor)
     this->record(std::move(record));
     if (action == RuleAction::Ask) {
         request.rule = rule;
+        request.subject = commandId;
         const auto ids = ExecInterceptor::sandboxIdsOf(exec.pid);
         request.pid = ids.pid;
         request.session = ids.session;

@@ -84,6 +84,7 @@ class ExecApproval {
     std::mutex m_rulesMutex;
     CommandMatcher m_rules;
     std::atomic<bool> m_watched{false};
+    std::atomic<std::uint64_t> m_commands{0}; // commands decided so far (their ids: 1…)
     std::atomic<bool> m_stopping{false};
     int m_stopFd = -1; // written by stop()
     // The thread's own state.

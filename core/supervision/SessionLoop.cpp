@@ -147,13 +147,13 @@ std::string asTerminalNewlines(std::string_view bytes, char& last)
     return out;
 }
 
-// Activity events by their "kind" (and "type"), as the recording files them: a decided command
-// or connection is both a request (what was tried) and a decision (what became of it).
+// Activity events by their "kind" (and "type"), as the recording files them: a decided
+// connection is both a request (what was tried) and a decision (what became of it). (Commands
+// reach the recording from ExecApproval, the same way.)
 std::vector<EventKind> recordedKinds(const nlohmann::json& event)
 {
     std::string kind = event.value("kind", "");
     std::string type = event.value("type", "");
-    if (kind == "command") return {EventKind::ExecRequest, EventKind::ExecDecision};
     if (kind == "network" && type == "decided")
         return {EventKind::NetworkRequest, EventKind::NetworkDecision};
     if (kind == "network") return {EventKind::NetworkRequest};
@@ -171,9 +171,17 @@ void SessionLoop::emit(nlohmann::json event) const
 {
     event["time_unix_ms"] = m_clock.unixMs();
     if (m_control) m_control->publishEvent(event);
-    if (m_options.recorder)
-        for (EventKind kind : recordedKinds(event))
+    if (!m_options.recorder) return;
+    for (EventKind kind : recordedKinds(event)) {
+        if (kind == EventKind::NetworkRequest && event.contains("decision")) {
+            nlohmann::json tried = event; // the request alone; its decision follows
+            for (const char* key : {"decision", "rule", "asked"})
+                tried.erase(key);
+            m_options.recorder->event(kind, tried);
+        } else {
             m_options.recorder->event(kind, event);
+        }
+    }
 }
 
 Status SessionLoop::listen(SessionSummary summary)
@@ -450,6 +458,7 @@ void SessionLoop::onProxyAsk(const ConnectionRequest& r, const std::string& rule
     request.port = r.port;
     request.protocol = r.protocol;
     request.rule = rule;
+    request.subject = r.connection;
     if (auto earlier = m_broker.decidedBySession(request)) {
         decide(*earlier, "an answer earlier in this session");
         return;
@@ -467,7 +476,8 @@ void SessionLoop::onProxyEvent(const ProxyEvent& e)
                             {"host", e.request.host},
                             {"port", e.request.port},
                             {"protocol", e.request.protocol},
-                            {"address", e.request.address}};
+                            {"address", e.request.address},
+                            {"connection", e.request.connection}};
     if (e.kind == ProxyEvent::Kind::Decided) {
         event["decision"] = std::string(toString(e.action));
         event["rule"] = e.rule;
@@ -502,6 +512,7 @@ void SessionLoop::drainApprovalEvents()
                   {"type", "request"},
                   {"request_id", r.id},
                   {"request", r.kind == ApprovalKind::Command ? "command" : "network"},
+                  {r.kind == ApprovalKind::Command ? "command_id" : "connection", r.subject},
                   {"pid", r.pid},
                   {"what", describeRequest(r)},
                   {"rule", r.rule},

@@ -4,6 +4,7 @@
 // waits for a condition (a request showing in `pending --json`, a line in a client's output, a
 // process leaving /proc), never for a fixed time.
 #include "IntegrationSupport.h"
+#include "ProxyTestSupport.h"
 #include "sandbox/ResourceLimits.h"
 
 #include <cerrno>
@@ -11,8 +12,10 @@
 #include <csignal>
 #include <cstring>
 #include <fcntl.h>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <sstream>
 #include <stdexcept>
 #include <sys/wait.h>
 #include <thread>
@@ -309,6 +312,20 @@ class Supervision : public ::testing::Test {
                    },
                    kConditionTimeout) &&
                !run.exited();
+    }
+
+    // The recording's structured events, by type ("exec_request"…), as `export` writes them.
+    std::map<std::string, std::vector<json>> recordedPayloads(const std::string& session) const
+    {
+        std::map<std::string, std::vector<json>> byType;
+        auto exported = sb.cli({"export", session, "--format", "jsonl"});
+        EXPECT_EQ(exported.status, 0) << dump(exported);
+        std::istringstream lines(exported.out);
+        for (std::string line; std::getline(lines, line);) {
+            auto event = json::parse(line);
+            if (event.contains("payload")) byType[event["type"]].push_back(event["payload"]);
+        }
+        return byType;
     }
 
     sbtest::RunResult approve(const std::string& session, std::uint64_t id,
@@ -873,4 +890,68 @@ TEST_F(Supervision, ShowCountsFinalDecisionsAndListsDeniedCommandsApart)
               (nlohmann::json{"rm -rf x", "rm -rf y", "mkdir unanswered"}));
     ASSERT_EQ(shown["commands"].size(), 2u) << shown.dump();
     EXPECT_EQ(shown["commands"][1], "touch approved");
+
+    // Issue 26, item 10: the recording says what was tried, then what became of it, both with
+    // the command's id, and an approval request names the command it is about.
+    auto byType = recordedPayloads(id);
+    const auto& tried = byType["exec_request"];
+    const auto& decided = byType["exec_decision"];
+    ASSERT_EQ(tried.size(), decided.size());
+    ASSERT_GE(tried.size(), 5u);
+    for (std::size_t i = 0; i < tried.size(); ++i) {
+        EXPECT_EQ(tried[i]["id"], decided[i]["id"]);
+        EXPECT_FALSE(tried[i].contains("decision")) << tried[i].dump();
+        EXPECT_TRUE(decided[i].contains("decision")) << decided[i].dump();
+        EXPECT_EQ(tried[i]["argv"], decided[i]["argv"]);
+    }
+    const auto& prompts = byType["approval_prompt"];
+    ASSERT_EQ(prompts.size(), 2u);
+    for (const auto& prompt : prompts) {
+        auto asked = std::find_if(decided.begin(), decided.end(),
+                                  [&](const auto& d) { return d["id"] == prompt["command_id"]; });
+        ASSERT_NE(asked, decided.end()) << prompt.dump();
+        EXPECT_EQ((*asked)["decision"], "ask");
+        EXPECT_TRUE(
+            contains(prompt["what"].get<std::string>(), (*asked)["argv"][0].get<std::string>()))
+            << prompt.dump() << " " << asked->dump();
+    }
+}
+
+// Issue 26, item 10: a connection's request is recorded apart from its decision, each with the
+// connection's number, which the approval request names too; a rule's comment reaches the
+// decision.
+TEST_F(Supervision, AnAskedConnectionIsRecordedAsTriedDecidedAndAskedAbout)
+{
+    sbtest::TempDir site;
+    sbtest::writeFile(site / "hello.txt", "hello\n");
+    sbproxytest::PythonServer server("http", site.path());
+    const std::string port = std::to_string(server.port());
+    const std::string id = uniqueId("net");
+    auto policy = sb.writePolicy(R"({"version": 1, "network": {"mode": "filtered",
+        "default": "deny", "rules": [{"action": "ask", "host": "127.0.0.1", "ports": [)" +
+                                 port + R"(], "comment": "the test's server"}]}})");
+    auto run = startScript(
+        id, policy,
+        "unset NO_PROXY no_proxy; curl -s --max-time 50 http://127.0.0.1:" + port + "/hello.txt");
+    SB_WAIT_REQUEST(request, id, 1, run);
+    EXPECT_EQ(approve(id, 1, {"allow"}).status, 0);
+    SB_EXPECT_EXIT(run, 0);
+    EXPECT_EQ(run->out(), "hello\n") << run->dump();
+
+    auto byType = recordedPayloads(id);
+    ASSERT_EQ(byType["network_decision"].size(), 1u);
+    const json& decided = byType["network_decision"][0];
+    EXPECT_EQ(decided["decision"], "allow");
+    EXPECT_EQ(decided["asked"], true);
+    const json tried =
+        *std::find_if(byType["network_request"].begin(), byType["network_request"].end(),
+                      [](const json& e) { return e.value("type", "") == "decided"; });
+    EXPECT_FALSE(tried.contains("decision")) << tried.dump();
+    EXPECT_EQ(tried["connection"], decided["connection"]);
+    ASSERT_EQ(byType["approval_prompt"].size(), 1u);
+    const json& prompt = byType["approval_prompt"][0];
+    EXPECT_EQ(prompt["request"], "network");
+    EXPECT_EQ(prompt["connection"], decided["connection"]);
+    EXPECT_TRUE(contains(prompt["rule"].get<std::string>(), ": the test's server)"))
+        << prompt.dump();
 }

@@ -33,6 +33,14 @@ template <class Rule> Origin originOf(const Rule& merged)
     return o;
 }
 
+// The core's text of a rule ends with its comment, here the tag: left out.
+template <class Rule> QString untagged(QString text, const Rule& merged)
+{
+    const QString tag = QStringLiteral(": ") + QString::fromStdString(merged.comment);
+    if (!merged.comment.empty() && text.endsWith(tag)) text.chop(tag.size());
+    return text;
+}
+
 // The policy a session would run: the user's rules with the learned ones merged in, tagged.
 sb::Policy merged(const sb::NetworkPolicy* network, const std::vector<sb::NetworkRule>* learnedNet,
                   const sb::CommandPolicy* commands,
@@ -183,7 +191,9 @@ TestVerdict PolicyTester::testConnection(const sb::NetworkPolicy& policy,
         v.reason = tr("The network mode is “none”: the sandbox has no network at all.");
     } else if (splitRuleText(d.rule, &index, &ruleText) && index >= 0 &&
                index < static_cast<int>(all.network.rules.size())) {
-        const Origin o = originOf(all.network.rules[static_cast<std::size_t>(index)]);
+        const sb::NetworkRule& rule = all.network.rules[static_cast<std::size_t>(index)];
+        const Origin o = originOf(rule);
+        ruleText = untagged(ruleText, rule);
         v.userRule = o.user;
         v.learnedRule = o.learned;
         v.reason = o.user >= 0
@@ -226,7 +236,9 @@ QStringList PolicyTester::testAddresses(const sb::NetworkPolicy& policy,
         QString by = QString::fromStdString(d.rule);
         if (splitRuleText(d.rule, &index, &ruleText) && index >= 0 &&
             index < static_cast<int>(all.network.rules.size())) {
-            const Origin o = originOf(all.network.rules[static_cast<std::size_t>(index)]);
+            const sb::NetworkRule& rule = all.network.rules[static_cast<std::size_t>(index)];
+            const Origin o = originOf(rule);
+            ruleText = untagged(ruleText, rule);
             by = o.user >= 0 ? tr("your rule %1 (%2)").arg(o.user + 1).arg(ruleText)
                              : tr("learned rule %1 (%2)").arg(o.learned + 1).arg(ruleText);
         } else if (d.rule.starts_with("built-in: ")) {
@@ -272,8 +284,9 @@ TestVerdict PolicyTester::testCommand(const sb::CommandPolicy& policy,
     v.action = d.action;
     v.headline = headline(d.action);
     if (d.ruleIndex >= 0 && d.ruleIndex < static_cast<int>(all.commands.rules.size())) {
-        const Origin o = originOf(all.commands.rules[static_cast<std::size_t>(d.ruleIndex)]);
-        const QString rule = commandRuleText(d.rule);
+        const sb::CommandRule& matched = all.commands.rules[static_cast<std::size_t>(d.ruleIndex)];
+        const Origin o = originOf(matched);
+        const QString rule = untagged(commandRuleText(d.rule), matched);
         v.userRule = o.user;
         v.learnedRule = o.learned;
         v.reason = o.user >= 0 ? tr("Your rule %1 decides: %2.").arg(o.user + 1).arg(rule)

@@ -195,6 +195,15 @@ TEST(CommandDecide, RuleTextEscapesThePattern)
     EXPECT_EQ(d.rule, "commands.rules[0] (deny \"echo \\\"a b\\\"\")");
 }
 
+// Issue 26, item 10: a rule's comment reaches the decisions that name it.
+TEST(CommandDecide, RuleTextCarriesTheComment)
+{
+    sb::CommandPolicy policy;
+    policy.rules = {{sb::RuleAction::Deny, "git push *", "push from your own shell"}};
+    auto d = sb::decideCommand(policy, "/usr/bin/git", {"git", "push"});
+    EXPECT_EQ(d.rule, "commands.rules[0] (deny \"git push *\": push from your own shell)");
+}
+
 TEST(CommandDecide, MatcherGivesTheSameAnswersAsDecide)
 {
     sb::CommandPolicy policy;

@@ -258,6 +258,25 @@ TEST(NetworkRulesTest, DenialByNameSkipsDnsUnlessAnAddressRuleCouldAllow)
     EXPECT_FALSE(d.final);
     EXPECT_EQ(withCidr.decideAddress("mirror.example", ip("198.51.100.4"), 443).action,
               RuleAction::Allow);
+    // Issue 26, item 10: an address rule limited to other ports cannot allow this one, so the
+    // denied name is not looked up.
+    auto otherPort =
+        compiled(policy(RuleAction::Deny, {rule(RuleAction::Allow, "198.51.100.0/24", {5432})}));
+    EXPECT_TRUE(otherPort.decideHost("evil.net", 443).final);
+    EXPECT_FALSE(otherPort.decideHost("db.internal", 5432).final);
+    auto denyingCidr =
+        compiled(policy(RuleAction::Deny, {rule(RuleAction::Deny, "203.0.113.0/24")}));
+    EXPECT_TRUE(denyingCidr.decideHost("evil.net", 443).final);
+}
+
+// Issue 26, item 10: a rule's comment reaches the denial (and any decision) that names it.
+TEST(NetworkRulesTest, TheRuleNamedCarriesItsComment)
+{
+    NetworkRule office{RuleAction::Deny, "10.0.0.0/8", {}, "the office network"};
+    auto rules = compiled(policy(RuleAction::Allow, {office}));
+    auto d = rules.decideAddress("intranet.example", ip("10.1.2.3"), 443);
+    EXPECT_EQ(d.action, RuleAction::Deny);
+    EXPECT_EQ(d.rule, "rule 1 (deny 10.0.0.0/8: the office network)");
 }
 
 TEST(NetworkRulesTest, ModeNoneDeniesEverything)

@@ -184,6 +184,7 @@ TEST(RecordingWriter, InTheBackgroundEventsQueuedBeforeTheOpenAreKept)
     ASSERT_TRUE(w);
     // The supervisor records from the first exec on, whether or not SQLite is open yet.
     sb::CommandRecord command;
+    command.id = 7;
     command.program = "/usr/bin/git";
     command.argv = {"git", "push"};
     command.cwd = "/p";
@@ -204,17 +205,23 @@ TEST(RecordingWriter, InTheBackgroundEventsQueuedBeforeTheOpenAreKept)
             execs.push_back(e);
         return true;
     }));
-    // A request and its decision, both with the whole activity event.
+    // What was tried, then the whole record with what became of it; both name the command.
     ASSERT_EQ(execs.size(), 2u);
     EXPECT_EQ(execs[0].kind, sb::EventKind::ExecRequest);
     EXPECT_EQ(execs[1].kind, sb::EventKind::ExecDecision);
     for (const auto& e : execs) {
         auto j = nlohmann::json::parse(e.data);
         EXPECT_EQ(j["kind"], "command");
+        EXPECT_EQ(j["id"], 7);
         EXPECT_EQ(j["argv"], nlohmann::json({"git", "push"}));
-        EXPECT_EQ(j["decision"], "deny");
-        EXPECT_EQ(j["rule"], "git push *");
+        EXPECT_EQ(j["cwd"], "/p");
+        const bool decision = e.kind == sb::EventKind::ExecDecision;
+        EXPECT_EQ(j.contains("decision"), decision) << j.dump();
+        EXPECT_EQ(j.contains("rule"), decision) << j.dump();
     }
+    auto decided = nlohmann::json::parse(execs[1].data);
+    EXPECT_EQ(decided["decision"], "deny");
+    EXPECT_EQ(decided["rule"], "git push *");
     auto summary = store->summary("bg");
     ASSERT_TRUE(summary);
     EXPECT_TRUE(summary->commands.empty());

@@ -401,7 +401,9 @@ TEST(ApprovalBroker, AlwaysAnswersSurviveIntoANewSession)
     const sb::CommandMatcher matcher(policy->commands);
     const auto decision = matcher.decide("/usr/bin/cargo", {"cargo", "build", "--release"});
     EXPECT_EQ(decision.action, sb::RuleAction::Allow);
-    EXPECT_EQ(decision.rule, "commands.rules[0] (allow \"cargo build *\")");
+    EXPECT_EQ(decision.rule, "commands.rules[0] (allow \"cargo build *\": learned: allowed always "
+                             "by gui when asked about /usr/bin/cargo build)")
+        << "the learned rule says where it came from";
     EXPECT_EQ(matcher.decide("/usr/bin/cargo", {"cargo", "publish"}).action, sb::RuleAction::Ask);
 }
 
