@@ -4,6 +4,11 @@
 
 namespace sb {
 
+Error Error::within(std::string_view context) const
+{
+    return Error{code, sysErrno, std::string(context) + ": " + message};
+}
+
 std::string Error::describe() const
 {
     if (sysErrno == 0) return message;

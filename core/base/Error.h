@@ -28,6 +28,8 @@ struct Error {
 
     // "message: strerror(errno)" when a syscall is behind it.
     std::string describe() const;
+    // The same error, its message after "context: " (what was being done, said first).
+    Error within(std::string_view context) const;
 };
 
 // Captures errno at the call site: `return sysError("mount /proc");`

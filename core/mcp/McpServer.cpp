@@ -354,9 +354,7 @@ Status Server::run(int in, int out)
             for (auto got = m_client.next(m); got && *got; got = m_client.next(m))
                 if (auto e = guarded(proto::typeName(m.type), [&] { return onSessionMessage(m); }))
                     return e;
-            if (read)
-                return Error{read->code, read->sysErrno,
-                             "the session's supervisor went away: " + read->message};
+            if (read) return read->within("the session's supervisor went away");
         }
         if (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) {
             char chunk[65536];

@@ -1,4 +1,5 @@
 // Reading recorded sessions: the list, one session, its summary and its event stream.
+#include "base/ActivityKinds.h"
 #include "recording/RecordingCodec.h"
 #include "recording/RecordingStore.h"
 
@@ -240,7 +241,7 @@ Result<RecordedSessionSummary> RecordingStore::summary(const std::string& id)
         }
         case EventKind::WorkspaceChange:
             // Live events ("kind": "file") while it ran; the net result ("final") at its end.
-            if (stringField(j, "kind") == "file") {
+            if (stringField(j, "kind") == activity::kFile) {
                 netLiveChange(live, j);
             } else {
                 haveFinal = true;

@@ -132,9 +132,7 @@ Status migrateRecordingDb(SqliteDb& db, int target)
     for (auto v = version ? *version : target; v < target; ++v) {
         if (auto e = kSteps[static_cast<size_t>(v)](db)) {
             (void)db.exec("ROLLBACK");
-            return Error{e->code, e->sysErrno,
-                         "migrate recording database to version " + std::to_string(v + 1) + ": " +
-                             e->message};
+            return e->within("migrate recording database to version " + std::to_string(v + 1));
         }
         if (auto e = db.exec("PRAGMA user_version=" + std::to_string(v + 1))) {
             (void)db.exec("ROLLBACK");

@@ -1,5 +1,6 @@
 #include "recording/RecordingTypes.h"
 
+#include "base/ActivityKinds.h"
 #include "base/Bytes.h"
 
 #include <array>
@@ -30,8 +31,9 @@ std::optional<EventKind> eventKindFromName(std::string_view name)
 
 nlohmann::json toJson(const CommandRecord& c)
 {
-    nlohmann::json j = {{"kind", "command"},      {"id", c.id},     {"pid", c.pid},
-                        {"decision", c.decision}, {"rule", c.rule}, {"time_unix_ms", c.timeUnixMs}};
+    nlohmann::json j = {
+        {"kind", activity::kCommand}, {"id", c.id},     {"pid", c.pid},
+        {"decision", c.decision},     {"rule", c.rule}, {"time_unix_ms", c.timeUnixMs}};
     putBytes(j, "program", c.program);
     putArgv(j, c.argv);
     putBytes(j, "cwd", c.cwd);

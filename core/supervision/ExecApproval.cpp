@@ -1,5 +1,6 @@
 #include "supervision/ExecApproval.h"
 
+#include "base/ActivityKinds.h"
 #include "base/SignalFreeThread.h"
 #include "control/Protocol.h"
 
@@ -102,8 +103,8 @@ void ExecApproval::run()
             // Only EINTR and ENOMEM can happen here; the execs wait meanwhile, so try again.
             if (errno == EINTR) continue;
             if (!std::exchange(reported, true))
-                m_hooks.activity(
-                    {{"kind", "error"}, {"message", sysError("wait for execs").describe()}});
+                m_hooks.activity({{"kind", activity::kError},
+                                  {"message", sysError("wait for execs").describe()}});
             ::usleep(10'000);
             continue;
         }
@@ -136,7 +137,7 @@ void ExecApproval::onNotification(ExecInterceptor& interceptor)
 {
     auto received = interceptor.receive();
     if (!received) {
-        m_hooks.activity({{"kind", "error"}, {"message", received.error().describe()}});
+        m_hooks.activity({{"kind", activity::kError}, {"message", received.error().describe()}});
         return;
     }
     if (!*received) return;

@@ -1,5 +1,6 @@
 #include "supervision/ExecService.h"
 
+#include "base/ActivityKinds.h"
 #include "base/Bytes.h"
 #include "sandbox/SandboxChannel.h"
 #include "supervision/ExecServiceInternal.h"
@@ -242,7 +243,7 @@ Status ExecService::startExec(std::uint64_t client, const std::string& name, con
             reportExit(*raw);
         }
     };
-    json start = {{"kind", "exec"},
+    json start = {{"kind", activity::kExec},
                   {"type", "start"},
                   {"id", raw->spawnId},
                   {"by", raw->by},
@@ -483,7 +484,7 @@ void ExecService::reportExit(Exec& e)
     if (!e.clientGone) sendToClient(e.client, proto::encodeJson(MsgType::ExecExit, exit));
     json event = exit;
     event.erase("id");
-    event.update({{"kind", "exec"},
+    event.update({{"kind", activity::kExec},
                   {"type", "exit"},
                   {"id", e.spawnId},
                   {"by", e.by},

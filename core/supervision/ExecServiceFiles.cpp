@@ -1,5 +1,6 @@
 // ExecService: what the exec helper says, and programs' file requests (read, write, stat,
 // list, mkdir, remove, rename), done by the helper inside the sandbox.
+#include "base/ActivityKinds.h"
 #include "base/Bytes.h"
 #include "sandbox/SandboxChannel.h"
 #include "supervision/ExecServiceInternal.h"
@@ -236,7 +237,7 @@ void ExecService::onFileReply(FileOp& op, const json& reply, std::vector<int>& f
     answer.erase("op");
     if (op.op == "write") answer["bytes"] = op.data.size();
     if (op.op != "read" && op.op != "stat" && op.op != "list" && m_hooks.activity) {
-        json event = {{"kind", "files"}, {"op", op.op}, {"by", op.by}};
+        json event = {{"kind", activity::kFiles}, {"op", op.op}, {"by", op.by}};
         putBytes(event, "path", op.path);
         if (op.op == "write") event["bytes"] = op.data.size();
         m_hooks.activity(event);

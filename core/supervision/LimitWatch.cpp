@@ -1,5 +1,6 @@
 #include "supervision/LimitWatch.h"
 
+#include "base/ActivityKinds.h"
 #include "base/SignalFreeThread.h"
 
 #include <algorithm>
@@ -71,7 +72,7 @@ std::map<std::string, std::uint64_t> parseCounters(std::string_view text)
 
 nlohmann::json limitEvent(const Limits& limits, const std::string& limit, const std::string& action)
 {
-    nlohmann::json event = {{"kind", "limit"}, {"limit", limit}, {"action", action}};
+    nlohmann::json event = {{"kind", activity::kLimit}, {"limit", limit}, {"action", action}};
     if (limit == "memory")
         event["value"] = limits.memoryMb, event["unit"] = "MiB";
     else if (limit == "pids")

@@ -1,5 +1,6 @@
 #include "supervision/RunningPolicy.h"
 
+#include "base/ActivityKinds.h"
 #include "policy/PolicyJson.h"
 
 namespace sb {
@@ -34,7 +35,7 @@ std::string sections(const std::vector<std::string>& names)
 
 nlohmann::json updateEvent(const PreparedPolicy& change, const std::string& client)
 {
-    return {{"kind", "policy"},
+    return {{"kind", activity::kPolicy},
             {"type", "update"},
             {"by", client},
             {"origin", change.origin},
@@ -75,9 +76,7 @@ Result<PreparedPolicy> RunningPolicy::prepare(const proto::PolicyUpdate& update,
     }
     if (!change.source.learnedRulesFile.empty()) {
         auto learned = loadLearnedRules(change.source.learnedRulesFile);
-        if (!learned)
-            return Error{learned.error().code, learned.error().sysErrno,
-                         "the policy was not changed: " + learned.error().message};
+        if (!learned) return learned.error().within("the policy was not changed");
         change.learned = std::move(*learned);
     }
 

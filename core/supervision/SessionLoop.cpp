@@ -1,5 +1,6 @@
 #include "supervision/SessionLoop.h"
 
+#include "base/ActivityKinds.h"
 #include "base/Terminal.h"
 #include "recording/RecordingTypes.h"
 
@@ -46,7 +47,7 @@ SessionLoop::SessionLoop(RunningPolicy policy, const SandboxProcess& sandbox, Lo
     if (m_options.interactive)
         m_prompt.emplace(m_options.outFd, [this](std::uint64_t id, const ApprovalAnswer& a) {
             if (auto e = m_broker.answer(id, a))
-                emit({{"kind", "error"}, {"message", e->describe()}});
+                emit({{"kind", activity::kError}, {"message", e->describe()}});
         });
     m_masterOpen = sandbox.ptyMaster >= 0;
     m_inputOpen = m_masterOpen && m_options.inFd >= 0;
@@ -154,14 +155,14 @@ std::vector<EventKind> recordedKinds(const nlohmann::json& event)
 {
     std::string kind = event.value("kind", "");
     std::string type = event.value("type", "");
-    if (kind == "network" && type == "decided")
+    if (kind == activity::kNetwork && type == "decided")
         return {EventKind::NetworkRequest, EventKind::NetworkDecision};
-    if (kind == "network") return {EventKind::NetworkRequest};
-    if (kind == "approval")
+    if (kind == activity::kNetwork) return {EventKind::NetworkRequest};
+    if (kind == activity::kApproval)
         return {type == "request" ? EventKind::ApprovalPrompt : EventKind::ApprovalAnswer};
-    if (kind == "file") return {EventKind::WorkspaceChange};
-    if (kind == "limit") return {EventKind::LimitHit};
-    if (kind == "policy") return {EventKind::PolicyChange};
+    if (kind == activity::kFile) return {EventKind::WorkspaceChange};
+    if (kind == activity::kLimit) return {EventKind::LimitHit};
+    if (kind == activity::kPolicy) return {EventKind::PolicyChange};
     return {EventKind::Lifecycle};
 }
 
@@ -313,7 +314,7 @@ void SessionLoop::finish(int exitStatus)
 {
     if (m_exec) m_exec->stop(); // the sandbox is gone: its last commands are handed over
     drainApprovalEvents();      // what other threads handed over after run() returned
-    emit({{"kind", "lifecycle"}, {"type", "exit"}, {"status", exitStatus}});
+    emit({{"kind", activity::kLifecycle}, {"type", "exit"}, {"status", exitStatus}});
     if (!m_control) return;
     m_control->publishExit(exitStatus);
     m_control->drain(2000);
@@ -471,7 +472,7 @@ void SessionLoop::onProxyAsk(const ConnectionRequest& r, const std::string& rule
 void SessionLoop::onProxyEvent(const ProxyEvent& e)
 {
     static const char* const kinds[] = {"decided", "failed", "malformed", "closed"};
-    nlohmann::json event = {{"kind", "network"},
+    nlohmann::json event = {{"kind", activity::kNetwork},
                             {"type", kinds[static_cast<int>(e.kind)]},
                             {"host", e.request.host},
                             {"port", e.request.port},
@@ -508,7 +509,7 @@ void SessionLoop::drainApprovalEvents()
             goLive();
             if (m_control) m_control->publishApprovalRequest(r);
             if (m_programs) m_programs->onApprovalRequest(r);
-            emit({{"kind", "approval"},
+            emit({{"kind", activity::kApproval},
                   {"type", "request"},
                   {"request_id", r.id},
                   {"request", r.kind == ApprovalKind::Command ? "command" : "network"},
@@ -530,7 +531,7 @@ void SessionLoop::drainApprovalEvents()
             std::string how = o.timedOut    ? "timed out"
                               : o.cancelled ? "cancelled"
                                             : "answered by " + o.answer.answeredBy;
-            emit({{"kind", "approval"},
+            emit({{"kind", activity::kApproval},
                   {"type", "outcome"},
                   {"request_id", o.id},
                   {"decision", o.allow ? "allow" : "deny"},

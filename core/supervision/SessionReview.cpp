@@ -1,5 +1,6 @@
 #include "supervision/SessionReview.h"
 
+#include "base/ActivityKinds.h"
 #include "recording/RecordingStore.h"
 
 namespace sb {
@@ -18,7 +19,7 @@ Result<ApplyReport> applySessionChanges(const SessionInfo& session, ApplyOptions
     Status recorded = store ? Status{} : Status{store.error()};
     for (std::size_t i = 0; !recorded && i < report->held.size(); ++i)
         recorded = store->appendReviewEvent(session.id, EventKind::WorkspaceChange,
-                                            {{"kind", "file"},
+                                            {{"kind", activity::kFile},
                                              {"change", "held"},
                                              {"path", report->held[i].path},
                                              {"run_later", report->held[i].reason},

@@ -310,8 +310,7 @@ Result<RunOutcome> runSession(const RunOptions& options, PreparedRun prepared)
     if (auto e = saveSessionRunLaterRules(*session, prepared.runLater)) {
         session->state = SessionState::Ended;
         (void)saveSession(*session);
-        return Error{e->code, e->sysErrno,
-                     "cannot save the session's list of files that run later: " + e->message};
+        return e->within("cannot save the session's list of files that run later");
     }
     if (auto e = prepareUpperLayer(*session, workspace)) return *e;
     auto lock = lockSession(*session);
@@ -373,8 +372,7 @@ Result<RunOutcome> runSession(const RunOptions& options, PreparedRun prepared)
         return e;
     };
     if (auto e = checkRecordingDb(options.recordingsDb))
-        return endEarly(Error{e->code, e->sysErrno,
-                              "cannot record the session, so it was not started: " + e->message});
+        return endEarly(e->within("cannot record the session, so it was not started"));
     say(options, "session " + session->id + " started");
     // Init's pidfd for the writer's thread; declared before the writer, so closed after it.
     struct OwnedFd {
@@ -411,10 +409,8 @@ Result<RunOutcome> runSession(const RunOptions& options, PreparedRun prepared)
         if (recorder) (void)recorder->finish(125);
         if (notRecorded)
             return endEarly(
-                Error{notRecorded->code, notRecorded->sysErrno,
-                      "cannot record the session, so it was not started: " + notRecorded->message});
-        return endEarly(Error{sandbox.error().code, sandbox.error().sysErrno,
-                              "sandbox setup failed: " + sandbox.error().message});
+                notRecorded->within("cannot record the session, so it was not started"));
+        return endEarly(sandbox.error().within("sandbox setup failed"));
     }
     if (!recorder) {
         ::kill(sandbox->initPid, SIGKILL);
@@ -422,9 +418,7 @@ Result<RunOutcome> runSession(const RunOptions& options, PreparedRun prepared)
         for (int fd : {sandbox->ptyMaster, sandbox->execListener, sandbox->proxyListener})
             if (fd >= 0) ::close(fd);
         releaseWorkDir(*session);
-        return endEarly(
-            Error{recorderError->code, recorderError->sysErrno,
-                  "cannot record the session, so it was not started: " + recorderError->message});
+        return endEarly(recorderError->within("cannot record the session, so it was not started"));
     }
 
     LoopOptions loopOptions;
@@ -479,7 +473,7 @@ Result<RunOutcome> runSession(const RunOptions& options, PreparedRun prepared)
         setUpFailed = loop.setUpError();
         if (!setUpFailed && sandbox->proxyListener >= 0)
             if (auto e = loop.startProxy(sandbox->proxyListener))
-                setUpFailed = Error{e->code, e->sysErrno, "network proxy: " + e->message};
+                setUpFailed = e->within("network proxy");
         bool finished = true;
         if (setUpFailed) {
             ::kill(sandbox->initPid, SIGKILL);
@@ -514,9 +508,7 @@ Result<RunOutcome> runSession(const RunOptions& options, PreparedRun prepared)
     }
     if (recordingFailed) {
         (void)recorder->finish(outcome.exitStatus);
-        return endEarly(
-            Error{recordingFailed->code, recordingFailed->sysErrno,
-                  "cannot record the session, so it was stopped: " + recordingFailed->message});
+        return endEarly(recordingFailed->within("cannot record the session, so it was stopped"));
     }
     outcome.changes = recordChanges(*recorder, *session);
     recorder->requestFinish(outcome.exitStatus); // its last commit overlaps what follows

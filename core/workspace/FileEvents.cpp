@@ -1,5 +1,7 @@
 #include "workspace/FileEvents.h"
 
+#include "base/ActivityKinds.h"
+
 #include <algorithm>
 
 namespace sb {
@@ -213,7 +215,7 @@ std::vector<nlohmann::json> FileEventBatcher::flush(const Lookup& lookup)
             ++counts[item.renamed ? 3 : static_cast<int>(change)];
             continue;
         }
-        nlohmann::json event = {{"kind", "file"},
+        nlohmann::json event = {{"kind", activity::kFile},
                                 {"change", item.renamed ? "renamed" : changeName(change)},
                                 {"path", *item.path}};
         if (item.renamed) event["from"] = item.from;
@@ -222,7 +224,7 @@ std::vector<nlohmann::json> FileEventBatcher::flush(const Lookup& lookup)
         events.push_back(std::move(event));
     }
     if (!rest.empty()) {
-        events.push_back({{"kind", "file"},
+        events.push_back({{"kind", activity::kFile},
                           {"change", "more"},
                           {"count", rest.size()},
                           {"path", commonFolder(rest)},

@@ -244,7 +244,7 @@ Status Applier::applyFile(const ScannedChange& sc, int parentFd, const std::stri
     target.reset();
     if (status) {
         ::unlinkat(parentFd, temp.c_str(), 0);
-        return Error{status->code, status->sysErrno, "write '" + rel + "': " + status->message};
+        return status->within("write '" + rel + "'");
     }
     return install(parentFd, temp, name, real);
 }

@@ -37,20 +37,17 @@ struct Scanner {
     Status scanDir(int upperDir, int realDir, bool opaque, const std::string& prefix)
     {
         auto names = listDir(upperDir);
-        if (!names)
-            return Error{names.error().code, names.error().sysErrno,
-                         "read upper directory '" + prefix + "'"};
+        if (!names) return names.error().within("read upper directory '" + prefix + "'");
         if (opaque && realDir >= 0) {
             auto realNames = listDir(realDir);
             if (!realNames)
-                return Error{realNames.error().code, realNames.error().sysErrno,
-                             "read project directory '" + prefix + "'"};
+                return realNames.error().within("read project directory '" + prefix + "'");
             for (const auto& name : *realNames) {
                 if (std::binary_search(names->begin(), names->end(), name)) continue;
                 auto rs = statAt(realDir, name);
                 if (!rs) continue; // vanished meanwhile: nothing left to delete
                 out.changes.push_back({changeOf(joinPath(prefix, name), ChangeKind::Deleted,
-                                              entryType(rs->stx_mode), sizeOf(*rs)),
+                                                entryType(rs->stx_mode), sizeOf(*rs)),
                                        false, true, 0});
             }
         }
@@ -81,7 +78,7 @@ struct Scanner {
         }
         if (!S_ISDIR(us->stx_mode)) {
             out.changes.push_back({changeOf(rel, rs ? ChangeKind::Modified : ChangeKind::Added,
-                                          entryType(us->stx_mode), sizeOf(*us)),
+                                            entryType(us->stx_mode), sizeOf(*us)),
                                    false, opaque, us->stx_mode});
             return {};
         }
@@ -205,8 +202,7 @@ Result<std::vector<std::string>> discardChanges(const std::filesystem::path& upp
         auto parentFd = openDirBeneath(upperFd->get(), parent);
         if (!parentFd) return parentFd.error();
         if (auto e = collectEntries(parentFd->get(), name, rel, discarded)) return *e;
-        if (auto e = removeTree(parentFd->get(), name))
-            return Error{e->code, e->sysErrno, "discard '" + rel + "': " + e->message};
+        if (auto e = removeTree(parentFd->get(), name)) return e->within("discard '" + rel + "'");
     }
     std::sort(discarded.begin(), discarded.end(), pathLess);
     return discarded;

@@ -1,5 +1,6 @@
 #include "ActivityModel.h"
 
+#include "base/ActivityKinds.h"
 #include "policy/CommandRules.h"
 
 #include <QDateTime>
@@ -170,13 +171,13 @@ ActivityModel::Row ActivityModel::makeRow(const json& e)
         return Decision::None;
     };
 
-    if (kind == "command") {
+    if (kind == sb::activity::kCommand) {
         row.category = Category::Command;
         row.decision = verdict(decision);
         auto argv = e.find("argv");
         row.summary = argv != e.end() && argv->is_array() && !argv->empty() ? words(*argv)
                                                                             : str(e, "program");
-    } else if (kind == "network") {
+    } else if (kind == sb::activity::kNetwork) {
         row.category = Category::Network;
         if (type == "decided") {
             row.decision = verdict(decision);
@@ -195,7 +196,7 @@ ActivityModel::Row ActivityModel::makeRow(const json& e)
         } else {
             row.summary = hostPort(e);
         }
-    } else if (kind == "approval") {
+    } else if (kind == sb::activity::kApproval) {
         row.category = Category::Approval;
         const QString id = str(e, "request_id");
         if (type == "request") {
@@ -216,13 +217,13 @@ ActivityModel::Row ActivityModel::makeRow(const json& e)
                                   .arg(id, how, str(e, "duration"), str(e, "answered_by"));
             }
         }
-    } else if (kind == "file") {
+    } else if (kind == sb::activity::kFile) {
         row.category = Category::File;
         row.summary = fileSummary(e);
-    } else if (kind == "limit") {
+    } else if (kind == sb::activity::kLimit) {
         row.category = Category::Limit;
         row.summary = limitSummary(e);
-    } else if (kind == "lifecycle") {
+    } else if (kind == sb::activity::kLifecycle) {
         row.category = Category::Lifecycle;
         if (type == "exit") {
             const std::int64_t status = number(e, "status", -1);
@@ -236,7 +237,7 @@ ActivityModel::Row ActivityModel::makeRow(const json& e)
             if (detail.isEmpty()) detail = str(e, "message");
             if (!detail.isEmpty()) row.summary += QStringLiteral(": ") + detail;
         }
-    } else if (kind == "policy" && type == "update") {
+    } else if (kind == sb::activity::kPolicy && type == "update") {
         // The running session took a new policy (policy_update; the recording's policy_change).
         row.category = Category::Lifecycle;
         auto sections = [&](const char* key) {
@@ -254,12 +255,12 @@ ActivityModel::Row ActivityModel::makeRow(const json& e)
             row.summary += tr("; applied: %1").arg(applied);
         if (const QString deferred = sections("deferred"); !deferred.isEmpty())
             row.summary += tr("; for new sessions only: %1").arg(deferred);
-    } else if (kind == "policy") {
+    } else if (kind == sb::activity::kPolicy) {
         // A rule learned from an "always" answer (the recording's policy_change).
         row.category = Category::Approval;
         row.summary =
             tr("policy: %1 rule %2 (%3)").arg(str(e, "section"), str(e, "rule"), str(e, "source"));
-    } else if (kind == "error") {
+    } else if (kind == sb::activity::kError) {
         row.category = Category::Lifecycle;
         row.summary = tr("error: %1").arg(str(e, "message"));
     } else {
@@ -489,13 +490,13 @@ QString ActivityModel::categoryName(Category category)
 
 QString ActivityModel::kindLabel(const QString& kind)
 {
-    if (kind == u"command") return tr("command");
-    if (kind == u"network") return tr("network");
-    if (kind == u"approval") return tr("approval");
-    if (kind == u"file") return tr("file");
-    if (kind == u"limit") return tr("limit");
-    if (kind == u"lifecycle") return tr("lifecycle");
-    if (kind == u"error") return tr("error");
+    if (kind == QLatin1String(sb::activity::kCommand)) return tr("command");
+    if (kind == QLatin1String(sb::activity::kNetwork)) return tr("network");
+    if (kind == QLatin1String(sb::activity::kApproval)) return tr("approval");
+    if (kind == QLatin1String(sb::activity::kFile)) return tr("file");
+    if (kind == QLatin1String(sb::activity::kLimit)) return tr("limit");
+    if (kind == QLatin1String(sb::activity::kLifecycle)) return tr("lifecycle");
+    if (kind == QLatin1String(sb::activity::kError)) return tr("error");
     return kind;
 }
 

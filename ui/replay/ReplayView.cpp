@@ -4,6 +4,7 @@
 #include "ReplayScrubber.h"
 #include "ReplayTime.h"
 #include "activity/ActivityView.h"
+#include "base/ActivityKinds.h"
 #include "main/Prompt.h"
 #include "terminal/TerminalWidget.h"
 
@@ -45,17 +46,19 @@ std::string field(const nlohmann::json& e, const char* key)
 // errors as plain ticks. Lifecycle steps and connection closes are not marked.
 std::optional<MarkerKind> markerKindOf(const nlohmann::json& event)
 {
+    namespace activity = sb::activity;
     const std::string kind = field(event, "kind");
     const std::string type = field(event, "type");
     const bool denied = field(event, "decision") == "deny";
-    if (kind == "command") return denied ? MarkerKind::Denial : MarkerKind::Command;
-    if (kind == "network") {
+    if (kind == activity::kCommand) return denied ? MarkerKind::Denial : MarkerKind::Command;
+    if (kind == activity::kNetwork) {
         if (type != "decided") return std::nullopt;
         return denied ? MarkerKind::Denial : MarkerKind::Connection;
     }
-    if (kind == "approval")
+    if (kind == activity::kApproval)
         return type != "request" && denied ? MarkerKind::Denial : MarkerKind::Approval;
-    if (kind == "file" || kind == "limit" || kind == "policy" || kind == "error")
+    if (kind == activity::kFile || kind == activity::kLimit || kind == activity::kPolicy ||
+        kind == activity::kError)
         return MarkerKind::Other;
     return std::nullopt;
 }

@@ -1,5 +1,6 @@
 #include "SessionHistory.h"
 
+#include "base/ActivityKinds.h"
 #include "recording/RecordingStore.h"
 #include "recording/ScreenModel.h"
 
@@ -26,26 +27,26 @@ std::optional<nlohmann::json> activityEvent(const sb::RecordedEvent& event, qint
         // Live events are stored as sent. The net result at the end repeats them: left out.
         // (Recordings older than live events hold only that result, without "final".)
         if (json.contains("final") && json["final"] == true) return std::nullopt;
-        if (json.value("kind", "") != "file")
-            json = {{"kind", "file"},
+        if (json.value("kind", "") != sb::activity::kFile)
+            json = {{"kind", sb::activity::kFile},
                     {"change", json.value("kind", "")},
                     {"path", json.value("path", "")}};
         break;
     case EventKind::LimitHit:
-        json["kind"] = "limit";
+        json["kind"] = sb::activity::kLimit;
         break;
     case EventKind::PolicyChange:
-        json["kind"] = "policy";
+        json["kind"] = sb::activity::kPolicy;
         break;
     case EventKind::Dropped:
-        json["kind"] = "error";
+        json["kind"] = sb::activity::kError;
         json["message"] = "the recording lost events here";
         break;
     default:
         break;
     }
     if (!json.contains("kind")) {
-        json["kind"] = "lifecycle";
+        json["kind"] = sb::activity::kLifecycle;
         if (json.contains("phase")) json["type"] = json["phase"];
     }
     if (!json.contains("time_unix_ms")) json["time_unix_ms"] = startedMs + event.tNs / 1'000'000;

@@ -1,0 +1,18 @@
+// The "kind" of an activity event (docs/protocol.md, "Activity events"): one spelling for the
+// supervisor that sends them, the recording that files them and the window that shows them.
+#pragma once
+
+namespace sb::activity {
+
+inline constexpr char kCommand[] = "command";     // an exec the rules decided
+inline constexpr char kNetwork[] = "network";     // a connection through the proxy
+inline constexpr char kApproval[] = "approval";   // a request for an answer, and its outcome
+inline constexpr char kFile[] = "file";           // a change in the workspace
+inline constexpr char kLimit[] = "limit";         // a limit reached
+inline constexpr char kPolicy[] = "policy";       // a learned rule, or a new policy
+inline constexpr char kLifecycle[] = "lifecycle"; // the session's end
+inline constexpr char kError[] = "error";         // the supervisor could not do something
+inline constexpr char kExec[] = "exec";           // a program's process started or ended
+inline constexpr char kFiles[] = "files";         // a program's file request
+
+} // namespace sb::activity
