@@ -7,6 +7,7 @@
 #include "base/Paths.h"
 #include "base/Session.h"
 #include "base/Terminal.h"
+#include "base/UniqueFd.h"
 
 #include <chrono>
 #include <csignal>
@@ -84,40 +85,36 @@ sb::Result<StartedSession> startDetachedSession(sb::RunOptions options, bool tie
     // The supervisor goes on in a process of its own, in a session of its own (a closed
     // terminal does not end it). Until its control socket is up it reports on a pipe, and one
     // byte on another says the socket is up.
-    int report[2], ready[2];
-    int lifeline[2] = {-1, -1};
-    if (::pipe2(report, O_CLOEXEC) != 0) return sb::sysError("pipe");
-    if (::pipe2(ready, O_CLOEXEC) != 0 || (tied && ::pipe2(lifeline, O_CLOEXEC) != 0)) {
-        auto error = sb::sysError("pipe");
-        for (int fd : {report[0], report[1], ready[0], ready[1], lifeline[0], lifeline[1]})
-            if (fd >= 0) ::close(fd);
-        return error;
+    auto report = sb::makePipe();
+    if (!report) return report.error();
+    auto ready = sb::makePipe();
+    if (!ready) return ready.error();
+    sb::Pipe lifeline;
+    if (tied) {
+        auto made = sb::makePipe();
+        if (!made) return made.error();
+        lifeline = std::move(*made);
     }
     std::fflush(nullptr);
     pid_t pid = ::fork();
-    if (pid < 0) {
-        auto error = sb::sysError("fork");
-        for (int fd : {report[0], report[1], ready[0], ready[1], lifeline[0], lifeline[1]})
-            if (fd >= 0) ::close(fd);
-        return error;
-    }
+    if (pid < 0) return sb::sysError("fork");
     if (pid == 0) {
-        ::close(report[0]);
-        ::close(ready[0]);
-        if (tied) ::close(lifeline[1]);
-        options.lifeline = lifeline[0];
+        report->read.reset();
+        ready->read.reset();
+        lifeline.write.reset();
+        options.lifeline = lifeline.read.release();
         ::setsid();
         int null = ::open("/dev/null", O_RDWR);
         ::dup2(null, 0);
         ::dup2(null, 1);
-        ::dup2(report[1], 2); // its notices, as long as somebody reads them
-        ::close(report[1]);
+        ::dup2(report->write.get(), 2); // its notices, as long as somebody reads them
+        report->write.reset();
         ::signal(SIGPIPE, SIG_IGN);
         options.stdinFd = options.stdoutFd = options.stderrFd = null;
         options.notice = [](const std::string& text) {
             std::fprintf(stderr, "sandbench: %s\n", text.c_str());
         };
-        options.listening = [fd = ready[1]] {
+        options.listening = [fd = ready->write.release()] {
             (void)!::write(fd, "R", 1);
             ::close(fd);
         };
@@ -128,67 +125,57 @@ sb::Result<StartedSession> startDetachedSession(sb::RunOptions options, bool tie
         }
         ::_exit(0);
     }
-    ::close(report[1]);
-    ::close(ready[1]);
-    if (tied) ::close(lifeline[0]); // lifeline[1] stays open until this process ends
+    report->write.reset();
+    ready->write.reset();
+    (void)lifeline.write.release(); // stays open until this process ends: the session's lifeline
+    lifeline.read.reset();
     StartedSession started{options.sessionId, pid, {}};
-    // Notices until the ready byte; the end of both pipes without it is a session that died.
-    auto failed = [&](sb::Error error) {
-        ::close(report[0]);
-        ::close(ready[0]);
-        return error;
+    const int reportFd = report->read.get();
+    auto readNotices = [&] { // what the supervisor said, without waiting for more
+        ::fcntl(reportFd, F_SETFL, O_NONBLOCK);
+        for (char buf[4096];;) {
+            ssize_t n = ::read(reportFd, buf, sizeof buf);
+            if (n <= 0) break;
+            started.notices.append(buf, static_cast<std::size_t>(n));
+        }
     };
+    // Notices until the ready byte; the end of both pipes without it is a session that died.
     constexpr int kStartLimitMs = 20000;
     const auto deadline =
         std::chrono::steady_clock::now() + std::chrono::milliseconds(kStartLimitMs);
     bool reportOpen = true;
     for (;;) {
-        pollfd fds[2] = {{ready[0], POLLIN, 0}, {reportOpen ? report[0] : -1, POLLIN, 0}};
+        pollfd fds[2] = {{ready->read.get(), POLLIN, 0}, {reportOpen ? reportFd : -1, POLLIN, 0}};
         const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
             deadline - std::chrono::steady_clock::now());
         if (left.count() <= 0) {
             ::kill(pid, SIGKILL);
-            return failed(
-                sb::Error{sb::ErrorCode::System, ETIMEDOUT,
-                          "the session did not come up within 20 s:\n" + started.notices});
+            return sb::Error{sb::ErrorCode::System, ETIMEDOUT,
+                             "the session did not come up within 20 s:\n" + started.notices};
         }
         // Capped: a process of the sandbox may hold the pipes open after the supervisor died.
         if (::poll(fds, 2, static_cast<int>(std::min<long long>(left.count(), 100))) < 0 &&
             errno != EINTR)
-            return failed(sb::sysError("poll"));
+            return sb::sysError("poll");
         if (fds[1].revents != 0) {
             char buf[4096];
-            ssize_t n = ::read(report[0], buf, sizeof buf);
+            ssize_t n = ::read(reportFd, buf, sizeof buf);
             if (n > 0) started.notices.append(buf, static_cast<std::size_t>(n));
             if (n == 0) reportOpen = false;
         }
         char byte = 0;
-        if (fds[0].revents != 0 && ::read(ready[0], &byte, 1) == 1) break;
+        if (fds[0].revents != 0 && ::read(ready->read.get(), &byte, 1) == 1) break;
         int status = 0;
         // The ready pipe closed without its byte, or the supervisor is gone: it ended before
         // listening.
         if (fds[0].revents != 0 || ::waitpid(pid, &status, WNOHANG) == pid) {
             if (fds[0].revents != 0) ::waitpid(pid, &status, 0);
-            ::fcntl(report[0], F_SETFL, O_NONBLOCK);
-            while (reportOpen) {
-                char buf[4096];
-                ssize_t n = ::read(report[0], buf, sizeof buf);
-                if (n <= 0) break;
-                started.notices.append(buf, static_cast<std::size_t>(n));
-            }
-            return failed(sb::Error{sb::ErrorCode::System, 0,
-                                    "the session did not start:\n" + started.notices});
+            if (reportOpen) readNotices();
+            return sb::Error{sb::ErrorCode::System, 0,
+                             "the session did not start:\n" + started.notices};
         }
     }
-    // What the supervisor said so far (it writes its notices before it listens).
-    ::fcntl(report[0], F_SETFL, O_NONBLOCK);
-    for (char buf[4096];;) {
-        ssize_t n = ::read(report[0], buf, sizeof buf);
-        if (n <= 0) break;
-        started.notices.append(buf, static_cast<std::size_t>(n));
-    }
-    ::close(report[0]);
-    ::close(ready[0]);
+    readNotices(); // it writes its notices before it listens
     return started;
 }
 

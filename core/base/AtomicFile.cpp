@@ -1,5 +1,7 @@
 #include "base/AtomicFile.h"
 
+#include "base/UniqueFd.h"
+
 #include <cstdio>
 #include <fcntl.h>
 #include <random>
@@ -10,14 +12,6 @@ namespace fs = std::filesystem;
 
 namespace sb {
 namespace {
-
-struct Fd {
-    int fd = -1;
-    ~Fd()
-    {
-        if (fd >= 0) ::close(fd);
-    }
-};
 
 // A fresh hidden name beside `file`, created exclusively with `mode` (the umask applies).
 Result<int> createTemporary(const fs::path& file, mode_t mode, std::string& path)
@@ -52,12 +46,12 @@ Status writeFileAtomically(const fs::path& file, std::string_view text,
                            const AtomicWriteOptions& options)
 {
     const fs::path dir = file.parent_path().empty() ? fs::path(".") : file.parent_path();
-    Fd ownDir;
+    UniqueFd ownDir;
     int dirFd = options.dirFd;
     if (dirFd < 0 && options.durable) {
-        ownDir.fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (ownDir.fd < 0) return sysError("open folder '" + dir.string() + "'");
-        dirFd = ownDir.fd;
+        ownDir.reset(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+        if (!ownDir) return sysError("open folder '" + dir.string() + "'");
+        dirFd = ownDir.get();
     }
     struct stat st {};
     const bool exists = ::stat(file.c_str(), &st) == 0;

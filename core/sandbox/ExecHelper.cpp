@@ -44,7 +44,7 @@ class Helper {
     void onChildren();
     void onExecError(std::uint64_t id, Spawned& s);
     void reply(const json& body, const std::vector<int>& fds = {});
-    void spawn(std::uint64_t id, const json& request, std::vector<int>& fds);
+    void spawn(std::uint64_t id, const json& request, const std::vector<UniqueFd>& fds);
 
     int m_channel;
     int m_signals = -1;
@@ -148,8 +148,6 @@ void Helper::onRequest()
         for (int fd : out)
             ::close(fd);
     }
-    for (int fd : m.fds)
-        ::close(fd);
 }
 
 // Opened inside the sandbox's devpts, so the process sees a terminal that means something.
@@ -205,7 +203,7 @@ bool openPty(const json& size, int& master, int& slave)
     ::_exit(126); // fail() does not return
 }
 
-void Helper::spawn(std::uint64_t id, const json& request, std::vector<int>& fds)
+void Helper::spawn(std::uint64_t id, const json& request, const std::vector<UniqueFd>& fds)
 {
     auto failed = [&](int err, const std::string& what) {
         reply({{"op", "spawn_failed"},
@@ -218,42 +216,32 @@ void Helper::spawn(std::uint64_t id, const json& request, std::vector<int>& fds)
     auto cwd = getBytes(request, "cwd");
     if (!argv || argv->empty() || !env || !cwd) return failed(EINVAL, "malformed spawn request");
     const bool tty = request.contains("pty");
-    int master = -1, slave = -1;
+    UniqueFd master, slave;
     if (tty) {
-        if (!openPty(request["pty"], master, slave)) {
-            int err = errno;
-            if (master >= 0) ::close(master);
-            return failed(err, "open a terminal");
-        }
+        int m = -1, s = -1;
+        const bool opened = openPty(request["pty"], m, s);
+        const int err = errno;
+        master.reset(m);
+        slave.reset(s);
+        if (!opened) return failed(err, "open a terminal");
     } else if (fds.size() != 3) {
         return failed(EINVAL, "spawn without its three descriptors");
     }
-    int errors[2];
-    if (::pipe2(errors, O_CLOEXEC) != 0) {
-        int err = errno;
-        for (int fd : {master, slave})
-            if (fd >= 0) ::close(fd);
-        return failed(err, "create a pipe");
-    }
-    const int stdio[3] = {tty ? slave : fds[0], tty ? slave : fds[1], tty ? slave : fds[2]};
+    auto errors = makePipe();
+    if (!errors) return failed(errors.error().sysErrno, "create a pipe");
+    const int stdio[3] = {tty ? slave.get() : fds[0].get(), tty ? slave.get() : fds[1].get(),
+                          tty ? slave.get() : fds[2].get()};
     pid_t pid = ::fork();
     if (pid == 0) {
-        ::close(errors[0]);
-        execChild(*argv, *env, *cwd, stdio, errors[1], tty);
+        errors->read.reset();
+        execChild(*argv, *env, *cwd, stdio, errors->write.get(), tty);
     }
-    int err = errno;
-    ::close(errors[1]);
-    if (slave >= 0) ::close(slave);
-    if (pid < 0) {
-        ::close(errors[0]);
-        if (master >= 0) ::close(master);
-        return failed(err, "fork");
-    }
-    m_spawned[id] = Spawned{pid, errors[0]};
+    const int err = errno;
+    if (pid < 0) return failed(err, "fork");
+    m_spawned[id] = Spawned{pid, errors->read.release()};
     std::vector<int> back;
-    if (master >= 0) back.push_back(master);
+    if (master) back.push_back(master.get());
     reply({{"op", "spawned"}, {"id", id}, {"pid", pid}}, back);
-    if (master >= 0) ::close(master);
 }
 
 } // namespace

@@ -1,5 +1,7 @@
 #include "sandbox/Landlock.h"
 
+#include "base/UniqueFd.h"
+
 #include <cerrno>
 #include <cstdint>
 #include <fcntl.h>
@@ -23,21 +25,6 @@
 
 namespace sb {
 namespace {
-
-class Fd {
-  public:
-    explicit Fd(int fd) : m_fd(fd) {}
-    ~Fd()
-    {
-        if (m_fd >= 0) ::close(m_fd);
-    }
-    Fd(const Fd&) = delete;
-    Fd& operator=(const Fd&) = delete;
-    int get() const { return m_fd; }
-
-  private:
-    int m_fd;
-};
 
 // The rights the kernel accepts on a rule for a single file rather than a directory.
 constexpr std::uint64_t kFileRights =
@@ -78,12 +65,12 @@ Result<int> restrictWritesTo(const std::vector<std::filesystem::path>& writableD
 
     landlock_ruleset_attr attr{};
     attr.handled_access_fs = handled;
-    Fd ruleset(static_cast<int>(
+    UniqueFd ruleset(static_cast<int>(
         ::syscall(SYS_landlock_create_ruleset, &attr, sizeof attr, std::uint32_t{0})));
     if (ruleset.get() < 0) return sysError("landlock_create_ruleset");
 
     for (const auto& dir : writableDirs) {
-        Fd fd(::open(dir.c_str(), O_PATH | O_CLOEXEC));
+        UniqueFd fd(::open(dir.c_str(), O_PATH | O_CLOEXEC));
         if (fd.get() < 0) {
             if (errno == ENOENT || errno == ENOTDIR)
                 continue; // optional locations (say ~/.cache) need not exist in every sandbox

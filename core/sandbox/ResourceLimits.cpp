@@ -267,12 +267,14 @@ Result<std::vector<int>> openCgroupTasks(const std::vector<std::string>& cgroups
     return fds;
 }
 
-Status enterCgroupsV1(const std::vector<std::string>& cgroups, const std::vector<int>& tasksFds)
+Status enterCgroupsV1(const std::vector<std::string>& cgroups,
+                      const std::vector<UniqueFd>& tasksFds)
 {
     if (tasksFds.size() != cgroups.size())
         return Error{ErrorCode::Internal, 0, "cgroup tasks files missing for init to join"};
     for (size_t i = 0; i < tasksFds.size(); ++i)
-        if (::write(tasksFds[i], "0", 1) != 1) return sysError("join cgroup " + cgroups.at(i));
+        if (::write(tasksFds[i].get(), "0", 1) != 1)
+            return sysError("join cgroup " + cgroups.at(i));
     return {};
 }
 

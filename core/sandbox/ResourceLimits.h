@@ -2,6 +2,7 @@
 #pragma once
 
 #include "base/Error.h"
+#include "base/UniqueFd.h"
 #include "policy/Policy.h"
 
 #include <string>
@@ -40,7 +41,8 @@ Result<std::vector<std::string>> createSessionCgroups(const CgroupSupport& suppo
 // hands them over, init writes "0" to them (enterCgroupsV1) while still single-threaded. On v2
 // (where that file does not exist) the supervisor moves init with joinCgroups.
 Result<std::vector<int>> openCgroupTasks(const std::vector<std::string>& cgroups);
-Status enterCgroupsV1(const std::vector<std::string>& cgroups, const std::vector<int>& tasksFds);
+Status enterCgroupsV1(const std::vector<std::string>& cgroups,
+                      const std::vector<UniqueFd>& tasksFds);
 Status joinCgroups(const std::vector<std::string>& cgroups, pid_t pid);
 void removeCgroups(const std::vector<std::string>& cgroups);
 // Removes the (empty) cgroups of supervisors that were killed: "sandbench-ID-PID" folders whose

@@ -3,6 +3,7 @@
 // signals. Each step is a small function that returns a described error.
 #include "sandbox/Sandbox.h"
 
+#include "base/UniqueFd.h"
 #include "sandbox/Identity.h"
 #include "sandbox/Landlock.h"
 #include "sandbox/Mounts.h"
@@ -98,16 +99,14 @@ Status setHostname()
 Status bringUpLoopback(NetworkMode mode)
 {
     if (mode == NetworkMode::Host) return {};
-    int fd = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-    if (fd < 0) return sysError("socket for loopback setup");
+    UniqueFd fd(::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+    if (!fd) return sysError("socket for loopback setup");
     ifreq req{};
     std::strncpy(req.ifr_name, "lo", IFNAMSIZ - 1);
-    Status failed;
-    if (::ioctl(fd, SIOCGIFFLAGS, &req) != 0) failed = sysError("read loopback flags");
+    if (::ioctl(fd.get(), SIOCGIFFLAGS, &req) != 0) return sysError("read loopback flags");
     req.ifr_flags = static_cast<short>(req.ifr_flags | IFF_UP | IFF_RUNNING);
-    if (!failed && ::ioctl(fd, SIOCSIFFLAGS, &req) != 0) failed = sysError("bring up loopback");
-    ::close(fd);
-    return failed;
+    if (::ioctl(fd.get(), SIOCSIFFLAGS, &req) != 0) return sysError("bring up loopback");
+    return {};
 }
 
 Status forbidPrivilegeGain()
@@ -140,19 +139,16 @@ Status scheduleAsBatchWork()
 // The proxy's listener, made while init is still in the sandbox's network namespace.
 Result<int> listenForProxy()
 {
-    int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0) return sysError("socket for the proxy");
+    UniqueFd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+    if (!fd) return sysError("socket for the proxy");
     sockaddr_in addr{};
     addr.sin_family = AF_INET;
     addr.sin_port = htons(kProxyPort);
     addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
-        ::listen(fd, 512) != 0) {
-        Error e = sysError("listen on 127.0.0.1:" + std::to_string(kProxyPort) + " for the proxy");
-        ::close(fd);
-        return e;
-    }
-    return fd;
+    if (::bind(fd.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
+        ::listen(fd.get(), 512) != 0)
+        return sysError("listen on 127.0.0.1:" + std::to_string(kProxyPort) + " for the proxy");
+    return fd.release();
 }
 
 // Init's own containment: namespaces were made by clone; this is everything after.
@@ -185,23 +181,22 @@ void closeAllExcept(std::vector<int> keep)
 // listener and the supervisor's end of its channel, or "E<text>".
 void startHelperFor(const SandboxConfig& config, int syncFd)
 {
-    int channel[2];
-    if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, channel) != 0) {
-        (void)sendMessage(syncFd, "E" + sysError("create the exec helper's channel").describe());
+    auto channel = makeSocketPair(SOCK_SEQPACKET | SOCK_CLOEXEC);
+    if (!channel) {
+        (void)sendMessage(
+            syncFd, "E" + channel.error().within("create the exec helper's channel").describe());
         return;
     }
-    auto started = sandbox::startExecHelper(config, -1, channel[1], false);
-    ::close(channel[1]);
+    auto started = sandbox::startExecHelper(config, -1, channel->other.get(), false);
+    channel->other.reset();
     if (!started) {
-        ::close(channel[0]);
         (void)sendMessage(syncFd, "E" + started.error().describe());
         return;
     }
-    std::vector<int> fds = {channel[0]};
-    if (started->execListener >= 0) fds.push_back(started->execListener);
+    const UniqueFd listener(started->execListener);
+    std::vector<int> fds = {channel->one.get()};
+    if (listener) fds.push_back(listener.get());
     (void)sendMessage(syncFd, "h", fds);
-    for (int fd : fds)
-        ::close(fd);
 }
 
 // Pid 1: reap everything, pass signals from the supervisor to the command's process group,
@@ -214,10 +209,7 @@ void startHelperFor(const SandboxConfig& config, int syncFd)
     for (;;) {
         if (::poll(fds, 2, -1) < 0) continue;
         if (fds[1].revents & POLLIN) {
-            ChannelMessage asked = receiveChannelMessage(syncFd);
-            for (int fd : asked.fds)
-                ::close(fd);
-            if (asked.text == "H") startHelperFor(config, syncFd);
+            if (receiveChannelMessage(syncFd).text == "H") startHelperFor(config, syncFd);
         }
         if (fds[1].revents & (POLLHUP | POLLERR)) fds[1].fd = -1; // the supervisor's end is gone
         if (!(fds[0].revents & POLLIN)) continue;
@@ -265,10 +257,9 @@ void startHelperFor(const SandboxConfig& config, int syncFd)
     // inside them.
     Message joined = receiveMessage(syncFd);
     if (joined.text != "J") ::_exit(kSetupFailed);
-    Status entered = config.cgroupsV1 ? enterCgroupsV1(config.cgroups, joined.fds) : Status{};
-    for (int fd : joined.fds)
-        ::close(fd);
-    if (entered) fail(*entered);
+    if (config.cgroupsV1)
+        if (auto e = enterCgroupsV1(config.cgroups, joined.fds)) fail(*e);
+    joined.fds.clear();
     sigset_t all;
     sigfillset(&all);
     ::sigprocmask(SIG_BLOCK, &all, nullptr);
@@ -341,8 +332,6 @@ Result<SandboxProcess> startSandbox(const SandboxConfig& config,
     auto failedEarly = [&](Error e) {
         ::kill(sandbox.initPid, SIGKILL);
         Message early = receiveMessage(sync[0]);
-        for (int fd : early.fds)
-            ::close(fd);
         return abandon(early.text.empty() ? std::move(e) : setupFailure(early));
     };
     if (auto e = sendMessage(sync[0], "G")) return abandon(*e);
@@ -361,17 +350,14 @@ Result<SandboxProcess> startSandbox(const SandboxConfig& config,
         ::close(fd);
     if (joined) return failedEarly(*joined);
     Message reply = receiveMessage(sync[0]);
-    if (reply.text.empty() || reply.text[0] != 'K' || reply.fds.size() != reply.text.size() - 1) {
-        for (int fd : reply.fds)
-            ::close(fd);
+    if (reply.text.empty() || reply.text[0] != 'K' || reply.fds.size() != reply.text.size() - 1)
         return abandon(setupFailure(reply));
-    }
     for (size_t i = 1; i < reply.text.size(); ++i) {
         char kind = reply.text[i];
         (kind == 'p'   ? sandbox.ptyMaster
          : kind == 'n' ? sandbox.execListener
          : kind == 'h' ? sandbox.helperChannel
-                       : sandbox.proxyListener) = reply.fds[i - 1];
+                       : sandbox.proxyListener) = reply.fds[i - 1].release();
     }
     // Kept: the supervisor asks init for exec helpers on it (requestExecHelper).
     sandbox.initChannel = sync[0];
@@ -389,14 +375,12 @@ Result<ExecHelperStarted> receiveExecHelper(const SandboxProcess& sandbox)
 {
     ChannelMessage said = receiveChannelMessage(sandbox.initChannel);
     if (said.text != "h" || said.fds.size() != 2) {
-        for (int fd : said.fds)
-            ::close(fd);
         return Error{ErrorCode::System, 0,
                      said.text.size() > 1 && said.text[0] == 'E'
                          ? "start an exec helper: " + said.text.substr(1)
                          : std::string("the sandbox's init did not start an exec helper")};
     }
-    return ExecHelperStarted{said.fds[0], said.fds[1]};
+    return ExecHelperStarted{said.fds[0].release(), said.fds[1].release()};
 }
 
 int waitSandbox(const SandboxProcess& sandbox)

@@ -54,13 +54,13 @@ ChannelMessage receiveChannelMessage(int fd, std::size_t maxBytes)
     for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c != nullptr; c = CMSG_NXTHDR(&msg, c)) {
         if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) continue;
         const std::size_t count = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-        const std::size_t at = out.fds.size();
-        out.fds.resize(at + count);
-        std::memcpy(out.fds.data() + at, CMSG_DATA(c), count * sizeof(int));
+        for (std::size_t i = 0; i < count; ++i) {
+            int received;
+            std::memcpy(&received, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+            out.fds.emplace_back(received);
+        }
     }
     if ((msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) != 0) {
-        for (int f : out.fds)
-            ::close(f);
         out.fds.clear();
         out.truncated = true;
         return out;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "base/Error.h"
+#include "base/UniqueFd.h"
 
 #include <string>
 #include <vector>
@@ -17,9 +18,9 @@ constexpr std::size_t kMaxChannelMessage = 256 * 1024;
 Status sendChannelMessage(int fd, const std::string& text, const std::vector<int>& fds = {});
 
 struct ChannelMessage {
-    std::string text; // empty: the peer closed (or sent an empty message)
-    std::vector<int> fds;
-    bool truncated = false; // longer than the buffer: refused whole
+    std::string text;          // empty: the peer closed (or sent an empty message)
+    std::vector<UniqueFd> fds; // closed with the message unless taken (release)
+    bool truncated = false;    // longer than the buffer: refused whole
 };
 // Blocks until a message arrives (the socket may be non-blocking: then EAGAIN gives nothing).
 ChannelMessage receiveChannelMessage(int fd, std::size_t maxBytes = 4096);

@@ -136,14 +136,9 @@ template <class Body> Result<Started> forkReporting(Body body)
     ChannelMessage said = receiveChannelMessage(report[0]);
     ::close(report[0]);
     Started started{pid, -1};
-    if (!said.text.empty() && said.text[0] == 'E') {
-        for (int fd : said.fds)
-            ::close(fd);
+    if (!said.text.empty() && said.text[0] == 'E')
         return Error{ErrorCode::System, 0, said.text.substr(1)};
-    }
-    if (!said.fds.empty()) started.execListener = said.fds.front();
-    for (std::size_t i = 1; i < said.fds.size(); ++i)
-        ::close(said.fds[i]);
+    if (!said.fds.empty()) started.execListener = said.fds.front().release();
     return started;
 }
 

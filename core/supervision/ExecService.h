@@ -10,6 +10,7 @@
 #pragma once
 
 #include "base/Clock.h"
+#include "base/UniqueFd.h"
 #include "control/Protocol.h"
 #include "policy/Approval.h"
 #include "sandbox/Sandbox.h"
@@ -90,9 +91,9 @@ class ExecService {
     void onHelperStarted();
     void onHelperMessage();
     void helperGone(const std::string& why);
-    void onSpawned(Exec& e, const nlohmann::json& reply, std::vector<int>& fds);
+    void onSpawned(Exec& e, const nlohmann::json& reply, std::vector<UniqueFd>& fds);
     void tellApproval(Exec& e, const ApprovalRequest& request);
-    void onFileReply(FileOp& op, const nlohmann::json& reply, std::vector<int>& fds);
+    void onFileReply(FileOp& op, const nlohmann::json& reply, const std::vector<UniqueFd>& fds);
     void readOutput(Exec& e, int& fd, std::uint64_t stream);
     void flushInput(Exec& e);
     void finishIfDone(std::uint64_t spawnId);

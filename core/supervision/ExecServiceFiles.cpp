@@ -90,15 +90,13 @@ void ExecService::onHelperMessage()
     } else if (auto f = m_files.find(id); f != m_files.end()) {
         onFileReply(*f->second, reply, m.fds);
     }
-    for (int fd : m.fds)
-        ::close(fd);
 }
 
-void ExecService::onSpawned(Exec& e, const json& reply, std::vector<int>& fds)
+void ExecService::onSpawned(Exec& e, const json& reply, std::vector<UniqueFd>& fds)
 {
     e.pid = reply.value("pid", std::int64_t{0});
     if (e.tty && !fds.empty()) {
-        e.ptyMaster = std::exchange(fds.front(), -1);
+        e.ptyMaster = fds.front().release();
         ::fcntl(e.ptyMaster, F_SETFL, O_NONBLOCK);
     }
     if (!e.clientGone)
@@ -173,7 +171,7 @@ Status ExecService::fileRequest(std::uint64_t client, const std::string& name, c
     return {};
 }
 
-void ExecService::onFileReply(FileOp& op, const json& reply, std::vector<int>& fds)
+void ExecService::onFileReply(FileOp& op, const json& reply, const std::vector<UniqueFd>& fds)
 {
     const std::uint64_t hid = reply.value("id", std::uint64_t{0});
     auto done = [&](json answer) {
@@ -191,7 +189,7 @@ void ExecService::onFileReply(FileOp& op, const json& reply, std::vector<int>& f
     if (op.op == "read") {
         if (fds.empty())
             return done({{"ok", false}, {"error", {{"code", "system"}, {"message", "no file"}}}});
-        const int fd = fds.front();
+        const int fd = fds.front().get();
         const std::uint64_t size = reply.value("size", std::uint64_t{0});
         std::string data(static_cast<std::size_t>(std::min<std::uint64_t>(
                              op.limit, size > op.offset ? size - op.offset : 0)),
@@ -216,7 +214,7 @@ void ExecService::onFileReply(FileOp& op, const json& reply, std::vector<int>& f
     if (op.op == "write" && !op.committing) {
         if (fds.empty())
             return done({{"ok", false}, {"error", {{"code", "system"}, {"message", "no file"}}}});
-        if (int err = writeAll(fds.front(), op.data)) {
+        if (int err = writeAll(fds.front().get(), op.data)) {
             (void)toHelper({{"op", "abort"}, {"id", hid}});
             return done({{"ok", false},
                          {"error",

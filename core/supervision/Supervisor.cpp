@@ -3,6 +3,7 @@
 #include "base/Paths.h"
 #include "base/SignalFreeThread.h"
 #include "base/Terminal.h"
+#include "base/UniqueFd.h"
 #include "policy/Exposure.h"
 #include "recording/RecordingStore.h"
 #include "recording/RecordingWriter.h"
@@ -375,20 +376,14 @@ Result<RunOutcome> runSession(const RunOptions& options, PreparedRun prepared)
         return endEarly(e->within("cannot record the session, so it was not started"));
     say(options, "session " + session->id + " started");
     // Init's pidfd for the writer's thread; declared before the writer, so closed after it.
-    struct OwnedFd {
-        int fd = -1;
-        ~OwnedFd()
-        {
-            if (fd >= 0) ::close(fd);
-        }
-    } killFd;
+    UniqueFd killFd;
     std::unique_ptr<RecordingWriter> recorder;
     std::optional<Error> recorderError;
     SessionRecordInfo recordInfo = recordInfoOf(*session, options, config);
     auto sandbox = startSandbox(config, [&](pid_t, int pidFd) -> Status {
-        killFd.fd = ::fcntl(pidFd, F_DUPFD_CLOEXEC, 3);
+        killFd.reset(::fcntl(pidFd, F_DUPFD_CLOEXEC, 3));
         WriterOptions writer;
-        writer.onOpenFailed = [fd = killFd.fd](const Error&) {
+        writer.onOpenFailed = [fd = killFd.get()](const Error&) {
             ::syscall(SYS_pidfd_send_signal, fd, SIGKILL, nullptr, 0);
         };
         auto started = RecordingWriter::startInBackground(options.recordingsDb, recordInfo, writer);

@@ -136,7 +136,7 @@ void Applier::apply(const ScannedChange& sc)
             return;
         }
     }
-    Fd parentFd(openBeneath(m_project, parent, O_RDONLY | O_DIRECTORY));
+    UniqueFd parentFd(openBeneath(m_project, parent, O_RDONLY | O_DIRECTORY));
     if (!parentFd.valid()) {
         int err = errno;
         if (err == ENOENT && c.kind == ChangeKind::Deleted) {
@@ -205,7 +205,7 @@ std::optional<std::string> Applier::conflictReason(const ScannedChange& sc, int 
 std::optional<std::string> Applier::newerInside(int parentFd, const std::string& name,
                                                 const std::string& rel)
 {
-    Fd dir(::openat(parentFd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    UniqueFd dir(::openat(parentFd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
     if (!dir.valid()) return "cannot read '" + rel + "' in the project: " + std::strerror(errno);
     auto names = listDir(dir.get());
     if (!names) return "cannot read '" + rel + "' in the project: " + names.error().describe();
@@ -226,7 +226,7 @@ Status Applier::applyFile(const ScannedChange& sc, int parentFd, const std::stri
 {
     const std::string& rel = sc.change.path;
     // O_NONBLOCK: if the entry were swapped for a FIFO, opening it must not hang the apply.
-    Fd source(openBeneath(m_upper, rel, O_RDONLY | O_NOFOLLOW | O_NONBLOCK));
+    UniqueFd source(openBeneath(m_upper, rel, O_RDONLY | O_NOFOLLOW | O_NONBLOCK));
     if (!source.valid()) return sysError("open '" + rel + "' in the session");
     struct stat st {};
     if (::fstat(source.get(), &st) != 0) return sysError("stat '" + rel + "' in the session");
@@ -234,8 +234,8 @@ Status Applier::applyFile(const ScannedChange& sc, int parentFd, const std::stri
         return Error{ErrorCode::Internal, 0, "'" + rel + "' is no longer a regular file"};
 
     std::string temp = tempName();
-    Fd target(::openat(parentFd, temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-                       0600));
+    UniqueFd target(::openat(parentFd, temp.c_str(),
+                             O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
     if (!target.valid()) return sysError("create a temporary file beside '" + rel + "'");
     Status status = copyContent(source.get(), target.get());
     // Never setuid, setgid or sticky: the agent must not mint privileged files for the user.
@@ -315,7 +315,7 @@ void Applier::finishDirectoryModes()
     std::sort(m_dirModes.begin(), m_dirModes.end(),
               [](const auto& a, const auto& b) { return depth(a.first) > depth(b.first); });
     for (const auto& [rel, mode] : m_dirModes) {
-        Fd dir(openBeneath(m_project, rel, O_RDONLY | O_DIRECTORY));
+        UniqueFd dir(openBeneath(m_project, rel, O_RDONLY | O_DIRECTORY));
         if (!dir.valid() || ::fchmod(dir.get(), mode) != 0)
             m_report.skipped.push_back({rel, std::string("applied, but setting its mode failed: ") +
                                                  std::strerror(errno)});
@@ -340,8 +340,8 @@ void Applier::tidyUpper()
                 return c.change.kind == ChangeKind::Deleted && !c.whiteout &&
                        isUnder(c.change.path, dir);
             });
-        Fd realDir(openBeneath(m_project, dir, O_PATH | O_DIRECTORY));
-        Fd upperDir(openBeneath(m_upper, dir, O_RDONLY | O_DIRECTORY));
+        UniqueFd realDir(openBeneath(m_project, dir, O_PATH | O_DIRECTORY));
+        UniqueFd upperDir(openBeneath(m_upper, dir, O_RDONLY | O_DIRECTORY));
         bool cleared = !hiding && realDir.valid() && upperDir.valid();
         // Only touch the markers present: an unprivileged caller may not even probe trusted.*.
         for (const char* attr : {"user.overlay.opaque", "trusted.overlay.opaque"})
@@ -364,7 +364,7 @@ void Applier::tidyUpper()
             ancestors.push_back(dir);
         if (keep(rel)) continue;
         auto [parent, name] = splitParent(rel);
-        Fd upperParent(openBeneath(m_upper, parent, O_RDONLY | O_DIRECTORY));
+        UniqueFd upperParent(openBeneath(m_upper, parent, O_RDONLY | O_DIRECTORY));
         auto st = upperParent.valid() ? statAt(upperParent.get(), name) : std::nullopt;
         if (!st) continue; // an opaque directory's deletion has no upper entry
         // A directory still holding unapplied changes stays (rmdir refuses a non-empty one).
@@ -376,11 +376,11 @@ void Applier::tidyUpper()
     ancestors.erase(std::unique(ancestors.begin(), ancestors.end()), ancestors.end());
     for (const auto& dir : ancestors) {
         if (keep(dir)) continue;
-        Fd realDir(openBeneath(m_project, dir, O_PATH | O_DIRECTORY));
-        Fd upperDir(openBeneath(m_upper, dir, O_RDONLY | O_DIRECTORY));
+        UniqueFd realDir(openBeneath(m_project, dir, O_PATH | O_DIRECTORY));
+        UniqueFd upperDir(openBeneath(m_upper, dir, O_RDONLY | O_DIRECTORY));
         if (!realDir.valid() || !upperDir.valid() || isOpaque(upperDir.get())) continue;
         auto [parent, name] = splitParent(dir);
-        Fd upperParent(openBeneath(m_upper, parent, O_RDONLY | O_DIRECTORY));
+        UniqueFd upperParent(openBeneath(m_upper, parent, O_RDONLY | O_DIRECTORY));
         if (upperParent.valid()) ::unlinkat(upperParent.get(), name.c_str(), AT_REMOVEDIR);
     }
 }

@@ -83,14 +83,14 @@ struct Scanner {
             return {};
         }
 
-        Fd upperChild(
+        UniqueFd upperChild(
             ::openat(upperDir, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
         if (!upperChild.valid())
             return errno == ENOENT ? Status{}
                                    : Status{sysError("open upper directory '" + rel + "'")};
         bool childOpaque = isOpaque(upperChild.get());
         if (childOpaque) out.opaqueDirs.push_back(rel);
-        Fd realChild;
+        UniqueFd realChild;
         if (rs && S_ISDIR(rs->stx_mode))
             realChild.reset(
                 ::openat(realDir, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
@@ -117,7 +117,7 @@ Status collectEntries(int parentFd, const std::string& name, const std::string& 
         out.push_back(rel);
         return {};
     }
-    Fd dir(::openat(parentFd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    UniqueFd dir(::openat(parentFd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
     if (!dir.valid()) return sysError("open upper directory '" + rel + "'");
     auto names = listDir(dir.get());
     if (!names) return names.error();
@@ -181,7 +181,7 @@ Result<std::vector<std::string>> discardChanges(const std::filesystem::path& upp
         auto p = normalizeRequest(requested);
         if (!p) return p.error();
         auto [parent, name] = splitParent(*p);
-        Fd parentFd(openBeneath(upperFd->get(), parent, O_RDONLY | O_DIRECTORY));
+        UniqueFd parentFd(openBeneath(upperFd->get(), parent, O_RDONLY | O_DIRECTORY));
         if (!parentFd.valid() || !statAt(parentFd.get(), name))
             return Error{ErrorCode::NotFound, 0,
                          "'" + *p +

@@ -17,7 +17,7 @@ Result<ChangeSide> readSide(int rootFd, const std::string& rel, std::size_t maxB
 {
     ChangeSide side;
     auto [parent, name] = splitParent(rel);
-    Fd parentFd(openBeneath(rootFd, parent, O_PATH | O_DIRECTORY));
+    UniqueFd parentFd(openBeneath(rootFd, parent, O_PATH | O_DIRECTORY));
     // A missing parent, or one that is a symlink or a file, means there is nothing here.
     if (!parentFd.valid()) return side;
     auto st = statAt(parentFd.get(), name);
@@ -34,7 +34,7 @@ Result<ChangeSide> readSide(int rootFd, const std::string& rel, std::size_t maxB
     if (!S_ISREG(st->stx_mode)) return side;
     side.size = st->stx_size;
     // O_NONBLOCK: an entry swapped for a FIFO meanwhile must not hang the viewer.
-    Fd fd(openBeneath(rootFd, rel, O_RDONLY | O_NOFOLLOW | O_NONBLOCK));
+    UniqueFd fd(openBeneath(rootFd, rel, O_RDONLY | O_NOFOLLOW | O_NONBLOCK));
     if (!fd.valid()) return sysError("open '" + rel + "'");
     // One byte past what we keep tells a file that grew since the stat.
     const std::size_t keep = static_cast<std::size_t>(std::min<std::uint64_t>(side.size, maxBytes));
@@ -59,7 +59,7 @@ enum class Source { Upper, Absent, Real };
 
 Result<Source> sessionSource(int upperFd, const std::string& rel)
 {
-    Fd current(::fcntl(upperFd, F_DUPFD_CLOEXEC, 0));
+    UniqueFd current(::fcntl(upperFd, F_DUPFD_CLOEXEC, 0));
     if (!current.valid()) return sysError("dup");
     bool hidden = isOpaque(upperFd);
     std::size_t start = 0;
@@ -72,7 +72,7 @@ Result<Source> sessionSource(int upperFd, const std::string& rel)
         if (isWhiteout(*st)) return Source::Absent;
         if (last) return Source::Upper;
         if (!S_ISDIR(st->stx_mode)) return Source::Absent;
-        Fd child(
+        UniqueFd child(
             ::openat(current.get(), name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
         if (!child.valid()) return sysError("open upper directory '" + rel.substr(0, slash) + "'");
         hidden = hidden || isOpaque(child.get());

@@ -23,14 +23,14 @@ namespace {
 
 // One side of a comparison: absent (/dev/null) or a readable descriptor.
 struct Side {
-    Fd fd;
+    UniqueFd fd;
     std::string label;
     bool present() const { return fd.valid(); }
 };
 
-Result<Fd> memoryFile(const std::string& content)
+Result<UniqueFd> memoryFile(const std::string& content)
 {
-    Fd fd(::memfd_create("sandbench-diff", MFD_CLOEXEC));
+    UniqueFd fd(::memfd_create("sandbench-diff", MFD_CLOEXEC));
     if (!fd.valid()) return sysError("memfd_create");
     std::size_t done = 0;
     while (done < content.size()) {
@@ -44,10 +44,10 @@ Result<Fd> memoryFile(const std::string& content)
 }
 
 // A symlink compares as its target, with no trailing newline (as git shows it).
-Result<Fd> openSide(int rootFd, const std::string& rel, const struct statx& st)
+Result<UniqueFd> openSide(int rootFd, const std::string& rel, const struct statx& st)
 {
     if (S_ISREG(st.stx_mode)) {
-        Fd fd(openBeneath(rootFd, rel, O_RDONLY | O_NOFOLLOW | O_NONBLOCK));
+        UniqueFd fd(openBeneath(rootFd, rel, O_RDONLY | O_NOFOLLOW | O_NONBLOCK));
         if (!fd.valid()) return sysError("open '" + rel + "'");
         return fd;
     }
@@ -74,14 +74,14 @@ std::string readAll(int fd)
 Status runDiff(const Side& oldSide, const Side& newSide, std::string& out)
 {
     // Park the inputs at 10+ so the dup2s onto 3 and 4 cannot clobber one another.
-    Fd oldFd(oldSide.present() ? ::fcntl(oldSide.fd.get(), F_DUPFD_CLOEXEC, 10) : -1);
-    Fd newFd(newSide.present() ? ::fcntl(newSide.fd.get(), F_DUPFD_CLOEXEC, 10) : -1);
+    UniqueFd oldFd(oldSide.present() ? ::fcntl(oldSide.fd.get(), F_DUPFD_CLOEXEC, 10) : -1);
+    UniqueFd newFd(newSide.present() ? ::fcntl(newSide.fd.get(), F_DUPFD_CLOEXEC, 10) : -1);
     auto errFile = memoryFile("");
     if (!errFile) return errFile.error();
     int pipeFds[2];
     if (::pipe2(pipeFds, O_CLOEXEC) != 0) return sysError("pipe");
-    Fd readEnd(pipeFds[0]);
-    Fd writeEnd(pipeFds[1]);
+    UniqueFd readEnd(pipeFds[0]);
+    UniqueFd writeEnd(pipeFds[1]);
 
     posix_spawn_file_actions_t actions;
     ::posix_spawn_file_actions_init(&actions);
@@ -144,7 +144,7 @@ Status collectDeletedTree(int projectFd, const std::string& rel, std::vector<std
 std::optional<struct statx> statBeneath(int rootFd, const std::string& rel)
 {
     auto [parent, name] = splitParent(rel);
-    Fd parentFd(openBeneath(rootFd, parent, O_PATH | O_DIRECTORY));
+    UniqueFd parentFd(openBeneath(rootFd, parent, O_PATH | O_DIRECTORY));
     if (!parentFd.valid()) return std::nullopt;
     return statAt(parentFd.get(), name);
 }

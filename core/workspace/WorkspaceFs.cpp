@@ -13,19 +13,13 @@
 
 namespace sb::ws {
 
-void Fd::reset(int fd)
-{
-    if (m_fd >= 0) ::close(m_fd);
-    m_fd = fd;
-}
-
 namespace {
 
 // Without openat2 (kernels before 5.6) walk the components one by one with O_NOFOLLOW, which
 // refuses the same symlinks; ".." never occurs because callers validate their paths.
 int openByComponents(int dirfd, const std::string& rel, int flags, mode_t mode)
 {
-    Fd current(::openat(dirfd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC));
+    UniqueFd current(::openat(dirfd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC));
     if (!current.valid()) return -1;
     std::string rest = rel;
     while (true) {
@@ -38,7 +32,7 @@ int openByComponents(int dirfd, const std::string& rel, int flags, mode_t mode)
             errno = EXDEV;
             return -1;
         }
-        Fd next(
+        UniqueFd next(
             ::openat(current.get(), part.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
         if (!next.valid()) return -1;
         current = std::move(next);
@@ -60,19 +54,19 @@ int openBeneath(int dirfd, const std::string& rel, int flags, mode_t mode)
     return static_cast<int>(fd);
 }
 
-Result<Fd> openDirBeneath(int root, const std::string& rel)
+Result<UniqueFd> openDirBeneath(int root, const std::string& rel)
 {
-    Fd fd(openBeneath(root, rel, O_RDONLY | O_DIRECTORY));
+    UniqueFd fd(openBeneath(root, rel, O_RDONLY | O_DIRECTORY));
     if (!fd.valid()) return sysError("open directory '" + rel + "'");
     return fd;
 }
 
-Result<Fd> openRoot(const std::filesystem::path& dir, const char* what)
+Result<UniqueFd> openRoot(const std::filesystem::path& dir, const char* what)
 {
     if (dir.empty() || !dir.is_absolute())
         return inputError(std::string(what) + " must be an absolute path, got '" + dir.string() +
                           "'");
-    Fd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    UniqueFd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
     if (!fd.valid()) {
         int err = errno;
         return Error{err == ENOENT ? ErrorCode::NotFound : ErrorCode::System, err,
@@ -83,7 +77,7 @@ Result<Fd> openRoot(const std::filesystem::path& dir, const char* what)
 
 Result<std::string> readLinkBeneath(int root, const std::string& rel)
 {
-    Fd link(openBeneath(root, rel, O_PATH | O_NOFOLLOW));
+    UniqueFd link(openBeneath(root, rel, O_PATH | O_NOFOLLOW));
     if (!link.valid()) return sysError("open symlink '" + rel + "'");
     std::string target(4096, '\0');
     ssize_t n = ::readlinkat(link.get(), "", target.data(), target.size());
@@ -171,7 +165,8 @@ Status removeTree(int parentFd, const std::string& name)
     auto st = statAt(parentFd, name);
     if (!st) return errno == ENOENT ? Status{} : Status{sysError("stat '" + name + "'")};
     if (S_ISDIR(st->stx_mode)) {
-        Fd dir(::openat(parentFd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+        UniqueFd dir(
+            ::openat(parentFd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
         if (!dir.valid()) return sysError("open directory '" + name + "'");
         auto names = listDir(dir.get());
         if (!names) return names.error();

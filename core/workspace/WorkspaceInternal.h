@@ -2,6 +2,7 @@
 // helpers that never follow a symlink, and the scan of an overlay upper layer.
 #pragma once
 
+#include "base/UniqueFd.h"
 #include "workspace/Workspace.h"
 
 #include <optional>
@@ -12,31 +13,6 @@
 
 namespace sb::ws {
 
-class Fd {
-  public:
-    Fd() = default;
-    explicit Fd(int fd) : m_fd(fd) {}
-    ~Fd() { reset(); }
-    Fd(Fd&& other) noexcept : m_fd(std::exchange(other.m_fd, -1)) {}
-    Fd& operator=(Fd&& other) noexcept
-    {
-        if (this != &other) {
-            reset();
-            m_fd = std::exchange(other.m_fd, -1);
-        }
-        return *this;
-    }
-    Fd(const Fd&) = delete;
-    Fd& operator=(const Fd&) = delete;
-
-    int get() const { return m_fd; }
-    bool valid() const { return m_fd >= 0; }
-    void reset(int fd = -1);
-
-  private:
-    int m_fd = -1;
-};
-
 // openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS): `rel` ("" = the
 // directory itself) is resolved inside `dirfd` and no component may be a symlink, so a
 // symlink planted anywhere on the way (even one pointing inside) fails with ELOOP instead of
@@ -44,9 +20,9 @@ class Fd {
 int openBeneath(int dirfd, const std::string& rel, int flags, mode_t mode = 0);
 
 // A directory beneath `root`, read-only, as a base for *at() calls.
-Result<Fd> openDirBeneath(int root, const std::string& rel);
+Result<UniqueFd> openDirBeneath(int root, const std::string& rel);
 // The root of an upper layer or project, which the caller names by absolute path.
-Result<Fd> openRoot(const std::filesystem::path& dir, const char* what);
+Result<UniqueFd> openRoot(const std::filesystem::path& dir, const char* what);
 
 // The target of the symlink at `rel` beneath `root`, never following it.
 Result<std::string> readLinkBeneath(int root, const std::string& rel);

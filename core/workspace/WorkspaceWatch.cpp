@@ -20,8 +20,6 @@
 
 namespace sb {
 
-using ws::Fd;
-
 namespace {
 
 constexpr std::uint32_t kMask = IN_CREATE | IN_DELETE | IN_MODIFY | IN_CLOSE_WRITE | IN_ATTRIB |
@@ -91,7 +89,7 @@ class LayerLookup {
   private:
     // A folder of the session's view as the upper layer shapes it.
     struct Folder {
-        Fd fd;               // the upper folder; invalid when the upper layer has none
+        UniqueFd fd;         // the upper folder; invalid when the upper layer has none
         bool hidden = false; // deleted or replaced on the way: nothing below is visible
         bool opaque = false; // the real folder's entries are hidden below
     };
@@ -128,20 +126,20 @@ class LayerLookup {
     int realFolder(const std::string& rel)
     {
         if (auto it = m_real.find(rel); it != m_real.end()) return it->second.get();
-        Fd fd(ws::openBeneath(m_projectRoot, rel, O_PATH | O_DIRECTORY));
+        UniqueFd fd(ws::openBeneath(m_projectRoot, rel, O_PATH | O_DIRECTORY));
         return m_real.emplace(rel, std::move(fd)).first->second.get();
     }
 
     int m_upperRoot, m_projectRoot;
     std::map<std::string, Folder> m_upper;
-    std::map<std::string, Fd> m_real;
+    std::map<std::string, UniqueFd> m_real;
 };
 
 } // namespace
 
 struct WorkspaceWatch::State {
-    Fd upper, project, inotify, stop;
-    Fd begin; // eventfd: beginNow() asks a late watch to begin
+    UniqueFd upper, project, inotify, stop;
+    UniqueFd begin; // eventfd: beginNow() asks a late watch to begin
     std::mutex settling;
     std::condition_variable settledChanged;
     bool settled = false; // watching, or never will
@@ -180,8 +178,8 @@ struct WorkspaceWatch::State {
     // before their folder was watched. The watch comes first, so nothing falls in between.
     void addTree(const std::string& rel, bool noteEntries, bool onlyIfChanged)
     {
-        std::vector<std::pair<std::string, Fd>> stack;
-        Fd root(ws::openBeneath(upper.get(), rel, O_RDONLY | O_DIRECTORY));
+        std::vector<std::pair<std::string, UniqueFd>> stack;
+        UniqueFd root(ws::openBeneath(upper.get(), rel, O_RDONLY | O_DIRECTORY));
         if (!root.valid()) return; // gone again
         stack.emplace_back(rel, std::move(root));
         while (!stack.empty()) {
@@ -195,8 +193,8 @@ struct WorkspaceWatch::State {
                 if (noteEntries) batcher.note(child, nowMs(), onlyIfChanged);
                 auto st = ws::statAt(fd.get(), name);
                 if (!st || !S_ISDIR(st->stx_mode)) continue;
-                Fd sub(::openat(fd.get(), name.c_str(),
-                                O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+                UniqueFd sub(::openat(fd.get(), name.c_str(),
+                                      O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
                 if (sub.valid()) stack.emplace_back(std::move(child), std::move(sub));
             }
         }
