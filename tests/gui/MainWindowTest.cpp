@@ -231,7 +231,7 @@ class MainWindowTest : public QObject {
             dialog.setWorkspace(m_world.workspace());
             dialog.setPreset(QStringLiteral("offline"));
             dialog.setCommand(QStringLiteral("bash -c 'echo from-dialog; ls; sleep 600'"));
-            if (!dialog.isValid()) qWarning() << dialog.problem();
+            if (!checked(dialog) || !dialog.isValid()) qWarning() << dialog.problem();
             return dialog.isValid();
         });
         QSignalSpy started(&window, &MainWindow::sessionStarted);
@@ -280,16 +280,23 @@ class MainWindowTest : public QObject {
         sbui::NewSessionDialog dialog;
         dialog.setWorkspace(m_world.root() + QStringLiteral("/no-such-folder"));
         dialog.setCommand(QStringLiteral("bash"));
+        QVERIFY(checked(dialog));
         QVERIFY(!dialog.isValid());
         QVERIFY2(dialog.problem().contains(QLatin1String("no-such-folder")),
                  qPrintable(dialog.problem()));
         QVERIFY(!dialog.startButton()->isEnabled());
         dialog.setWorkspace(m_world.workspace());
+        QVERIFY(!dialog.isValid()); // not yet checked: it cannot start
+        QVERIFY(!dialog.startButton()->isEnabled());
+        QVERIFY(checked(dialog));
         QVERIFY2(dialog.isValid(), qPrintable(dialog.problem()));
+        QVERIFY(dialog.startButton()->isEnabled());
         dialog.setNetwork(QStringLiteral("host"));
+        QVERIFY(checked(dialog));
         QVERIFY(dialog.warning().contains(QLatin1String("host")));
         QVERIFY(dialog.effectivePolicyText().contains(QLatin1String("\"mode\": \"host\"")));
         dialog.setCommand(QStringLiteral("bash -c 'echo unterminated"));
+        QVERIFY(checked(dialog));
         QVERIFY(!dialog.isValid());
         QVERIFY2(dialog.problem().contains(QLatin1String("unterminated ' quote")),
                  qPrintable(dialog.problem()));
@@ -297,14 +304,34 @@ class MainWindowTest : public QObject {
         QCOMPARE(dialog.request().command,
                  (QStringList{QStringLiteral("bash"), QStringLiteral("-c"),
                               QStringLiteral("echo a; echo b")}));
+        QVERIFY(checked(dialog));
         QVERIFY(dialog.isValid());
         const QString bad = m_world.writePolicy(R"({"version": 1, "network": {"mode": "fltered"}})",
                                                 QStringLiteral("bad.json"));
         dialog.setPolicyFile(bad);
+        QVERIFY(checked(dialog));
         QVERIFY(!dialog.isValid());
         QVERIFY2(dialog.problem().contains(QLatin1String("bad.json:1:")),
                  qPrintable(dialog.problem()));
         QVERIFY(dialog.problem().contains(QLatin1String("did you mean 'filtered'")));
+    }
+
+    // Issue 26 (smells): the dialog's checks read files; they run on a thread of their own once
+    // typing pauses, not on the GUI thread at every key.
+    void newSessionDialogChecksOnceTypingPauses()
+    {
+        sbui::NewSessionDialog dialog;
+        dialog.setCommand(QStringLiteral("bash"));
+        QVERIFY(checked(dialog));
+        const int before = dialog.checksRun();
+        dialog.workspaceEdit()->clear();
+        QTest::keyClicks(dialog.workspaceEdit(), m_world.workspace());
+        QVERIFY(dialog.isChecking());
+        QVERIFY(!dialog.startButton()->isEnabled());
+        QVERIFY(checked(dialog));
+        QCOMPARE(dialog.checksRun() - before, 1);
+        QVERIFY2(dialog.isValid(), qPrintable(dialog.problem()));
+        QVERIFY(dialog.startButton()->isEnabled());
     }
 
     // Stop sends SIGTERM: the session ends and the window shows it recorded.

@@ -354,11 +354,13 @@ class SettingsTest : public QObject {
                 const auto at = args.indexOf(QStringLiteral("--approval-timeout"));
                 QVERIFY2(at > 0 && args.value(at + 1) == QStringLiteral("45"),
                          qPrintable(args.join(QLatin1Char(' '))));
+                QVERIFY(checked(dialog));
                 QVERIFY2(
                     dialog.effectivePolicyText().contains(QLatin1String("\"timeout_seconds\": 45")),
                     qPrintable(dialog.effectivePolicyText()));
                 // A typed value is the session's.
                 dialog.approvalTimeoutBox()->setValue(300);
+                QVERIFY(checked(dialog));
                 QVERIFY(dialog.effectivePolicyText().contains(
                     QLatin1String("\"timeout_seconds\": 300")));
             }();
@@ -383,7 +385,7 @@ class SettingsTest : public QObject {
             dialog.setWorkspace(m_world.workspace());
             dialog.setPolicyFile(policy);
             dialog.setCommand(QStringLiteral("bash -c 'sleep 1; touch t; sleep 600'"));
-            return dialog.isValid();
+            return checked(dialog) && dialog.isValid();
         });
         QSignalSpy started(&window, &sbui::MainWindow::sessionStarted);
         window.newSession();

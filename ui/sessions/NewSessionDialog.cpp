@@ -21,6 +21,7 @@
 #include <QPushButton>
 #include <QSpinBox>
 #include <QStandardPaths>
+#include <QTimer>
 #include <QToolButton>
 
 namespace sbui {
@@ -97,10 +98,11 @@ NewSessionDialog::NewSessionDialog(QWidget* parent) : QDialog(parent)
     m_network->addItem(tr("Host (unfiltered, not recommended)"), QStringLiteral("host"));
     form->addRow(tr("&Network:"), m_network);
 
-    m_memory = limitBox(1048576, tr(" MB"), tr("no limit"));
-    m_pids = limitBox(4194304, QString(), tr("no limit"));
-    m_cpu = limitBox(102400, tr(" %"), tr("no limit"));
-    m_wall = limitBox(2592000, tr(" s"), tr("no limit"));
+    namespace most = sb::maximum; // the policy's own ranges
+    m_memory = limitBox(static_cast<int>(most::memoryMb), tr(" MB"), tr("no limit"));
+    m_pids = limitBox(static_cast<int>(most::pids), QString(), tr("no limit"));
+    m_cpu = limitBox(static_cast<int>(most::cpuPercent), tr(" %"), tr("no limit"));
+    m_wall = limitBox(static_cast<int>(most::limitSeconds), tr(" s"), tr("no limit"));
     form->addRow(tr("&Memory:"), m_memory);
     form->addRow(tr("P&rocesses:"), m_pids);
     form->addRow(tr("C&PU (100 % = one core):"), m_cpu);
@@ -139,6 +141,10 @@ NewSessionDialog::NewSessionDialog(QWidget* parent) : QDialog(parent)
     layout->addLayout(columns);
     layout->addWidget(m_buttons);
 
+    m_checkTimer = new QTimer(this);
+    m_checkTimer->setSingleShot(true);
+    m_checkTimer->setInterval(200);
+    connect(m_checkTimer, &QTimer::timeout, this, &NewSessionDialog::runCheck);
     connect(m_workspace, &QLineEdit::textChanged, this, &NewSessionDialog::revalidate);
     connect(m_command, &QComboBox::currentTextChanged, this, &NewSessionDialog::revalidate);
     connect(m_policy, &QComboBox::activated, this, [this](int index) {
@@ -257,40 +263,74 @@ QString NewSessionDialog::effectivePolicyText() const
     return m_preview->toPlainText();
 }
 
+NewSessionDialog::Checked NewSessionDialog::check(const LaunchRequest& r,
+                                                  const QString& commandLine)
+{
+    Checked out;
+    auto policy = effectivePolicy(r);
+    if (!policy) {
+        out.problem = QString::fromStdString(policy.error().describe());
+        return out;
+    }
+    out.preview = QString::fromStdString(sb::policyToJson(*policy).dump(2));
+    sb::RunOptions options;
+    options.policy = *policy;
+    options.workspace = r.workspace.toStdString();
+    for (const QString& arg : r.command)
+        options.command.push_back(arg.toStdString());
+    auto words = sb::splitCommandLine(commandLine.toStdString());
+    if (r.workspace.isEmpty())
+        out.problem = tr("Choose a workspace folder.");
+    else if (!words)
+        out.problem = tr("Command: %1").arg(QString::fromStdString(words.error().message));
+    else if (r.command.isEmpty())
+        out.problem = tr("Enter the command to run.");
+    else if (auto e = sb::checkRunnable(options))
+        out.problem = QString::fromStdString(e->describe());
+    if (policy->network.mode == sb::NetworkMode::Host)
+        out.warning = tr("Network mode host gives the agent this machine's whole network, "
+                         "unfiltered and unrecorded.");
+    if (!r.command.isEmpty() && !r.command.first().contains(QLatin1Char('/')) &&
+        QStandardPaths::findExecutable(r.command.first()).isEmpty())
+        out.warning = tr("%1 is not on this machine's PATH; it must exist inside the sandbox.")
+                          .arg(r.command.first());
+    return out;
+}
+
 void NewSessionDialog::revalidate()
 {
     if (m_loadingLimits) return;
+    // Nothing starts until the form as it is now has been checked.
+    ++m_generation;
+    m_checking = true;
+    startButton()->setEnabled(false);
+    m_checkTimer->start();
+}
+
+void NewSessionDialog::runCheck()
+{
     const LaunchRequest r = request();
-    m_problem.clear();
-    m_warning.clear();
-    auto policy = effectivePolicy(r);
-    if (!policy) {
-        m_problem = QString::fromStdString(policy.error().describe());
-        m_preview->setPlainText(QString());
-    } else {
-        m_preview->setPlainText(QString::fromStdString(sb::policyToJson(*policy).dump(2)));
-        sb::RunOptions options;
-        options.policy = *policy;
-        options.workspace = r.workspace.toStdString();
-        for (const QString& arg : r.command)
-            options.command.push_back(arg.toStdString());
-        auto words = sb::splitCommandLine(m_command->currentText().toStdString());
-        if (r.workspace.isEmpty())
-            m_problem = tr("Choose a workspace folder.");
-        else if (!words)
-            m_problem = tr("Command: %1").arg(QString::fromStdString(words.error().message));
-        else if (r.command.isEmpty())
-            m_problem = tr("Enter the command to run.");
-        else if (auto e = sb::checkRunnable(options))
-            m_problem = QString::fromStdString(e->describe());
-        if (policy->network.mode == sb::NetworkMode::Host)
-            m_warning = tr("Network mode host gives the agent this machine's whole network, "
-                           "unfiltered and unrecorded.");
-        if (!r.command.isEmpty() && !r.command.first().contains(QLatin1Char('/')) &&
-            QStandardPaths::findExecutable(r.command.first()).isEmpty())
-            m_warning = tr("%1 is not on this machine's PATH; it must exist inside the sandbox.")
-                            .arg(r.command.first());
-    }
+    const QString commandLine = m_command->currentText();
+    const std::uint64_t generation = m_generation;
+    ++m_checksRun;
+    m_checks.clearPending();
+    m_checks.run(
+        this,
+        [r, commandLine, generation] {
+            Checked c = check(r, commandLine);
+            c.generation = generation;
+            return c;
+        },
+        [this](Checked c) { showChecked(c); });
+}
+
+void NewSessionDialog::showChecked(const Checked& checked)
+{
+    if (checked.generation != m_generation) return; // the form changed meanwhile
+    m_checking = false;
+    m_problem = checked.problem;
+    m_warning = checked.warning;
+    m_preview->setPlainText(checked.preview);
     m_message->setText(m_problem.isEmpty() ? m_warning : m_problem);
     QPalette palette = m_message->palette();
     palette.setColor(QPalette::WindowText, m_problem.isEmpty() && m_warning.isEmpty()

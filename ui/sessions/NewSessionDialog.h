@@ -1,12 +1,15 @@
 // "New session": workspace folder, policy (preset or file), command (agent CLIs found on PATH
 // offered first), network mode, limits and approval timeout. Shows the effective policy and
-// validates with the core's own checks before anything starts. The preset and the approval
-// timeout start from the user's settings.
+// validates with the core's own checks before anything starts: those read files, so they run
+// on a thread of their own once typing pauses, never on the GUI thread. The preset and the
+// approval timeout start from the user's settings.
 #pragma once
 
 #include "SessionLauncher.h"
+#include "files/TaskQueue.h"
 
 #include <QDialog>
+#include <cstdint>
 
 class QComboBox;
 class QDialogButtonBox;
@@ -15,6 +18,7 @@ class QLineEdit;
 class QPlainTextEdit;
 class QPushButton;
 class QSpinBox;
+class QTimer;
 
 namespace sbui {
 
@@ -30,7 +34,13 @@ class NewSessionDialog : public QDialog {
     void setNetwork(const QString& mode); // "", "none", "filtered", "host"
     // The session to start; valid when isValid().
     LaunchRequest request() const;
-    bool isValid() const { return m_problem.isEmpty(); }
+    // Checked, and nothing stops it (false while a check is under way).
+    bool isValid() const { return !m_checking && m_problem.isEmpty(); }
+    // A change since the last check has not been checked yet; problem() and warning() are the
+    // last check's until it has.
+    bool isChecking() const { return m_checking; }
+    // How many checks ran, for tests: typing a word is one check, not one per key.
+    int checksRun() const { return m_checksRun; }
     // What stops the session from starting, or empty.
     QString problem() const { return m_problem; }
     QString warning() const;
@@ -51,7 +61,15 @@ class NewSessionDialog : public QDialog {
     static QStringList agentsOnPath();
 
   private:
+    // What the checks found, for the request they were given (`generation`).
+    struct Checked {
+        std::uint64_t generation = 0;
+        QString problem, warning, preview;
+    };
+    static Checked check(const LaunchRequest& r, const QString& commandLine);
     void revalidate();
+    void runCheck();
+    void showChecked(const Checked& checked);
     void policyChanged();
     void browseWorkspace();
     void browsePolicy();
@@ -69,6 +87,11 @@ class NewSessionDialog : public QDialog {
     QString m_policyFile;
     QString m_problem, m_warning;
     bool m_loadingLimits = false;
+    QTimer* m_checkTimer;           // the pause in typing after which the check runs
+    std::uint64_t m_generation = 0; // of the form; a check of an older one is dropped
+    bool m_checking = false;
+    int m_checksRun = 0;
+    TaskQueue m_checks; // last: joined before the rest of the dialog goes
 };
 
 } // namespace sbui

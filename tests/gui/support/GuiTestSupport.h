@@ -22,6 +22,13 @@ bool mustWork();
         QSKIP(qPrintable(QString(reason)));                                                        \
     } while (0)
 
+// Until a dialog's checks are done (the New session dialog runs them off the GUI thread once
+// typing pauses).
+template <class Dialog> bool checked(const Dialog& dialog, int timeoutMs = 10000)
+{
+    return QTest::qWaitFor([&] { return !dialog.isChecking(); }, timeoutMs);
+}
+
 QString cliPath();
 QString guiPath();
 QString sourceDir();
