@@ -124,6 +124,19 @@ void Proxy::Impl::startHttpExchange(Conn& c)
     setPhase(c, Phase::HttpExchange, std::chrono::milliseconds(0));
 }
 
+Proxy::Impl::ChunkStep Proxy::Impl::relayChunks(ChunkScanner& scanner, Side& from, std::string& in,
+                                                std::string& out)
+{
+    if (in.empty() && readInto(from, in, kReadChunk) < 0) return ChunkStep::ReadFailed;
+    if (in.empty()) return ChunkStep::Idle;
+    std::size_t used = 0;
+    const auto r = scanner.feed(in, used);
+    if (r == ChunkScanner::Result::Bad) return ChunkStep::Bad;
+    out.append(in, 0, used);
+    in.erase(0, used);
+    return r == ChunkScanner::Result::Done ? ChunkStep::Done : ChunkStep::Progress;
+}
+
 bool Proxy::Impl::stepHttpExchange(Conn& c)
 {
     HttpState& h = c.http;
@@ -131,29 +144,18 @@ bool Proxy::Impl::stepHttpExchange(Conn& c)
 
     // Request body, agent → destination.
     if (!h.reqDone && h.reqMode == BodyMode::Chunked && c.up.pending.size() < kMaxBuffered) {
-        if (c.cin.empty()) {
-            if (readInto(c.client, c.cin, kReadChunk) < 0) {
-                closeConn(c);
-                return false;
-            }
+        const ChunkStep step = relayChunks(h.reqChunks, c.client, c.cin, c.up.pending);
+        if (step == ChunkStep::ReadFailed || (step == ChunkStep::Bad && h.sentToClient)) {
+            closeConn(c);
+            return false;
         }
-        if (!c.cin.empty()) {
-            std::size_t used = 0;
-            auto r = h.reqChunks.feed(c.cin, used);
-            if (r == ChunkScanner::Result::Bad) {
-                if (h.sentToClient) {
-                    closeConn(c);
-                    return false;
-                }
-                closeUpstream(c);
-                httpError(c, 400, "Bad Request", "malformed chunked request body");
-                return true;
-            }
-            c.up.pending.append(c.cin, 0, used);
-            c.cin.erase(0, used);
-            h.reqDone = r == ChunkScanner::Result::Done;
-            progress = true;
+        if (step == ChunkStep::Bad) {
+            closeUpstream(c);
+            httpError(c, 400, "Bad Request", "malformed chunked request body");
+            return true;
         }
+        h.reqDone = step == ChunkStep::Done;
+        progress = progress || step != ChunkStep::Idle;
     }
     if (!h.reqDone && h.reqMode == BodyMode::Length && c.up.limit == 0) h.reqDone = true;
     if (!h.reqDone && c.client.eof && c.cin.empty()) {
@@ -244,25 +246,18 @@ bool Proxy::Impl::stepHttpExchange(Conn& c)
         case BodyMode::UntilClose:
             h.respDone = c.upstream.eof && c.down.drained();
             break;
-        case BodyMode::Chunked:
+        case BodyMode::Chunked: {
             if (c.down.pending.size() >= kMaxBuffered) break;
-            if (c.uin.empty() && readInto(c.upstream, c.uin, kReadChunk) < 0) {
+            const ChunkStep step = relayChunks(h.respChunks, c.upstream, c.uin, c.down.pending);
+            // A bad chunk mid-response: only a cut connection tells the agent.
+            if (step == ChunkStep::ReadFailed || step == ChunkStep::Bad) {
                 closeConn(c);
                 return false;
             }
-            if (!c.uin.empty()) {
-                std::size_t used = 0;
-                auto r = h.respChunks.feed(c.uin, used);
-                if (r == ChunkScanner::Result::Bad) {
-                    closeConn(c); // mid-response: only a cut connection tells the agent
-                    return false;
-                }
-                c.down.pending.append(c.uin, 0, used);
-                c.uin.erase(0, used);
-                h.respDone = r == ChunkScanner::Result::Done;
-                progress = true;
-            }
+            h.respDone = step == ChunkStep::Done;
+            progress = progress || step != ChunkStep::Idle;
             break;
+        }
         }
         if (!h.respDone && c.upstream.eof && c.uin.empty() && c.down.drained() &&
             h.respMode != BodyMode::UntilClose) {

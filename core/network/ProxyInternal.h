@@ -272,6 +272,11 @@ struct Proxy::Impl {
 
     // ProxyHttp.cpp
     bool stepHttpHead(proxy::Conn& c);
+    // Moves a chunked body on, from `in` (read from `from` when it is empty) to `out`, as far
+    // as its chunks go.
+    enum class ChunkStep { Idle, Progress, Done, ReadFailed, Bad };
+    ChunkStep relayChunks(proxy::ChunkScanner& scanner, proxy::Side& from, std::string& in,
+                          std::string& out);
     bool stepHttpExchange(proxy::Conn& c);
     void httpError(proxy::Conn& c, int status, std::string_view reason, std::string detail);
     void startHttpExchange(proxy::Conn& c);

@@ -1,5 +1,7 @@
 #include "sandbox/Mounts.h"
 
+#include "base/UniqueFd.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <fcntl.h>
@@ -103,8 +105,8 @@ Status bindMount(const fs::path& source, const fs::path& target, AccessMode mode
 {
     if (auto e = makeMountPoint(target, source)) return e;
     unsigned treeFlags = OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | (idmapFd < 0 ? AT_RECURSIVE : 0);
-    int tree = ::open_tree(AT_FDCWD, source.c_str(), treeFlags);
-    if (tree < 0) return sysError("clone mount " + source.string());
+    const UniqueFd tree(::open_tree(AT_FDCWD, source.c_str(), treeFlags));
+    if (!tree) return sysError("clone mount " + source.string());
     mount_attr attr{};
     attr.attr_set = MOUNT_ATTR_NOSUID | (devices == Nodes::Forbidden ? MOUNT_ATTR_NODEV : 0);
     if (mode == AccessMode::ReadOnly) attr.attr_set |= MOUNT_ATTR_RDONLY;
@@ -112,15 +114,13 @@ Status bindMount(const fs::path& source, const fs::path& target, AccessMode mode
         attr.attr_set |= MOUNT_ATTR_IDMAP;
         attr.userns_fd = static_cast<std::uint64_t>(idmapFd);
     }
-    Status failed;
-    if (::mount_setattr(tree, "", AT_EMPTY_PATH | (idmapFd < 0 ? AT_RECURSIVE : 0), &attr,
+    if (::mount_setattr(tree.get(), "", AT_EMPTY_PATH | (idmapFd < 0 ? AT_RECURSIVE : 0), &attr,
                         sizeof attr) != 0)
-        failed = sysError(std::string(idmapFd >= 0 ? "idmap" : "restrict") + " mount " +
-                          source.string());
-    else if (::move_mount(tree, "", AT_FDCWD, target.c_str(), MOVE_MOUNT_F_EMPTY_PATH) != 0)
-        failed = sysError("bind " + source.string() + " on " + target.string());
-    ::close(tree);
-    return failed;
+        return sysError(std::string(idmapFd >= 0 ? "idmap" : "restrict") + " mount " +
+                        source.string());
+    if (::move_mount(tree.get(), "", AT_FDCWD, target.c_str(), MOVE_MOUNT_F_EMPTY_PATH) != 0)
+        return sysError("bind " + source.string() + " on " + target.string());
+    return {};
 }
 
 Status pivotInto(const fs::path& root, const fs::path& putOld)
@@ -203,6 +203,21 @@ std::string tmpfsOptions(const char* mode, const SandboxIdentity& id)
            ",gid=" + std::to_string(id.gid);
 }
 
+// bindMount for what the sandbox user works on: as root, its files show as the sandbox user's
+// (an idmapped mount from their owner to it); without root the user is already their owner.
+// `what` names the step when the owner cannot be read.
+Status bindAsSandboxUser(const fs::path& host, const fs::path& target, AccessMode mode,
+                         const SandboxIdentity& id, const std::string& what)
+{
+    if (!id.privileged) return bindMount(host, target, mode);
+    struct stat st {};
+    if (::stat(host.c_str(), &st) != 0) return sysError(what);
+    auto ns = makeIdmapNamespace(st.st_uid, st.st_gid, id.uid, id.gid, kNewProc);
+    if (!ns) return ns.error();
+    const UniqueFd idmap(*ns);
+    return bindMount(host, target, mode, idmap.get());
+}
+
 // Overlay layers reach the mount through simple staging paths, so no user path (with its
 // commas or colons) ever lands in the overlay option string.
 Status mountProjectOverlay(const SandboxConfig& config, const SandboxIdentity& id)
@@ -210,19 +225,10 @@ Status mountProjectOverlay(const SandboxConfig& config, const SandboxIdentity& i
     fs::path lower = kStaging / "lower";
     fs::path session = kStaging / "session";
     fs::path hostProject = under(kOldRoot, config.project);
-    int idmapFd = -1;
-    if (id.privileged) {
-        // Root's sandbox user must be able to edit the project: show the owner's files as its.
-        struct stat st {};
-        if (::stat(hostProject.c_str(), &st) != 0)
-            return sysError("stat " + config.project.string());
-        auto ns = makeIdmapNamespace(st.st_uid, st.st_gid, id.uid, id.gid, kNewProc);
-        if (!ns) return ns.error();
-        idmapFd = *ns;
-    }
-    Status failed = bindMount(hostProject, lower, AccessMode::ReadOnly, idmapFd);
-    if (idmapFd >= 0) ::close(idmapFd);
-    if (failed) return failed;
+    // Root's sandbox user must be able to edit the project: the owner's files show as its.
+    if (auto e = bindAsSandboxUser(hostProject, lower, AccessMode::ReadOnly, id,
+                                   "stat " + config.project.string()))
+        return e;
     if (auto e = bindMount(under(kOldRoot, config.sessionDir), session, AccessMode::ReadWrite))
         return e;
     fs::path target = under(kNewRoot, config.projectInside);
@@ -238,18 +244,8 @@ Status mountProjectOverlay(const SandboxConfig& config, const SandboxIdentity& i
 
 Status bindExposure(const BindMount& bind, const SandboxIdentity& id)
 {
-    fs::path host = under(kOldRoot, bind.path);
-    int idmapFd = -1;
-    if (id.privileged) {
-        struct stat st {};
-        if (::stat(host.c_str(), &st) != 0) return sysError("expose " + bind.path.string());
-        auto ns = makeIdmapNamespace(st.st_uid, st.st_gid, id.uid, id.gid, kNewProc);
-        if (!ns) return ns.error();
-        idmapFd = *ns;
-    }
-    Status failed = bindMount(host, under(kNewRoot, bind.path), bind.mode, idmapFd);
-    if (idmapFd >= 0) ::close(idmapFd);
-    return failed;
+    return bindAsSandboxUser(under(kOldRoot, bind.path), under(kNewRoot, bind.path), bind.mode, id,
+                             "expose " + bind.path.string());
 }
 
 Status maskPath(const fs::path& path)

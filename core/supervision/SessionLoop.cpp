@@ -393,19 +393,28 @@ void SessionLoop::publishOutput(const char* data, size_t size)
     if (m_control) m_control->publishOutput(std::string_view(data, size));
 }
 
-void SessionLoop::onCommandPipe(int& fd, int to)
+ssize_t SessionLoop::relayOutput(int from, int to, bool fromPipe)
 {
     char buf[65536];
-    ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n > 0) {
-        writeAll(to, buf, static_cast<size_t>(n));
-        // Clients and the recording show output as on a terminal, where a newline also returns
-        // the cursor (a pty's ONLCR): bare LFs from a pipe would draw a staircase there.
-        const std::string shown = asTerminalNewlines({buf, static_cast<size_t>(n)}, m_pipeLastByte);
-        publishOutput(shown.data(), shown.size());
-        return;
+    const ssize_t n = ::read(from, buf, sizeof buf);
+    if (n <= 0) return n;
+    const std::string_view bytes(buf, static_cast<size_t>(n));
+    writeAll(to, bytes.data(), bytes.size());
+    if (!fromPipe) {
+        publishOutput(bytes.data(), bytes.size());
+        return n;
     }
-    if (n < 0 && (errno == EINTR || errno == EAGAIN)) return;
+    // Clients and the recording show output as on a terminal, where a newline also returns the
+    // cursor (a pty's ONLCR): bare LFs from a pipe would draw a staircase there.
+    const std::string shown = asTerminalNewlines(bytes, m_pipeLastByte);
+    publishOutput(shown.data(), shown.size());
+    return n;
+}
+
+void SessionLoop::onCommandPipe(int& fd, int to)
+{
+    const ssize_t n = relayOutput(fd, to, true);
+    if (n > 0 || (n < 0 && (errno == EINTR || errno == EAGAIN))) return;
     ::close(fd);
     fd = -1;
 }
@@ -558,14 +567,8 @@ void SessionLoop::drainApprovalEvents()
 
 void SessionLoop::onTerminalOutput()
 {
-    char buf[65536];
-    ssize_t n = ::read(m_sandbox.ptyMaster, buf, sizeof buf);
-    if (n > 0) {
-        writeAll(m_options.outFd, buf, static_cast<size_t>(n));
-        publishOutput(buf, static_cast<size_t>(n));
-        return;
-    }
-    if (n < 0 && (errno == EINTR || errno == EAGAIN)) return;
+    const ssize_t n = relayOutput(m_sandbox.ptyMaster, m_options.outFd, false);
+    if (n > 0 || (n < 0 && (errno == EINTR || errno == EAGAIN))) return;
     m_masterOpen = false; // EIO: no slave left; wait for init alone
     m_inputOpen = false;
 }
@@ -576,14 +579,10 @@ void SessionLoop::drainTerminal()
     // The command is gone; what it printed last is still in the pty.
     int flags = ::fcntl(m_sandbox.ptyMaster, F_GETFL);
     ::fcntl(m_sandbox.ptyMaster, F_SETFL, flags | O_NONBLOCK);
-    char buf[65536];
     ssize_t n;
-    while ((n = ::read(m_sandbox.ptyMaster, buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR)) {
-        if (n > 0) {
-            writeAll(m_options.outFd, buf, static_cast<size_t>(n));
-            publishOutput(buf, static_cast<size_t>(n));
-        }
-    }
+    do
+        n = relayOutput(m_sandbox.ptyMaster, m_options.outFd, false);
+    while (n > 0 || (n < 0 && errno == EINTR));
     m_masterOpen = false;
 }
 

@@ -133,6 +133,9 @@ class SessionLoop final : public SessionBackend {
     void queue(ApprovalEvent event);
     void drainApprovalEvents();
     void onTerminalOutput();
+    // One read of the command's output from `from`: to `to` as it is, to the clients and the
+    // recording as a terminal shows it. The read's result (0: the end; < 0: see errno).
+    ssize_t relayOutput(int from, int to, bool fromPipe);
     void onCommandPipe(int& fd, int to);
     void publishOutput(const char* data, size_t size);
     void drainTerminal();

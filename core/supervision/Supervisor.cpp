@@ -205,6 +205,201 @@ SessionSummary summaryOf(const SessionInfo& session, const RunOptions& options,
     return s;
 }
 
+// The sandbox a session gets: its command, environment, workspace, exposures and limits.
+SandboxConfig sandboxConfigOf(const RunOptions& options, const PreparedRun& prepared)
+{
+    const fs::path& workspace = prepared.workspace;
+    SandboxConfig config;
+    config.argv = options.command;
+    config.env = buildEnvironment(options.policy.env, callerEnvironment());
+    config.project = workspace;
+    config.projectInside = options.workspaceInside.empty() ? workspace : options.workspaceInside;
+    config.home = options.workspaceInside.empty() ? homeDirectory() : options.workspaceInside;
+    for (const ResolvedExposure& m : prepared.exposures.mounts)
+        config.binds.push_back({m.path, m.mode});
+    for (const Protection& p : prepared.exposures.protections)
+        config.protections.push_back({p.path, p.mode});
+    // Secrets inside the workspace are masked where the sandbox sees them.
+    for (const fs::path& mask : prepared.exposures.masks)
+        config.masks.push_back(seenInside(mask, workspace, config.projectInside));
+    if (!options.workspaceInside.empty()) setVariable(config.env, "HOME", config.home.string());
+    config.network = options.policy.network.mode;
+    config.limits = options.policy.limits;
+    config.superviseExec = true;
+    if (config.network == NetworkMode::Filtered)
+        addProxyVariables(config.env, kProxyPort, options.policy.env);
+    return config;
+}
+
+// What the user should know before it starts: a weaker sandbox than the policy reads as, and
+// the files that run later that it holds back or, by the policy's word, does not.
+void announceRisks(const RunOptions& options, const PreparedRun& prepared)
+{
+    if (options.policy.network.mode == NetworkMode::Host)
+        say(options, "warning: network mode 'host': the sandbox shares this machine's network");
+    if (landlockAbi() == 0)
+        say(options, "note: this kernel has no Landlock; writes are confined by mounts only");
+    for (const RunLaterUnprotect& u : prepared.runLater.unprotected())
+        say(options, "warning: the policy turns off the protection of " + u.path +
+                         " (a file that runs later): apply will write it (because: " + u.because +
+                         ")");
+    if (!prepared.exposures.protectedNotes.empty()) {
+        std::string list;
+        for (const std::string& note : prepared.exposures.protectedNotes)
+            list += (list.empty() ? "" : ", ") + note;
+        say(options, "files that run later, protected in exposed folders: " + list);
+    }
+}
+
+// The session's cgroups, or a note that says which limits then apply per process or not at all.
+CgroupSupport chooseCgroups(const RunOptions& options, const SessionInfo& session,
+                            SandboxConfig& config)
+{
+    CgroupSupport cgroups = probeCgroupSupport();
+    if (cgroups.available()) {
+        // Made while init builds the sandbox, joined before the command starts.
+        config.cgroups = sessionCgroupPaths(cgroups, session.id);
+        config.cgroupsV1 = cgroups.kind == CgroupSupport::Kind::V1;
+        return cgroups;
+    }
+    std::string note = "note: no cgroup for the sandbox (" + cgroups.reason +
+                       "); memory and process limits apply per process (rlimits)";
+    if (options.policy.limits.cpuPercent > 0)
+        note += ", and the CPU limit (" + std::to_string(options.policy.limits.cpuPercent) +
+                "% of a core) does not apply: it needs a cgroup";
+    say(options, note);
+    return cgroups;
+}
+
+// The command's terminal or pipes. Pipes (no terminal anywhere) are the supervisor's to relay,
+// so clients and the recording see the output too: their ends are returned in `out` and `err`.
+Status chooseStdio(const RunOptions& options, SandboxConfig& config, Pipe& out, Pipe& err)
+{
+    config.stdioFds[0] = config.stdioFds[1] = config.stdioFds[2] = -1;
+    if (options.command.empty()) return {}; // its terminal stream is what programs run in it
+    if (options.headless) {
+        config.terminal.enabled = true;
+        config.terminal.rows = options.rows;
+        config.terminal.columns = options.cols;
+        return {};
+    }
+    if (anyTerminal(options)) {
+        // The host's terminal never enters the sandbox: the command gets a pty of its own.
+        config.terminal.enabled = true;
+        config.terminal.translateNewlines = ::isatty(options.stdoutFd) != 0;
+        if (auto size = windowSize(options.stdinFd))
+            config.terminal.rows = size->first, config.terminal.columns = size->second;
+        return {};
+    }
+    auto outPipe = makePipe(), errPipe = makePipe();
+    if (!outPipe) return outPipe.error().within("create output pipes");
+    if (!errPipe) return errPipe.error().within("create output pipes");
+    out = std::move(*outPipe);
+    err = std::move(*errPipe);
+    config.stdioFds[0] = options.stdinFd;
+    config.stdioFds[1] = out.write.get();
+    config.stdioFds[2] = err.write.get();
+    return {};
+}
+
+// How the session loop relays, records and times the session. It takes the pipes' read ends.
+LoopOptions loopOptionsOf(const RunOptions& options, const SandboxConfig& config,
+                          const SandboxProcess& sandbox, const SessionInfo& session,
+                          RecordingWriter& recorder, Pipe& out, Pipe& err)
+{
+    LoopOptions loop;
+    loop.inFd = options.headless ? -1 : options.stdinFd;
+    loop.outFd = options.headless ? -1 : options.stdoutFd;
+    loop.errFd = options.headless ? -1 : options.stderrFd;
+    // The loop owns the read ends from here on and closes them (at end of output, or when it
+    // is destroyed): closing them here too would close whatever reused the numbers meanwhile,
+    // such as the recording's database files, opened on the writer's thread.
+    loop.commandOut = out.read.release();
+    loop.commandErr = err.read.release();
+    loop.interactive = !options.headless && sandbox.ptyMaster >= 0 && ::isatty(options.stdinFd);
+    loop.sessionId = session.id;
+    loop.environment = config.env;
+    loop.transcript = options.command.empty();
+    if (options.command.empty()) {
+        loop.liveAfterMs = 0;
+        loop.idleMs = static_cast<long long>(options.policy.limits.idleSeconds) * 1000;
+    }
+    loop.lifeline = options.lifeline; // the loop closes it
+    loop.notice = options.notice;
+    loop.recorder = &recorder;
+    if (config.limits.wallSeconds > 0)
+        loop.deadlineMs = monotonicMs() + static_cast<long long>(config.limits.wallSeconds) * 1000;
+    return loop;
+}
+
+// The session's life, from the loop's start to the sandbox's end: the loop relays, decides and
+// records; the watch reports file changes and limits; the exit status is the command's (124 at
+// the wall-clock limit, 128+N after stop signal N).
+struct Ended {
+    RunOutcome outcome;
+    Status setUpFailed;     // the loop could not run: the sandbox was stopped at once
+    Status recordingFailed; // the recording's database refused it: stopped as well
+};
+Ended superviseSession(const RunOptions& options, PreparedRun& prepared,
+                       const SandboxConfig& config, const CgroupSupport& cgroups,
+                       const SandboxProcess& sandbox, const SessionInfo& session,
+                       const LoopOptions& loopOptions, RecordingWriter& recorder)
+{
+    Ended ended;
+    SessionLoop loop(std::move(prepared.policy), sandbox, loopOptions);
+    // The command's first exec waits for the loop's answer: what comes after it is set up
+    // while the command runs, and what only matters to somebody watching once the session
+    // is worth watching (a command over within milliseconds is recorded all the same).
+    SessionWatch watch(
+        SessionWatchOptions{session.upperDir(), session.project, prepared.runLater, config.home,
+                            cgroups.kind, config.cgroups, config.limits},
+        [&loop](nlohmann::json e) { loop.publishActivity(std::move(e)); }, options.notice);
+    std::jthread spare; // tidies up for the next start while this command runs
+    loop.whenStarted([&] {
+        spare = startSignalFreeThread<std::jthread>([&cgroups] {
+            prepareSpareSession();
+            removeAbandonedCgroups(cgroups);
+        });
+    });
+    loop.whenLive([&] {
+        if (auto e = loop.listen(summaryOf(session, options, config)))
+            say(options, "warning: no control socket, clients cannot attach: " + e->describe());
+        if (options.listening) options.listening();
+        watch.start();
+    });
+    loop.whenClientSubscribes([&watch] { watch.clientSubscribed(); });
+    // A loop that cannot run stops the sandbox; runSession then ends the session its one way.
+    ended.setUpFailed = loop.setUpError();
+    if (!ended.setUpFailed && sandbox.proxyListener >= 0)
+        if (auto e = loop.startProxy(sandbox.proxyListener))
+            ended.setUpFailed = e->within("network proxy");
+    bool finished = true;
+    if (ended.setUpFailed) {
+        ::kill(sandbox.initPid, SIGKILL);
+    } else {
+        std::optional<RawMode> raw;
+        if (loopOptions.interactive) raw.emplace(options.stdinFd);
+        finished = loop.run();
+    }
+    if (!finished) {
+        ended.outcome.timedOut = true;
+        ::kill(sandbox.initPid, SIGKILL); // the whole pid namespace goes with init
+        say(options, "wall-clock limit of " + std::to_string(config.limits.wallSeconds) +
+                         " s reached: session stopped");
+    }
+    ended.outcome.exitStatus = ended.outcome.timedOut ? 124 : 0;
+    // Before init is reaped: a failing open may still signal it (through the pidfd).
+    ended.recordingFailed = recorder.opened();
+    int status = waitSandbox(sandbox);
+    if (!ended.outcome.timedOut) ended.outcome.exitStatus = status;
+    // Ended by a stop signal to the supervisor: 128 + it, as a shell reports such an end.
+    if (const int signal = loop.stopSignal(); signal != 0 && !ended.outcome.timedOut)
+        ended.outcome.exitStatus = 128 + signal;
+    watch.sessionEnded(ended.outcome.timedOut, ended.outcome.exitStatus);
+    loop.finish(ended.outcome.exitStatus);
+    return ended;
+}
+
 } // namespace
 
 // The list of files that run later this session holds back: the policy's, what the project's
@@ -268,42 +463,8 @@ Result<RunOutcome> runSession(const RunOptions& options, PreparedRun prepared)
     // give it: blocked before any thread starts, so that every one inherits the block (the
     // sandbox's processes set their own masks). Arriving before the loop runs, it waits.
     StopSignalsBlocked stopSignalsBlocked;
-
-    SandboxConfig config;
-    config.argv = options.command;
-    config.env = buildEnvironment(options.policy.env, callerEnvironment());
-    config.project = workspace;
-    config.projectInside = options.workspaceInside.empty() ? workspace : options.workspaceInside;
-    config.home = options.workspaceInside.empty() ? homeDirectory() : options.workspaceInside;
-    for (const ResolvedExposure& m : prepared.exposures.mounts)
-        config.binds.push_back({m.path, m.mode});
-    for (const Protection& p : prepared.exposures.protections)
-        config.protections.push_back({p.path, p.mode});
-    // Secrets inside the workspace are masked where the sandbox sees them.
-    for (const fs::path& mask : prepared.exposures.masks)
-        config.masks.push_back(seenInside(mask, workspace, config.projectInside));
-    if (!options.workspaceInside.empty()) setVariable(config.env, "HOME", config.home.string());
-    config.network = options.policy.network.mode;
-    config.limits = options.policy.limits;
-    config.superviseExec = true;
-    if (config.network == NetworkMode::Filtered)
-        addProxyVariables(config.env, kProxyPort, options.policy.env);
-
-    if (config.network == NetworkMode::Host)
-        say(options, "warning: network mode 'host': the sandbox shares this machine's network");
-    if (landlockAbi() == 0)
-        say(options, "note: this kernel has no Landlock; writes are confined by mounts only");
-
-    for (const RunLaterUnprotect& u : prepared.runLater.unprotected())
-        say(options, "warning: the policy turns off the protection of " + u.path +
-                         " (a file that runs later): apply will write it (because: " + u.because +
-                         ")");
-    if (!prepared.exposures.protectedNotes.empty()) {
-        std::string list;
-        for (const std::string& note : prepared.exposures.protectedNotes)
-            list += (list.empty() ? "" : ", ") + note;
-        say(options, "files that run later, protected in exposed folders: " + list);
-    }
+    SandboxConfig config = sandboxConfigOf(options, prepared);
+    announceRisks(options, prepared);
 
     auto session = createSession(workspace, options.command, options.sessionId);
     if (!session) return session.error();
@@ -317,44 +478,9 @@ Result<RunOutcome> runSession(const RunOptions& options, PreparedRun prepared)
     auto lock = lockSession(*session);
     if (!lock) return lock.error();
 
-    int outPipe[2] = {-1, -1}, errPipe[2] = {-1, -1};
-    CgroupSupport cgroups = probeCgroupSupport();
-    if (cgroups.available()) {
-        // Made while init builds the sandbox (below), joined before the command starts.
-        config.cgroups = sessionCgroupPaths(cgroups, session->id);
-        config.cgroupsV1 = cgroups.kind == CgroupSupport::Kind::V1;
-    } else {
-        std::string note = "note: no cgroup for the sandbox (" + cgroups.reason +
-                           "); memory and process limits apply per process (rlimits)";
-        if (options.policy.limits.cpuPercent > 0)
-            note += ", and the CPU limit (" + std::to_string(options.policy.limits.cpuPercent) +
-                    "% of a core) does not apply: it needs a cgroup";
-        say(options, note);
-    }
-
-    if (options.command.empty()) {
-        // Nothing of its own to show: its terminal stream is what programs run in it.
-        config.stdioFds[0] = config.stdioFds[1] = config.stdioFds[2] = -1;
-    } else if (options.headless) {
-        config.terminal.enabled = true;
-        config.terminal.rows = options.rows;
-        config.terminal.columns = options.cols;
-        config.stdioFds[0] = config.stdioFds[1] = config.stdioFds[2] = -1;
-    } else if (anyTerminal(options)) {
-        // The host's terminal never enters the sandbox: the command gets a pty of its own.
-        config.terminal.enabled = true;
-        config.terminal.translateNewlines = ::isatty(options.stdoutFd) != 0;
-        if (auto size = windowSize(options.stdinFd))
-            config.terminal.rows = size->first, config.terminal.columns = size->second;
-        config.stdioFds[0] = config.stdioFds[1] = config.stdioFds[2] = -1;
-    } else {
-        // Pipes the supervisor relays, so clients and the recording see the output too.
-        if (::pipe2(outPipe, O_CLOEXEC) != 0 || ::pipe2(errPipe, O_CLOEXEC) != 0)
-            return sysError("create output pipes");
-        config.stdioFds[0] = options.stdinFd;
-        config.stdioFds[1] = outPipe[1];
-        config.stdioFds[2] = errPipe[1];
-    }
+    const CgroupSupport cgroups = chooseCgroups(options, *session, config);
+    Pipe out, err;
+    if (auto e = chooseStdio(options, config, out, err)) return *e;
 
     // Recorded, or stopped at once: never a sandbox running unrecorded without saying so. What
     // can fail cheaply (folder, file, header) is checked before anything starts. The database
@@ -363,8 +489,8 @@ Result<RunOutcome> runSession(const RunOptions& options, PreparedRun prepared)
     // for it. Should it fail after all, the writer kills init through a pidfd (never another
     // process of a reused pid) and the session is reported as not recorded.
     auto endEarly = [&](Error e) {
-        for (int fd : {outPipe[0], outPipe[1], errPipe[0], errPipe[1]})
-            if (fd >= 0) ::close(fd);
+        out = {};
+        err = {};
         session->state = SessionState::Ended;
         session->endedNs = nowNs();
         (void)saveSession(*session);
@@ -396,8 +522,8 @@ Result<RunOutcome> runSession(const RunOptions& options, PreparedRun prepared)
                 return made.error();
         return {};
     });
-    for (int* fd : {&outPipe[1], &errPipe[1]})
-        if (*fd >= 0) ::close(std::exchange(*fd, -1));
+    out.write.reset(); // the sandbox has them: the command's end of output is theirs alone
+    err.write.reset();
     if (!sandbox) {
         // The writer may have stopped init itself (its database refused the session): say why.
         Status notRecorded = recorder ? recorder->opened() : Status{};
@@ -416,84 +542,13 @@ Result<RunOutcome> runSession(const RunOptions& options, PreparedRun prepared)
         return endEarly(recorderError->within("cannot record the session, so it was not started"));
     }
 
-    LoopOptions loopOptions;
-    loopOptions.inFd = options.headless ? -1 : options.stdinFd;
-    loopOptions.outFd = options.headless ? -1 : options.stdoutFd;
-    loopOptions.errFd = options.headless ? -1 : options.stderrFd;
-    // The loop owns the read ends from here on and closes them (at end of output, or when it
-    // is destroyed): closing them here too would close whatever reused the numbers meanwhile,
-    // such as the recording's database files, opened on the writer's thread.
-    loopOptions.commandOut = std::exchange(outPipe[0], -1);
-    loopOptions.commandErr = std::exchange(errPipe[0], -1);
-    loopOptions.interactive =
-        !options.headless && sandbox->ptyMaster >= 0 && ::isatty(options.stdinFd);
-    loopOptions.sessionId = session->id;
-    loopOptions.environment = config.env;
-    loopOptions.transcript = options.command.empty();
-    if (options.command.empty()) loopOptions.liveAfterMs = 0;
-    if (options.command.empty())
-        loopOptions.idleMs = static_cast<long long>(options.policy.limits.idleSeconds) * 1000;
-    loopOptions.lifeline = options.lifeline; // the loop closes it
-    loopOptions.notice = options.notice;
-    loopOptions.recorder = recorder.get();
-    if (config.limits.wallSeconds > 0)
-        loopOptions.deadlineMs =
-            monotonicMs() + static_cast<long long>(config.limits.wallSeconds) * 1000;
-    RunOutcome outcome;
-    Status recordingFailed, setUpFailed;
-    {
-        SessionLoop loop(std::move(prepared.policy), *sandbox, loopOptions);
-        // The command's first exec waits for the loop's answer: what comes after it is set up
-        // while the command runs, and what only matters to somebody watching once the session
-        // is worth watching (a command over within milliseconds is recorded all the same).
-        SessionWatch watch(
-            SessionWatchOptions{session->upperDir(), session->project, prepared.runLater,
-                                config.home, cgroups.kind, config.cgroups, config.limits},
-            [&loop](nlohmann::json e) { loop.publishActivity(std::move(e)); }, options.notice);
-        std::jthread spare; // tidies up for the next start while this command runs
-        loop.whenStarted([&] {
-            spare = startSignalFreeThread<std::jthread>([&cgroups] {
-                prepareSpareSession();
-                removeAbandonedCgroups(cgroups);
-            });
-        });
-        loop.whenLive([&] {
-            if (auto e = loop.listen(summaryOf(*session, options, config)))
-                say(options, "warning: no control socket, clients cannot attach: " + e->describe());
-            if (options.listening) options.listening();
-            watch.start();
-        });
-        loop.whenClientSubscribes([&watch] { watch.clientSubscribed(); });
-        // A loop that cannot run stops the sandbox and ends the session the one way below.
-        setUpFailed = loop.setUpError();
-        if (!setUpFailed && sandbox->proxyListener >= 0)
-            if (auto e = loop.startProxy(sandbox->proxyListener))
-                setUpFailed = e->within("network proxy");
-        bool finished = true;
-        if (setUpFailed) {
-            ::kill(sandbox->initPid, SIGKILL);
-        } else {
-            std::optional<RawMode> raw;
-            if (loopOptions.interactive) raw.emplace(options.stdinFd);
-            finished = loop.run();
-        }
-        if (!finished) {
-            outcome.timedOut = true;
-            ::kill(sandbox->initPid, SIGKILL); // the whole pid namespace goes with init
-            say(options, "wall-clock limit of " + std::to_string(config.limits.wallSeconds) +
-                             " s reached: session stopped");
-        }
-        outcome.exitStatus = outcome.timedOut ? 124 : 0;
-        // Before init is reaped: a failing open may still signal it (through the pidfd).
-        recordingFailed = recorder->opened();
-        int status = waitSandbox(*sandbox);
-        if (!outcome.timedOut) outcome.exitStatus = status;
-        // Ended by a stop signal to the supervisor: 128 + it, as a shell reports such an end.
-        if (const int signal = loop.stopSignal(); signal != 0 && !outcome.timedOut)
-            outcome.exitStatus = 128 + signal;
-        watch.sessionEnded(outcome.timedOut, outcome.exitStatus);
-        loop.finish(outcome.exitStatus);
-    }
+    const LoopOptions loopOptions =
+        loopOptionsOf(options, config, *sandbox, *session, *recorder, out, err);
+    Ended ended = superviseSession(options, prepared, config, cgroups, *sandbox, *session,
+                                   loopOptions, *recorder);
+    RunOutcome& outcome = ended.outcome;
+    const Status& setUpFailed = ended.setUpFailed;
+    const Status& recordingFailed = ended.recordingFailed;
     if (sandbox->ptyMaster >= 0) ::close(std::exchange(sandbox->ptyMaster, -1));
 
     releaseWorkDir(*session);
