@@ -7,6 +7,7 @@
 #include "base/AtomicFile.h"
 #include "base/Bytes.h"
 #include "base/Paths.h"
+#include "base/UniqueFd.h"
 #include "e2b/E2bApi.h"
 #include "policy/Policy.h"
 
@@ -117,19 +118,17 @@ class LauncherProcess : public sb::e2b::Launcher {
     static sb::Result<std::unique_ptr<LauncherProcess>> fork(const ServeArgs& args,
                                                              const fs::path& workspaceRoot)
     {
-        int pair[2];
-        if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) != 0)
-            return sb::sysError("socketpair");
+        auto pair = sb::makeSocketPair(SOCK_SEQPACKET | SOCK_CLOEXEC);
+        if (!pair) return pair.error();
         std::fflush(nullptr);
         pid_t pid = ::fork();
         if (pid < 0) return sb::sysError("fork the launcher");
         if (pid == 0) {
-            ::close(pair[0]);
-            serveRequests(pair[1], args, workspaceRoot);
+            pair->one.reset();
+            serveRequests(pair->other.get(), args, workspaceRoot);
             ::_exit(0);
         }
-        ::close(pair[1]);
-        return std::unique_ptr<LauncherProcess>(new LauncherProcess(pair[0], pid));
+        return std::unique_ptr<LauncherProcess>(new LauncherProcess(pair->one.release(), pid));
     }
     ~LauncherProcess() override
     {

@@ -102,7 +102,7 @@ int diffCommand(const WorkspaceArgs& args)
 }
 
 // The overlay's layers must not change under a running session: wait for it to end.
-sb::Result<int> holdSession(const sb::SessionInfo& session, bool noWait)
+sb::Result<sb::UniqueFd> holdSession(const sb::SessionInfo& session, bool noWait)
 {
     if (sb::sessionIsLive(session)) {
         if (noWait)
@@ -138,7 +138,7 @@ int applyCommand(const WorkspaceArgs& args)
     options.includeRunLater = args.runLater;
     std::string notRecorded;
     auto report = sb::applySessionChanges(*session, options, {}, &notRecorded);
-    ::close(*lock);
+    lock->reset();
     if (!report) return fail(report.error());
     if (!notRecorded.empty())
         std::fprintf(stderr,
@@ -186,7 +186,7 @@ int discardCommand(const WorkspaceArgs& args)
     auto lock = holdSession(*session, args.noWait);
     if (!lock) return fail(lock.error());
     auto discarded = sb::discardChanges(session->upperDir(), args.paths);
-    ::close(*lock);
+    lock->reset();
     if (!discarded) return fail(discarded.error());
     for (const auto& path : *discarded)
         std::printf("discarded %s\n", sb::quotedPath(path).c_str());

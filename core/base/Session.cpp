@@ -64,10 +64,10 @@ std::int64_t nowNs()
     return duration_cast<nanoseconds>(system_clock::now().time_since_epoch()).count();
 }
 
-Result<int> openLock(const SessionInfo& session)
+Result<UniqueFd> openLock(const SessionInfo& session)
 {
-    int fd = ::open(session.lockFile().c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-    if (fd < 0) return sysError("open " + session.lockFile().string());
+    UniqueFd fd(::open(session.lockFile().c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600));
+    if (!fd) return sysError("open " + session.lockFile().string());
     return fd;
 }
 
@@ -117,14 +117,13 @@ namespace {
 // the spare's thread, or by a start that found no spare.
 void spreadSessionFolders(const fs::path& sessions)
 {
-    int fd = ::open(sessions.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0) return;
+    const UniqueFd fd(::open(sessions.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (!fd) return;
     int flags = 0;
-    if (::ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0 && (flags & FS_TOPDIR_FL) == 0) {
+    if (::ioctl(fd.get(), FS_IOC_GETFLAGS, &flags) == 0 && (flags & FS_TOPDIR_FL) == 0) {
         flags |= FS_TOPDIR_FL;
-        (void)::ioctl(fd, FS_IOC_SETFLAGS, &flags);
+        (void)::ioctl(fd.get(), FS_IOC_SETFLAGS, &flags);
     }
-    ::close(fd);
 }
 
 // Not a valid session id ('+'), so never a session's name.
@@ -136,9 +135,8 @@ Status fillSessionFolder(const fs::path& dir)
     for (const char* sub : {"upper", "work"})
         if (::mkdir((dir / sub).c_str(), 0755) != 0)
             return sysError("create " + (dir / sub).string());
-    int fd = ::open((dir / "lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-    if (fd < 0) return sysError("create " + (dir / "lock").string());
-    ::close(fd);
+    if (!UniqueFd(::open((dir / "lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600)))
+        return sysError("create " + (dir / "lock").string());
     return {};
 }
 
@@ -296,40 +294,28 @@ std::vector<SessionInfo> listSessions()
     return out;
 }
 
-Result<int> lockSession(const SessionInfo& session)
+Result<UniqueFd> lockSession(const SessionInfo& session)
 {
     auto fd = openLock(session);
     if (!fd) return fd;
-    if (::flock(*fd, LOCK_EX | LOCK_NB) != 0) {
-        Error e = errno == EWOULDBLOCK
-                      ? inputError("session '" + session.id + "' is already running")
-                      : sysError("lock " + session.lockFile().string());
-        ::close(*fd);
-        return e;
-    }
+    if (::flock(fd->get(), LOCK_EX | LOCK_NB) != 0)
+        return errno == EWOULDBLOCK ? inputError("session '" + session.id + "' is already running")
+                                    : sysError("lock " + session.lockFile().string());
     return fd;
 }
 
 bool sessionIsLive(const SessionInfo& session)
 {
-    int fd = ::open(session.lockFile().c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return false;
-    bool live = ::flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
-    ::close(fd);
-    return live;
+    const UniqueFd fd(::open(session.lockFile().c_str(), O_RDONLY | O_CLOEXEC));
+    return fd && ::flock(fd.get(), LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
 }
 
-Result<int> waitForSessionEnd(const SessionInfo& session)
+Result<UniqueFd> waitForSessionEnd(const SessionInfo& session)
 {
     auto fd = openLock(session);
     if (!fd) return fd;
-    while (::flock(*fd, LOCK_EX) != 0) {
-        if (errno != EINTR) {
-            Error e = sysError("wait for session " + session.id);
-            ::close(*fd);
-            return e;
-        }
-    }
+    while (::flock(fd->get(), LOCK_EX) != 0)
+        if (errno != EINTR) return sysError("wait for session " + session.id);
     return fd;
 }
 

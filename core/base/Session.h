@@ -8,6 +8,7 @@
 #pragma once
 
 #include "base/Error.h"
+#include "base/UniqueFd.h"
 
 #include <cstdint>
 #include <filesystem>
@@ -56,12 +57,13 @@ Status saveSession(const SessionInfo& session);
 std::vector<SessionInfo> listSessions();
 
 // The running supervisor holds an exclusive flock on lockFile() for the session's lifetime.
-// Returns the fd to keep open, or an error if another process holds it.
-Result<int> lockSession(const SessionInfo& session);
+// Returns the lock to keep (held until its descriptor closes), or an error if another process
+// holds it.
+Result<UniqueFd> lockSession(const SessionInfo& session);
 // True while a supervisor holds the lock.
 bool sessionIsLive(const SessionInfo& session);
-// Blocks until no supervisor holds the lock; returns the (closed-on-destruction) fd holding it.
-Result<int> waitForSessionEnd(const SessionInfo& session);
+// Blocks until no supervisor holds the lock; returns the lock, held until it closes.
+Result<UniqueFd> waitForSessionEnd(const SessionInfo& session);
 // Deletes the session's folder and everything in it (the layer of changes too: the caller
 // decides whether they may go), never following a symlink, making each folder writable first
 // (overlayfs leaves its work folder at mode 000). Refuses while the session runs.

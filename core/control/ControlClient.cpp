@@ -1,5 +1,7 @@
 #include "control/ControlClient.h"
 
+#include "base/UniqueFd.h"
+
 #include <algorithm>
 #include <cstring>
 #include <fcntl.h>
@@ -57,15 +59,13 @@ Result<std::unique_ptr<ControlClient>> ControlClient::connectPath(const fs::path
     if (socket.native().size() >= sizeof addr.sun_path)
         return inputError("socket path " + socket.string() + " is too long for a unix socket");
     std::memcpy(addr.sun_path, socket.c_str(), socket.native().size() + 1);
-    int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0) return sysError("socket");
+    UniqueFd owned(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+    if (!owned) return sysError("socket");
     // A unix stream connect completes at once (or fails): no need for a non-blocking connect.
-    if (::connect(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) != 0) {
-        Error e = sysError("connect to " + socket.string());
-        ::close(fd);
-        return e;
-    }
-    std::unique_ptr<ControlClient> client(new ControlClient(fd));
+    if (::connect(owned.get(), reinterpret_cast<const sockaddr*>(&addr), sizeof addr) != 0)
+        return sysError("connect to " + socket.string());
+    const int fd = owned.get();
+    std::unique_ptr<ControlClient> client(new ControlClient(owned.release()));
     if (::fcntl(fd, F_SETFL, O_NONBLOCK) != 0)
         return sysError("make the control socket non-blocking");
     if (auto e = client->handshake(clientName, role, version, timeoutMs)) {

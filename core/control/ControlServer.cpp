@@ -2,6 +2,7 @@
 
 #include "base/Paths.h"
 #include "base/Session.h"
+#include "base/UniqueFd.h"
 #include "control/ControlServerClient.h"
 
 #include <algorithm>
@@ -58,11 +59,10 @@ Status removeIfStale(const fs::path& path, const std::string& sessionId)
 {
     auto addr = unixAddress(path);
     if (!addr) return addr.error();
-    int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0) return sysError("socket");
-    int rc = ::connect(fd, reinterpret_cast<const sockaddr*>(&*addr), sizeof *addr);
-    int err = errno;
-    ::close(fd);
+    const UniqueFd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+    if (!fd) return sysError("socket");
+    const int rc = ::connect(fd.get(), reinterpret_cast<const sockaddr*>(&*addr), sizeof *addr);
+    const int err = errno;
     if (rc == 0)
         return Error{ErrorCode::Conflict, 0,
                      "session " + sessionId + " already has a live supervisor on " + path.string()};
@@ -103,21 +103,21 @@ Result<std::unique_ptr<ControlServer>> ControlServer::listen(const std::string& 
     auto addr = unixAddress(temp);
     if (!addr) return addr.error();
     if (auto final = unixAddress(path); !final) return final.error();
-    int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-    if (fd < 0) return sysError("socket");
+    UniqueFd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
+    if (!fd) return sysError("socket");
     ::unlink(temp.c_str());
     auto fail = [&](Error e) {
-        ::close(fd);
         ::unlink(temp.c_str());
         return e;
     };
-    if (::bind(fd, reinterpret_cast<const sockaddr*>(&*addr), sizeof *addr) != 0)
+    if (::bind(fd.get(), reinterpret_cast<const sockaddr*>(&*addr), sizeof *addr) != 0)
         return fail(sysError("bind " + temp.string()));
     if (::chmod(temp.c_str(), 0600) != 0) return fail(sysError("chmod " + temp.string()));
-    if (::listen(fd, 64) != 0) return fail(sysError("listen on " + temp.string()));
+    if (::listen(fd.get(), 64) != 0) return fail(sysError("listen on " + temp.string()));
     if (::rename(temp.c_str(), path.c_str()) != 0)
         return fail(sysError("rename " + temp.string() + " to " + path.string()));
-    return std::unique_ptr<ControlServer>(new ControlServer(path, fd, backend, std::move(options)));
+    return std::unique_ptr<ControlServer>(
+        new ControlServer(path, fd.release(), backend, std::move(options)));
 }
 
 ControlServer::~ControlServer()

@@ -1,6 +1,7 @@
 // The path every request takes, whatever the protocol: decide on the name, resolve on the
 // host side, decide on each address, ask when the policy says so, connect to exactly the
 // address that was checked.
+#include "base/UniqueFd.h"
 #include "network/ProxyInternal.h"
 
 #include <cstring>
@@ -164,29 +165,21 @@ void Proxy::Impl::connectNext(Conn& c)
     int lastError = ECONNREFUSED;
     while (c.nextCandidate < c.candidates.size()) {
         const IpAddress& address = c.candidates[c.nextCandidate++];
-        int fd = socket(address.family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-        if (fd < 0) {
-            lastError = errno;
-            continue;
-        }
+        UniqueFd fd(socket(address.family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
         socklen_t length = 0;
         auto target = address.toSockaddr(c.req.port, length);
-        if (connect(fd, reinterpret_cast<sockaddr*>(&target), length) != 0 &&
-            errno != EINPROGRESS) {
-            lastError = errno;
-            ::close(fd);
-            continue;
-        }
         epoll_event ev{};
         ev.events = kSideEvents;
         ev.data.u64 = c.id << 2 | 1;
-        if (epoll_ctl(m_epollFd, EPOLL_CTL_ADD, fd, &ev) != 0) {
+        if (!fd ||
+            (connect(fd.get(), reinterpret_cast<sockaddr*>(&target), length) != 0 &&
+             errno != EINPROGRESS) ||
+            epoll_ctl(m_epollFd, EPOLL_CTL_ADD, fd.get(), &ev) != 0) {
             lastError = errno;
-            ::close(fd);
             continue;
         }
         c.upstream = Side{};
-        c.upstream.fd = fd;
+        c.upstream.fd = fd.release(); // the connection's from here on (closeUpstream)
         c.upstream.canWrite = false;
         c.upstreamAddress = address;
         c.req.address = address.toString();

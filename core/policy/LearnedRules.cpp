@@ -3,6 +3,7 @@
 #include "base/AtomicFile.h"
 #include "base/JsonLocator.h"
 #include "base/Paths.h"
+#include "base/UniqueFd.h"
 #include "policy/CommandRules.h"
 #include "policy/PolicyRules.h"
 #include "policy/SchemaChecker.h"
@@ -191,8 +192,9 @@ std::string serialize(const LearnedRules& rules)
 
 Result<std::string> readSmallFile(const fs::path& file)
 {
-    const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0) {
+    const UniqueFd owned(::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
+    const int fd = owned.get();
+    if (!owned) {
         Error e = sysError("cannot open learned rules '" + file.string() + "'");
         if (e.sysErrno == ENOENT) e.code = ErrorCode::NotFound;
         return e;
@@ -213,7 +215,6 @@ Result<std::string> readSmallFile(const fs::path& file)
             if (text.size() > kMaxLearnedBytes) break; // parseLearnedRules words the refusal
         }
     }
-    ::close(fd);
     if (failure) return *failure;
     return text;
 }
@@ -500,16 +501,10 @@ template <class Update> Status underLearnedLock(const fs::path& learnedFile, Upd
     std::error_code ec;
     fs::create_directories(dir, ec);
     if (ec) return Error{ErrorCode::System, ec.value(), "create folder '" + dir.string() + "'"};
-    const int dirFd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dirFd < 0) return sysError("open folder '" + dir.string() + "'");
-    if (::flock(dirFd, LOCK_EX) != 0) {
-        Error e = sysError("lock folder '" + dir.string() + "'");
-        ::close(dirFd);
-        return e;
-    }
-    Status result = update(dirFd);
-    ::close(dirFd); // releases the lock
-    return result;
+    const UniqueFd dirFd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (!dirFd) return sysError("open folder '" + dir.string() + "'");
+    if (::flock(dirFd.get(), LOCK_EX) != 0) return sysError("lock folder '" + dir.string() + "'");
+    return update(dirFd.get()); // the lock goes with the descriptor
 }
 
 // Learned rules are the user's decisions about their own machine: private by default.

@@ -1,5 +1,6 @@
 #include "sandbox/Doctor.h"
 
+#include "base/UniqueFd.h"
 #include "policy/RunLater.h"
 #include "sandbox/Identity.h"
 #include "sandbox/Landlock.h"
@@ -33,22 +34,19 @@ std::string readSysctl(const char* path)
 // Runs `probe` in a child created with `flags` and reports its exit code (0 = worked).
 template <class Probe> int inChild(unsigned long flags, Probe probe)
 {
-    int ready[2];
-    if (::pipe2(ready, O_CLOEXEC) != 0) return -1;
+    auto ready = makePipe();
+    if (!ready) return -1;
     pid_t pid = static_cast<pid_t>(::syscall(SYS_clone, flags | SIGCHLD, nullptr));
     if (pid == 0) {
-        ::close(ready[1]);
+        ready->write.reset();
         char c;
-        (void)!::read(ready[0], &c, 1); // wait for the id maps
+        (void)!::read(ready->read.get(), &c, 1); // wait for the id maps
         ::_exit(probe());
     }
-    ::close(ready[0]);
-    if (pid < 0) {
-        ::close(ready[1]);
-        return -errno;
-    }
+    if (pid < 0) return -errno;
+    ready->read.reset();
     if ((flags & CLONE_NEWUSER) != 0) (void)writeIdMaps(pid, geteuid(), getegid());
-    ::close(ready[1]);
+    ready->write.reset(); // go
     int status = 0;
     ::waitpid(pid, &status, 0);
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);

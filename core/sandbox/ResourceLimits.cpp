@@ -1,5 +1,7 @@
 #include "sandbox/ResourceLimits.h"
 
+#include "base/UniqueFd.h"
+
 #include <csignal>
 #include <fcntl.h>
 #include <fstream>
@@ -40,11 +42,10 @@ std::string readFirstLine(const fs::path& file)
 
 Status writeValue(const fs::path& file, const std::string& value)
 {
-    int fd = ::open(file.c_str(), O_WRONLY | O_CLOEXEC);
-    if (fd < 0) return sysError("open " + file.string());
-    ssize_t n = ::write(fd, value.data(), value.size());
-    int err = errno;
-    ::close(fd);
+    const UniqueFd fd(::open(file.c_str(), O_WRONLY | O_CLOEXEC));
+    if (!fd) return sysError("open " + file.string());
+    const ssize_t n = ::write(fd.get(), value.data(), value.size());
+    const int err = errno;
     if (n != static_cast<ssize_t>(value.size()))
         return sysError("write '" + value + "' to " + file.string(), n < 0 ? err : EIO);
     return {};
@@ -250,19 +251,13 @@ Result<std::vector<std::string>> createSessionCgroups(const CgroupSupport& suppo
     return created;
 }
 
-Result<std::vector<int>> openCgroupTasks(const std::vector<std::string>& cgroups)
+Result<std::vector<UniqueFd>> openCgroupTasks(const std::vector<std::string>& cgroups)
 {
-    std::vector<int> fds;
+    std::vector<UniqueFd> fds;
     for (const std::string& cgroup : cgroups) {
         fs::path tasks = fs::path(cgroup) / "tasks";
-        int fd = ::open(tasks.c_str(), O_WRONLY | O_CLOEXEC);
-        if (fd < 0) {
-            Error e = sysError("open " + tasks.string());
-            for (int open : fds)
-                ::close(open);
-            return e;
-        }
-        fds.push_back(fd);
+        fds.emplace_back(::open(tasks.c_str(), O_WRONLY | O_CLOEXEC));
+        if (!fds.back()) return sysError("open " + tasks.string());
     }
     return fds;
 }

@@ -40,7 +40,7 @@ Result<std::vector<std::string>> createSessionCgroups(const CgroupSupport& suppo
 // So on v1, init moves itself: the supervisor opens each folder's `tasks` (openCgroupTasks) and
 // hands them over, init writes "0" to them (enterCgroupsV1) while still single-threaded. On v2
 // (where that file does not exist) the supervisor moves init with joinCgroups.
-Result<std::vector<int>> openCgroupTasks(const std::vector<std::string>& cgroups);
+Result<std::vector<UniqueFd>> openCgroupTasks(const std::vector<std::string>& cgroups);
 Status enterCgroupsV1(const std::vector<std::string>& cgroups,
                       const std::vector<UniqueFd>& tasksFds);
 Status joinCgroups(const std::vector<std::string>& cgroups, pid_t pid);

@@ -337,18 +337,17 @@ Result<SandboxProcess> startSandbox(const SandboxConfig& config,
     if (auto e = sendMessage(sync[0], "G")) return abandon(*e);
     if (whileInitSetsUp)
         if (auto e = whileInitSetsUp(sandbox.initPid, sandbox.pidFd)) return failedEarly(*e);
-    std::vector<int> cgroupTasks;
+    std::vector<int> cgroupTasks; // borrowed from `opened`, which closes them
+    Result<std::vector<UniqueFd>> opened = std::vector<UniqueFd>{};
     if (config.cgroupsV1) {
-        auto opened = openCgroupTasks(config.cgroups);
+        opened = openCgroupTasks(config.cgroups);
         if (!opened) return failedEarly(opened.error());
-        cgroupTasks = std::move(*opened);
+        for (const UniqueFd& fd : *opened)
+            cgroupTasks.push_back(fd.get());
     } else if (auto e = joinCgroups(config.cgroups, sandbox.initPid)) {
         return failedEarly(*e);
     }
-    Status joined = sendMessage(sync[0], "J", cgroupTasks);
-    for (int fd : cgroupTasks)
-        ::close(fd);
-    if (joined) return failedEarly(*joined);
+    if (auto e = sendMessage(sync[0], "J", cgroupTasks)) return failedEarly(*e);
     Message reply = receiveMessage(sync[0]);
     if (reply.text.empty() || reply.text[0] != 'K' || reply.fds.size() != reply.text.size() - 1)
         return abandon(setupFailure(reply));

@@ -1,5 +1,7 @@
 #include "sandbox/SeccompRules.h"
 
+#include "base/UniqueFd.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdint>
@@ -328,18 +330,16 @@ Result<SeccompProgram> compileSeccompFilter(bool notifyExec)
 {
     auto built = buildFilter(notifyExec);
     if (!built) return built.error();
-    int fd = ::memfd_create("sandbench-seccomp", MFD_CLOEXEC);
-    if (fd < 0) return sysError("memfd for the seccomp filter");
+    const UniqueFd fd(::memfd_create("sandbench-seccomp", MFD_CLOEXEC));
+    if (!fd) return sysError("memfd for the seccomp filter");
     SeccompProgram program;
     program.ruleCount = built->ruleCount;
-    if (int rc = seccomp_export_bpf(built->ctx.get(), fd); rc < 0) {
-        ::close(fd);
+    if (int rc = seccomp_export_bpf(built->ctx.get(), fd.get()); rc < 0)
         return sysError("export the seccomp filter", -rc);
-    }
-    off_t size = ::lseek(fd, 0, SEEK_END);
+    off_t size = ::lseek(fd.get(), 0, SEEK_END);
     program.code.resize(static_cast<size_t>(size) / sizeof(sock_filter));
-    ssize_t n = ::pread(fd, program.code.data(), program.code.size() * sizeof(sock_filter), 0);
-    ::close(fd);
+    ssize_t n =
+        ::pread(fd.get(), program.code.data(), program.code.size() * sizeof(sock_filter), 0);
     if (size <= 0 || size % sizeof(sock_filter) != 0 || n != size)
         return Error{ErrorCode::Internal, 0, "seccomp filter export: unexpected size"};
     return program;

@@ -32,8 +32,6 @@ ExecApproval::~ExecApproval()
     stop();
     for (int fd : m_added)
         ::close(fd);
-    if (m_stopFd >= 0) ::close(m_stopFd);
-    if (m_sandboxRoot >= 0) ::close(m_sandboxRoot);
 }
 
 void ExecApproval::stop()
@@ -41,7 +39,7 @@ void ExecApproval::stop()
     if (!m_thread.joinable()) return;
     m_stopping.store(true);
     std::uint64_t one = 1;
-    (void)!::write(m_stopFd, &one, sizeof one);
+    (void)!::write(m_stopFd.get(), &one, sizeof one);
     m_thread.join();
 }
 
@@ -58,7 +56,7 @@ void ExecApproval::addListener(int listenerFd)
         m_added.push_back(listenerFd);
     }
     std::uint64_t one = 1;
-    (void)!::write(m_stopFd, &one, sizeof one); // wakes the thread, which takes it in
+    (void)!::write(m_stopFd.get(), &one, sizeof one); // wakes the thread, which takes it in
 }
 
 void ExecApproval::noteDenial(pid_t pid, const std::string& why, const ApprovalRequest& request)
@@ -86,11 +84,11 @@ void ExecApproval::run()
 {
     std::vector<pollfd> fds;
     // Without its eventfd (out of descriptors) the thread looks at m_stopping now and then.
-    const int timeoutMs = m_stopFd >= 0 ? -1 : 50;
+    const int timeoutMs = m_stopFd ? -1 : 50;
     bool reported = false;
     while (!m_stopping.load()) {
         fds.clear();
-        fds.push_back({m_stopFd, POLLIN, 0});
+        fds.push_back({m_stopFd.get(), POLLIN, 0});
         bool anyLeft = false;
         for (const auto& i : m_interceptors) {
             // A filter with no process left under it says so for good: no longer listened to.
@@ -110,7 +108,7 @@ void ExecApproval::run()
         }
         if (fds[0].revents & POLLIN) {
             std::uint64_t count;
-            (void)!::read(m_stopFd, &count, sizeof count);
+            (void)!::read(m_stopFd.get(), &count, sizeof count);
             std::lock_guard lock(m_addedMutex);
             for (int fd : std::exchange(m_added, {}))
                 m_interceptors.push_back(std::make_unique<ExecInterceptor>(fd));
@@ -142,11 +140,11 @@ void ExecApproval::onNotification(ExecInterceptor& interceptor)
     }
     if (!*received) return;
     ExecRequest exec = std::move(**received);
-    if (m_sandboxRoot < 0) {
+    if (!m_sandboxRoot) {
         // Every process in the sandbox has init's root (chroot, pivot_root, mount and setns are
         // filtered), and this descriptor keeps it reachable after the process is gone.
         std::string root = "/proc/" + std::to_string(exec.pid) + "/root";
-        m_sandboxRoot = ::open(root.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+        m_sandboxRoot.reset(::open(root.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
     }
     ApprovalRequest request;
     request.kind = ApprovalKind::Command;
@@ -239,12 +237,12 @@ void ExecApproval::onNotification(ExecInterceptor& interceptor)
 
 bool ExecApproval::programAbsent(pid_t pid, const std::string& program) const
 {
-    if (m_sandboxRoot >= 0) {
+    if (m_sandboxRoot) {
         std::string_view relative = program;
         while (!relative.empty() && relative.front() == '/')
             relative.remove_prefix(1);
         if (relative.empty()) return false;
-        return ::faccessat(m_sandboxRoot, std::string(relative).c_str(), F_OK, 0) != 0 &&
+        return ::faccessat(m_sandboxRoot.get(), std::string(relative).c_str(), F_OK, 0) != 0 &&
                errno == ENOENT;
     }
     return ::access(("/proc/" + std::to_string(pid) + "/root" + program).c_str(), F_OK) != 0 &&

@@ -8,6 +8,7 @@
 #pragma once
 
 #include "base/Clock.h"
+#include "base/UniqueFd.h"
 #include "policy/CommandRules.h"
 #include "recording/RecordingWriter.h"
 #include "supervision/ApprovalBroker.h"
@@ -86,9 +87,9 @@ class ExecApproval {
     std::atomic<bool> m_watched{false};
     std::atomic<std::uint64_t> m_commands{0}; // commands decided so far (their ids: 1…)
     std::atomic<bool> m_stopping{false};
-    int m_stopFd = -1; // written by stop()
+    UniqueFd m_stopFd; // written by stop()
     // The thread's own state.
-    int m_sandboxRoot = -1; // O_PATH: "/" of the sandbox, from the first exec's process
+    UniqueFd m_sandboxRoot; // O_PATH: "/" of the sandbox, from the first exec's process
     // Programs allowed execs found in the sandbox, not looked for again (a loop or a build
     // runs the same few over and over); at most kProgramsFoundMax (ExecApproval.cpp).
     std::unordered_set<std::string> m_programsFound;

@@ -495,7 +495,7 @@ Result<RunOutcome> runSession(const RunOptions& options, PreparedRun prepared)
         session->endedNs = nowNs();
         (void)saveSession(*session);
         removeCgroups(config.cgroups);
-        ::close(*lock);
+        lock->reset();
         return e;
     };
     if (auto e = checkRecordingDb(options.recordingsDb))
@@ -569,7 +569,7 @@ Result<RunOutcome> runSession(const RunOptions& options, PreparedRun prepared)
     removeCgroups(config.cgroups);
     if (auto e = recorder->finish(outcome.exitStatus))
         say(options, "warning: the end of the recording was not saved: " + e->describe());
-    ::close(*lock);
+    lock->reset();
     outcome.session = *session;
     return outcome;
 }

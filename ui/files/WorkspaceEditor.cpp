@@ -45,18 +45,12 @@ class SessionHold {
         if (!lock)
             m_error = QString::fromStdString(lock.error().describe());
         else
-            m_fd = *lock;
+            m_lock = std::move(*lock);
     }
-    ~SessionHold()
-    {
-        if (m_fd >= 0) ::close(m_fd);
-    }
-    SessionHold(const SessionHold&) = delete;
-    SessionHold& operator=(const SessionHold&) = delete;
     const QString& error() const { return m_error; }
 
   private:
-    int m_fd = -1;
+    sb::UniqueFd m_lock;
     QString m_error;
 };
 

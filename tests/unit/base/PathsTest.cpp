@@ -86,7 +86,7 @@ TEST(Session, CreateLoadAndLock)
     ASSERT_TRUE(loaded);
     EXPECT_EQ(loaded->state, sb::SessionState::Running);
     EXPECT_EQ(loaded->command, (std::vector<std::string>{"bash", "-c", "true"}));
-    ::close(*lock);
+    lock->reset();
     // The supervisor is gone without marking the end: the session is interrupted.
     EXPECT_EQ(sb::loadSession("s-1")->state, sb::SessionState::Interrupted);
 }
@@ -139,7 +139,7 @@ TEST(Session, TheNextSessionTakesTheSpareFolder)
     auto lock = sb::lockSession(*second);
     ASSERT_TRUE(lock);
     EXPECT_EQ(sb::loadSession("second")->state, sb::SessionState::Running);
-    ::close(*lock);
+    lock->reset();
     EXPECT_EQ(sb::listSessions().size(), 2u);
 }
 

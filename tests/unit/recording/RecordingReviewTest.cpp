@@ -307,7 +307,7 @@ TEST(RecordingRetention, RmAndGcNeverTouchARunningSession)
     EXPECT_EQ(left->at(0).id, "running");
     EXPECT_EQ(integrityCheck(db), "ok");
     ASSERT_FALSE(w.value()->finish(0));
-    close(*lock);
+    lock->reset();
 }
 
 TEST(RecordingCli, ListsShowsSearchesAndReplays)

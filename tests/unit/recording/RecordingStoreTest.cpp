@@ -271,7 +271,7 @@ TEST(RecordingStore, SessionsWhoseSupervisorIsGoneAreMarkedInterrupted)
     auto refused = store->remove("live-one");
     ASSERT_TRUE(refused);
     EXPECT_NE(refused->message.find("still running"), std::string::npos);
-    close(*lock);
+    lock->reset();
     ASSERT_FALSE(store->markInterrupted());
     EXPECT_EQ(store->session("live-one")->state, sb::RecordState::Interrupted);
 }

@@ -621,6 +621,6 @@ TEST(WorkspaceSession, EditingIsRefusedWhileTheSessionRuns)
     ASSERT_TRUE(refused.has_value());
     EXPECT_EQ(refused->code, sb::ErrorCode::Conflict);
     EXPECT_NE(refused->message.find("running"), std::string::npos);
-    ::close(*lock);
+    lock->reset();
     EXPECT_FALSE(sb::checkWorkspaceEditable(*session).has_value());
 }
