@@ -8,6 +8,7 @@
 #include <chrono>
 #include <csignal>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <thread>
 
 using sbit::contains;
@@ -108,4 +109,47 @@ TEST_F(Signals, ASupervisorInTheBackgroundWithAClientAttached)
     }
     EXPECT_EQ(status, 143) << "the attached client hears the end and its status";
     expectEndedBy(143, 0.25);
+}
+
+// Issue 25: a supervisor killed outright (SIGKILL: no handler runs) takes its sandbox with it;
+// the next command marks the session interrupted, its duration up to its last recorded event,
+// and only the last moments' output (the writer commits every 50 ms) may be missing.
+TEST_F(Signals, AKilledSupervisorLeavesAnInterruptedSessionMissingOnlyItsLastMoments)
+{
+    auto r = signalled(
+        "KILL", {"bash", "-c", "for i in $(seq 1 1000); do echo $i; sleep 0.01; done"}, {}, 1.5);
+    EXPECT_EQ(r.status, 128 + SIGKILL) << dump(r);
+    // What the agent had printed when the supervisor died: the caller got each line at once.
+    std::istringstream printed(r.out);
+    long lastPrinted = 0;
+    for (std::string line; std::getline(printed, line);)
+        if (!line.empty()) lastPrinted = std::stol(line);
+    ASSERT_GT(lastPrinted, 20) << dump(r);
+
+    const nlohmann::json s = newestSession(); // `sessions` marks it interrupted first
+    ASSERT_EQ(s.value("state", ""), "interrupted") << s.dump();
+    const auto durationNs = s["duration_ns"].get<long long>();
+    EXPECT_GE(durationNs, 1'000'000'000) << "the time up to its last event: " << s.dump();
+    EXPECT_LE(durationNs, 1'600'000'000) << s.dump();
+
+    auto exported = sb.cli({"export", s["id"].get<std::string>(), "--format", "jsonl"});
+    ASSERT_EQ(exported.status, 0) << dump(exported);
+    std::string recorded;
+    std::istringstream events(exported.out);
+    for (std::string line; std::getline(events, line);) {
+        auto event = nlohmann::json::parse(line);
+        if (event.value("type", "") == "output") recorded += event.value("text", "");
+    }
+    std::istringstream recordedLines(recorded);
+    long lastRecorded = 0, expected = 1;
+    for (std::string line; std::getline(recordedLines, line);) {
+        if (!line.empty() && line.back() == '\r') line.pop_back();
+        if (line.empty()) continue;
+        EXPECT_EQ(std::stol(line), expected++) << "recorded in order, nothing lost in between";
+        lastRecorded = std::stol(line);
+    }
+    // A line every 10 ms or more: 200 ms hold at most 20 of them.
+    EXPECT_GE(lastRecorded, lastPrinted - 20) << "lost more than the last 200 ms: printed "
+                                              << lastPrinted << ", recorded " << lastRecorded;
+    EXPECT_LE(lastRecorded, lastPrinted);
 }
