@@ -6,6 +6,8 @@ set -euo pipefail
 packages=(
   # build
   build-essential cmake ninja-build ccache pkg-config clang-format
+  # fuzzing (scripts/fuzz.sh): clang with libFuzzer and the sanitizers' run-time libraries
+  clang libclang-rt-14-dev
   # libraries
   libseccomp-dev nlohmann-json3-dev libcli11-dev libspdlog-dev libfmt-dev libgtest-dev
   libsqlite3-dev libvterm-dev libzstd-dev libdtl-dev libcivetweb-dev

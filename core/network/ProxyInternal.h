@@ -152,6 +152,24 @@ ParseResult parseRequestHead(std::string_view buffer, std::size_t maxBytes, Http
 ParseResult parseResponseHead(std::string_view buffer, std::size_t maxBytes, HttpHead& head,
                               std::string& why);
 
+// SOCKS5 (ProxySocksParse.cpp), from the bytes read so far: Incomplete until a whole message
+// is there; `size` is how many bytes it took.
+constexpr std::uint8_t kSocksVersion = 0x05;
+struct SocksGreeting {
+    std::size_t size = 0;
+    bool noAuth = false; // the client offers "no authentication"
+};
+ParseResult parseSocksGreeting(std::string_view in, SocksGreeting& out);
+struct SocksRequest {
+    std::size_t size = 0; // once Done, or Bad with the whole request read
+    std::string host;     // normalised
+    std::uint16_t port = 0;
+    std::uint8_t reply = 0; // Bad: the reply code that refuses it
+    std::string why;        // Bad: what is wrong, for the malformed event
+};
+// CONNECT only; Bad for another version, command or address type, a bad name or port 0.
+ParseResult parseSocksRequest(std::string_view in, SocksRequest& out);
+
 struct Authority {
     std::string hostText; // as sent (for the Host header)
     std::string host;     // normalised
