@@ -75,9 +75,13 @@ std::size_t JsonLocator::skipScalar(std::size_t pos) const
 std::string JsonLocator::decodeKey(std::size_t begin, std::size_t end) const
 {
     std::string_view raw = m_text.substr(begin, end - begin);
+    // In a document the parser refuses, a "key" may be anything: its text is all it has.
+    const bool quoted = raw.size() >= 2 && raw.front() == '"' && raw.back() == '"';
+    if (!quoted) return std::string(raw);
     if (raw.find('\\') == std::string_view::npos) return std::string(raw.substr(1, raw.size() - 2));
     // Escapes (\u00e9, surrogate pairs…) decode exactly as the parser decoded them.
-    return nlohmann::json::parse(raw, nullptr, false).get<std::string>();
+    const auto decoded = nlohmann::json::parse(raw, nullptr, false);
+    return decoded.is_string() ? decoded.get<std::string>() : std::string(raw);
 }
 
 // Iterative, so a deeply nested document cannot exhaust the stack.

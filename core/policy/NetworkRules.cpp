@@ -293,6 +293,7 @@ Result<NetworkRules::Rule> compileRule(std::size_t index, const NetworkRule& in)
 
 std::optional<IpAddress> IpAddress::parse(std::string_view text)
 {
+    if (text.find('\0') != std::string_view::npos) return std::nullopt; // inet_pton stops there
     std::string s(text);
     IpAddress a;
     if (inet_pton(AF_INET, s.c_str(), a.bytes.data()) == 1) {
@@ -358,10 +359,16 @@ Result<std::string> normaliseHost(std::string_view raw)
 {
     if (raw.empty()) return inputError("empty host name");
     if (raw.size() > 255) return inputError("host name longer than 255 characters");
-    for (char c : raw)
+    for (char c : raw) {
         if (static_cast<unsigned char>(c) >= 0x80)
             return inputError("host name \"" + std::string(raw) +
                               "\" is not ASCII; use its IDNA (xn--) form");
+        // A NUL would end the text inet_pton reads ("[::1\0…]" read as "::1"), and no name
+        // holds control characters.
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
+            return inputError("host name contains the control character " +
+                              std::to_string(static_cast<unsigned char>(c)));
+    }
     bool bracketed = raw.front() == '[';
     if (bracketed) {
         if (raw.back() != ']')

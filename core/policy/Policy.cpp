@@ -382,6 +382,9 @@ Result<Policy> parsePolicy(std::string_view text, std::string_view origin)
     if (text.size() > kMaxPolicyBytes)
         return inputError(std::string(origin) + ": the policy is " + std::to_string(text.size()) +
                           " bytes (expected at most " + std::to_string(kMaxPolicyBytes) + ")");
+    // The parser ends a comment at a NUL byte (and the locator would not): a policy is text.
+    if (const std::size_t nul = text.find('\0'); nul != std::string_view::npos)
+        return inputError(located(origin, text, nul) + ": a NUL byte (expected text)");
     json root;
     try {
         root = json::parse(text, nullptr, /*allow_exceptions=*/true, /*ignore_comments=*/true);

@@ -67,14 +67,11 @@ int removeTree(int parent, const std::string& name)
 {
     if (::unlinkat(parent, name.c_str(), 0) == 0) return 0;
     if (errno != EISDIR && errno != EPERM) return errno;
-    int dir = ::openat(parent, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (dir < 0) return errno;
-    DIR* d = ::fdopendir(dir);
-    if (d == nullptr) {
-        int e = errno;
-        ::close(dir);
-        return e;
-    }
+    UniqueFd dir(::openat(parent, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (!dir) return errno;
+    DIR* d = ::fdopendir(dir.get());
+    if (d == nullptr) return errno;
+    (void)dir.release(); // closedir's now
     int err = 0;
     while (dirent* e = ::readdir(d)) {
         std::string child = e->d_name;
@@ -132,30 +129,22 @@ struct Lister {
 
 Files::~Files()
 {
-    for (auto& [id, w] : m_writes) {
-        ::unlinkat(w.dir, w.temp.c_str(), 0);
-        ::close(w.dir);
-    }
+    for (auto& [id, w] : m_writes)
+        ::unlinkat(w.dir.get(), w.temp.c_str(), 0);
 }
 
 json Files::openRead(const std::string& path, std::vector<int>& fds)
 {
     // O_NONBLOCK: a FIFO must not hang the helper; it is refused below.
-    int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) return failure(errno, path);
+    UniqueFd fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
+    if (!fd) return failure(errno, path);
     struct stat st {};
-    if (::fstat(fd, &st) != 0) {
-        int e = errno;
-        ::close(fd);
-        return failure(e, path);
-    }
-    if (!S_ISREG(st.st_mode)) {
-        ::close(fd);
+    if (::fstat(fd.get(), &st) != 0) return failure(errno, path);
+    if (!S_ISREG(st.st_mode))
         return failure(S_ISDIR(st.st_mode) ? EISDIR : EINVAL,
                        path + " is " + (S_ISDIR(st.st_mode) ? "a folder" : "not a regular file"));
-    }
-    ::fcntl(fd, F_SETFL, 0);
-    fds.push_back(fd);
+    ::fcntl(fd.get(), F_SETFL, 0);
+    fds.push_back(fd.release());
     json out = statJson(st);
     out["ok"] = true;
     return out;
@@ -173,15 +162,13 @@ json Files::openWrite(std::uint64_t id, const std::string& path, const json& r,
         if (int e = makeParents(target.parent_path(), 0755))
             return failure(e, target.parent_path());
     if (append) {
-        int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_NONBLOCK | O_CLOEXEC,
-                        mode.value_or(0644));
-        if (fd < 0) return failure(errno, path);
+        UniqueFd fd(::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_NONBLOCK | O_CLOEXEC,
+                           mode.value_or(0644)));
+        if (!fd) return failure(errno, path);
         struct stat st {};
-        if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-            ::close(fd);
+        if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode))
             return failure(EINVAL, path + " is not a regular file");
-        }
-        fds.push_back(fd);
+        fds.push_back(fd.release());
         return {{"ok", true}, {"commit", false}};
     }
     // A folder or special file is never replaced by a write.
@@ -192,16 +179,13 @@ json Files::openWrite(std::uint64_t id, const std::string& path, const json& r,
                        path + " is " +
                            (S_ISDIR(existing.st_mode) ? "a folder" : "not a regular file"));
     const fs::path parent = target.has_parent_path() ? target.parent_path() : fs::path(".");
-    int dir = ::open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dir < 0) return failure(errno, parent);
-    PendingWrite w{dir, tempName(), target.filename(),
+    UniqueFd dir(::open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (!dir) return failure(errno, parent);
+    const std::string temp = tempName();
+    const int fd = ::openat(dir.get(), temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0) return failure(errno, path);
+    PendingWrite w{std::move(dir), temp, target.filename(),
                    mode.value_or(exists ? existing.st_mode & 07777 : 0644)};
-    int fd = ::openat(dir, w.temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-    if (fd < 0) {
-        int e = errno;
-        ::close(dir);
-        return failure(e, path);
-    }
     if (auto old = m_writes.find(id); old != m_writes.end()) finishWrite(id, false);
     m_writes[id] = std::move(w);
     fds.push_back(fd);
@@ -216,16 +200,14 @@ json Files::finishWrite(std::uint64_t id, bool commit)
     m_writes.erase(it);
     json out = {{"ok", true}};
     if (commit) {
-        int fd = ::openat(w.dir, w.temp.c_str(), O_WRONLY | O_CLOEXEC);
-        bool ok = fd >= 0 && ::fchmod(fd, w.mode) == 0 && ::fsync(fd) == 0;
+        const UniqueFd fd(::openat(w.dir.get(), w.temp.c_str(), O_WRONLY | O_CLOEXEC));
+        bool ok = fd && ::fchmod(fd.get(), w.mode) == 0 && ::fsync(fd.get()) == 0;
         int e = errno;
-        if (fd >= 0) ::close(fd);
-        if (ok && ::renameat(w.dir, w.temp.c_str(), w.dir, w.name.c_str()) != 0)
+        if (ok && ::renameat(w.dir.get(), w.temp.c_str(), w.dir.get(), w.name.c_str()) != 0)
             ok = false, e = errno;
         if (!ok) out = failure(e, w.name);
     }
-    if (!commit || !out["ok"].get<bool>()) ::unlinkat(w.dir, w.temp.c_str(), 0);
-    ::close(w.dir);
+    if (!commit || !out["ok"].get<bool>()) ::unlinkat(w.dir.get(), w.temp.c_str(), 0);
     return out;
 }
 
@@ -274,15 +256,15 @@ json Files::handle(const std::string& op, const json& r, std::vector<int>& fds)
     if (op == "remove") {
         const fs::path p = *path;
         const fs::path parent = p.has_parent_path() ? p.parent_path() : fs::path(".");
-        int dir = ::open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (dir < 0) return failure(errno, parent);
+        const UniqueFd dir(::open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+        if (!dir) return failure(errno, parent);
         const std::string name = p.filename();
         int err = 0;
         if (r.value("recursive", false))
-            err = removeTree(dir, name);
-        else if (::unlinkat(dir, name.c_str(), 0) != 0)
-            err = errno == EISDIR && ::unlinkat(dir, name.c_str(), AT_REMOVEDIR) == 0 ? 0 : errno;
-        ::close(dir);
+            err = removeTree(dir.get(), name);
+        else if (::unlinkat(dir.get(), name.c_str(), 0) != 0)
+            err = errno == EISDIR && ::unlinkat(dir.get(), name.c_str(), AT_REMOVEDIR) == 0 ? 0
+                                                                                            : errno;
         return err ? failure(err, *path) : json{{"ok", true}};
     }
     if (op == "rename") {

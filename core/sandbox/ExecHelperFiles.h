@@ -4,6 +4,8 @@
 // temporary file the helper made, which the helper then renames over the target (atomic).
 #pragma once
 
+#include "base/UniqueFd.h"
+
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -31,7 +33,7 @@ class Files {
 
   private:
     struct PendingWrite {
-        int dir = -1;
+        UniqueFd dir; // the target's folder, where the temporary file waits
         std::string temp, name;
         mode_t mode = 0644;
     };

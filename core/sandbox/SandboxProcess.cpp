@@ -1,5 +1,6 @@
 #include "sandbox/SandboxProcess.h"
 
+#include "base/UniqueFd.h"
 #include "sandbox/ExecHelper.h"
 #include "sandbox/Landlock.h"
 #include "sandbox/Mounts.h"
@@ -118,23 +119,16 @@ namespace {
 // "E<text>" (containment failed), or for the socket to close (exec happened without a filter).
 template <class Body> Result<Started> forkReporting(Body body)
 {
-    int report[2];
-    if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, report) != 0)
-        return sysError("create the report socket");
+    auto report = makeSocketPair(SOCK_SEQPACKET | SOCK_CLOEXEC);
+    if (!report) return report.error().within("create the report socket");
     pid_t pid = ::fork();
-    if (pid < 0) {
-        Error e = sysError("fork");
-        ::close(report[0]);
-        ::close(report[1]);
-        return e;
-    }
+    if (pid < 0) return sysError("fork");
     if (pid == 0) {
-        ::close(report[0]);
-        body(report[1]);
+        report->one.reset();
+        body(report->other.get());
     }
-    ::close(report[1]);
-    ChannelMessage said = receiveChannelMessage(report[0]);
-    ::close(report[0]);
+    report->other.reset();
+    ChannelMessage said = receiveChannelMessage(report->one.get());
     Started started{pid, -1};
     if (!said.text.empty() && said.text[0] == 'E')
         return Error{ErrorCode::System, 0, said.text.substr(1)};

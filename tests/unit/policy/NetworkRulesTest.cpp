@@ -69,6 +69,14 @@ TEST(NetworkRulesTest, RefusesHostsThatAreNeitherNamesNorAddresses)
                             "exa mple.com", "%31%32%37.0.0.1", "evil.com/x", "a@b"}) {
         EXPECT_FALSE(normaliseHost(bad).ok()) << "accepted \"" << bad << "\"";
     }
+    // Found by fuzz_http: inet_pton stops at a NUL, so "[::\0\01]" was read as "::".
+    for (std::string_view bad : {std::string_view("[::\0\0"
+                                                  "1]",
+                                                  8),
+                                 std::string_view("[::1\0x]", 8), std::string_view("exa\tmple.com"),
+                                 std::string_view("a\x7f.com")})
+        EXPECT_FALSE(normaliseHost(bad).ok()) << "accepted a host with a control character";
+    EXPECT_FALSE(IpAddress::parse(std::string_view("127.0.0.1\0evil", 14)).has_value());
     auto idn = normaliseHost("bücher.example");
     ASSERT_FALSE(idn.ok());
     EXPECT_NE(idn.error().message.find("xn--"), std::string::npos) << idn.error().message;

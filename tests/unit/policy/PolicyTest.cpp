@@ -272,6 +272,16 @@ TEST(Policy, ReportsEveryProblemInDocumentOrder)
               "4194304)");
 }
 
+// Found by fuzz_policy: the JSON parser ends a comment at a NUL byte and read "7" as the
+// document, while the position scan read on and took a bare word for a key.
+TEST(Policy, ANulByteIsRefusedWhereItIs)
+{
+    const std::string text("// a comment\0 7\n{\"version\": 1}", 30);
+    auto p = sb::parsePolicy(text, "test.json");
+    ASSERT_FALSE(p);
+    EXPECT_EQ(p.error().message, "test.json:1:13: a NUL byte (expected text)");
+}
+
 TEST(Policy, RefusesOversizedText)
 {
     const std::string huge = "{\"version\": 1}" + std::string(1024 * 1024, ' ');
