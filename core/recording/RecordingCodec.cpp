@@ -12,6 +12,10 @@ namespace {
 constexpr size_t kMinCompressBytes = 128;
 // Level 3 is zstd's default: ~4x on terminal text, hundreds of MB/s on one core.
 constexpr int kLevel = 3;
+// The largest chunk a reader decompresses: far above what the writer stores (terminal chunks of
+// at most a few hundred KiB, keyframes of a 1000×1000 screen), far below what a damaged frame
+// header may claim.
+constexpr unsigned long long kMaxDecodedBytes = 64ull << 20;
 
 // zstd's functions, or null when it cannot be opened (then nothing is compressed).
 const ZstdLibrary* zstd()
@@ -64,7 +68,11 @@ Result<std::string> decodeBlob(std::string_view stored, int encoding)
         return Error{e.code, 0, "recording: cannot read a compressed chunk: " + e.message};
     }
     unsigned long long size = z->ZSTD_getFrameContentSize(stored.data(), stored.size());
-    if (size == ZSTD_CONTENTSIZE_ERROR || size == ZSTD_CONTENTSIZE_UNKNOWN || size > (1ull << 31))
+    // A zstd block holds at most 128 KiB and takes at least 4 bytes (a run of one byte): a
+    // frame claiming more than that ratio allows is damaged, whatever its header says.
+    const unsigned long long possible = (stored.size() / 4 + 1) * (128ull << 10);
+    if (size == ZSTD_CONTENTSIZE_ERROR || size == ZSTD_CONTENTSIZE_UNKNOWN ||
+        size > kMaxDecodedBytes || size > possible)
         return inputError("recording: damaged compressed chunk");
     std::string out(static_cast<size_t>(size), '\0');
     thread_local std::unique_ptr<ZSTD_DCtx, DCtxFree> owned(z->ZSTD_createDCtx());

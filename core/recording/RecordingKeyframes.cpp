@@ -18,7 +18,7 @@ bool parseResize(std::string_view json, unsigned& rows, unsigned& cols)
         return false;
     rows = r->get<unsigned>();
     cols = c->get<unsigned>();
-    return rows > 0 && cols > 0 && rows <= 1000 && cols <= 1000;
+    return rows > 0 && cols > 0 && rows <= ScreenModel::kMaxSide && cols <= ScreenModel::kMaxSide;
 }
 
 } // namespace

@@ -3,6 +3,7 @@
 #include "base/LazyLibrary.h"
 #include "base/VtermLibrary.h"
 
+#include <algorithm>
 #include <string>
 
 namespace sb {
@@ -143,8 +144,8 @@ void ScreenModel::reset()
     if (m_vt != nullptr) vt().vterm_free(m_vt);
     m_vt = nullptr;
     m_screen = nullptr;
-    m_rows = std::max(1u, m_rows);
-    m_cols = std::max(1u, m_cols);
+    m_rows = std::clamp(m_rows, 1u, kMaxSide);
+    m_cols = std::clamp(m_cols, 1u, kMaxSide);
     m_altScreen = false;
     m_cursorVisible = true;
     if (available()) return; // no terminal: a blank screen
@@ -172,8 +173,8 @@ void ScreenModel::feed(std::string_view bytes)
 
 void ScreenModel::resize(unsigned rows, unsigned cols)
 {
-    m_rows = std::max(1u, rows);
-    m_cols = std::max(1u, cols);
+    m_rows = std::clamp(rows, 1u, kMaxSide);
+    m_cols = std::clamp(cols, 1u, kMaxSide);
     if (m_vt != nullptr)
         vt().vterm_set_size(m_vt, static_cast<int>(m_rows), static_cast<int>(m_cols));
 }

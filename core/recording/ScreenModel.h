@@ -18,6 +18,10 @@ namespace sb {
 
 class ScreenModel {
   public:
+    // A screen's rows and columns are kept within 1…kMaxSide: a size read from a damaged
+    // recording cannot make libvterm allocate gigabytes (or crash on a negative one).
+    static constexpr unsigned kMaxSide = 1000;
+
     // Whether models work: libvterm is opened with the first one (VtermLibrary.h). Callers that
     // cannot do without a screen ask first; a model made without libvterm stays blank.
     static Status available();

@@ -1,6 +1,7 @@
 // Reading recordings back: search, export (through the real asciinema), replay, the screen
 // at a time, removal and retention, and the CLI over them.
 #include "base/Session.h"
+#include "recording/RecordingCodec.h"
 #include "recording/RecordingExport.h"
 #include "recording/RecordingReplay.h"
 #include "recording/RecordingTestSupport.h"
@@ -179,6 +180,42 @@ TEST(RecordingScreen, SnapshotRepaintsTheSameScreen)
     a.feed("more\r\n");
     b.feed("more\r\n");
     EXPECT_EQ(a.snapshot(), b.snapshot());
+}
+
+// Found by fuzz_recording: a damaged recording's size (rows -1, 99,999,999 columns) crashed
+// libvterm; a screen's sides are kept within 1…1000 whatever it is given.
+TEST(RecordingScreen, SizesFromADamagedRecordingAreBounded)
+{
+    sb::ScreenModel screen(static_cast<unsigned>(-1), 99'999'999);
+    EXPECT_EQ(screen.rows(), sb::ScreenModel::kMaxSide);
+    EXPECT_EQ(screen.cols(), sb::ScreenModel::kMaxSide);
+    screen.feed("text\r\n\x1b[999;999Hend");
+    screen.resize(0, 0);
+    EXPECT_EQ(screen.rows(), 1u);
+    EXPECT_EQ(screen.cols(), 1u);
+    screen.restore("x", 5000, 3);
+    EXPECT_EQ(screen.rows(), sb::ScreenModel::kMaxSide);
+    EXPECT_EQ(screen.lines().size(), sb::ScreenModel::kMaxSide);
+}
+
+// A compressed chunk whose header claims more than its bytes can hold is damaged: refused before
+// anything is allocated for it (found by fuzz_recording: a 9-byte chunk claimed 2 GiB).
+TEST(RecordingCodec, AChunkClaimingMoreThanItsBytesCanHoldIsRefused)
+{
+    const std::string text(200'000, 'a');
+    sb::EncodedBlob blob = sb::encodeBlob(text);
+    ASSERT_EQ(blob.encoding, sb::Encoding::Zstd);
+    auto back = sb::decodeBlob(blob.bytes, static_cast<int>(sb::Encoding::Zstd));
+    ASSERT_TRUE(back) << back.error().message;
+    EXPECT_EQ(*back, text);
+    // Magic, a frame header with an 8-byte content size of 2 GiB - 1, and nothing else.
+    const std::string claims2GiB("\x28\xb5\x2f\xfd\xe0\xff\xff\xff\x7f\x00\x00\x00\x00", 13);
+    auto damaged = sb::decodeBlob(claims2GiB, static_cast<int>(sb::Encoding::Zstd));
+    ASSERT_FALSE(damaged);
+    EXPECT_EQ(damaged.error().message, "recording: damaged compressed chunk");
+    auto unknown = sb::decodeBlob("x", 7);
+    ASSERT_FALSE(unknown);
+    EXPECT_NE(unknown.error().message.find("unknown encoding 7"), std::string::npos);
 }
 
 TEST(RecordingScreen, SeekMatchesAFullReplayAtAnyTime)
