@@ -465,6 +465,10 @@
         <source>; for new sessions only: %1</source>
         <translation>; nur für neue Sitzungen: %1</translation>
     </message>
+    <message>
+        <source>recording</source>
+        <translation>Aufzeichnung</translation>
+    </message>
 </context>
 <context>
     <name>sbui::ActivityView</name>

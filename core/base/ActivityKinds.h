@@ -12,6 +12,7 @@ inline constexpr char kLimit[] = "limit";         // a limit reached
 inline constexpr char kPolicy[] = "policy";       // a learned rule, or a new policy
 inline constexpr char kLifecycle[] = "lifecycle"; // the session's end
 inline constexpr char kError[] = "error";         // the supervisor could not do something
+inline constexpr char kRecording[] = "recording"; // the recording stopped (disk full…) or went on
 inline constexpr char kExec[] = "exec";           // a program's process started or ended
 inline constexpr char kFiles[] = "files";         // a program's file request
 

@@ -20,6 +20,10 @@ class TextIndexer {
     // Adds (removes) the text of one output chunk, stored as events.id = `rowid`. Chunks of a
     // session must come in order: the stripper carries escape sequences across them.
     Status chunk(std::int64_t rowid, std::string_view raw);
+    // Where the stripper stands between chunks: a writer whose transaction was rolled back
+    // puts it back where it stood at the last commit.
+    const TerminalTextStripper& stripper() const { return m_stripper; }
+    void restore(const TerminalTextStripper& stripper) { m_stripper = stripper; }
 
   private:
     explicit TextIndexer(SqliteStatement stmt) : m_stmt(std::move(stmt)) {}

@@ -2,6 +2,7 @@
 
 #include "base/SqliteLibrary.h"
 
+#include <cerrno>
 #include <utility>
 
 namespace fs = std::filesystem;
@@ -63,13 +64,19 @@ Error SqliteDb::errorFromCode(int code, const std::string& what) const
                          " exists and is writable)"};
     case SQLITE_BUSY:
     case SQLITE_LOCKED:
-        return Error{ErrorCode::Conflict, 0, message};
+        return Error{ErrorCode::Conflict, EBUSY, message};
     case SQLITE_FULL:
+        return Error{ErrorCode::System, ENOSPC, message};
     case SQLITE_IOERR:
         return Error{ErrorCode::System, 0, message};
     default:
         return Error{ErrorCode::Internal, 0, message};
     }
+}
+
+bool mayPass(const Error& e)
+{
+    return e.sysErrno == EBUSY || e.sysErrno == ENOSPC;
 }
 
 Error SqliteDb::error(const std::string& what) const

@@ -18,6 +18,10 @@ namespace sb {
 
 class SqliteStatement;
 
+// An error that may pass if tried again later: the database locked by another process (EBUSY)
+// or a full disk (ENOSPC), as the errors below carry them.
+bool mayPass(const Error& e);
+
 class SqliteDb {
   public:
     SqliteDb() = default;

@@ -85,7 +85,8 @@ struct WriterStats {
     std::uint64_t queueHighWaterBytes = 0;             // most queued payload bytes at once
     std::uint64_t transactions = 0;
     std::uint64_t keyframes = 0;
-    std::string lastError; // set when a write failed; the writer keeps trying
+    std::uint64_t stalls = 0; // times storing stopped for a reason that may pass, then went on
+    std::string lastError;    // set when a write failed; the writer keeps trying
 };
 
 // A stored event as readers see it (terminal bytes decoded).

@@ -20,6 +20,14 @@
 
 namespace sb {
 
+// The writer could not store events for a reason that may pass (`stalled`: the database locked
+// by another process, a full disk), or it can again.
+struct RecordingStall {
+    bool stalled = false;
+    std::string reason;      // when stalled: the database's error
+    std::size_t waiting = 0; // when stalled: events held back in the batch at hand
+};
+
 struct WriterOptions {
     std::size_t maxQueuedItems = 65536;
     // Also bounds what a crash can lose: a fraction of a second of the writer's throughput.
@@ -32,6 +40,10 @@ struct WriterOptions {
     // startInBackground() only: called on the writer's thread when the database then cannot be
     // opened after all, so that the supervisor stops the session at once.
     std::function<void(const Error&)> onOpenFailed;
+    // Called on the writer's thread when storing stalls and when it works again. Meanwhile the
+    // session's events wait in the queue (up to its bounds: beyond them they are counted as
+    // dropped); at the session's end the writer waits 15 s at most, then gives up.
+    std::function<void(const RecordingStall&)> onStall;
 };
 
 class RecordingWriter {

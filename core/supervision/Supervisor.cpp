@@ -1,5 +1,6 @@
 #include "supervision/Supervisor.h"
 
+#include "base/ActivityKinds.h"
 #include "base/Paths.h"
 #include "base/SignalFreeThread.h"
 #include "base/Terminal.h"
@@ -19,6 +20,7 @@
 #include <chrono>
 #include <csignal>
 #include <fcntl.h>
+#include <mutex>
 #include <optional>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -72,6 +74,37 @@ void say(const RunOptions& o, const std::string& text)
 {
     if (o.notice) o.notice(text);
 }
+
+// What the recording's writer says of a stall (the database locked by another process, a full
+// disk), from its thread: to the user at once, and to watching clients while the loop lives.
+class StallRelay {
+  public:
+    explicit StallRelay(const RunOptions& options) : m_options(options) {}
+    void attach(SessionLoop* loop)
+    {
+        std::lock_guard lock(m_mutex);
+        m_loop = loop;
+    }
+    void operator()(const RecordingStall& stall)
+    {
+        const std::string message =
+            stall.stalled ? "recording stopped: " + stall.reason +
+                                "; the session goes on, and its events wait in memory until "
+                                "the database takes them again"
+                          : "recording goes on: the database takes events again";
+        say(m_options, message);
+        std::lock_guard lock(m_mutex);
+        if (m_loop)
+            m_loop->publishActivity({{"kind", activity::kRecording},
+                                     {"state", stall.stalled ? "stopped" : "resumed"},
+                                     {"message", message}});
+    }
+
+  private:
+    const RunOptions& m_options;
+    std::mutex m_mutex;
+    SessionLoop* m_loop = nullptr;
+};
 
 // The overlay's root folder takes its owner and mode from the upper layer's root: make them the
 // project's, as the sandbox user sees it, or the agent could not create files at the top.
@@ -343,10 +376,12 @@ struct Ended {
 Ended superviseSession(const RunOptions& options, PreparedRun& prepared,
                        const SandboxConfig& config, const CgroupSupport& cgroups,
                        const SandboxProcess& sandbox, const SessionInfo& session,
-                       const LoopOptions& loopOptions, RecordingWriter& recorder)
+                       const LoopOptions& loopOptions, RecordingWriter& recorder,
+                       StallRelay& stalls)
 {
     Ended ended;
     SessionLoop loop(std::move(prepared.policy), sandbox, loopOptions);
+    stalls.attach(&loop);
     // The command's first exec waits for the loop's answer: what comes after it is set up
     // while the command runs, and what only matters to somebody watching once the session
     // is worth watching (a command over within milliseconds is recorded all the same).
@@ -397,6 +432,7 @@ Ended superviseSession(const RunOptions& options, PreparedRun& prepared,
         ended.outcome.exitStatus = 128 + signal;
     watch.sessionEnded(ended.outcome.timedOut, ended.outcome.exitStatus);
     loop.finish(ended.outcome.exitStatus);
+    stalls.attach(nullptr);
     return ended;
 }
 
@@ -503,6 +539,7 @@ Result<RunOutcome> runSession(const RunOptions& options, PreparedRun prepared)
     say(options, "session " + session->id + " started");
     // Init's pidfd for the writer's thread; declared before the writer, so closed after it.
     UniqueFd killFd;
+    StallRelay stalls(options); // outlives the writer, which calls it
     std::unique_ptr<RecordingWriter> recorder;
     std::optional<Error> recorderError;
     SessionRecordInfo recordInfo = recordInfoOf(*session, options, config);
@@ -512,6 +549,7 @@ Result<RunOutcome> runSession(const RunOptions& options, PreparedRun prepared)
         writer.onOpenFailed = [fd = killFd.get()](const Error&) {
             ::syscall(SYS_pidfd_send_signal, fd, SIGKILL, nullptr, 0);
         };
+        writer.onStall = [&stalls](const RecordingStall& stall) { stalls(stall); };
         auto started = RecordingWriter::startInBackground(options.recordingsDb, recordInfo, writer);
         if (started)
             recorder = std::move(started.value());
@@ -545,7 +583,7 @@ Result<RunOutcome> runSession(const RunOptions& options, PreparedRun prepared)
     const LoopOptions loopOptions =
         loopOptionsOf(options, config, *sandbox, *session, *recorder, out, err);
     Ended ended = superviseSession(options, prepared, config, cgroups, *sandbox, *session,
-                                   loopOptions, *recorder);
+                                   loopOptions, *recorder, stalls);
     RunOutcome& outcome = ended.outcome;
     const Status& setUpFailed = ended.setUpFailed;
     const Status& recordingFailed = ended.recordingFailed;

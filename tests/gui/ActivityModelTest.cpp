@@ -94,6 +94,10 @@ std::vector<json> sessionEvents()
         {{"kind", "error"},
          {"message", "seccomp: bad notification"},
          {"time_unix_ms", kStart + 6500}},
+        {{"kind", "recording"},
+         {"state", "stopped"},
+         {"message", "recording stopped: database or disk is full"},
+         {"time_unix_ms", kStart + 6600}},
         {{"kind", "lifecycle"}, {"type", "exit"}, {"status", 0}, {"time_unix_ms", kStart + 7000}},
     };
 }
@@ -137,7 +141,7 @@ class ActivityModelTest : public QObject {
         QAbstractItemModelTester tester(&model,
                                         QAbstractItemModelTester::FailureReportingMode::QtTest);
         fill(model, sessionEvents());
-        QCOMPARE(model.rowCount(), 13);
+        QCOMPARE(model.rowCount(), 14);
         QCOMPARE(model.columnCount(), int(ActivityModel::ColumnCount));
 
         const QStringList all = summaries(model);
@@ -172,6 +176,12 @@ class ActivityModelTest : public QObject {
                false);
         expect(QStringLiteral("error: seccomp: bad notification"), Category::Lifecycle,
                Decision::None, false);
+        expect(QStringLiteral("recording stopped: database or disk is full"), Category::Lifecycle,
+               Decision::None, false);
+        QCOMPARE(cell(model,
+                      findRow(model, QStringLiteral("recording stopped: database or disk is full")),
+                      ActivityModel::KindColumn),
+                 QStringLiteral("recording"));
         expect(QStringLiteral("exit 0"), Category::Lifecycle, Decision::None, false);
         expect(QStringLiteral("started"), Category::Lifecycle, Decision::None, false);
 
@@ -403,9 +413,9 @@ class ActivityModelTest : public QObject {
         QAbstractItemModelTester tester(&filter,
                                         QAbstractItemModelTester::FailureReportingMode::QtTest);
         fill(model, sessionEvents());
-        QCOMPARE(filter.rowCount(), 13);
+        QCOMPARE(filter.rowCount(), 14);
         filter.setCategoryShown(Category::Command, false);
-        QCOMPARE(filter.rowCount(), 10);
+        QCOMPARE(filter.rowCount(), 11);
         QVERIFY(!summaries(filter).contains(QStringLiteral("git status")));
         filter.setCategoryShown(Category::Network, false);
         filter.setCategoryShown(Category::Lifecycle, false);
@@ -439,7 +449,7 @@ class ActivityModelTest : public QObject {
         filter.setCategoryShown(Category::Approval, false);
         QCOMPARE(filter.rowCount(), 2);
         filter.setDeniedOnly(false);
-        QCOMPARE(filter.rowCount(), 10);
+        QCOMPARE(filter.rowCount(), 11);
     }
 
     void searchIsCaseInsensitiveOverSummaryAndFields()
@@ -469,7 +479,7 @@ class ActivityModelTest : public QObject {
         filter.setSearchText(QStringLiteral("nothing like this"));
         QCOMPARE(filter.rowCount(), 0);
         filter.setSearchText(QString());
-        QCOMPARE(filter.rowCount(), 13);
+        QCOMPARE(filter.rowCount(), 14);
     }
 };
 

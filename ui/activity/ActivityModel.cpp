@@ -263,6 +263,10 @@ ActivityModel::Row ActivityModel::makeRow(const json& e)
     } else if (kind == sb::activity::kError) {
         row.category = Category::Lifecycle;
         row.summary = tr("error: %1").arg(str(e, "message"));
+    } else if (kind == sb::activity::kRecording) {
+        // The recording stopped (a full disk, a database locked by another program) or went on.
+        row.category = Category::Lifecycle;
+        row.summary = str(e, "message");
     } else {
         row.category = Category::Lifecycle;
         json rest = e;
@@ -497,6 +501,7 @@ QString ActivityModel::kindLabel(const QString& kind)
     if (kind == QLatin1String(sb::activity::kLimit)) return tr("limit");
     if (kind == QLatin1String(sb::activity::kLifecycle)) return tr("lifecycle");
     if (kind == QLatin1String(sb::activity::kError)) return tr("error");
+    if (kind == QLatin1String(sb::activity::kRecording)) return tr("recording");
     return kind;
 }
 

@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <csignal>
+#include <mutex>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <thread>
@@ -96,6 +97,70 @@ TEST(RecordingWriter, WhenTheDiskStallsMemoryStaysBoundedAndDropsAreRecorded)
     ASSERT_TRUE(summary);
     EXPECT_GT(summary->droppedBytes, 0u);
     EXPECT_EQ(queryInt(db, "SELECT count(*) FROM events WHERE type = 13"), 1);
+}
+
+// Locked by another process for longer than SQLite's busy timeout (5 s): the writer says it
+// stopped, keeps the batch in hand and the queue, and stores all of it once the lock is gone.
+TEST(RecordingWriter, ALockedDatabaseStallsTheWriterWhichSaysSoAndLosesNothing)
+{
+    TempDir dir;
+    fs::path db = dir / "rec.db";
+    std::mutex mutex;
+    std::vector<sb::RecordingStall> said;
+    sb::WriterOptions limits;
+    limits.onStall = [&](const sb::RecordingStall& stall) {
+        std::lock_guard lock(mutex);
+        said.push_back(stall);
+    };
+    auto w = sb::RecordingWriter::start(db, recordInfo("locked"), limits);
+    ASSERT_TRUE(w);
+    auto blocker = sb::SqliteDb::open(db, false, false);
+    ASSERT_TRUE(blocker);
+    std::string expected;
+    int lines = 0;
+    auto writeLine = [&] {
+        std::string line = "line " + std::to_string(lines) + "\r\n";
+        w.value()->terminalOutput(line);
+        w.value()->event(sb::EventKind::LimitHit, {{"count", lines}});
+        expected += line;
+        ++lines;
+    };
+    for (int i = 0; i < 50; ++i)
+        writeLine();
+    w.value()->flush();
+    ASSERT_FALSE(blocker->exec("BEGIN IMMEDIATE"));
+    const auto locked = std::chrono::steady_clock::now();
+    while (std::chrono::steady_clock::now() - locked < std::chrono::milliseconds(6500)) {
+        writeLine();
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    {
+        std::lock_guard lock(mutex);
+        ASSERT_EQ(said.size(), 1u) << "the stall is said once, while it lasts";
+        EXPECT_TRUE(said[0].stalled);
+        EXPECT_NE(said[0].reason.find("database is locked"), std::string::npos) << said[0].reason;
+    }
+    ASSERT_FALSE(blocker->exec("ROLLBACK"));
+    for (int i = 0; i < 50; ++i)
+        writeLine();
+    sb::Status finished = w.value()->finish(0);
+    ASSERT_FALSE(finished) << finished->describe();
+    {
+        std::lock_guard lock(mutex);
+        ASSERT_EQ(said.size(), 2u);
+        EXPECT_FALSE(said[1].stalled);
+    }
+    EXPECT_EQ(w.value()->stats().droppedEvents, 0u);
+    EXPECT_EQ(w.value()->stats().stalls, 1u);
+    auto store = sb::RecordingStore::open(db);
+    ASSERT_TRUE(store);
+    EXPECT_EQ(recordedOutput(*store, "locked"), expected);
+    EXPECT_EQ(queryInt(db, "SELECT count(*) FROM events WHERE type = 11"), lines);
+    // Sequence numbers run without a gap or a repeat, as if nothing had happened.
+    EXPECT_EQ(queryInt(db, "SELECT count(DISTINCT seq) = count(*) AND max(seq) + 1 = count(*) "
+                           "FROM events"),
+              1);
+    EXPECT_EQ(integrityCheck(db), "ok");
 }
 
 TEST(RecordingWriter, SigkillMidFloodLosesAtMostTheLast200ms)
