@@ -1,6 +1,8 @@
 // The proxy's thread: lifecycle, the epoll loop, accepting, timeouts and closing.
 #include "network/ProxyInternal.h"
 
+#include "base/OpenFileLimit.h"
+
 #include <csignal>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -8,7 +10,6 @@
 #include <pthread.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 namespace sb {
@@ -82,12 +83,8 @@ Result<std::unique_ptr<Proxy>> Proxy::start(int listenFd, NetworkPolicy policy, 
                                             Options options)
 {
     // Each relayed connection holds six fds (two sockets, two pipes): the usual soft limit of
-    // 1024 would cap the agent at ~170 connections. Raise it to the hard limit.
-    rlimit files{};
-    if (::getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < files.rlim_max) {
-        files.rlim_cur = files.rlim_max;
-        ::setrlimit(RLIMIT_NOFILE, &files);
-    }
+    // 1024 would cap the agent at ~170 connections. The supervisor has raised it already.
+    (void)raiseOpenFileLimit();
     auto rules = NetworkRules::compile(policy);
     if (!rules) {
         ::close(listenFd);

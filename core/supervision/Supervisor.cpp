@@ -1,6 +1,7 @@
 #include "supervision/Supervisor.h"
 
 #include "base/ActivityKinds.h"
+#include "base/OpenFileLimit.h"
 #include "base/Paths.h"
 #include "base/SignalFreeThread.h"
 #include "base/Terminal.h"
@@ -495,6 +496,7 @@ Result<RunOutcome> runSession(const RunOptions& options)
 Result<RunOutcome> runSession(const RunOptions& options, PreparedRun prepared)
 {
     const fs::path& workspace = prepared.workspace;
+    if (auto e = raiseOpenFileLimit()) return *e;
     // A stop signal waits for the session loop's signalfd, whichever thread the kernel would
     // give it: blocked before any thread starts, so that every one inherits the block (the
     // sandbox's processes set their own masks). Arriving before the loop runs, it waits.

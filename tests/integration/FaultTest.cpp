@@ -33,6 +33,32 @@ class Faults : public ::testing::Test {
         });
         return e ? "(unreadable: " + e->describe() + ")" : out;
     }
+    // Runs `setup` (mounts) with the rights to mount in a mount namespace of its own, then
+    // `script` as the caller, in this world's environment, with $CLI set. As a user, `setup`
+    // runs as root of a user namespace and `script` as the same user in one nested in it, so
+    // the supervisor is not root there either. Status 99: `setup` failed.
+    sbtest::RunResult inOwnMounts(const std::string& setup, const std::string& script) const
+    {
+        std::string inner = "export CLI=" + sbit::quote(sbtest::cliPath()) + "\n";
+        for (const auto& [name, value] : sb.env())
+            inner += "export " + name + "=" + sbit::quote(value) + "\n";
+        inner += script;
+        const std::string outer = "{\n" + setup + "\n} || exit 99\n";
+        std::vector<std::string> argv;
+        if (sbit::runningAsRoot())
+            argv = {"unshare", "-m", "--propagation", "private", "bash", "-c", outer + inner};
+        else
+            argv = {"unshare",
+                    "-U",
+                    "-r",
+                    "-m",
+                    "bash",
+                    "-c",
+                    outer + "exec unshare -U --map-user=" + std::to_string(::getuid()) +
+                        " --map-group=" + std::to_string(::getgid()) + " bash -c " +
+                        sbit::quote(inner)};
+        return sbtest::run(argv, {}, {}, 90);
+    }
 };
 
 // Another program holds the database's write lock for 10 s, twice SQLite's busy wait: the
@@ -78,31 +104,18 @@ TEST_F(Faults, AFullDiskStopsTheRecordingNotTheSession)
 {
     const sbtest::TempDir mountPoint;
     const std::string id = sb.nextSession();
-    std::string script =
-        "mount -t tmpfs -o size=1m none " + sbit::quote(mountPoint.path()) + " || exit 99\n";
-    std::string inner;
-    for (const auto& [name, value] : sb.env())
-        inner += "export " + name + "=" + sbit::quote(value) + "\n";
-    inner += "export SANDBENCH_RECORDINGS_DB=" + sbit::quote(mountPoint / "recordings.db") + "\n";
-    const std::string cli = sbit::quote(sbtest::cliPath());
-    inner += cli + " run --workspace " + sbit::quote(sb.workspace()) + " --session-id " + id +
-             " -- bash -c 'head -c 3000000 /dev/urandom | base64 -w 100; "
-             "seq 1 20000; echo the command went on to its end; exit 7'\n";
-    inner += "echo run-status=$?\n";
-    inner += cli + " show " + id + "\n";
-    inner += "echo integrity=$(" + cli + " sessions --json >/dev/null && echo readable)\n";
-    std::vector<std::string> argv;
-    if (sbit::runningAsRoot()) {
-        argv = {"unshare", "-m", "--propagation", "private", "bash", "-c", script + inner};
-    } else {
-        // A user namespace lets an unprivileged user mount a tmpfs; the supervisor then runs as
-        // the same user in a namespace nested in it, so it is not root there either.
-        script += "exec unshare -U --map-user=" + std::to_string(::getuid()) +
-                  " --map-group=" + std::to_string(::getgid()) + " bash -c " + sbit::quote(inner) +
-                  "\n";
-        argv = {"unshare", "-U", "-r", "-m", "bash", "-c", script};
-    }
-    const sbtest::RunResult result = sbtest::run(argv, {}, {}, 90);
+    const std::string setup = "mount -t tmpfs -o size=1m none " + sbit::quote(mountPoint.path());
+    const std::string script =
+        "export SANDBENCH_RECORDINGS_DB=" + sbit::quote(mountPoint / "recordings.db") + "\n" +
+        "$CLI run --workspace " + sbit::quote(sb.workspace()) + " --session-id " + id +
+        " -- bash -c 'head -c 3000000 /dev/urandom | base64 -w 100; "
+        "seq 1 20000; echo the command went on to its end; exit 7'\n"
+        "echo run-status=$?\n"
+        "$CLI show " +
+        id +
+        "\n"
+        "echo integrity=$($CLI sessions --json >/dev/null && echo readable)\n";
+    const sbtest::RunResult result = inOwnMounts(setup, script);
     ASSERT_NE(result.status, 99) << "no tmpfs could be mounted\n" << dump(result);
     EXPECT_TRUE(contains(result.out, "the command went on to its end")) << dump(result);
     EXPECT_TRUE(contains(result.out, "run-status=7")) << dump(result);
@@ -111,6 +124,49 @@ TEST_F(Faults, AFullDiskStopsTheRecordingNotTheSession)
     EXPECT_TRUE(contains(result.err, "the end of the recording was not saved")) << dump(result);
     EXPECT_TRUE(contains(result.out, "session   " + id + " (interrupted)")) << dump(result);
     EXPECT_TRUE(contains(result.out, "integrity=readable")) << dump(result);
+}
+
+// The state folder's file system is read-only: a session is refused before anything starts,
+// naming the folder and why; what was recorded before stays readable.
+TEST_F(Faults, AReadOnlyStateFolderRefusesTheSessionAndKeepsTheRecordings)
+{
+    const sbtest::RunResult first = sb.sh("echo recorded-before");
+    ASSERT_EQ(first.status, 0) << dump(first);
+    const std::string state = sb.env()["XDG_STATE_HOME"];
+    const sbtest::RunResult result =
+        inOwnMounts("mount -t tmpfs -o ro none " + sbit::quote(state),
+                    "$CLI run --workspace " + sbit::quote(sb.workspace()) +
+                        " -- bash -c 'echo the-command-ran'\n"
+                        "echo run-status=$?\n"
+                        "$CLI sessions\n");
+    ASSERT_NE(result.status, 99) << "no tmpfs could be mounted\n" << dump(result);
+    EXPECT_TRUE(contains(result.out, "run-status=125")) << dump(result);
+    EXPECT_TRUE(contains(result.err, state + "/sandbench")) << dump(result);
+    EXPECT_TRUE(contains(result.err, "Read-only file system")) << dump(result);
+    EXPECT_FALSE(contains(result.out, "the-command-ran")) << dump(result);
+    EXPECT_TRUE(contains(result.out, "echo recorded-before")) << dump(result);
+}
+
+// A low open-file limit (ulimit -n): a low soft limit is raised to the hard one and the session
+// runs as usual; a hard limit too low for a session is refused before anything starts, naming
+// the limit, instead of failing half-way with EMFILE.
+TEST_F(Faults, ALowOpenFileLimitIsRaisedOrRefusedBeforeTheSessionStarts)
+{
+    const std::string run = "exec " + sbit::quote(sbtest::cliPath()) + " run --workspace " +
+                            sbit::quote(sb.workspace()) + " -- bash -c 'touch ran; echo ran'";
+    const sbtest::RunResult soft =
+        sbtest::run({"bash", "-c", "ulimit -S -n 16 && " + run}, {}, sb.env(), 60);
+    EXPECT_EQ(soft.status, 0) << dump(soft);
+    EXPECT_TRUE(contains(soft.out, "ran")) << dump(soft);
+    EXPECT_FALSE(contains(soft.err, "Too many open files")) << dump(soft);
+
+    const sbtest::RunResult hard =
+        sbtest::run({"bash", "-c", "ulimit -n 40 && " + run}, {}, sb.env(), 60);
+    EXPECT_EQ(hard.status, 125) << dump(hard);
+    EXPECT_TRUE(contains(hard.err, "the open-file limit (ulimit -n) is 40, below the 64"))
+        << dump(hard);
+    EXPECT_FALSE(contains(hard.out, "ran")) << dump(hard);
+    EXPECT_FALSE(contains(hard.err, "started")) << dump(hard);
 }
 
 } // namespace
