@@ -8,6 +8,7 @@
 #include "activity/ActivityView.h"
 #include "approvals/ApprovalCard.h"
 #include "approvals/ApprovalPanel.h"
+#include "control/ControlClient.h"
 #include "main/DesktopNotifier.h"
 #include "main/Prompt.h"
 #include "main/WelcomeView.h"
@@ -25,6 +26,9 @@
 #include <QStandardPaths>
 #include <QTest>
 #include <QTreeView>
+#include <csignal>
+#include <string_view>
+#include <unistd.h>
 
 using namespace sbgt;
 using sbui::MainWindow;
@@ -384,6 +388,70 @@ class MainWindowTest : public QObject {
         QVERIFY2(hub.isLive(id), "the session died with the GUI");
         hub.kill(id);
         QTRY_VERIFY_WITH_TIMEOUT(!hub.isLive(id), 20000);
+    }
+
+    // The window is SIGKILLed while a card waits for an answer: the session keeps waiting (a
+    // vanished window is no answer), and the next window shows the card, whose answer counts.
+    void killedGuiWithACardPendingLeavesItForTheNextWindow()
+    {
+        QString error;
+        auto session = HeadlessSession::start(
+            m_world, QStringLiteral("win-killed-card"),
+            {QStringLiteral("--policy"), m_world.writePolicy(kAskTouch)},
+            bash(QStringLiteral("touch after-kill && echo touch=$?; sleep 600")), &error);
+        QVERIFY2(session, qPrintable(error));
+        const qint64 supervisor = session->process().processId();
+        // The supervisor's sockets: each client adds one.
+        auto sockets = [supervisor] {
+            int n = 0;
+            const QString folder = QStringLiteral("/proc/%1/fd").arg(supervisor);
+            for (const QString& fd : QDir(folder).entryList(QDir::Files | QDir::System)) {
+                char target[64] = {};
+                const QByteArray link = (folder + u'/' + fd).toLocal8Bit();
+                if (::readlink(link.constData(), target, sizeof target - 1) > 0)
+                    n += std::string_view(target).starts_with("socket:");
+            }
+            return n;
+        };
+        auto pendingTouch = [&] {
+            auto client = sb::ControlClient::connect(session->id().toStdString(), "test",
+                                                     sb::proto::Role::Viewer);
+            if (!client) return false;
+            for (const sb::ApprovalRequest& r : client.value()->pendingAtWelcome())
+                if (!r.argv.empty() && r.argv[0] == "touch") return true;
+            return false;
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(pendingTouch(), 20000);
+        QTest::qWait(200); // the probe client is gone
+        const int alone = sockets();
+
+        QProcess gui;
+        gui.setProgram(guiPath());
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+        gui.setProcessEnvironment(env);
+        gui.start();
+        QVERIFY(gui.waitForStarted());
+        QTRY_VERIFY_WITH_TIMEOUT(sockets() > alone, 20000); // the window has attached
+        QTest::qWait(500);                                  // and shows the card
+        ::kill(static_cast<pid_t>(gui.processId()), SIGKILL);
+        QVERIFY(gui.waitForFinished(10000));
+        QTRY_COMPARE_WITH_TIMEOUT(sockets(), alone, 20000); // the supervisor saw it go
+
+        QVERIFY2(pendingTouch(), "the request went with the killed window");
+        QVERIFY(
+            !QFile::exists(m_world.root() + QStringLiteral("/xdg/state/sandbench/sessions/"
+                                                           "win-killed-card/upper/after-kill")));
+        MainWindow next;
+        next.show();
+        QVERIFY(next.selectSession(session->id()));
+        QTRY_COMPARE_WITH_TIMEOUT(next.approvals()->pendingCount(), 1, 20000);
+        sbui::ApprovalCard* card = next.approvals()->cards().front();
+        QVERIFY2(card->subjectText().contains(QLatin1String("touch after-kill")),
+                 qPrintable(card->subjectText()));
+        QTest::mouseClick(card->allowButton(), Qt::LeftButton);
+        QTRY_VERIFY_WITH_TIMEOUT(next.terminal()->screenText().contains(QLatin1String("touch=0")),
+                                 20000);
     }
 
   private:

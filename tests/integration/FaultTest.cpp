@@ -147,6 +147,24 @@ TEST_F(Faults, AReadOnlyStateFolderRefusesTheSessionAndKeepsTheRecordings)
     EXPECT_TRUE(contains(result.out, "echo recorded-before")) << dump(result);
 }
 
+// A damaged recordings database at start: the session is not started (never a sandbox running
+// unrecorded), the message names the file and what to do, and the file is left as it was.
+TEST_F(Faults, ADamagedDatabaseAtStartRefusesTheSessionAndKeepsTheFile)
+{
+    std::filesystem::create_directories(database().parent_path());
+    const std::string garbage(20000, '\x5a');
+    sbtest::writeFile(database(), garbage);
+    const sbtest::RunResult result = sb.sh("echo the-command-ran");
+    EXPECT_EQ(result.status, 125) << dump(result);
+    EXPECT_TRUE(contains(result.err, "cannot record the session, so it was not started: "
+                                     "recording database " +
+                                         database().string()))
+        << dump(result);
+    EXPECT_TRUE(contains(result.err, "move it aside to start a new one")) << dump(result);
+    EXPECT_FALSE(contains(result.out, "the-command-ran")) << dump(result);
+    EXPECT_EQ(sbtest::readFile(database()), garbage);
+}
+
 // A low open-file limit (ulimit -n): a low soft limit is raised to the hard one and the session
 // runs as usual; a hard limit too low for a session is refused before anything starts, naming
 // the limit, instead of failing half-way with EMFILE.

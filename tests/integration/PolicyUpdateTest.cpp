@@ -1,4 +1,5 @@
-// A running session takes a new policy (policy_update) end to end: a real session by the real
+// A running session takes a new policy (policy_update) end to end, and keeps its own when the
+// new one is invalid or its file is gone: a real session by the real
 // sandbench-cli, the real `sandbench-cli policy` sending the new document, a control client
 // subscribed as the GUI subscribes, a server on the host's 127.0.0.1 behind the proxy. The agent
 // waits at `touch gate1` / `touch gate2`, which the policy asks about, while the test changes the
@@ -166,6 +167,12 @@ echo done
     auto refused = sb.cli({"policy", id, broken.string()}, withOptions({}, 30));
     EXPECT_EQ(refused.status, 2) << dump(refused);
     EXPECT_TRUE(contains(refused.err, broken.string() + ":3:")) << dump(refused);
+    // The session's own policy file deleted while it runs, then sent: refused by name; the
+    // session goes on with the policy it holds.
+    fs::remove(before);
+    auto deleted = sb.cli({"policy", id, before.string()}, withOptions({}, 30));
+    EXPECT_EQ(deleted.status, 2) << dump(deleted);
+    EXPECT_TRUE(contains(deleted.err, "does not exist: " + before.string())) << dump(deleted);
 
     auto update = sb.cli({"policy", id, after.string()}, withOptions({}, 30));
     ASSERT_EQ(update.status, 0) << dump(update) << describe();
