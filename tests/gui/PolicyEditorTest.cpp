@@ -593,6 +593,35 @@ class PolicyEditorTest : public QObject {
 
     // File > Open policy… without any session: the window leaves its first-run view for the
     // Policy tab.
+    // The header names the session whose policy is shown, from the moment it is shown: it named
+    // the session shown before (or none) until the next edit.
+    void headerNamesTheSessionShownNow()
+    {
+        PolicyEditor ed;
+        const nlohmann::json builtIn = {{"version", 1}, {"network", {{"mode", "none"}}}};
+        QString error;
+        QVERIFY2(ed.document()->openSession(QStringLiteral("first-session"), {}, {}, {}, builtIn,
+                                            &error),
+                 qPrintable(error));
+        QCOMPARE(ed.titleText(), QStringLiteral("Built-in policy"));
+        QVERIFY2(ed.subtitleText().contains(QLatin1String("Session first-session runs")),
+                 qPrintable(ed.subtitleText()));
+        QVERIFY2(ed.document()->openSession(QStringLiteral("second-session"), {}, {}, {}, builtIn,
+                                            &error),
+                 qPrintable(error));
+        QVERIFY2(ed.subtitleText().contains(QLatin1String("second-session")) &&
+                     !ed.subtitleText().contains(QLatin1String("first-session")),
+                 qPrintable(ed.subtitleText()));
+        const QString path = m_world->writePolicy(kCommented);
+        QVERIFY2(
+            ed.document()->openSession(QStringLiteral("third-session"), path, {}, {}, {}, &error),
+            qPrintable(error));
+        QVERIFY2(ed.subtitleText().contains(QLatin1String("the policy of session third-session")),
+                 qPrintable(ed.subtitleText()));
+        QVERIFY(ed.document()->openFile(path, &error));
+        QCOMPARE(ed.subtitleText(), QDir::toNativeSeparators(QFileInfo(path).absoluteFilePath()));
+    }
+
     void openPolicyWithoutASession()
     {
         QStandardPaths::setTestModeEnabled(true);

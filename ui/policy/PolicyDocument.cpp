@@ -52,6 +52,29 @@ PolicyDocument::~PolicyDocument() = default;
 
 bool PolicyDocument::openFile(const QString& path, QString* error)
 {
+    if (!loadFile(path, error)) return false;
+    finishOpen({}, {});
+    return true;
+}
+
+bool PolicyDocument::openPreset(const QString& name, QString* error)
+{
+    if (!loadPreset(name, error)) return false;
+    finishOpen({}, {});
+    return true;
+}
+
+// Every open ends here: whose policy it is is set before the signal, so what listens (the
+// editor's header) reads the new document's session, not the one shown before.
+void PolicyDocument::finishOpen(const QString& sessionId, const QString& learnedFile)
+{
+    m_sessionId = sessionId;
+    if (!learnedFile.isEmpty() && learnedFile != m_learnedPath) setLearnedPath(learnedFile);
+    Q_EMIT opened();
+}
+
+bool PolicyDocument::loadFile(const QString& path, QString* error)
+{
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly)) {
         if (error) *error = tr("Cannot read %1: %2").arg(path, file.errorString());
@@ -65,14 +88,12 @@ bool PolicyDocument::openFile(const QString& path, QString* error)
     if (!load(file.readAll().toStdString(), absolute, error)) return false;
     m_path = absolute;
     m_preset.clear();
-    m_sessionId.clear();
     m_readOnly = !QFileInfo(absolute).isWritable();
     setLearnedPath(fromStd(sb::learnedRulesPath(absolute.toStdString()).string()));
-    Q_EMIT opened();
     return true;
 }
 
-bool PolicyDocument::openPreset(const QString& name, QString* error)
+bool PolicyDocument::loadPreset(const QString& name, QString* error)
 {
     if (name.isEmpty() || name.startsWith(u'.') || name.contains(u'/')) {
         if (error) *error = tr("There is no preset “%1”.").arg(name);
@@ -87,10 +108,8 @@ bool PolicyDocument::openPreset(const QString& name, QString* error)
     if (!load(file.readAll().toStdString(), tr("preset %1").arg(name), error)) return false;
     m_path.clear();
     m_preset = name;
-    m_sessionId.clear();
     m_readOnly = true;
     setLearnedPath(fromStd(sb::learnedRulesPathForPreset(name.toStdString()).string()));
-    Q_EMIT opened();
     return true;
 }
 
@@ -100,9 +119,9 @@ bool PolicyDocument::openSession(const QString& sessionId, const QString& policy
 {
     bool ok = false;
     if (!policyFile.isEmpty()) {
-        ok = openFile(policyFile, error);
+        ok = loadFile(policyFile, error);
     } else if (!preset.isEmpty()) {
-        ok = openPreset(preset, error);
+        ok = loadPreset(preset, error);
     } else if (effective.is_object()) {
         ok = load(effective.dump(2) + '\n', tr("the policy of session %1").arg(sessionId), error);
         if (ok) {
@@ -110,14 +129,12 @@ bool PolicyDocument::openSession(const QString& sessionId, const QString& policy
             m_preset.clear();
             m_readOnly = true;
             setLearnedPath(QString());
-            Q_EMIT opened();
         }
     } else if (error) {
         *error = tr("Session %1 did not say which policy it runs.").arg(sessionId);
     }
     if (!ok) return false;
-    m_sessionId = sessionId;
-    if (!learnedFile.isEmpty() && learnedFile != m_learnedPath) setLearnedPath(learnedFile);
+    finishOpen(sessionId, learnedFile);
     return true;
 }
 

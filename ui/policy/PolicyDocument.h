@@ -99,6 +99,11 @@ class PolicyDocument : public QObject {
     void saved();
 
   private:
+    // Read a policy in without telling anyone yet; finishOpen() then names its session and
+    // emits opened().
+    bool loadFile(const QString& path, QString* error);
+    bool loadPreset(const QString& name, QString* error);
+    void finishOpen(const QString& sessionId, const QString& learnedFile);
     bool load(std::string text, const QString& origin, QString* error);
     void setLearnedPath(const QString& path);
     void reloadLearned();

@@ -157,6 +157,11 @@ QString PolicyEditor::titleText() const
     return m_title->text();
 }
 
+QString PolicyEditor::subtitleText() const
+{
+    return m_subtitle->text();
+}
+
 void PolicyEditor::setActivitySource(ActivityModel* activity)
 {
     m_network->setActivitySource(activity);

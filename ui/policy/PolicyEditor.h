@@ -42,6 +42,7 @@ class PolicyEditor : public QWidget {
     // The message above the pages (a refused save, what a session applied); empty when none.
     QString messageText() const;
     QString titleText() const;
+    QString subtitleText() const; // where the policy is, and which session runs it
     bool hasDocument() const;
 
     // Follows the window's activity timeline: the pages' "observed" lists come from it.
