@@ -469,6 +469,14 @@
         <source>recording</source>
         <translation>Aufzeichnung</translation>
     </message>
+    <message>
+        <source>The program started. What it does then (the files it reads, the calls it makes) is confined by the sandbox, which lists no activity for it: a read of a hidden file simply fails.</source>
+        <translation>Das Programm ist gestartet. Was es danach tut (die Dateien, die es liest, die Aufrufe, die es macht), begrenzt die Sandbox, die dafür keine Aktivität auflistet: Das Lesen einer verborgenen Datei schlägt einfach fehl.</translation>
+    </message>
+    <message>
+        <source>started</source>
+        <translation>gestartet</translation>
+    </message>
 </context>
 <context>
     <name>sbui::ActivityView</name>

@@ -473,8 +473,12 @@ void SessionLoop::onProxyAsk(const ConnectionRequest& r, const std::string& rule
         decide(*earlier, "an answer earlier in this session");
         return;
     }
+    // The rule a decision names: the request, and who settled it.
     m_broker.submit(std::move(request), [decide](const ApprovalOutcome& o) {
-        decide(o.allow, o.timedOut ? "approval timed out" : "approval answered");
+        const std::string which = "approval #" + std::to_string(o.id);
+        decide(o.allow, o.timedOut    ? which + " (timed out)"
+                        : o.cancelled ? which + " (cancelled)"
+                                      : which + " (answered by " + o.answer.answeredBy + ")");
     });
 }
 

@@ -159,8 +159,9 @@ class ActivityModelTest : public QObject {
         expect(QStringLiteral("git status"), Category::Command, Decision::Allowed, false);
         expect(QStringLiteral("git push origin"), Category::Command, Decision::Asked, false);
         expect(QStringLiteral("rm -rf /"), Category::Command, Decision::Denied, true);
+        // Its outcome came: the request's row says how it ended.
         expect(QStringLiteral("approval #3 asked: git push origin"), Category::Approval,
-               Decision::Asked, false);
+               Decision::Allowed, false);
         expect(QStringLiteral("approval #3 allowed (session, by gui)"), Category::Approval,
                Decision::Allowed, false);
         expect(QStringLiteral("approval #4 timed out: denied"), Category::Approval,
@@ -205,6 +206,55 @@ class ActivityModelTest : public QObject {
         QVERIFY2(model.detailsText(denied).contains(QStringLiteral("cwd: /home/u/project")),
                  qPrintable(model.detailsText(denied)));
         QVERIFY(model.detailsText(denied).contains(QStringLiteral("argv: rm -rf /")));
+    }
+
+    // An allowed command is a program that started, and says so; an asked one and its request
+    // follow the answer when it comes, in the same batch or a later one.
+    void approvalsKeepTheirRowsCurrent()
+    {
+        ActivityModel model;
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        json started = command({"cat", "/root/.ssh/id_ed25519"}, "allow");
+        started["id"] = 1;
+        json held = command({"rm", "-rf", "/root/.ssh"}, "ask", 2000);
+        held["id"] = 2;
+        json request = approvalRequest(5);
+        request["command_id"] = 2;
+        json refused = command({"git", "push"}, "ask", 3000);
+        refused["id"] = 3;
+        json second = approvalRequest(6);
+        second["command_id"] = 3;
+        fill(model, {started, held, request, refused, second});
+        QCOMPARE(cell(model, 0, ActivityModel::DecisionColumn), QStringLiteral("started"));
+        QVERIFY(cell(model, 0, ActivityModel::DecisionColumn, Qt::ToolTipRole)
+                    .contains(QLatin1String("confined by the sandbox")));
+        QCOMPARE(cell(model, 1, ActivityModel::DecisionColumn), QStringLiteral("asked"));
+        QCOMPARE(cell(model, 2, ActivityModel::DecisionColumn), QStringLiteral("asked"));
+
+        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+        fill(model, {approvalOutcome(5, "allow")});
+        QVERIFY(changed.count() >= 1);
+        QCOMPARE(model.decision(1), Decision::Allowed);
+        QCOMPARE(cell(model, 1, ActivityModel::DecisionColumn), QStringLiteral("started"));
+        QCOMPARE(model.decision(2), Decision::Allowed);
+        QCOMPARE(cell(model, 2, ActivityModel::DecisionColumn), QStringLiteral("allowed"));
+
+        // Timed out into a denial: the command never ran.
+        fill(model, {approvalOutcome(6, "deny", true)});
+        QCOMPARE(model.decision(3), Decision::Denied);
+        QVERIFY(model.refused(3));
+        QCOMPARE(model.decision(4), Decision::TimedOut);
+        QVERIFY(model.refused(4));
+
+        // Within one batch as well.
+        json late = command({"make"}, "ask", 5000);
+        late["id"] = 9;
+        json asked = approvalRequest(7);
+        asked["command_id"] = 9;
+        fill(model, {late, asked, approvalOutcome(7, "deny")});
+        QCOMPARE(model.decision(7), Decision::Denied);
+        QCOMPARE(model.decision(8), Decision::Denied);
     }
 
     void exitBySignalAndQuotedArguments()

@@ -174,6 +174,7 @@ ActivityModel::Row ActivityModel::makeRow(const json& e)
     if (kind == sb::activity::kCommand) {
         row.category = Category::Command;
         row.decision = verdict(decision);
+        row.commandId = number(e, "id", -1);
         auto argv = e.find("argv");
         row.summary = argv != e.end() && argv->is_array() && !argv->empty() ? words(*argv)
                                                                             : str(e, "program");
@@ -199,6 +200,9 @@ ActivityModel::Row ActivityModel::makeRow(const json& e)
     } else if (kind == sb::activity::kApproval) {
         row.category = Category::Approval;
         const QString id = str(e, "request_id");
+        row.requestId = number(e, "request_id", -1);
+        row.commandId = number(e, "command_id", -1);
+        row.outcome = type != "request";
         if (type == "request") {
             row.decision = Decision::Asked;
             row.summary = tr("approval #%1 asked: %2").arg(id, str(e, "what"));
@@ -297,11 +301,49 @@ void ActivityModel::flush()
     m_flushTimer.stop();
     if (m_queued.empty()) return;
     const int first = static_cast<int>(m_rows.size());
+    int lowest = first; // the first row shown before this batch that an outcome changed
+    for (std::size_t i = 0; i < m_queued.size(); ++i) {
+        const Row& row = m_queued[i];
+        const int at = first + static_cast<int>(i);
+        if (row.category == Category::Command && row.decision == Decision::Asked &&
+            row.commandId >= 0)
+            m_askedCommands[row.commandId] = at;
+        else if (row.category == Category::Approval && row.requestId >= 0 && !row.outcome)
+            m_openRequests[row.requestId] = at;
+        else if (row.outcome)
+            applyOutcome(row, first, lowest);
+    }
     beginInsertRows({}, first, first + static_cast<int>(m_queued.size()) - 1);
     m_rows.insert(m_rows.end(), std::make_move_iterator(m_queued.begin()),
                   std::make_move_iterator(m_queued.end()));
     m_queued.clear();
     endInsertRows();
+    if (lowest < first) Q_EMIT dataChanged(index(lowest, 0), index(first - 1, ColumnCount - 1));
+}
+
+ActivityModel::Row& ActivityModel::rowAt(int at, int first)
+{
+    return at < first ? m_rows[static_cast<std::size_t>(at)]
+                      : m_queued[static_cast<std::size_t>(at - first)];
+}
+
+void ActivityModel::applyOutcome(const Row& outcome, int first, int& lowest)
+{
+    auto request = m_openRequests.find(outcome.requestId);
+    if (request == m_openRequests.end()) return;
+    Row& asked = rowAt(request->second, first);
+    asked.decision = outcome.decision;
+    asked.refused = outcome.refused;
+    lowest = std::min(lowest, request->second);
+    if (auto command = m_askedCommands.find(asked.commandId); command != m_askedCommands.end()) {
+        Row& held = rowAt(command->second, first);
+        // Allowed: the program started; denied (or timed out into a denial): it never ran.
+        held.decision = outcome.refused ? Decision::Denied : Decision::Allowed;
+        held.refused = outcome.refused;
+        lowest = std::min(lowest, command->second);
+        m_askedCommands.erase(command);
+    }
+    m_openRequests.erase(request);
 }
 
 void ActivityModel::setSessionStart(std::int64_t unixMs)
@@ -316,6 +358,8 @@ void ActivityModel::clear()
 {
     m_flushTimer.stop();
     m_queued.clear();
+    m_askedCommands.clear();
+    m_openRequests.clear();
     if (m_rows.empty()) return;
     beginResetModel();
     m_rows.clear();
@@ -360,10 +404,15 @@ QVariant ActivityModel::data(const QModelIndex& index, int role) const
         case SummaryColumn:
             return row.summary;
         case DecisionColumn:
-            return decisionName(row.decision);
+            return decisionName(row.decision, row.category);
         }
         break;
     case Qt::ToolTipRole:
+        if (index.column() == DecisionColumn && row.category == Category::Command &&
+            row.decision == Decision::Allowed)
+            return tr("The program started. What it does then (the files it reads, the calls it "
+                      "makes) is confined by the sandbox, which lists no activity for it: a "
+                      "read of a hidden file simply fails.");
         if (index.column() == TimeColumn)
             return QDateTime::fromMSecsSinceEpoch(row.timeUnixMs)
                 .toString(QStringLiteral("yyyy-MM-dd HH:mm:ss.zzz"));
@@ -520,6 +569,12 @@ QString ActivityModel::decisionName(Decision decision)
         break;
     }
     return {};
+}
+
+QString ActivityModel::decisionName(Decision decision, Category category)
+{
+    if (category == Category::Command && decision == Decision::Allowed) return tr("started");
+    return decisionName(decision);
 }
 
 QIcon ActivityModel::categoryIcon(Category category)

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace sbui {
@@ -69,6 +70,9 @@ class ActivityModel : public QAbstractTableModel {
     static QString fieldText(const std::string& key, const nlohmann::json& value);
     static QString categoryName(Category category);
     static QString decisionName(Decision decision);
+    // As the Decision column says it: an allowed command is a program that *started* (what it
+    // then does is confined by the sandbox, which reports no activity for it).
+    static QString decisionName(Decision decision, Category category);
     static QIcon categoryIcon(Category category);
     // The kind as the table shows it ("command", "error"; translated).
     static QString kindLabel(const QString& kind);
@@ -83,7 +87,14 @@ class ActivityModel : public QAbstractTableModel {
         QString summary;
         std::string json;
         std::string search;
+        // Approvals and the commands they hold: a command's id (its "id", or a request's
+        // "command_id"), a request's id; -1 when none.
+        std::int64_t commandId = -1, requestId = -1;
+        bool outcome = false; // an approval's outcome
     };
+    // An outcome (row `at`) brings its request's row, and the asked command's, up to date.
+    void applyOutcome(const Row& outcome, int first, int& lowest);
+    Row& rowAt(int at, int first); // in m_rows, or in m_queued from `first` on
     static Row makeRow(const nlohmann::json& event);
     static QString fileSummary(const nlohmann::json& event);
     static QString limitSummary(const nlohmann::json& event);
@@ -91,7 +102,9 @@ class ActivityModel : public QAbstractTableModel {
 
     std::vector<Row> m_rows;
     std::vector<Row> m_queued;
-    std::vector<QIcon> m_icons; // by Category
+    std::unordered_map<std::int64_t, int> m_askedCommands; // command id -> row, while asked
+    std::unordered_map<std::int64_t, int> m_openRequests;  // request id -> row, while open
+    std::vector<QIcon> m_icons;                            // by Category
     std::int64_t m_startUnixMs = 0;
     QTimer m_flushTimer;
 };

@@ -208,7 +208,8 @@ void ActivityView::showDetails(const QModelIndex& proxyIndex)
     QString html = QStringLiteral("<p><b>%1</b></p>").arg(m_model->summary(row).toHtmlEscaped());
     QStringList facts;
     facts << m_model->index(row, ActivityModel::KindColumn).data().toString().toHtmlEscaped();
-    const QString decision = ActivityModel::decisionName(m_model->decision(row));
+    const QString decision =
+        ActivityModel::decisionName(m_model->decision(row), m_model->category(row));
     if (!decision.isEmpty()) facts << decision.toHtmlEscaped();
     const qint64 unixMs = time.data(ActivityModel::TimeRole).toLongLong();
     if (unixMs > 0)
