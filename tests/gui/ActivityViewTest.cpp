@@ -116,7 +116,7 @@ class ActivityViewTest : public QObject {
         QVERIFY2(details.contains(QStringLiteral("/home/u/project/sub1")), qPrintable(details));
         QVERIFY2(details.contains(QStringLiteral("/usr/bin/make")), qPrintable(details));
         QVERIFY2(details.contains(QStringLiteral("pid")), qPrintable(details));
-        QVERIFY2(details.contains(QStringLiteral("allowed")), qPrintable(details));
+        QVERIFY2(details.contains(QStringLiteral("started")), qPrintable(details));
 
         view.table()->setCurrentIndex(view.table()->model()->index(1, 0));
         const QString other = view.detailsPane()->toPlainText();
