@@ -99,6 +99,22 @@
         <source>the default</source>
         <translation>die Voreinstellung</translation>
     </message>
+    <message>
+        <source>Your answer earlier in this session decides: the rules would ask, and the session allows it without asking again.</source>
+        <translation>Ihre frühere Antwort in dieser Sitzung entscheidet: Die Regeln würden fragen, und die Sitzung erlaubt es, ohne erneut zu fragen.</translation>
+    </message>
+    <message>
+        <source>Your answer earlier in this session decides: the rules would ask, and the session denies it without asking again.</source>
+        <translation>Ihre frühere Antwort in dieser Sitzung entscheidet: Die Regeln würden fragen, und die Sitzung verweigert es, ohne erneut zu fragen.</translation>
+    </message>
+    <message>
+        <source>Your answer earlier in this session decides, before any rule: the session allows it without asking.</source>
+        <translation>Ihre frühere Antwort in dieser Sitzung entscheidet, vor jeder Regel: Die Sitzung erlaubt es, ohne zu fragen.</translation>
+    </message>
+    <message>
+        <source>Your answer earlier in this session decides, before any rule: the session denies it without asking.</source>
+        <translation>Ihre frühere Antwort in dieser Sitzung entscheidet, vor jeder Regel: Die Sitzung verweigert es, ohne zu fragen.</translation>
+    </message>
 </context>
 <context>
     <name>ReviewStyle</name>

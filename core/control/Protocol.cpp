@@ -275,6 +275,7 @@ json toJson(const SessionSummary& s)
               {"learned_rules", s.learnedRules}};
     if (!s.effectivePolicy.is_null()) j["effective_policy"] = s.effectivePolicy;
     if (!s.workspaceInside.empty()) j["workspace_inside"] = s.workspaceInside;
+    if (!s.sessionRules.empty()) j["session_rules"] = s.sessionRules;
     return j;
 }
 
@@ -296,6 +297,7 @@ Result<SessionSummary> sessionSummaryFromJson(const json& j)
         if (auto it = j.find("effective_policy"); it != j.end() && it->is_object())
             s.effectivePolicy = *it;
         s.learnedRules = j.value("learned_rules", json::object());
+        s.sessionRules = j.value("session_rules", json::object());
         return s;
     });
 }

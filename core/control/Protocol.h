@@ -152,6 +152,9 @@ struct SessionSummary {
     nlohmann::json effectivePolicy;
     // The learned rules merged before them: {"commands": [rule…], "network": [rule…]}.
     nlohmann::json learnedRules = nlohmann::json::object();
+    // The answers given for this session so far, as rules (sb::SessionAnswers), same shape;
+    // a client adds the later ones from the approval outcomes it hears.
+    nlohmann::json sessionRules = nlohmann::json::object();
 };
 
 nlohmann::json toJson(const SessionSummary& summary);

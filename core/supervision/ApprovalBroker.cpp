@@ -16,20 +16,6 @@ std::string normalHost(std::string_view host)
     return out;
 }
 
-// Session rules come only from answers, so their hosts are a name or address, optionally with
-// one port, or "*.domain". General host matching (ranges, address spellings) is NetworkRules'.
-bool sessionRuleMatches(const NetworkRule& rule, const std::string& host, std::uint16_t port)
-{
-    if (!rule.ports.empty() &&
-        std::find(rule.ports.begin(), rule.ports.end(), port) == rule.ports.end())
-        return false;
-    if (rule.host.starts_with("*.")) {
-        const std::string parent = rule.host.substr(2);
-        return host == parent || host.ends_with("." + parent);
-    }
-    return host == rule.host;
-}
-
 std::string program(const ApprovalRequest& r)
 {
     return r.program.empty() && !r.argv.empty() ? r.argv[0] : r.program;
@@ -45,22 +31,15 @@ ApprovalBroker::ApprovalBroker(ApprovalPolicy policy, Clock& clock)
 std::optional<bool> ApprovalBroker::decidedBySession(const ApprovalRequest& request) const
 {
     std::lock_guard lock(m_mutex);
-    std::optional<bool> decision;
-    if (request.kind == ApprovalKind::Command) {
-        for (const SessionCommandRule& rule : m_sessionCommands) {
-            if (!matchesCommand(rule.pattern, program(request), request.argv)) continue;
-            if (!rule.allow) return false;
-            decision = true;
-        }
-    } else {
-        const std::string host = normalHost(request.host);
-        for (const NetworkRule& rule : m_sessionNetwork) {
-            if (!sessionRuleMatches(rule, host, request.port)) continue;
-            if (rule.action == RuleAction::Deny) return false;
-            decision = true;
-        }
-    }
-    return decision;
+    if (request.kind == ApprovalKind::Command)
+        return m_answers.decideCommand(program(request), request.argv);
+    return m_answers.decideConnection(normalHost(request.host), request.port);
+}
+
+SessionAnswers ApprovalBroker::sessionAnswers() const
+{
+    std::lock_guard lock(m_mutex);
+    return m_answers;
 }
 
 std::uint64_t ApprovalBroker::submit(ApprovalRequest request, Done done)
@@ -155,12 +134,7 @@ Status ApprovalBroker::answer(std::uint64_t id, const ApprovalAnswer& answer)
     if (answer.duration != ApprovalDuration::Once) {
         auto rule = ruleFromAnswer(request, answer);
         if (!rule) return rule.error();
-        if (const auto* c = std::get_if<CommandRule>(&*rule)) {
-            if (auto pattern = parseCommandPattern(c->match))
-                m_sessionCommands.push_back({std::move(*pattern), answer.allow});
-        } else {
-            m_sessionNetwork.push_back(std::get<NetworkRule>(*rule));
-        }
+        m_answers.add(*rule);
     }
     ApprovalOutcome outcome;
     outcome.id = id;

@@ -9,6 +9,7 @@
 #include "policy/CommandRules.h"
 #include "policy/LearnedRules.h"
 #include "policy/Policy.h"
+#include "policy/SessionAnswers.h"
 
 #include <cstdint>
 #include <deque>
@@ -34,6 +35,8 @@ class ApprovalBroker {
     // Before asking: a session or "always" answer given earlier in this session may already decide
     // the request (true: allow, false: deny). A deny among the matching answers wins.
     std::optional<bool> decidedBySession(const ApprovalRequest& request) const;
+    // Those answers, as rules (for a client's welcome).
+    SessionAnswers sessionAnswers() const;
 
     // Registers a pending request (fills id and deadlineUnixMs) and returns its id. `done` is
     // called exactly once with the outcome, from the thread that answered, expired or cancelled it.
@@ -85,10 +88,6 @@ class ApprovalBroker {
         std::int64_t deadlineMs = 0;  // monotonic
         RuleAction onTimeout = RuleAction::Deny;
     };
-    struct SessionCommandRule {
-        CommandPattern pattern;
-        bool allow = false;
-    };
     struct Delivery {
         Done done;
         ApprovalOutcome outcome;
@@ -108,8 +107,7 @@ class ApprovalBroker {
     // What became of recent requests, so a late answer hears why it is refused.
     std::map<std::uint64_t, std::string> m_finished;
     std::deque<std::uint64_t> m_finishedOrder;
-    std::vector<SessionCommandRule> m_sessionCommands;
-    std::vector<NetworkRule> m_sessionNetwork;
+    SessionAnswers m_answers;
     Listener m_listener;
     PersistHook m_persist;
 };

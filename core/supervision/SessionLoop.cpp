@@ -358,6 +358,8 @@ SessionSummary SessionLoop::summary() const
 {
     SessionSummary s = m_summary;
     m_policy.describe(s);
+    if (SessionAnswers answers = m_broker.sessionAnswers(); !answers.empty())
+        s.sessionRules = answers.toJson();
     return s;
 }
 

@@ -7,6 +7,7 @@
 #include "approvals/ApprovalCard.h"
 #include "approvals/ApprovalPanel.h"
 #include "base/Session.h"
+#include "policy/PolicyTester.h"
 #include "sessions/SessionConnection.h"
 
 #include <QCoreApplication>
@@ -104,6 +105,46 @@ class ApprovalFlowTest : public QObject {
         QVERIFY(!QFileInfo::exists(upperFile(m_session->id(), QStringLiteral("asked"))));
     }
 
+    // A denial "for this session" becomes the session's rule: the connection that heard it
+    // knows it, a client connecting later hears it in the welcome, and the policy tester says
+    // the session denies it (it said "asked" before).
+    void aSessionAnswerIsKnownToTheTester()
+    {
+        ApprovalPanel panel;
+        panel.setResultLingerMs(0);
+        start(QStringLiteral("session-answer"), 120, panel, nullptr,
+              QStringLiteral("touch asked; echo touch=$?; sleep 60"));
+        if (QTest::currentTestFailed()) return;
+        QTRY_COMPARE_WITH_TIMEOUT(panel.pendingCount(), 1, kWaitMs);
+        const std::uint64_t id = panel.cards().front()->id();
+        const std::vector<std::string> argv = {"touch", "asked"};
+        QVERIFY(!m_connection->sessionAnswers().decideCommand("/usr/bin/touch", argv));
+        QSignalSpy learned(m_connection.get(), &SessionConnection::sessionAnswersChanged);
+        sb::ApprovalAnswer answer;
+        answer.allow = false;
+        answer.scope = sb::ApprovalScope::AnyArguments;
+        answer.duration = sb::ApprovalDuration::Session;
+        answer.answeredBy = "gui-test";
+        m_connection->answer(id, answer);
+        QTRY_COMPARE_WITH_TIMEOUT(learned.count(), 1, kWaitMs);
+        QCOMPARE(m_connection->sessionAnswers().decideCommand("/usr/bin/touch", argv),
+                 std::optional<bool>(false));
+        QTRY_VERIFY2_WITH_TIMEOUT(m_output.contains("touch=1"), m_output.constData(), kWaitMs);
+
+        QString error;
+        auto later = SessionConnection::open(m_session->id(), &error, sb::proto::Role::Viewer);
+        QVERIFY2(later, qPrintable(error));
+        QCOMPARE(later->sessionAnswers().decideCommand("/usr/bin/touch", {"touch", "other"}),
+                 std::optional<bool>(false));
+        sb::CommandPolicy asks;
+        asks.defaultAction = sb::RuleAction::Ask;
+        const sbui::TestVerdict verdict = sbui::PolicyTester::testCommand(
+            asks, {}, QStringLiteral("/usr/bin/touch x"), &later->sessionAnswers());
+        QVERIFY(verdict.action == sb::RuleAction::Deny);
+        QVERIFY2(verdict.reason.contains(QLatin1String("answer earlier in this session")),
+                 qPrintable(verdict.reason));
+    }
+
     void unansweredRequestTimesOut()
     {
         ApprovalPanel panel;
@@ -126,7 +167,8 @@ class ApprovalFlowTest : public QObject {
     // Starts `touch asked; echo touch=$?` under a policy that asks before touch, connects, and
     // wires the panel (and the activity model) to the connection as the window does.
     void start(const QString& name, int timeoutSeconds, ApprovalPanel& panel,
-               ActivityModel* activity = nullptr)
+               ActivityModel* activity = nullptr,
+               const QString& script = QStringLiteral("touch asked; echo touch=$?"))
     {
         const QString policy = m_world.writePolicy(askTouchPolicy(timeoutSeconds),
                                                    QStringLiteral("policy-%1.json").arg(name));
@@ -134,12 +176,11 @@ class ApprovalFlowTest : public QObject {
         const QString id =
             QStringLiteral("flow-%1-%2").arg(name).arg(QCoreApplication::applicationPid());
         QString error;
-        m_session = HeadlessSession::start(m_world, id,
-                                           {QStringLiteral("--network"), QStringLiteral("none"),
-                                            QStringLiteral("--policy"), policy},
-                                           {QStringLiteral("bash"), QStringLiteral("-c"),
-                                            QStringLiteral("touch asked; echo touch=$?")},
-                                           &error);
+        m_session =
+            HeadlessSession::start(m_world, id,
+                                   {QStringLiteral("--network"), QStringLiteral("none"),
+                                    QStringLiteral("--policy"), policy},
+                                   {QStringLiteral("bash"), QStringLiteral("-c"), script}, &error);
         QVERIFY2(m_session, qPrintable(error));
         // On screen, as beside the terminal: clicks reach only shown widgets.
         panel.resize(420, 500);

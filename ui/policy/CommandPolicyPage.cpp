@@ -58,7 +58,8 @@ int CommandPolicyPage::insertBlankRule(int row)
 TestVerdict CommandPolicyPage::evaluate(const QString& input) const
 {
     const sb::Policy policy = document()->policy();
-    return PolicyTester::testCommand(policy.commands, document()->learned().commands, input);
+    return PolicyTester::testCommand(policy.commands, document()->learned().commands, input,
+                                     &document()->sessionAnswers());
 }
 
 void CommandPolicyPage::removeLearned(int row)

@@ -120,7 +120,8 @@ int NetworkPolicyPage::insertBlankRule(int row)
 TestVerdict NetworkPolicyPage::evaluate(const QString& input) const
 {
     const sb::Policy policy = document()->policy();
-    return PolicyTester::testConnection(policy.network, document()->learned().network, input);
+    return PolicyTester::testConnection(policy.network, document()->learned().network, input,
+                                        &document()->sessionAnswers());
 }
 
 void NetworkPolicyPage::verdictShown(const TestVerdict& verdict)

@@ -69,6 +69,7 @@ bool PolicyDocument::openPreset(const QString& name, QString* error)
 void PolicyDocument::finishOpen(const QString& sessionId, const QString& learnedFile)
 {
     m_sessionId = sessionId;
+    m_sessionAnswers = {};
     if (!learnedFile.isEmpty() && learnedFile != m_learnedPath) setLearnedPath(learnedFile);
     Q_EMIT opened();
 }
@@ -138,8 +139,15 @@ bool PolicyDocument::openSession(const QString& sessionId, const QString& policy
     return true;
 }
 
+void PolicyDocument::setSessionAnswers(sb::SessionAnswers answers)
+{
+    m_sessionAnswers = std::move(answers);
+    Q_EMIT sessionAnswersChanged();
+}
+
 void PolicyDocument::close()
 {
+    m_sessionAnswers = {};
     m_open = false;
     m_readOnly = false;
     m_path.clear();

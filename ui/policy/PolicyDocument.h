@@ -9,6 +9,7 @@
 
 #include "policy/LearnedRules.h"
 #include "policy/Policy.h"
+#include "policy/SessionAnswers.h"
 
 #include <QFileSystemWatcher>
 #include <QObject>
@@ -49,6 +50,10 @@ class PolicyDocument : public QObject {
     QString filePath() const { return m_path; }
     QString presetName() const { return m_preset; }
     QString sessionId() const { return m_sessionId; }
+    // What the session shown has answered for itself (SessionConnection::sessionAnswers): the
+    // tester applies them as the session does. Every open starts without.
+    void setSessionAnswers(sb::SessionAnswers answers);
+    const sb::SessionAnswers& sessionAnswers() const { return m_sessionAnswers; }
     QString learnedPath() const { return m_learnedPath; }
     // Why the learned rules could not be read (they are then shown as none and never written).
     QString learnedProblem() const { return m_learnedProblem; }
@@ -97,6 +102,7 @@ class PolicyDocument : public QObject {
     // Any change to what is edited: the testers evaluate again.
     void edited();
     void saved();
+    void sessionAnswersChanged();
 
   private:
     // Read a policy in without telling anyone yet; finishOpen() then names its session and
@@ -124,6 +130,7 @@ class PolicyDocument : public QObject {
     bool m_readOnly = false;
     bool m_modified = false;
     QString m_path, m_preset, m_sessionId, m_learnedPath, m_learnedProblem;
+    sb::SessionAnswers m_sessionAnswers;
     std::string m_text;
     sb::Policy m_base; // as loaded; network and command rules live in the models
     nlohmann::json m_savedState;

@@ -226,11 +226,18 @@ void PolicyEditor::showSession(SessionConnection* connection)
         return;
     }
     connect(connection, &SessionConnection::policyUpdated, this, &PolicyEditor::onSessionUpdated);
+    connect(connection, &SessionConnection::sessionAnswersChanged, this, [this] {
+        if (m_session && m_doc->sessionId() == m_session->sessionId())
+            m_doc->setSessionAnswers(m_session->sessionAnswers());
+    });
     connect(connection, &SessionConnection::policyUpdateFailed, this, [this](const QString& why) {
         showError(tr("Saved, but the session did not take the new policy: %1").arg(why));
     });
     // The same session's unsaved edits stay (a reattach must not drop them).
-    if (m_doc->sessionId() == connection->sessionId() && m_doc->isModified()) return;
+    if (m_doc->sessionId() == connection->sessionId() && m_doc->isModified()) {
+        m_doc->setSessionAnswers(connection->sessionAnswers());
+        return;
+    }
     const sb::proto::SessionSummary& s = connection->summary();
     QString error;
     m_message->clearMessage();
@@ -238,6 +245,8 @@ void PolicyEditor::showSession(SessionConnection* connection)
                             QString::fromStdString(s.policyPreset),
                             QString::fromStdString(s.learnedRulesFile), s.effectivePolicy, &error))
         showError(tr("The session's policy cannot be shown: %1").arg(error));
+    else
+        m_doc->setSessionAnswers(connection->sessionAnswers());
 }
 
 bool PolicyEditor::openFile(const QString& path)

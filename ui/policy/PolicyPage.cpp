@@ -89,6 +89,7 @@ PolicyPage::PolicyPage(PolicyDocument* document, RuleTableModel* rules, RuleTabl
         updateCounts();
         retest();
     });
+    connect(m_doc, &PolicyDocument::sessionAnswersChanged, this, &PolicyPage::retest);
     for (QAbstractItemModel* model : {static_cast<QAbstractItemModel*>(m_learnedModel),
                                       static_cast<QAbstractItemModel*>(m_observed)}) {
         connect(model, &QAbstractItemModel::rowsInserted, this, &PolicyPage::updateCounts);

@@ -128,7 +128,8 @@ QString PolicyTester::headline(sb::RuleAction action)
 
 TestVerdict PolicyTester::testConnection(const sb::NetworkPolicy& policy,
                                          const std::vector<sb::NetworkRule>& learned,
-                                         const QString& destination)
+                                         const QString& destination,
+                                         const sb::SessionAnswers* answers)
 {
     TestVerdict v;
     QString host = destination.trimmed();
@@ -207,6 +208,16 @@ TestVerdict PolicyTester::testConnection(const sb::NetworkPolicy& policy,
         v.reason = tr("No rule matches, so the default decides (%1).")
                        .arg(RuleText::actionLabel(policy.defaultAction));
     }
+    if (d.action == sb::RuleAction::Ask && answers && policy.mode == sb::NetworkMode::Filtered)
+        if (const auto answered = answers->decideConnection(*normalised, v.port)) {
+            v.action = *answered ? sb::RuleAction::Allow : sb::RuleAction::Deny;
+            v.headline = headline(v.action);
+            v.userRule = v.learnedRule = -1;
+            v.reason = *answered ? tr("Your answer earlier in this session decides: the rules "
+                                      "would ask, and the session allows it without asking again.")
+                                 : tr("Your answer earlier in this session decides: the rules "
+                                      "would ask, and the session denies it without asking again.");
+        }
     v.dependsOnAddresses = !d.final;
     if (v.dependsOnAddresses) {
         const QString more = tr("Before connecting, the proxy checks the addresses the name "
@@ -254,7 +265,7 @@ QStringList PolicyTester::testAddresses(const sb::NetworkPolicy& policy,
 
 TestVerdict PolicyTester::testCommand(const sb::CommandPolicy& policy,
                                       const std::vector<sb::CommandRule>& learned,
-                                      const QString& commandLine)
+                                      const QString& commandLine, const sb::SessionAnswers* answers)
 {
     TestVerdict v;
     auto argv = sb::splitCommandLine(commandLine.toStdString());
@@ -278,6 +289,16 @@ TestVerdict PolicyTester::testCommand(const sb::CommandPolicy& policy,
             v.note = tr("The program is %1.").arg(found);
         }
     }
+    if (answers)
+        if (const auto answered = answers->decideCommand(program, *argv)) {
+            v.action = *answered ? sb::RuleAction::Allow : sb::RuleAction::Deny;
+            v.headline = headline(v.action);
+            v.reason = *answered ? tr("Your answer earlier in this session decides, before any "
+                                      "rule: the session allows it without asking.")
+                                 : tr("Your answer earlier in this session decides, before any "
+                                      "rule: the session denies it without asking.");
+            return v;
+        }
     const sb::Policy all = merged(nullptr, nullptr, &policy, &learned);
     const sb::CommandMatcher matcher(all.commands);
     const sb::CommandDecision d = matcher.decide(program, *argv);

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "policy/Policy.h"
+#include "policy/SessionAnswers.h"
 
 #include <QCoreApplication>
 #include <QHostAddress>
@@ -32,20 +33,24 @@ class PolicyTester {
     Q_DECLARE_TR_FUNCTIONS(PolicyTester)
 
   public:
-    // `destination`: "host:port", "[v6]:port", or a host alone (port 443 then).
+    // `destination`: "host:port", "[v6]:port", or a host alone (port 443 then). `answers`: a
+    // running session's answers for itself, which decide what its rules would ask.
     static TestVerdict testConnection(const sb::NetworkPolicy& policy,
                                       const std::vector<sb::NetworkRule>& learned,
-                                      const QString& destination);
+                                      const QString& destination,
+                                      const sb::SessionAnswers* answers = nullptr);
     // After resolving a name: the decision for each of its addresses, a line each.
     static QStringList testAddresses(const sb::NetworkPolicy& policy,
                                      const std::vector<sb::NetworkRule>& learned,
                                      const QString& host, std::uint16_t port,
                                      const QList<QHostAddress>& addresses);
     // A command line as a shell would split it; a program without '/' is looked up on this
-    // machine's PATH (the sandbox sees the same /usr), else matched by its name.
+    // machine's PATH (the sandbox sees the same /usr), else matched by its name. A running
+    // session's `answers` for itself come before the rules, as the session applies them.
     static TestVerdict testCommand(const sb::CommandPolicy& policy,
                                    const std::vector<sb::CommandRule>& learned,
-                                   const QString& commandLine);
+                                   const QString& commandLine,
+                                   const sb::SessionAnswers* answers = nullptr);
 
     // Where a learned rule takes effect among the user's rules, as sb::mergeLearned places it:
     // the number of the user's rules before it.

@@ -22,7 +22,8 @@ std::unique_ptr<SessionConnection> SessionConnection::open(const QString& sessio
 }
 
 SessionConnection::SessionConnection(std::unique_ptr<sb::ControlClient> client)
-    : m_client(std::move(client)), m_pending(m_client->pendingAtWelcome())
+    : m_client(std::move(client)), m_pending(m_client->pendingAtWelcome()),
+      m_answers(sb::SessionAnswers::fromJson(m_client->session().sessionRules))
 {
     m_notifier = std::make_unique<QSocketNotifier>(m_client->fd(), QSocketNotifier::Read);
     connect(m_notifier.get(), &QSocketNotifier::activated, this, &SessionConnection::onReadable);
@@ -146,8 +147,19 @@ void SessionConnection::dispatch(const Message& message)
         break;
     case MsgType::ApprovalOutcome:
         if (auto outcome = sb::proto::approvalOutcomeFromJson(message.body)) {
+            // An answer for the session becomes a rule, as the supervisor makes it.
+            bool learned = false;
+            if (!outcome->timedOut && !outcome->cancelled &&
+                outcome->answer.duration != sb::ApprovalDuration::Once)
+                for (const sb::ApprovalRequest& r : m_pending)
+                    if (r.id == outcome->id)
+                        if (auto rule = sb::ruleFromAnswer(r, outcome->answer)) {
+                            m_answers.add(*rule);
+                            learned = true;
+                        }
             std::erase_if(m_pending, [&](const auto& r) { return r.id == outcome->id; });
             Q_EMIT approvalResolved(*outcome);
+            if (learned) Q_EMIT sessionAnswersChanged();
         }
         break;
     case MsgType::Ack:

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "control/ControlClient.h"
+#include "policy/SessionAnswers.h"
 
 #include <QObject>
 #include <QSocketNotifier>
@@ -30,6 +31,9 @@ class SessionConnection : public QObject {
     const sb::proto::SessionSummary& summary() const { return m_client->session(); }
     // Requests still waiting for an answer (those of the welcome, then kept up to date).
     const std::vector<sb::ApprovalRequest>& pending() const { return m_pending; }
+    // The answers given for this session (the welcome's, then each "for this session" or
+    // "always" answer heard): what the session applies before asking again.
+    const sb::SessionAnswers& sessionAnswers() const { return m_answers; }
     bool exitedAtWelcome() const;
     bool isOpen() const { return !m_closed; }
 
@@ -52,6 +56,7 @@ class SessionConnection : public QObject {
     void activity(const nlohmann::json& event);
     void approvalRequested(const sb::ApprovalRequest& request);
     void approvalResolved(const sb::ApprovalOutcome& outcome);
+    void sessionAnswersChanged();
     // The supervisor refused something this client asked (e.g. an answer to a request another
     // client answered first); not fatal.
     void refused(const QString& message);
@@ -75,6 +80,7 @@ class SessionConnection : public QObject {
     std::unique_ptr<sb::ControlClient> m_client;
     std::unique_ptr<QSocketNotifier> m_notifier;
     std::vector<sb::ApprovalRequest> m_pending;
+    sb::SessionAnswers m_answers;
     bool m_closed = false;
 };
 
