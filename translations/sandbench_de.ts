@@ -750,6 +750,10 @@
         <source>A once answer covers this request only</source>
         <translation>Eine einmalige Antwort gilt nur für diese Anfrage</translation>
     </message>
+    <message>
+        <source>This session&apos;s policy is in no file, so there is nowhere to save a rule: an answer can hold for this session. Save the policy to a file (Policy tab) to keep answers as rules.</source>
+        <translation>Die Richtlinie dieser Sitzung steht in keiner Datei, daher kann keine Regel gespeichert werden: Eine Antwort kann für diese Sitzung gelten. Speichern Sie die Richtlinie in einer Datei (Reiter Richtlinie), um Antworten als Regeln zu behalten.</translation>
+    </message>
 </context>
 <context>
     <name>sbui::ApprovalPanel</name>

@@ -143,6 +143,9 @@ Status ApprovalBroker::answer(std::uint64_t id, const ApprovalAnswer& answer)
     outcome.latencyMs = m_clock.monotonicMs() - it->second.submittedMs;
     Delivery d = finishLocked(id, std::move(outcome));
     PersistHook persist = answer.duration == ApprovalDuration::Always ? m_persist : nullptr;
+    if (answer.duration == ApprovalDuration::Always && !m_persist)
+        d.outcome.persistError = "the session's policy is in no file, so the rule could not be "
+                                 "saved; the answer holds for this session";
     Listener listener = m_listener;
     lock.unlock();
 

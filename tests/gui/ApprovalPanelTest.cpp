@@ -265,6 +265,31 @@ class ApprovalPanelTest : public QObject {
         QCOMPARE(panel.pendingCount(), 1);
     }
 
+    // A session whose policy is in no file cannot save a rule: "Always" is not offered there,
+    // and says why; cards shown before and after both follow.
+    void alwaysIsNotOfferedWhereNoRuleCanBeSaved()
+    {
+        sb::MockClock clock;
+        ApprovalPanel panel(clock);
+        showPanel(panel);
+        panel.addRequest(commandRequest(1, {"git", "push"}, clock.unixMs() + 60000));
+        ApprovalCard* before = panel.card(1);
+        QVERIFY(before->canSaveRules());
+        before->setDuration(sb::ApprovalDuration::Always);
+        panel.setCanSaveRules(false);
+        QVERIFY(!before->canSaveRules());
+        QCOMPARE(before->duration(), sb::ApprovalDuration::Session);
+        panel.addRequest(commandRequest(2, {"make"}, clock.unixMs() + 60000));
+        QVERIFY(!panel.card(2)->canSaveRules());
+        QSignalSpy answered(&panel, &ApprovalPanel::answered);
+        panel.card(2)->setDuration(sb::ApprovalDuration::Always); // not offered: no effect
+        QTest::mouseClick(panel.card(2)->allowButton(), Qt::LeftButton);
+        QCOMPARE(answered.count(), 1);
+        QVERIFY(answerAt(answered, 0).duration != sb::ApprovalDuration::Always);
+        panel.setCanSaveRules(true);
+        QVERIFY(before->canSaveRules());
+    }
+
     void denyClickSendsTheChosenScopeAndDuration()
     {
         sb::MockClock clock;

@@ -267,6 +267,7 @@ sb::ApprovalScope ApprovalCard::scope() const
 
 void ApprovalCard::setDuration(sb::ApprovalDuration duration)
 {
+    if (duration == sb::ApprovalDuration::Always && !canSaveRules()) return; // not offered
     m_durationBox->setCurrentIndex(m_durationBox->findData(static_cast<int>(duration)));
 }
 
@@ -279,6 +280,30 @@ void ApprovalCard::setOnTimeout(std::optional<bool> allow)
 {
     m_onTimeoutAllows = allow;
     updateCountdown();
+}
+
+void ApprovalCard::setCanSaveRules(bool can)
+{
+    const int always = m_durationBox->findData(static_cast<int>(sb::ApprovalDuration::Always));
+    auto* items = qobject_cast<QStandardItemModel*>(m_durationBox->model());
+    if (always < 0 || !items) return;
+    items->item(always)->setEnabled(can);
+    m_durationBox->setItemData(
+        always,
+        can ? QVariant()
+            : QVariant(tr("This session's policy is in no file, so there is nowhere to save a "
+                          "rule: an answer can hold for this session. Save the policy to a file "
+                          "(Policy tab) to keep answers as rules.")),
+        Qt::ToolTipRole);
+    if (!can && duration() == sb::ApprovalDuration::Always)
+        setDuration(sb::ApprovalDuration::Session);
+}
+
+bool ApprovalCard::canSaveRules() const
+{
+    const int always = m_durationBox->findData(static_cast<int>(sb::ApprovalDuration::Always));
+    auto* items = qobject_cast<QStandardItemModel*>(m_durationBox->model());
+    return always >= 0 && items && items->item(always)->isEnabled();
 }
 
 bool ApprovalCard::isExpired() const

@@ -53,6 +53,10 @@ class ApprovalCard : public QFrame {
 
     // What the policy does when nobody answers (allow or deny), when the window knows it.
     void setOnTimeout(std::optional<bool> allow);
+    // Whether an "always" answer can be saved: not when the session's policy is in no file
+    // (the built-in demo policy); "Always" is then disabled, and its tooltip says why.
+    void setCanSaveRules(bool can);
+    bool canSaveRules() const;
 
     bool isExpired() const;
     bool isWaiting() const { return m_waiting; }

@@ -82,6 +82,7 @@ void ApprovalPanel::addRequest(const sb::ApprovalRequest& request)
     if (!m_known.insert(request.id).second) return;
     auto* card = new ApprovalCard(request, m_clock, m_scroll->widget());
     card->setOnTimeout(m_onTimeoutAllows);
+    card->setCanSaveRules(m_canSaveRules);
     connect(card, &ApprovalCard::answered, this, &ApprovalPanel::answered);
     m_cards.push_back(card);
     // Before the placeholder and the stretch: oldest on top.
@@ -170,6 +171,13 @@ void ApprovalPanel::setOnTimeout(std::optional<bool> allow)
     m_onTimeoutAllows = allow;
     for (ApprovalCard* c : m_cards)
         c->setOnTimeout(allow);
+}
+
+void ApprovalPanel::setCanSaveRules(bool can)
+{
+    m_canSaveRules = can;
+    for (ApprovalCard* c : m_cards)
+        c->setCanSaveRules(can);
 }
 
 void ApprovalPanel::tick()

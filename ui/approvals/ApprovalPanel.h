@@ -56,6 +56,8 @@ class ApprovalPanel : public QWidget {
     // What the session's policy does with an unanswered request, when the window knows it:
     // the countdown then says "then denied" or "then allowed".
     void setOnTimeout(std::optional<bool> allow);
+    // Whether the session can save an "always" answer (it has a learned-rules file).
+    void setCanSaveRules(bool can);
     // How long a resolved card stays to show its outcome; 0 removes it at once.
     void setResultLingerMs(int ms) { m_lingerMs = ms; }
     int resultLingerMs() const { return m_lingerMs; }
@@ -80,6 +82,7 @@ class ApprovalPanel : public QWidget {
 
     sb::Clock& m_clock;
     std::optional<bool> m_onTimeoutAllows;
+    bool m_canSaveRules = true;
     int m_lingerMs = 1500;
     std::vector<ApprovalCard*> m_cards;
     // Every id seen since the last clear(): a late duplicate of a resolved request stays out.

@@ -336,6 +336,7 @@ void MainWindow::attachLive(const QString& id)
     const std::string onTimeout = view->summary().policy.value("on_timeout", "");
     m_approvals->setOnTimeout(onTimeout.empty() ? std::nullopt
                                                 : std::optional<bool>(onTimeout == "allow"));
+    m_approvals->setCanSaveRules(!view->summary().learnedRulesFile.empty());
     view->subscribe();
     if (m_terminal->rows() > 0 && m_terminal->columns() > 0)
         view->resize(m_terminal->rows(), m_terminal->columns());

@@ -8,6 +8,7 @@
 #include "approvals/ApprovalPanel.h"
 #include "control/Protocol.h"
 #include "files/FileReviewPanel.h"
+#include "policy/PolicyDocument.h"
 #include "policy/PolicyEditor.h"
 #include "replay/ReplayView.h"
 #include "sessions/NewSessionDialog.h"
@@ -142,6 +143,11 @@ void MainWindow::buildCentre()
     m_tabs->addTab(m_policy, QIcon(QStringLiteral(":/icons/policy.svg")), tr("Policy"));
     m_policy->setActivitySource(m_activity->model());
     connect(m_policy, &PolicyEditor::documentChanged, this, &MainWindow::updateCentre);
+    // A session whose policy was saved into a file (from the built-in one) can keep rules now.
+    connect(m_policy, &PolicyEditor::sessionUpdated, this, [this] {
+        if (m_policy->document()->sessionId() == m_current)
+            m_approvals->setCanSaveRules(!m_policy->document()->learnedPath().isEmpty());
+    });
     connect(m_policy, &PolicyEditor::modifiedChanged, this, [this](bool modified) {
         m_tabs->setTabText(m_tabs->indexOf(m_policy),
                            modified ? tr("Policy (modified)") : tr("Policy"));

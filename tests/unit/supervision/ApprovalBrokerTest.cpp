@@ -358,6 +358,16 @@ TEST(ApprovalBroker, PersistFailuresAreReportedNotFatal)
     ASSERT_EQ(seen.size(), 2u);
     EXPECT_EQ(seen[1].persistError, "saving the rule failed: disk on fire");
     EXPECT_EQ(outcomes.seen.size(), 2u);
+
+    // No learned-rules file at all (a policy in no file): said, not silently dropped.
+    broker.setPersistHook(nullptr);
+    id = broker.submit(command({"cargo", "build"}), outcomes.callback());
+    EXPECT_FALSE(broker.answer(
+        id, reply(true, sb::ApprovalScope::AnyArguments, sb::ApprovalDuration::Always)));
+    ASSERT_EQ(seen.size(), 3u);
+    EXPECT_EQ(seen[2].persistError, "the session's policy is in no file, so the rule could not be "
+                                    "saved; the answer holds for this session");
+    EXPECT_EQ(broker.decidedBySession(command({"cargo", "test"})), true);
 }
 
 // "Always" end to end: the answer is written beside the policy, and a new session (a new broker,
