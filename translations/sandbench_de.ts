@@ -1869,6 +1869,10 @@
         <source>the environment</source>
         <translation>die Umgebung</translation>
     </message>
+    <message>
+        <source>Saved. Session %1 has ended, so nothing was sent: a new session with this policy gets it.</source>
+        <translation>Gespeichert. Sitzung %1 ist beendet, daher wurde nichts gesendet: Eine neue Sitzung mit dieser Richtlinie erhält sie.</translation>
+    </message>
 </context>
 <context>
     <name>sbui::PolicyPage</name>

@@ -648,6 +648,40 @@ class PolicyEditorTest : public QObject {
 
     // The session's own policy in the window: a deny rule added and saved reaches the running
     // session at once; its agent's next `touch` is refused, and the timeline shows the change.
+    // Save As on a session that has ended: saved, and said so; not "sending…" forever.
+    void saveAsOnAnEndedSessionSaysItEnded()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+        QSettings().clear();
+        QString why;
+        if (!sandboxWorks(*m_world, &why)) SBG_SKIP(why);
+        const QString path = m_world->writePolicy(
+            R"({"version": 1, "network": {"mode": "none"}, "commands": {"default": "allow"}})");
+        const QString id =
+            QStringLiteral("policy-ended-%1").arg(QCoreApplication::applicationPid());
+        QString error;
+        auto session = HeadlessSession::start(
+            *m_world, id, {QStringLiteral("--policy"), path},
+            {QStringLiteral("bash"), QStringLiteral("-c"), QStringLiteral("echo ready; sleep 1")},
+            &error);
+        QVERIFY2(session, qPrintable(error));
+        sbui::MainWindow window;
+        window.show();
+        QVERIFY(window.selectSession(id));
+        PolicyEditor* ed = window.policy();
+        window.tabs()->setCurrentWidget(ed);
+        QCOMPARE(ed->document()->sessionId(), id);
+        QCOMPARE(session->waitForExit(), 0);
+        const QString copy = QFileInfo(path).absolutePath() + QStringLiteral("/copy.json");
+        prompt::setNextFileName(copy);
+        ed->saveAsAction()->trigger();
+        QVERIFY(QFile::exists(copy));
+        QTRY_VERIFY2_WITH_TIMEOUT(ed->messageText().contains(QLatin1String("has ended")),
+                                  qPrintable(ed->messageText()), 10000);
+        QVERIFY2(!ed->messageText().contains(QLatin1String("Sending")),
+                 qPrintable(ed->messageText()));
+    }
+
     void liveSessionPicksUpTheSavedPolicy()
     {
         QStandardPaths::setTestModeEnabled(true);

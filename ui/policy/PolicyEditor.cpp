@@ -231,7 +231,15 @@ void PolicyEditor::showSession(SessionConnection* connection)
             m_doc->setSessionAnswers(m_session->sessionAnswers());
     });
     connect(connection, &SessionConnection::policyUpdateFailed, this, [this](const QString& why) {
+        m_sending = false;
         showError(tr("Saved, but the session did not take the new policy: %1").arg(why));
+    });
+    // The session ended while the policy was on its way: it was saved, and that is all.
+    connect(connection, &SessionConnection::exited, this, [this] {
+        if (m_sending) showSavedForEndedSession();
+    });
+    connect(connection, &SessionConnection::closed, this, [this] {
+        if (m_sending) showSavedForEndedSession();
     });
     // The same session's unsaved edits stay (a reattach must not drop them).
     if (m_doc->sessionId() == connection->sessionId() && m_doc->isModified()) {
@@ -353,11 +361,24 @@ bool PolicyEditor::maybeSave()
 void PolicyEditor::pushToSession()
 {
     // Only the shown session's own policy goes to it; a file opened beside it does not.
-    if (!m_session || m_doc->sessionId().isEmpty() || m_doc->sessionId() != m_session->sessionId())
+    SessionConnection* session = m_session.data();
+    if (session == nullptr || m_doc->sessionId().isEmpty() ||
+        m_doc->sessionId() != session->sessionId())
         return;
-    m_session->updatePolicy(m_doc->documentJson(), m_doc->filePath());
+    if (session->hasEnded()) return showSavedForEndedSession();
+    m_sending = true;
     m_message->showMessage(MessageBar::Kind::Info,
                            tr("Saved. Sending the policy to session %1…").arg(m_doc->sessionId()));
+    session->updatePolicy(m_doc->documentJson(), m_doc->filePath());
+}
+
+void PolicyEditor::showSavedForEndedSession()
+{
+    m_sending = false;
+    m_message->showMessage(MessageBar::Kind::Info,
+                           tr("Saved. Session %1 has ended, so nothing was sent: a new session "
+                              "with this policy gets it.")
+                               .arg(m_doc->sessionId()));
 }
 
 QString PolicyEditor::describeParts(const QStringList& parts)
@@ -387,6 +408,7 @@ QString PolicyEditor::describeParts(const QStringList& parts)
 
 void PolicyEditor::onSessionUpdated(const QStringList& applied, const QStringList& deferred)
 {
+    m_sending = false;
     QStringList lines;
     lines << tr("Saved. Session %1 picked up the new policy.").arg(m_doc->sessionId());
     if (!applied.isEmpty()) lines << tr("Applied now: %1.").arg(describeParts(applied));

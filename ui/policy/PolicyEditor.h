@@ -78,6 +78,7 @@ class PolicyEditor : public QWidget {
     void commitEdits();
     void updateHeader();
     void pushToSession();
+    void showSavedForEndedSession();
     void showError(const QString& text);
     void onSessionUpdated(const QStringList& applied, const QStringList& deferred);
     static QString describeParts(const QStringList& parts);
@@ -95,6 +96,7 @@ class PolicyEditor : public QWidget {
     QAction *m_open, *m_save, *m_saveAs, *m_revert;
     QToolButton* m_presets;
     QPointer<SessionConnection> m_session;
+    bool m_sending = false; // a saved policy is on its way to the session
 };
 
 } // namespace sbui

@@ -186,6 +186,7 @@ void SessionConnection::dispatch(const Message& message)
         break;
     }
     case MsgType::Exit:
+        m_exited = true;
         Q_EMIT exited(message.body.value("status", -1));
         break;
     default: // welcome, subscribed: nothing for the window to do

@@ -36,6 +36,8 @@ class SessionConnection : public QObject {
     const sb::SessionAnswers& sessionAnswers() const { return m_answers; }
     bool exitedAtWelcome() const;
     bool isOpen() const { return !m_closed; }
+    // The session's command has exited (or the connection is gone): it takes nothing more.
+    bool hasEnded() const { return m_closed || m_exited || exitedAtWelcome(); }
 
     // Terminal output from the oldest byte the supervisor holds (redraws the current screen),
     // and activity events from now on.
@@ -82,6 +84,7 @@ class SessionConnection : public QObject {
     std::vector<sb::ApprovalRequest> m_pending;
     sb::SessionAnswers m_answers;
     bool m_closed = false;
+    bool m_exited = false;
 };
 
 } // namespace sbui
