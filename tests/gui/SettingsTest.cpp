@@ -205,6 +205,20 @@ class SettingsTest : public QObject {
         QCOMPARE(loaded.approvalTimeoutSeconds, 45);
     }
 
+    // The dialog shows the font the settings hold, even one its monospace list leaves out,
+    // and hands it back unchanged when nothing was edited.
+    void dialogShowsTheStoredFont()
+    {
+        for (const QString& family : QFontDatabase::families()) {
+            SettingsValues v = Settings::defaults();
+            v.fontFamily = family;
+            SettingsDialog dialog(Settings::instance());
+            dialog.setValues(v);
+            QCOMPARE(dialog.fontBox()->currentText(), family);
+            QCOMPARE(dialog.values().fontFamily, family);
+        }
+    }
+
     // Apply changes the window's terminals at once; Cancel drops what was not applied; OK
     // stores and closes.
     void dialogAppliesToOpenTerminals()

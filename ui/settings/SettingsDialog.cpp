@@ -168,8 +168,11 @@ SettingsValues SettingsDialog::values() const
 
 void SettingsDialog::setValues(const SettingsValues& v)
 {
-    QFont font(v.fontFamily);
-    m_font->setCurrentFont(font);
+    // The family exactly as stored: one the monospace filter leaves out of the list (a family
+    // the writing-system check excludes) is added, not replaced by the list's first entry.
+    if (m_font->findText(v.fontFamily, Qt::MatchFixedString) < 0) m_font->addItem(v.fontFamily);
+    m_font->setCurrentIndex(m_font->findText(v.fontFamily, Qt::MatchFixedString));
+    m_font->setCurrentFont(QFont(v.fontFamily));
     m_fontSize->setValue(v.fontSize);
     m_scrollback->setValue(v.scrollbackLines);
     m_preset->setCurrentIndex(std::max(0, m_preset->findData(v.defaultPreset)));
