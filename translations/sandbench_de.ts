@@ -1355,6 +1355,14 @@
         <source>Policy (modified)</source>
         <translation>Richtlinie (geändert)</translation>
     </message>
+    <message>
+        <source>Stopping session %1: its programs were asked to end.</source>
+        <translation>Sitzung %1 wird beendet: Ihre Programme wurden gebeten, sich zu beenden.</translation>
+    </message>
+    <message>
+        <source>Session %1 is still running: a program ignores the request to end. It is killed %2 s after Stop, or use Kill now.</source>
+        <translation>Sitzung %1 läuft noch: Ein Programm ignoriert die Bitte, sich zu beenden. Sie wird %2 s nach „Stoppen“ beendet, oder nutzen Sie jetzt „Sofort beenden“.</translation>
+    </message>
 </context>
 <context>
     <name>sbui::NetworkPolicyPage</name>

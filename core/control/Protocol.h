@@ -23,6 +23,10 @@
 
 namespace sb::proto {
 
+// `stop`: SIGTERM to the session's processes, then SIGKILL this long after if they are still
+// there (a client can say so to its user).
+inline constexpr long long kStopGraceMs = 5000;
+
 // The newest version this build speaks; a supervisor also serves version 1 clients (which know
 // no exec or file messages).
 constexpr std::uint32_t kVersion = 2;

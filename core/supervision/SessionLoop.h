@@ -54,7 +54,7 @@ struct LoopOptions {
     // A stop (a stop signal to the supervisor, `stop`) sends the sandbox SIGTERM, and SIGKILL
     // this long after if it is still there.
     long long stopGraceMs = kStopGraceMs;
-    static constexpr long long kStopGraceMs = 5000;
+    static constexpr long long kStopGraceMs = proto::kStopGraceMs;
 };
 
 class SessionLoop final : public SessionBackend {

@@ -24,6 +24,7 @@
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
+#include <QStatusBar>
 #include <QTest>
 #include <QTreeView>
 #include <csignal>
@@ -353,6 +354,31 @@ class MainWindowTest : public QObject {
         QCOMPARE(session->waitForExit(20000), 128 + 15);
         QTRY_VERIFY_WITH_TIMEOUT(!window.hub()->isLive(session->id()), 20000);
         QTRY_VERIFY_WITH_TIMEOUT(window.statusText().contains(QLatin1String("143")), 20000);
+    }
+
+    // Stop on a program that ignores SIGTERM (an interactive shell does): the window says it
+    // is still running and what comes next, and the supervisor kills it after the grace period.
+    void stopOnAProgramThatIgnoresItSaysSo()
+    {
+        QString error;
+        auto session =
+            HeadlessSession::start(m_world, QStringLiteral("win-stop-ignored"), noNetwork(),
+                                   bash(QStringLiteral("trap '' TERM; echo ready; "
+                                                       "while :; do sleep 1; done")),
+                                   &error);
+        QVERIFY2(session, qPrintable(error));
+        MainWindow window;
+        window.show();
+        QVERIFY(window.selectSession(session->id()));
+        QTRY_VERIFY_WITH_TIMEOUT(window.terminal()->screenText().contains(QLatin1String("ready")),
+                                 20000);
+        window.stopSession();
+        QVERIFY2(window.statusBar()->currentMessage().contains(QLatin1String("Stopping")),
+                 qPrintable(window.statusBar()->currentMessage()));
+        QTRY_VERIFY_WITH_TIMEOUT(
+            window.statusBar()->currentMessage().contains(QLatin1String("still running")), 10000);
+        QVERIFY(window.statusBar()->currentMessage().contains(QLatin1String("Kill")));
+        QCOMPARE(session->waitForExit(20000), 128 + 9); // killed at the end of the grace period
     }
 
     // The GUI process killed with SIGKILL: the session it started keeps running.

@@ -29,6 +29,7 @@
 #include <QStackedWidget>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QTimer>
 #include <QTreeView>
 #include <QUrl>
 
@@ -376,7 +377,23 @@ void MainWindow::openPolicy()
 
 void MainWindow::stopSession()
 {
-    if (m_hub->isLive(m_current)) m_hub->stop(m_current);
+    if (!m_hub->isLive(m_current)) return;
+    const QString id = m_current;
+    m_hub->stop(id);
+    constexpr int kGraceSeconds = static_cast<int>(sb::proto::kStopGraceMs / 1000);
+    statusBar()->showMessage(tr("Stopping session %1: its programs were asked to end.").arg(id),
+                             kGraceSeconds * 1000);
+    // A program may ignore the request (an interactive shell does): say so, and what comes next.
+    QTimer::singleShot(2000, this, [this, id] {
+        if (!m_hub->isLive(id)) return;
+        statusBar()->showMessage(
+            tr("Session %1 is still running: a program ignores the request to end. It is killed "
+               "%2 s after Stop, or use Kill now.")
+                .arg(id)
+                .arg(kGraceSeconds),
+            (kGraceSeconds - 2) * 1000 + 2000);
+        m_killAction->setEnabled(true);
+    });
 }
 
 void MainWindow::killSession()
