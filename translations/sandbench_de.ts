@@ -1140,6 +1140,10 @@
         <source>This file runs later, on this computer and outside the sandbox (%1). Apply all holds it back; Apply asks you first.</source>
         <translation>Diese Datei wird später auf diesem Rechner außerhalb der Sandbox ausgeführt (%1). „Alle übernehmen“ hält sie zurück; „Übernehmen“ fragt Sie zuerst.</translation>
     </message>
+    <message>
+        <source>Not while the session runs: its changes can be applied or discarded once it ends.</source>
+        <translation>Nicht während die Sitzung läuft: Ihre Änderungen können übernommen oder verworfen werden, sobald sie endet.</translation>
+    </message>
 </context>
 <context>
     <name>sbui::MainWindow</name>

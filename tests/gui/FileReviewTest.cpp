@@ -293,15 +293,22 @@ class FileReviewTest : public QObject {
         QVERIFY(panel.selectPath("keep.txt"));
         QTRY_VERIFY(panel.diffView()->unifiedText().contains("+changed"));
 
-        // While it runs, the core refuses to touch its layers, and the panel says why.
+        // While it runs, its changes wait for its end: Apply and Discard are off and say why
+        // (the core would refuse to touch its layers anyway).
         QVERIFY(panel.selectPath("new.txt"));
+        for (QAction* a : {panel.applyAction(), panel.applyAllAction(), panel.discardAction(),
+                           panel.discardAllAction()}) {
+            QVERIFY(!a->isEnabled());
+            QVERIFY2(a->toolTip().contains("Not while the session runs"), qPrintable(a->toolTip()));
+        }
         panel.applyAction()->trigger();
-        QTRY_VERIFY(!panel.isBusy());
-        QVERIFY2(panel.messageText().contains("still running"), qPrintable(panel.messageText()));
+        QVERIFY(!panel.isBusy());
         QVERIFY(!QFile::exists(ws("new.txt")));
 
         session.reset(); // kills the session
         QTRY_VERIFY_WITH_TIMEOUT(!panel.isSessionLive(), 10000);
+        QVERIFY(panel.applyAction()->isEnabled());
+        QVERIFY(panel.applyAction()->toolTip().contains("into the real project"));
         panel.applyAction()->trigger();
         QTRY_VERIFY(!panel.isBusy());
         QTRY_COMPARE(markerOf(panel, "new.txt"), ChangeMarker::None);

@@ -88,6 +88,8 @@ void FileReviewPanel::buildActions()
     m_discardAll = new QAction(tr("Discard all"), this);
     m_discardAll->setToolTip(tr("Drop every change of the session"));
     connect(m_discardAll, &QAction::triggered, this, [this] { discardPaths({}); });
+    for (QAction* a : {m_apply, m_discard, m_applyAll, m_discardAll})
+        a->setData(a->toolTip());
 
     m_keepReal = new QAction(tr("Keep the project's version"), this);
     m_keepReal->setToolTip(tr("Drop the agent's change; the project's newer version stays"));
@@ -405,7 +407,9 @@ void FileReviewPanel::loadDiff()
 
 void FileReviewPanel::updateActions()
 {
-    const bool ready = m_session.has_value() && !m_editor->isBusy();
+    // A running session's changes wait for its end (the banner says so): the agent may still
+    // be writing them.
+    const bool ready = m_session.has_value() && !m_editor->isBusy() && !m_live;
     const QModelIndex index = m_model->indexForPath(selectedPath());
     const bool selectionHasChanges =
         index.isValid() && (index.data(WorkspaceModel::IsChangeRole).toBool() ||
@@ -417,6 +421,10 @@ void FileReviewPanel::updateActions()
     m_keepReal->setEnabled(ready);
     m_takeAgents->setEnabled(ready);
     m_refresh->setEnabled(m_session.has_value());
+    const QString waiting = tr("Not while the session runs: its changes can be applied or "
+                               "discarded once it ends.");
+    for (QAction* a : {m_apply, m_discard, m_applyAll, m_discardAll})
+        a->setToolTip(m_live ? waiting : a->data().toString()); // data: the usual tooltip
 }
 
 void FileReviewPanel::updateConflictBar()
@@ -453,9 +461,11 @@ void FileReviewPanel::updateConflictBar()
 
 void FileReviewPanel::updateLiveState()
 {
+    const bool was = m_live;
     m_live = m_session && sb::sessionIsLive(*m_session);
     m_liveBanner->setVisible(m_live);
     if (!m_live) m_liveTimer.stop();
+    if (was != m_live) updateActions();
 }
 
 void FileReviewPanel::onEditFinished(const EditOutcome& outcome)
