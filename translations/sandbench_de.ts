@@ -536,6 +536,14 @@
         <source>Select an event to see all its fields.</source>
         <translation>Wählen Sie ein Ereignis, um alle seine Felder zu sehen.</translation>
     </message>
+    <message>
+        <source>%1: shown; click to hide</source>
+        <translation>%1: angezeigt; Klicken blendet aus</translation>
+    </message>
+    <message>
+        <source>%1: hidden; click to show</source>
+        <translation>%1: ausgeblendet; Klicken zeigt an</translation>
+    </message>
 </context>
 <context>
     <name>sbui::ApprovalCard</name>
@@ -1609,6 +1617,18 @@
     <message>
         <source>&amp;Approval timeout:</source>
         <translation>Zeitlimit für &amp;Freigaben:</translation>
+    </message>
+    <message>
+        <source>Create folder</source>
+        <translation>Ordner anlegen</translation>
+    </message>
+    <message>
+        <source>Create this folder, for a project that starts empty</source>
+        <translation>Diesen Ordner anlegen, für ein Projekt, das leer beginnt</translation>
+    </message>
+    <message>
+        <source>Cannot create %1.</source>
+        <translation>%1 kann nicht angelegt werden.</translation>
     </message>
 </context>
 <context>

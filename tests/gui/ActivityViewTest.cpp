@@ -64,15 +64,25 @@ class ActivityViewTest : public QObject {
         view.model()->flush();
         QCOMPARE(view.table()->model()->rowCount(), 4);
 
-        view.categoryButton(Category::Network)->click();
-        QVERIFY(!view.categoryButton(Category::Network)->isChecked());
+        QToolButton* network = view.categoryButton(Category::Network);
+        QVERIFY(!network->font().strikeOut());
+        QVERIFY(network->toolTip().contains(QStringLiteral("shown")));
+        network->click();
+        QVERIFY(!network->isChecked());
+        // Off looks off: struck out, and the tooltip says it.
+        QVERIFY(network->font().strikeOut());
+        QVERIFY(network->toolTip().contains(QStringLiteral("hidden")));
         QCOMPARE(shownSummaries(view),
                  QStringList({QStringLiteral("make arg0"), QStringLiteral("exit 2")}));
-        view.categoryButton(Category::Network)->click();
+        network->click();
+        QVERIFY(!network->font().strikeOut());
+        QVERIFY(!view.deniedOnlyButton()->font().bold());
         view.deniedOnlyButton()->click();
+        QVERIFY(view.deniedOnlyButton()->font().bold()); // on: it narrows everything
         QCOMPARE(shownSummaries(view),
                  QStringList({QStringLiteral("evil.example:443 denied by network.default")}));
         view.deniedOnlyButton()->click();
+        QVERIFY(!view.deniedOnlyButton()->font().bold());
         QCOMPARE(view.table()->model()->rowCount(), 4);
     }
 

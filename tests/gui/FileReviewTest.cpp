@@ -93,7 +93,9 @@ class FileReviewTest : public QObject {
         QVERIFY(panel.model()->indexForPath("new.txt").isValid());
         QVERIFY2(panel.messageText().contains("Applied 1 change"), qPrintable(panel.messageText()));
 
+        // A plain report goes once the user moves on.
         QVERIFY(panel.selectPath("keep.txt"));
+        QVERIFY2(panel.messageText().isEmpty(), qPrintable(panel.messageText()));
         sbui::prompt::setNextAnswer(true); // "Discard the agent's changes to keep.txt?"
         panel.discardAction()->trigger();
         QTRY_VERIFY(!panel.isBusy());

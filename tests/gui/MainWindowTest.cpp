@@ -26,6 +26,7 @@
 #include <QStandardPaths>
 #include <QStatusBar>
 #include <QTest>
+#include <QToolButton>
 #include <QTreeView>
 #include <csignal>
 #include <string_view>
@@ -255,6 +256,15 @@ class MainWindowTest : public QObject {
         window.killSession();
         QTRY_VERIFY_WITH_TIMEOUT(!window.hub()->isLive(id), 20000);
         QTRY_VERIFY_WITH_TIMEOUT(window.terminal()->isReadOnly(), 20000);
+
+        // The next dialog proposes the command started last, not the first on its list.
+        QString proposed;
+        window.setNewSessionHook([&](sbui::NewSessionDialog& dialog) {
+            proposed = dialog.commandBox()->currentText();
+            return false;
+        });
+        window.newSession();
+        QCOMPARE(proposed, QStringLiteral("bash -c 'echo from-dialog; ls; sleep 600'"));
     }
 
     // First run: no sessions yet, so the window shows the welcome view with the doctor's
@@ -290,6 +300,13 @@ class MainWindowTest : public QObject {
         QVERIFY2(dialog.problem().contains(QLatin1String("no-such-folder")),
                  qPrintable(dialog.problem()));
         QVERIFY(!dialog.startButton()->isEnabled());
+        // A missing folder can be made from the dialog, which then checks again.
+        QVERIFY(dialog.createFolderButton()->isVisibleTo(&dialog));
+        dialog.createFolderButton()->click();
+        QVERIFY(QFileInfo(m_world.root() + QStringLiteral("/no-such-folder")).isDir());
+        QVERIFY(checked(dialog));
+        QVERIFY2(dialog.isValid(), qPrintable(dialog.problem()));
+        QVERIFY(!dialog.createFolderButton()->isVisibleTo(&dialog));
         dialog.setWorkspace(m_world.workspace());
         QVERIFY(!dialog.isValid()); // not yet checked: it cannot start
         QVERIFY(!dialog.startButton()->isEnabled());

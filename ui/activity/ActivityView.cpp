@@ -44,7 +44,18 @@ ActivityView::ActivityView(QWidget* parent) : QWidget(parent)
         button->setChecked(true);
         button->setAutoRaise(true);
         button->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
-        connect(button, &QToolButton::toggled, this, [this, c = category](bool on) {
+        // Off must look off, not merely less raised: struck out, its icon greyed.
+        auto look = [button, icon = button->icon(), name = text](bool on) {
+            QFont font = button->font();
+            font.setStrikeOut(!on);
+            button->setFont(font);
+            button->setIcon(on ? icon : QIcon(icon.pixmap(16, QIcon::Disabled)));
+            button->setToolTip(on ? tr("%1: shown; click to hide").arg(name)
+                                  : tr("%1: hidden; click to show").arg(name));
+        };
+        look(true);
+        connect(button, &QToolButton::toggled, this, [this, c = category, look](bool on) {
+            look(on);
             m_filter->setCategoryShown(c, on);
             afterFilterChange();
         });
@@ -60,6 +71,11 @@ ActivityView::ActivityView(QWidget* parent) : QWidget(parent)
     m_deniedOnly->setAutoRaise(true);
     m_deniedOnly->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
     connect(m_deniedOnly, &QToolButton::toggled, this, [this](bool on) {
+        // On, it narrows everything shown: bold and framed, so nobody misses it.
+        QFont font = m_deniedOnly->font();
+        font.setBold(on);
+        m_deniedOnly->setFont(font);
+        m_deniedOnly->setAutoRaise(!on);
         m_filter->setDeniedOnly(on);
         afterFilterChange();
     });

@@ -357,6 +357,7 @@ void FileReviewPanel::onChangesUpdated(int count)
 
 void FileReviewPanel::onCurrentChanged()
 {
+    if (m_messagePassing) showMessage({});
     loadDiff();
     updateActions();
 }
@@ -496,7 +497,8 @@ void FileReviewPanel::onEditFinished(const EditOutcome& outcome)
                    "own.",
                    nullptr, static_cast<int>(outcome.held.size()))
              << issueLines(outcome.held);
-    showMessage(text.join(QLatin1Char('\n')));
+    showMessage(text.join(QLatin1Char('\n')),
+                outcome.conflicts.isEmpty() && outcome.skipped.isEmpty() && outcome.held.isEmpty());
     m_model->refresh();
     if (apply && !outcome.done.isEmpty()) emit applied(outcome.done);
 }
@@ -508,8 +510,9 @@ void FileReviewPanel::setBusy(bool busy)
     updateActions();
 }
 
-void FileReviewPanel::showMessage(const QString& text)
+void FileReviewPanel::showMessage(const QString& text, bool passing)
 {
+    m_messagePassing = passing;
     m_message->setText(text);
     m_message->setVisible(!text.isEmpty());
 }

@@ -87,7 +87,9 @@ class FileReviewPanel : public QWidget {
     void updateLiveState();
     void onEditFinished(const EditOutcome& outcome);
     void setBusy(bool busy);
-    void showMessage(const QString& text);
+    // `passing`: a plain report ("Applied 3 changes."), gone once the user moves on; the rest
+    // (errors, what still needs a decision) stays until the next message.
+    void showMessage(const QString& text, bool passing = false);
     QStringList selectionPaths() const; // what "Apply" and "Discard" act on
 
     WorkspaceModel* m_model = nullptr;
@@ -102,6 +104,7 @@ class FileReviewPanel : public QWidget {
     QWidget* m_conflictBar = nullptr;
     QLabel* m_conflictLabel = nullptr;
     QLabel* m_runLaterLabel = nullptr;
+    bool m_messagePassing = false;
     QAction* m_apply = nullptr;
     QAction* m_discard = nullptr;
     QAction* m_applyAll = nullptr;

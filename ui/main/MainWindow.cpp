@@ -20,6 +20,7 @@
 
 #include <QApplication>
 #include <QCloseEvent>
+#include <QComboBox>
 #include <QDesktopServices>
 #include <QFile>
 #include <QFileInfo>
@@ -34,9 +35,11 @@
 #include <QUrl>
 
 namespace sbui {
+
 namespace {
 
 constexpr int kLaunchTimeoutMs = 20000;
+const QString kLastCommandKey = QStringLiteral("new_session/last_command");
 
 QString limitText(const nlohmann::json& policy, const char* key, const QString& unit)
 {
@@ -190,8 +193,13 @@ void MainWindow::newSession()
 {
     NewSessionDialog dialog(this);
     if (const SessionEntry* e = m_hub->model()->entry(m_current)) dialog.setWorkspace(e->workspace);
+    // The command last started from here, not the first agent on the list each time.
+    QSettings settings;
+    const QString lastCommand = settings.value(kLastCommandKey).toString();
+    if (!lastCommand.isEmpty()) dialog.setCommand(lastCommand);
     bool start = m_newSessionHook ? m_newSessionHook(dialog) : dialog.exec() == QDialog::Accepted;
-    if (start && dialog.isValid()) startSession(dialog.request());
+    if (start && dialog.isValid() && startSession(dialog.request()))
+        settings.setValue(kLastCommandKey, dialog.commandBox()->currentText());
 }
 
 bool MainWindow::startSession(LaunchRequest request)

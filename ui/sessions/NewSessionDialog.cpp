@@ -68,8 +68,22 @@ NewSessionDialog::NewSessionDialog(QWidget* parent) : QDialog(parent)
     auto* browse = new QToolButton;
     browse->setText(tr("Browse…"));
     connect(browse, &QToolButton::clicked, this, &NewSessionDialog::browseWorkspace);
+    // A folder that does not exist yet can be made here (a new project starts empty).
+    m_createFolder = new QToolButton;
+    m_createFolder->setText(tr("Create folder"));
+    m_createFolder->setToolTip(tr("Create this folder, for a project that starts empty"));
+    m_createFolder->hide();
+    connect(m_createFolder, &QToolButton::clicked, this, [this] {
+        const QString folder = m_workspace->text().trimmed();
+        if (!QDir().mkpath(folder)) {
+            m_message->setText(tr("Cannot create %1.").arg(folder));
+            return;
+        }
+        revalidate();
+    });
     auto* workspaceRow = new QHBoxLayout;
     workspaceRow->addWidget(m_workspace);
+    workspaceRow->addWidget(m_createFolder);
     workspaceRow->addWidget(browse);
     auto* workspaceLabel = new QLabel(tr("&Workspace folder:"));
     workspaceLabel->setBuddy(m_workspace); // a layout row gets no buddy of its own
@@ -338,6 +352,9 @@ void NewSessionDialog::showChecked(const Checked& checked)
                                                : QColor(0xc0, 0x39, 0x2b));
     m_message->setPalette(palette);
     startButton()->setEnabled(m_problem.isEmpty());
+    const QString folder = m_workspace->text().trimmed();
+    m_createFolder->setVisible(!folder.isEmpty() && QDir::isAbsolutePath(folder) &&
+                               !QFileInfo::exists(folder));
 }
 
 } // namespace sbui

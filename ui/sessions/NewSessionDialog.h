@@ -17,6 +17,7 @@ class QLabel;
 class QLineEdit;
 class QPlainTextEdit;
 class QPushButton;
+class QToolButton;
 class QSpinBox;
 class QTimer;
 
@@ -56,6 +57,7 @@ class NewSessionDialog : public QDialog {
     QSpinBox* wallBox() const { return m_wall; }
     QSpinBox* approvalTimeoutBox() const { return m_approvalTimeout; }
     QPushButton* startButton() const;
+    QToolButton* createFolderButton() const { return m_createFolder; }
 
     // Agent programs found on PATH, in the order offered.
     static QStringList agentsOnPath();
@@ -75,6 +77,7 @@ class NewSessionDialog : public QDialog {
     void browsePolicy();
 
     QLineEdit* m_workspace;
+    QToolButton* m_createFolder;
     QComboBox* m_command;
     QComboBox* m_policy;
     QComboBox* m_network;
