@@ -1375,6 +1375,10 @@
         <source>Session %1 is still running: a program ignores the request to end. It is killed %2 s after Stop, or use Kill now.</source>
         <translation>Sitzung %1 läuft noch: Ein Programm ignoriert die Bitte, sich zu beenden. Sie wird %2 s nach „Stoppen“ beendet, oder nutzen Sie jetzt „Sofort beenden“.</translation>
     </message>
+    <message>
+        <source>Approvals: none waiting</source>
+        <translation>Freigaben: keine wartet</translation>
+    </message>
 </context>
 <context>
     <name>sbui::NetworkPolicyPage</name>

@@ -9,9 +9,14 @@
 #include "approvals/ApprovalCard.h"
 #include "approvals/ApprovalPanel.h"
 #include "control/ControlClient.h"
+#include "files/DiffView.h"
+#include "files/FileReviewPanel.h"
 #include "main/DesktopNotifier.h"
 #include "main/Prompt.h"
 #include "main/WelcomeView.h"
+#include "policy/NetworkPolicyPage.h"
+#include "policy/PolicyEditor.h"
+#include "policy/RuleListEditor.h"
 #include "sessions/NewSessionDialog.h"
 #include "sessions/SessionHub.h"
 #include "terminal/TerminalWidget.h"
@@ -25,6 +30,7 @@
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QStatusBar>
+#include <QTabBar>
 #include <QTest>
 #include <QToolButton>
 #include <QTreeView>
@@ -396,6 +402,69 @@ class MainWindowTest : public QObject {
             window.statusBar()->currentMessage().contains(QLatin1String("still running")), 10000);
         QVERIFY(window.statusBar()->currentMessage().contains(QLatin1String("Kill")));
         QCOMPARE(session->waitForExit(20000), 128 + 9); // killed at the end of the grace period
+    }
+
+    // 1024x700, the smallest screen the window is made for: it keeps that size (no tab or
+    // dock makes it grow), the empty Approvals dock folds so the terminal has the room and
+    // opens for a card, every tab is reachable without scrolling, and the tables show rows.
+    void layoutAt1024x700()
+    {
+        QString error;
+        auto session = HeadlessSession::start(
+            m_world, QStringLiteral("win-small"),
+            {QStringLiteral("--policy"), m_world.writePolicy(kAskTouch)},
+            bash(QStringLiteral("echo ready; sleep 2; touch asked; sleep 600")), &error);
+        QVERIFY2(session, qPrintable(error));
+        MainWindow window;
+        window.resize(1024, 700);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QVERIFY(window.selectSession(session->id()));
+        QTRY_VERIFY_WITH_TIMEOUT(window.terminal()->screenText().contains(QLatin1String("ready")),
+                                 20000);
+        const QSize size(1024, 700);
+        QCOMPARE(window.size(), size);
+        QVERIFY(!window.approvals()->isVisible()); // nothing waits: folded
+        QVERIFY2(window.terminal()->width() >= 600,
+                 qPrintable(QString::number(window.terminal()->width())));
+
+        QTRY_COMPARE_WITH_TIMEOUT(window.approvals()->pendingCount(), 1, 20000);
+        QTRY_VERIFY(window.approvals()->isVisible());
+        QVERIFY(window.approvals()->width() >= 300);
+        auto* bar = window.tabs()->tabBar();
+        for (int i = 0; i < window.tabs()->count(); ++i) {
+            window.tabs()->setCurrentIndex(i);
+            QTest::qWait(50);
+            QCOMPARE(window.size(), size); // no page makes the window grow
+            QVERIFY2(bar->rect().contains(bar->tabRect(i)),
+                     qPrintable(window.tabs()->tabText(i) + QStringLiteral(" is cut off")));
+        }
+        QVERIFY(window.terminal()->width() >= 300);
+
+        // Rows, not slivers: the timeline and the rule table show several.
+        QTreeView* timeline = window.activity()->table();
+        const int rowHeight = timeline->fontMetrics().height();
+        QVERIFY2(timeline->viewport()->height() >= 4 * rowHeight,
+                 qPrintable(QString::number(timeline->viewport()->height())));
+        window.tabs()->setCurrentWidget(window.policy());
+        QTest::qWait(50);
+        QWidget* rules = window.policy()->networkPage()->rules()->view()->viewport();
+        QVERIFY2(rules->height() >= 3 * rowHeight, qPrintable(QString::number(rules->height())));
+
+        // The diff's header: its parts side by side, none drawn over another.
+        window.tabs()->setCurrentWidget(window.files());
+        QTest::qWait(50);
+        QList<QWidget*> parts;
+        for (QWidget* w : window.files()->diffView()->findChildren<QWidget*>(
+                 QString(), Qt::FindDirectChildrenOnly))
+            if (w->isVisible() && w->y() < 40) parts << w; // the header row
+        QVERIFY(parts.size() >= 2);
+        for (int i = 0; i < parts.size(); ++i)
+            for (int j = i + 1; j < parts.size(); ++j)
+                QVERIFY2(!parts[i]->geometry().intersects(parts[j]->geometry()),
+                         qPrintable(parts[i]->metaObject()->className() +
+                                    QStringLiteral(" overlaps ") +
+                                    parts[j]->metaObject()->className()));
     }
 
     // The GUI process killed with SIGKILL: the session it started keeps running.

@@ -138,11 +138,17 @@ ActivityView::ActivityView(QWidget* parent) : QWidget(parent)
     connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             [this](const QModelIndex& current) { showDetails(current); });
 
+    // Five rows at least, whatever else wants the height.
+    m_table->setMinimumHeight(fm.height() * 7 + m_table->header()->sizeHint().height());
+
     m_details = new QTextBrowser(this);
     m_details->setOpenLinks(false);
     m_details->setPlaceholderText(tr("Select an event to see all its fields."));
 
-    auto* split = new QSplitter(Qt::Vertical, this);
+    // The details beside the table, not under it: the dock is short, and every line of height
+    // is a row of the timeline.
+    m_details->setMinimumWidth(fontMetrics().averageCharWidth() * 24);
+    auto* split = new QSplitter(Qt::Horizontal, this);
     split->addWidget(m_table);
     split->addWidget(m_details);
     split->setStretchFactor(0, 3);

@@ -17,7 +17,7 @@
 #include <QStackedWidget>
 #include <QStyledItemDelegate>
 #include <QTableView>
-#include <QToolButton>
+#include <QToolBar>
 #include <QVBoxLayout>
 #include <cstring>
 #include <utility>
@@ -92,15 +92,6 @@ class DiffDelegate : public QStyledItemDelegate {
     }
 };
 
-QToolButton* toolButton(QAction* action, QWidget* parent)
-{
-    auto* button = new QToolButton(parent);
-    button->setDefaultAction(action);
-    button->setAutoRaise(true);
-    button->setToolButtonStyle(Qt::ToolButtonTextOnly);
-    return button;
-}
-
 } // namespace
 
 DiffView::DiffView(QWidget* parent) : QWidget(parent)
@@ -132,8 +123,15 @@ DiffView::DiffView(QWidget* parent) : QWidget(parent)
     header->addWidget(m_title, 1);
     header->addWidget(m_stats);
     header->addSpacing(8);
-    for (QAction* action : {m_sideBySide, m_ignoreWhitespace, m_wholeFile})
-        header->addWidget(toolButton(action, this));
+    // A tool bar, not loose buttons: in a narrow pane what does not fit folds into its »
+    // menu instead of being drawn over its neighbours.
+    auto* toggles = new QToolBar(this);
+    toggles->setToolButtonStyle(Qt::ToolButtonTextOnly);
+    toggles->setIconSize(QSize(1, 1));
+    toggles->addActions({m_sideBySide, m_ignoreWhitespace, m_wholeFile});
+    toggles->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    toggles->setMinimumWidth(toggles->fontMetrics().averageCharWidth() * 8);
+    header->addWidget(toggles, 2);
 
     m_model = new DiffModel(this);
     m_table = new QTableView(this);

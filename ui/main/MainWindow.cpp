@@ -22,6 +22,7 @@
 #include <QCloseEvent>
 #include <QComboBox>
 #include <QDesktopServices>
+#include <QDockWidget>
 #include <QFile>
 #include <QFileInfo>
 #include <QLabel>
@@ -111,7 +112,7 @@ MainWindow::MainWindow(sb::Clock& clock, QWidget* parent)
 
     QSettings settings;
     restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
-    restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
+    m_layoutRestored = restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
     restoreLastSession();
     updateTitle();
     updateStatus();
@@ -487,6 +488,16 @@ void MainWindow::restoreLastSession()
         if (newestLive.isEmpty()) newestLive = e.id;
     }
     if (!newestLive.isEmpty()) selectSession(newestLive);
+}
+
+void MainWindow::showEvent(QShowEvent* event)
+{
+    QMainWindow::showEvent(event);
+    if (std::exchange(m_sizedDocks, true) || m_layoutRestored) return;
+    // First show without a saved layout: the session list takes a share of the width it has
+    // (its commands readable on a wide screen, the terminal's room kept on a small one).
+    if (auto* sessions = findChild<QDockWidget*>(QStringLiteral("SessionsDock")))
+        resizeDocks({sessions}, {std::clamp(width() * 22 / 100, 250, 420)}, Qt::Horizontal);
 }
 
 void MainWindow::closeEvent(QCloseEvent* event)

@@ -92,6 +92,7 @@ class MainWindow : public QMainWindow {
 
   protected:
     void closeEvent(QCloseEvent* event) override;
+    void showEvent(QShowEvent* event) override;
     void changeEvent(QEvent* event) override;
 
   private:
@@ -128,6 +129,8 @@ class MainWindow : public QMainWindow {
     QLabel* m_policyLabel;
     QAction *m_newAction, *m_stopAction, *m_killAction, *m_openAction;
     std::unique_ptr<SessionConnection> m_view; // the shown live session's terminal and events
+    bool m_layoutRestored = false;             // the user's dock layout came back from the settings
+    bool m_sizedDocks = false;
     QString m_current;
     QString m_policyText;
     std::optional<int> m_exitStatus; // the shown session's, as its supervisor announced it

@@ -98,13 +98,18 @@ void MainWindow::buildDocks()
     m_sessions->setUniformRowHeights(true);
     m_sessions->setAlternatingRowColors(true);
     m_sessions->setSelectionMode(QAbstractItemView::SingleSelection);
-    m_sessions->setMinimumWidth(300); // command, folder, start and duration readable
+    m_sessions->setMinimumWidth(240); // command, start and duration readable at 1024 px
     m_sessions->header()->setStretchLastSection(false);
     m_sessions->header()->setSectionResizeMode(SessionListModel::SessionColumn,
                                                QHeaderView::Stretch);
-    for (int c : {SessionListModel::WorkspaceColumn, SessionListModel::StartedColumn,
-                  SessionListModel::DurationColumn})
+    for (int c : {SessionListModel::StartedColumn, SessionListModel::DurationColumn})
         m_sessions->header()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
+    // The folder's name is the session's context, its command the session: the folder gives
+    // way (elided, its tooltip whole), the command keeps the rest.
+    m_sessions->header()->setSectionResizeMode(SessionListModel::WorkspaceColumn,
+                                               QHeaderView::Interactive);
+    m_sessions->setColumnWidth(SessionListModel::WorkspaceColumn,
+                               m_sessions->fontMetrics().averageCharWidth() * 9);
 
     auto dock = [this](QWidget* widget, const QString& title, const char* name,
                        Qt::DockWidgetArea area) {
@@ -120,15 +125,28 @@ void MainWindow::buildDocks()
     QDockWidget* approvals =
         dock(m_approvals, tr("Approvals"), "ApprovalsDock", Qt::RightDockWidgetArea);
     m_approvals->setTitleVisible(false);
-    m_approvals->setMinimumWidth(340); // a card's buttons and choices side by side
-    connect(m_approvals, &ApprovalPanel::pendingCountChanged, approvals, [approvals](int count) {
+    m_approvals->setMinimumWidth(300); // a card's buttons and choices side by side
+    // Nothing waiting: the dock folds to a slim bar, and the terminal gets the room; the first
+    // card opens it again (it stays open while an answered card shows its outcome).
+    auto fold = [this, approvals] {
+        const int count = m_approvals->pendingCount();
         approvals->setWindowTitle(count > 0 ? tr("Approvals (%1 waiting)").arg(count)
-                                            : tr("Approvals"));
-    });
+                                            : tr("Approvals: none waiting"));
+        const bool open = !m_approvals->cards().empty();
+        if (open == m_approvals->isVisibleTo(approvals)) return;
+        const auto vertical = QDockWidget::DockWidgetVerticalTitleBar;
+        approvals->setFeatures(open ? approvals->features() & ~vertical
+                                    : approvals->features() | vertical);
+        m_approvals->setVisible(open);
+        if (open) resizeDocks({approvals}, {360}, Qt::Horizontal);
+    };
+    connect(m_approvals, &ApprovalPanel::pendingCountChanged, approvals, fold);
+    connect(m_approvals, &ApprovalPanel::cardRemoved, approvals, fold, Qt::QueuedConnection);
     QDockWidget* activity =
         dock(m_activity, tr("Activity"), "ActivityDock", Qt::BottomDockWidgetArea);
-    resizeDocks({sessions, approvals}, {380, 380}, Qt::Horizontal);
+    resizeDocks({sessions}, {270}, Qt::Horizontal);
     resizeDocks({activity}, {230}, Qt::Vertical);
+    fold();
 }
 
 void MainWindow::buildCentre()
@@ -136,7 +154,8 @@ void MainWindow::buildCentre()
     m_tabs->setDocumentMode(true);
     // The review and replay pages' toolbars must not set the window's minimum width: they
     // squeeze (their toolbars fold) so the terminal and the approval cards keep their room.
-    for (QWidget* page : {static_cast<QWidget*>(m_files), static_cast<QWidget*>(m_replay)})
+    for (QWidget* page : {static_cast<QWidget*>(m_files), static_cast<QWidget*>(m_replay),
+                          static_cast<QWidget*>(m_policy)})
         page->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     m_tabs->addTab(m_terminal, QIcon(QStringLiteral(":/icons/command.svg")), tr("Terminal"));
     m_tabs->addTab(m_files, QIcon(QStringLiteral(":/icons/file.svg")), tr("Changes"));

@@ -13,6 +13,7 @@
 #include <QLineEdit>
 #include <QMenu>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSplitter>
 #include <QStyle>
 #include <QTabWidget>
@@ -64,10 +65,24 @@ PolicyPage::PolicyPage(PolicyDocument* document, RuleTableModel* rules, RuleTabl
     topLayout->addWidget(m_rules, 1);
 
     m_tabs->setDocumentMode(true);
-    m_tabs->addTab(buildTester(), tr("Test"));
-    m_tabs->addTab(buildLearned(), tr("Learned rules"));
-    m_tabs->addTab(buildObserved(), tr("Observed"));
+    // Each page scrolls when the window is short, rather than squeezing its fields together.
+    auto scrolled = [this](QWidget* page) {
+        auto* area = new QScrollArea(this);
+        area->setWidget(page);
+        area->setWidgetResizable(true);
+        area->setFrameShape(QFrame::NoFrame);
+        return area;
+    };
+    m_tabs->addTab(scrolled(buildTester()), tr("Test"));
+    m_tabs->addTab(scrolled(buildLearned()), tr("Learned rules"));
+    m_tabs->addTab(scrolled(buildObserved()), tr("Observed"));
 
+    // The rules come first: at least three rows of them, whatever the height; the tester and
+    // its neighbours take their share of what is left, not their wish, but never less than
+    // their input and a verdict.
+    m_rules->setMinimumHeight(fontMetrics().height() * 8);
+    m_tabs->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Ignored);
+    m_tabs->setMinimumHeight(fontMetrics().height() * 6);
     auto* splitter = new QSplitter(Qt::Vertical, this);
     splitter->setChildrenCollapsible(false);
     splitter->addWidget(top);
