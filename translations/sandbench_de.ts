@@ -215,6 +215,31 @@
         <source>no translation for language &apos;%1&apos; (%2); available: %3</source>
         <translation>keine Übersetzung für die Sprache „%1“ (%2); verfügbar: %3</translation>
     </message>
+    <message>
+        <source>none</source>
+        <comment>network mode</comment>
+        <translation>kein</translation>
+    </message>
+    <message>
+        <source>filtered</source>
+        <translation>gefiltert</translation>
+    </message>
+    <message>
+        <source>host</source>
+        <translation>Host</translation>
+    </message>
+    <message>
+        <source>allow</source>
+        <translation>erlauben</translation>
+    </message>
+    <message>
+        <source>ask</source>
+        <translation>fragen</translation>
+    </message>
+    <message>
+        <source>deny</source>
+        <translation>verweigern</translation>
+    </message>
 </context>
 <context>
     <name>sbui::ActivityModel</name>

@@ -27,6 +27,7 @@
 #include <QFontDatabase>
 #include <QLabel>
 #include <QLibraryInfo>
+#include <QLocale>
 #include <QMenuBar>
 #include <QPushButton>
 #include <QSettings>
@@ -529,6 +530,11 @@ class SettingsTest : public QObject {
             QVERIFY(menuTitles(window).contains(QStringLiteral("&Bearbeiten")));
             SettingsDialog dialog(Settings::instance(), &window);
             QCOMPARE(dialog.windowTitle(), QStringLiteral("Einstellungen"));
+            // Numbers as German writes them, whatever this machine's locale.
+            QCOMPARE(QLocale().toString(10000), QStringLiteral("10.000"));
+            QVERIFY2(dialog.scrollbackBox()->text().contains(QLatin1Char('.')) ||
+                         dialog.scrollbackBox()->value() < 1000,
+                     qPrintable(dialog.scrollbackBox()->text()));
             if (!QFile::exists(QLibraryInfo::path(QLibraryInfo::TranslationsPath) +
                                QStringLiteral("/qtbase_de.qm")))
                 SBG_SKIP("Qt's own German translation is not installed (qt6-translations-l10n)");
@@ -537,6 +543,7 @@ class SettingsTest : public QObject {
                      QStringLiteral("Abbrechen"));
         }
         QVERIFY(sbui::installTranslations(QStringLiteral("en")));
+        QVERIFY(!QLocale().toString(10000).contains(QLatin1Char('.')));
         sbui::MainWindow window;
         QVERIFY2(menuTitles(window).contains(QStringLiteral("&Session")),
                  qPrintable(menuTitles(window).join(QLatin1Char(' '))));

@@ -26,6 +26,7 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QLabel>
+#include <QLocale>
 #include <QMenuBar>
 #include <QSettings>
 #include <QStackedWidget>
@@ -46,7 +47,25 @@ QString limitText(const nlohmann::json& policy, const char* key, const QString& 
 {
     if (!policy.is_object() || !policy.contains(key) || !policy[key].is_number()) return {};
     auto value = policy[key].get<std::uint64_t>();
-    return value == 0 ? QCoreApplication::translate("sbui", "none") : QString::number(value) + unit;
+    return value == 0 ? QCoreApplication::translate("sbui", "none")
+                      : QLocale().toString(static_cast<qulonglong>(value)) + unit;
+}
+
+// The policy summary's words as the status bar says them.
+QString modeText(const std::string& mode)
+{
+    if (mode == "none") return QCoreApplication::translate("sbui", "none", "network mode");
+    if (mode == "filtered") return QCoreApplication::translate("sbui", "filtered");
+    if (mode == "host") return QCoreApplication::translate("sbui", "host");
+    return QString::fromStdString(mode);
+}
+
+QString actionText(const std::string& action)
+{
+    if (action == "allow") return QCoreApplication::translate("sbui", "allow");
+    if (action == "ask") return QCoreApplication::translate("sbui", "ask");
+    if (action == "deny") return QCoreApplication::translate("sbui", "deny");
+    return QString::fromStdString(action);
 }
 
 } // namespace
@@ -301,8 +320,8 @@ void MainWindow::showSession(const QString& id)
         if (p.is_object())
             m_policyText =
                 tr("network %1 · commands %2 · memory %3 · processes %4 · time limit %5")
-                    .arg(QString::fromStdString(p.value("network", "?")),
-                         QString::fromStdString(p.value("commands_default", "?")),
+                    .arg(modeText(p.value("network", "?")),
+                         actionText(p.value("commands_default", "?")),
                          limitText(p, "memory_mb", tr(" MB")), limitText(p, "pids", QString()),
                          limitText(p, "wall_seconds", tr(" s")));
     }

@@ -3,6 +3,7 @@
 #include <QCoreApplication>
 #include <QFile>
 #include <QLibraryInfo>
+#include <QLocale>
 #include <QTranslator>
 #include <memory>
 
@@ -101,6 +102,11 @@ bool installTranslations(const QString& language)
     Installed& t = installed();
     uninstall(t.ours);
     uninstall(t.qt);
+    // Numbers and dates as the language writes them ("10.000 Zeilen"), unless the system's own
+    // locale already speaks it (then its territory's ways win: de_AT, en_GB).
+    const QLocale system = QLocale::system();
+    QLocale::setDefault(system.language() == QLocale(language).language() ? system
+                                                                          : QLocale(language));
     if (language == kEnglish) return true;
 
     auto qt = std::make_unique<QTranslator>();
