@@ -1404,6 +1404,10 @@
         <source>Approvals: none waiting</source>
         <translation>Freigaben: keine wartet</translation>
     </message>
+    <message>
+        <source>&amp;Policy</source>
+        <translation>&amp;Richtlinie</translation>
+    </message>
 </context>
 <context>
     <name>sbui::NetworkPolicyPage</name>

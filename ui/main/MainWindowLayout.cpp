@@ -71,19 +71,24 @@ void MainWindow::buildActions()
                             "language"));
     connect(settings, &QAction::triggered, this, &MainWindow::openSettings);
 
-    QMenu* sessionMenu = menuBar()->addMenu(tr("&Session"));
-    sessionMenu->addActions({m_newAction, demo, m_stopAction, m_killAction, m_openAction});
-    sessionMenu->addSeparator();
-    sessionMenu->addAction(quit);
+    // The desktop's order: File (starting things, and Quit), Edit, then the app's own menus.
+    QMenu* fileMenu = menuBar()->addMenu(tr("&File"));
+    fileMenu->addActions({m_newAction, demo});
+    fileMenu->addSeparator();
+    fileMenu->addAction(quit);
+    QMenu* sessionMenu = new QMenu(tr("&Session"), menuBar());
+    sessionMenu->addActions({m_stopAction, m_killAction, m_openAction});
     // Policies are files of their own: opened and saved without a session.
-    QMenu* fileMenu = new QMenu(tr("&File"), menuBar());
-    menuBar()->insertMenu(sessionMenu->menuAction(), fileMenu);
-    QAction* openPolicy = fileMenu->addAction(tr("Open &policy…"));
+    QMenu* policyMenu = new QMenu(tr("&Policy"), menuBar());
+    QAction* openPolicy = policyMenu->addAction(tr("Open &policy…"));
     openPolicy->setToolTip(tr("Open a policy file to edit its network and command rules"));
     connect(openPolicy, &QAction::triggered, this, &MainWindow::openPolicy);
-    fileMenu->addActions({m_policy->saveAction(), m_policy->saveAsAction()});
+    policyMenu->addActions(
+        {m_policy->saveAction(), m_policy->saveAsAction(), m_policy->revertAction()});
     QMenu* editMenu = menuBar()->addMenu(tr("&Edit"));
     editMenu->addAction(settings);
+    menuBar()->addMenu(sessionMenu);
+    menuBar()->addMenu(policyMenu);
 
     QToolBar* tools = addToolBar(tr("Session"));
     tools->setObjectName(QStringLiteral("SessionToolBar"));
