@@ -622,6 +622,43 @@ class PolicyEditorTest : public QObject {
         QCOMPARE(ed.subtitleText(), QDir::toNativeSeparators(QFileInfo(path).absoluteFilePath()));
     }
 
+    // Save with a cell still being edited: the edit is committed and saved (it was lost, and
+    // the save refused the rule as empty, when the editor was not in the current cell), and Qt
+    // has nothing to complain about ("closeEditor called with an editor that does not belong to
+    // this view").
+    void saveWithAnEditorOpenCommitsItQuietly()
+    {
+        static QStringList warnings;
+        warnings.clear();
+        const QtMessageHandler previous = qInstallMessageHandler(
+            [](QtMsgType type, const QMessageLogContext&, const QString& message) {
+                // The offscreen platform's own notice is not about this.
+                if (type == QtWarningMsg && !message.contains(QLatin1String("propagateSizeHints")))
+                    warnings << message;
+            });
+        const QString path = m_world->writePolicy(kCommented);
+        PolicyEditor& ed = editor();
+        ed.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&ed));
+        QVERIFY(ed.openFile(path));
+        sbui::RuleListEditor* rules = ed.networkPage()->rules();
+        rules->selectRow(0);
+        QTest::mouseClick(rules->addButton(), Qt::LeftButton);
+        const QModelIndex host =
+            ed.document()->networkRules()->index(1, NetworkRulesModel::HostColumn);
+        auto* line = qobject_cast<QLineEdit*>(rules->view()->indexWidget(host));
+        QVERIFY(line);
+        line->setFocus();
+        QTest::keyClicks(line, QStringLiteral("typed.example.com"));
+        ed.saveAction()->trigger(); // no Return: Save commits the open editor
+        QTest::qWait(50);
+        qInstallMessageHandler(previous);
+        QVERIFY2(readAll(path).contains("typed.example.com"),
+                 qPrintable(readAll(path) + ed.messageText() + warnings.join(u'\n') +
+                            QString::number(ed.saveAction()->isEnabled())));
+        QVERIFY2(warnings.isEmpty(), qPrintable(warnings.join(u'\n')));
+    }
+
     void openPolicyWithoutASession()
     {
         QStandardPaths::setTestModeEnabled(true);

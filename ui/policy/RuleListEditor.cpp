@@ -53,10 +53,16 @@ class ActionDelegate : public QStyledItemDelegate {
 
 void RuleTableView::commitOpenEditor()
 {
-    if (state() != EditingState) return;
-    if (QWidget* editor = indexWidget(currentIndex())) {
-        commitData(editor);
-        closeEditor(editor, QAbstractItemDelegate::NoHint);
+    if (state() != EditingState || model() == nullptr) return;
+    // The open editor is in the current row, not always in the current cell ("Add rule" edits
+    // the new rule's host while its first cell is current).
+    const int row = currentIndex().row();
+    for (int column = 0; column < model()->columnCount(); ++column) {
+        if (QWidget* editor = indexWidget(model()->index(row, column))) {
+            commitData(editor);
+            closeEditor(editor, QAbstractItemDelegate::NoHint);
+            return;
+        }
     }
 }
 
