@@ -150,6 +150,7 @@ void ScreenModel::reset()
     m_cursorVisible = true;
     if (available()) return; // no terminal: a blank screen
     m_vt = vt().vterm_new(static_cast<int>(m_rows), static_cast<int>(m_cols));
+    m_guard.reset();
     vt().vterm_set_utf8(m_vt, 1);
     m_screen = vt().vterm_obtain_screen(m_vt);
     static VTermScreenCallbacks callbacks = [] {
@@ -168,7 +169,10 @@ void ScreenModel::reset()
 
 void ScreenModel::feed(std::string_view bytes)
 {
-    if (m_vt != nullptr && !bytes.empty()) vt().vterm_input_write(m_vt, bytes.data(), bytes.size());
+    if (m_vt == nullptr || bytes.empty()) return;
+    // Recorded bytes are not trusted to be safe for libvterm (VtermGuard.h).
+    m_guard.pass(bytes, m_guarded);
+    if (!m_guarded.empty()) vt().vterm_input_write(m_vt, m_guarded.data(), m_guarded.size());
 }
 
 void ScreenModel::resize(unsigned rows, unsigned cols)

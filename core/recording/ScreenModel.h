@@ -5,6 +5,7 @@
 #pragma once
 
 #include "base/Error.h"
+#include "base/VtermGuard.h"
 
 #include <memory>
 #include <string>
@@ -59,6 +60,8 @@ class ScreenModel {
     void reset();
 
     VTerm* m_vt = nullptr;
+    VtermGuard m_guard; // between the bytes and libvterm
+    std::string m_guarded;
     VTermScreen* m_screen = nullptr;
     unsigned m_rows, m_cols;
     bool m_altScreen = false;

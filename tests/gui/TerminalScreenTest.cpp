@@ -49,6 +49,17 @@ class TerminalScreenTest : public QObject {
         QVERIFY(!screen.cursor().visible);
     }
 
+    // "\e[b" (repeat the last character) before any character hung libvterm 0.1.4 for ever,
+    // and with it the window: the guard drops a repeat of nothing, keeps the others.
+    void aRepeatOfNothingDoesNotHang()
+    {
+        TerminalScreen screen(5, 20);
+        feed(screen, "\x1b[b\x1b[0b");
+        feed(screen, "\x1b[");
+        feed(screen, "bx\x1b[2b");
+        QCOMPARE(screen.lineText(0), QStringLiteral("xxx"));
+    }
+
     void attributes()
     {
         TerminalScreen screen(3, 40);

@@ -272,6 +272,7 @@ void TerminalScreen::create()
 {
     if (m_vt != nullptr) vterm_free(m_vt);
     m_vt = vterm_new(m_rows, m_cols);
+    m_guard.reset();
     vterm_set_utf8(m_vt, 1);
     vterm_output_set_callback(m_vt, &TerminalScreenCallbacks::output, this);
     m_screen = vterm_obtain_screen(m_vt);
@@ -334,7 +335,9 @@ void TerminalScreen::reset()
 void TerminalScreen::parse(const char* bytes, std::size_t length)
 {
     if (length == 0) return;
-    vterm_input_write(m_vt, bytes, length);
+    // What a program prints is not trusted to be safe for libvterm (VtermGuard.h).
+    m_guard.pass({bytes, length}, m_guarded);
+    if (!m_guarded.empty()) vterm_input_write(m_vt, m_guarded.data(), m_guarded.size());
     std::fill(m_rowStale.begin(), m_rowStale.end(), 1);
 }
 

@@ -23,6 +23,7 @@
 #include "TerminalReflow.h"
 #include "TerminalScrollback.h"
 #include "TerminalWrapTracker.h"
+#include "base/VtermGuard.h"
 
 #include <QByteArray>
 #include <QString>
@@ -155,6 +156,8 @@ class TerminalScreen {
     std::int64_t firstAbsoluteLine() const { return m_firstScreenLine - scrollbackSize(); }
 
     VTerm* m_vt = nullptr;
+    sb::VtermGuard m_guard; // between the program's bytes and libvterm
+    std::string m_guarded;
     VTermScreen* m_screen = nullptr;
     int m_rows, m_cols;
 
