@@ -50,12 +50,14 @@ class CivetExchange : public Exchange {
 
     Status readBody(const std::function<bool(std::string_view)>& sink) override
     {
-        char buf[65536];
+        // On the heap: civetweb's worker threads have small stacks, and a 64 KiB frame under
+        // the handlers' own overflowed them (found by the whole suite under ASan).
+        std::string buf(64 * 1024, '\0');
         for (;;) {
-            int n = cw().mg_read(m_conn, buf, sizeof buf);
+            int n = cw().mg_read(m_conn, buf.data(), buf.size());
             if (n == 0) return {};
             if (n < 0) return inputError("the request's body ended early or is malformed");
-            if (!sink({buf, static_cast<std::size_t>(n)})) return {};
+            if (!sink({buf.data(), static_cast<std::size_t>(n)})) return {};
         }
     }
 
