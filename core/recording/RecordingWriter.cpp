@@ -345,6 +345,15 @@ void RecordingWriter::flush()
     });
 }
 
+bool RecordingWriter::backlogged() const
+{
+    std::lock_guard lock(m_impl->mutex);
+    const WriterOptions& l = m_impl->limits;
+    return !m_impl->stalled && !m_impl->stop &&
+           (m_impl->pendingBytes >= l.maxQueuedBytes / 4 * 3 ||
+            m_impl->pending.size() >= l.maxQueuedItems / 4 * 3);
+}
+
 WriterStats RecordingWriter::stats() const
 {
     std::lock_guard lock(m_impl->mutex);

@@ -73,6 +73,12 @@ class RecordingWriter {
     // Stored as an exec request and an exec decision, both with toJson(command) as payload.
     void command(CommandRecord command);
 
+    // The queue is three quarters full while storing goes on: the session loop then stops
+    // reading the command's output for a moment, so the command waits on its terminal instead
+    // of its output being dropped. False while storing stalls (a full disk, a locked
+    // database): the session then goes on, and what does not fit is counted as dropped.
+    bool backlogged() const;
+
     // Waits until the database is open: its error if it could not be.
     Status opened();
 

@@ -201,13 +201,16 @@ bool SessionLoop::run()
     for (;;) {
         bool promptOpen = m_prompt && m_prompt->isOpen();
         // While the approval screen is open the agent's output is left in the pty: it pauses.
+        // So it does while the recording catches up with a flood: nothing is dropped from it.
+        const bool recordingBehind = m_options.recorder && m_options.recorder->backlogged();
+        const bool readOutput = !recordingBehind;
         fds = {{m_sandbox.pidFd, POLLIN, 0},
                {m_signalFd, POLLIN, 0},
-               {m_masterOpen && !promptOpen ? m_sandbox.ptyMaster : -1, POLLIN, 0},
+               {m_masterOpen && !promptOpen && readOutput ? m_sandbox.ptyMaster : -1, POLLIN, 0},
                {m_inputOpen ? m_options.inFd : -1, POLLIN, 0},
                {m_wakeFd, POLLIN, 0},
-               {m_options.commandOut, POLLIN, 0},
-               {m_options.commandErr, POLLIN, 0},
+               {readOutput ? m_options.commandOut : -1, POLLIN, 0},
+               {readOutput ? m_options.commandErr : -1, POLLIN, 0},
                {m_options.lifeline, POLLIN, 0}};
         if (m_control) m_control->fillPollFds(fds);
         if (m_programs) m_programs->fillPollFds(fds);
@@ -231,7 +234,8 @@ bool SessionLoop::run()
         }
         if (m_announce) atMost(m_lastOutputMs + kQuietMs - now);
         if (m_onLive && m_liveAtMs >= 0) atMost(m_liveAtMs - now);
-        if (promptOpen) atMost(1000); // countdowns
+        if (promptOpen) atMost(1000);   // countdowns
+        if (recordingBehind) atMost(5); // the writer's queue empties within milliseconds
         if (long long wake = m_programs ? m_programs->nextWakeMs() : -1; wake >= 0)
             atMost(wake - now);
         if (m_options.idleMs > 0) {

@@ -187,4 +187,22 @@ TEST_F(Faults, ALowOpenFileLimitIsRaisedOrRefusedBeforeTheSessionStarts)
     EXPECT_FALSE(contains(hard.err, "started")) << dump(hard);
 }
 
+// A flood faster than the recording can store: the loop stops reading while the writer's queue
+// is nearly full, so the command waits on its terminal and nothing is dropped (before, a
+// 100 MB flood lost a fifth of its bytes to the queue's bound).
+TEST_F(Faults, AFloodFasterThanTheRecordingIsRecordedWhole)
+{
+    const std::string id = sb.nextSession();
+    const sbtest::RunResult result = sb.run(
+        id, {"bash", "-c", "yes 0123456789012345678901234567890123456789 | head -c 60000000"},
+        sbit::withOptions({"--headless"}, 120));
+    ASSERT_EQ(result.status, 0) << dump(result);
+    auto store = sb::RecordingStore::open(database());
+    ASSERT_TRUE(store) << store.error().describe();
+    auto summary = store->summary(id);
+    ASSERT_TRUE(summary) << summary.error().describe();
+    EXPECT_EQ(summary->droppedBytes, 0u);
+    EXPECT_GE(summary->session.outputBytes, 60'000'000u);
+}
+
 } // namespace
