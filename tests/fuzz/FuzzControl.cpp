@@ -6,6 +6,7 @@
 // Input lines: "TYPE BODY", TYPE a message type number, BODY its payload as it goes on the wire
 // (JSON, or raw bytes for bytes frames: their 8-byte seq first); a line starting with "raw "
 // goes on the socket as it is, framing and all. The text form keeps the corpus readable.
+#include "FuzzCheck.h"
 #include "control/ControlServer.h"
 #include "sandbox/Sandbox.h"
 #include "supervision/ExecService.h"
@@ -68,12 +69,7 @@ class Backend : public sb::SessionBackend {
     sb::SandboxProcess m_sandbox; // nothing: no init, no helper
 };
 
-void check(bool ok, const char* what)
-{
-    if (ok) return;
-    std::fprintf(stderr, "fuzz_control: check failed: %s\n", what);
-    std::abort();
-}
+using sbfuzz::check;
 
 void putLe(std::string& out, std::uint64_t value, int bytes)
 {

@@ -9,6 +9,7 @@
 // response with a status from 100 to 599; a JSON response is JSON; a Connect stream ends with
 // its end-of-stream envelope.
 #include "E2bTestSupport.h"
+#include "FuzzCheck.h"
 #include "e2b/Connect.h"
 
 #include <cstdint>
@@ -20,12 +21,7 @@
 
 namespace {
 
-void check(bool ok, const char* what)
-{
-    if (ok) return;
-    std::fprintf(stderr, "fuzz_e2b: check failed: %s\n", what);
-    std::abort();
-}
+using sbfuzz::check;
 
 std::string_view line(std::string_view& rest)
 {

@@ -3,6 +3,7 @@
 // and what a server sends back (a response head). Checked beyond "no crash": a head parsed as
 // Done fits in the buffer and the bound, and its rewritten form parses again; the chunk scanner
 // never claims more bytes than it was given, fed whole or a byte at a time alike.
+#include "FuzzCheck.h"
 #include "network/ProxyInternal.h"
 
 #include <cstdint>
@@ -15,12 +16,7 @@ namespace {
 
 using namespace sb::proxy;
 
-void check(bool ok, const char* what)
-{
-    if (ok) return;
-    std::fprintf(stderr, "fuzz_http: check failed: %s\n", what);
-    std::abort();
-}
+using sbfuzz::check;
 
 constexpr std::size_t kMax = 16 * 1024;
 

@@ -2,6 +2,7 @@
 // as `sandbench-cli mcp` reads them from stdin. Its control connection goes to a socket this
 // target drains, a supervisor that never answers. Checked beyond "no crash": every line the
 // server writes is one JSON-RPC 2.0 object, and a line gets one response at most.
+#include "FuzzCheck.h"
 #include "control/ControlClient.h"
 #include "mcp/McpServer.h"
 
@@ -15,12 +16,7 @@
 
 namespace {
 
-void check(bool ok, const char* what)
-{
-    if (ok) return;
-    std::fprintf(stderr, "fuzz_mcp: check failed: %s\n", what);
-    std::abort();
-}
+using sbfuzz::check;
 
 void drain(int fd)
 {

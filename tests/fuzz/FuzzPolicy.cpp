@@ -2,6 +2,7 @@
 // comments). Checked beyond "no crash": a refusal names where, and a policy that parses is
 // written back (policyToJson, what the window and `policy show` print) as a document that
 // parses again to the same.
+#include "FuzzCheck.h"
 #include "policy/Policy.h"
 #include "policy/PolicyJson.h"
 
@@ -12,12 +13,7 @@
 
 namespace {
 
-void check(bool ok, const char* what)
-{
-    if (ok) return;
-    std::fprintf(stderr, "fuzz_policy: check failed: %s\n", what);
-    std::abort();
-}
+using sbfuzz::check;
 
 } // namespace
 

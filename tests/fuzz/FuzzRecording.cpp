@@ -13,6 +13,7 @@
 //   k T SEQ ROWS COLS ENC DATA a keyframe as stored (without any, they are built from events)
 //   q TEXT                     a search
 //   d TEXT                     a duration as `replay --from` takes it
+#include "FuzzCheck.h"
 #include "recording/RecordingCodec.h"
 #include "recording/RecordingExport.h"
 #include "recording/RecordingIndex.h"
@@ -34,12 +35,7 @@
 
 namespace {
 
-void check(bool ok, const char* what)
-{
-    if (ok) return;
-    std::fprintf(stderr, "fuzz_recording: check failed: %s\n", what);
-    std::abort();
-}
+using sbfuzz::check;
 
 std::string unescape(std::string_view in)
 {

@@ -2,6 +2,7 @@
 // CONNECT request a process in the sandbox sends. Checked beyond "no crash": a message parsed
 // takes no more bytes than it was given, a prefix of it is Incomplete (never another verdict),
 // a refusal says why and with which reply, and a request parsed names a host and a port.
+#include "FuzzCheck.h"
 #include "network/ProxyInternal.h"
 
 #include <cstdint>
@@ -13,12 +14,7 @@ namespace {
 
 using namespace sb::proxy;
 
-void check(bool ok, const char* what)
-{
-    if (ok) return;
-    std::fprintf(stderr, "fuzz_socks: check failed: %s\n", what);
-    std::abort();
-}
+using sbfuzz::check;
 
 void greeting(std::string_view input)
 {
