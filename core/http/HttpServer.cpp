@@ -136,14 +136,14 @@ class CivetExchange : public Exchange {
         m_status = status;
         if (cw().mg_response_header_start(m_conn, status) < 0) return false;
         cw().mg_response_header_add(m_conn, "Content-Type", contentType.data(),
-                               static_cast<int>(contentType.size()));
+                                    static_cast<int>(contentType.size()));
         if (length.empty())
             cw().mg_response_header_add(m_conn, "Transfer-Encoding", "chunked", -1);
         else
             cw().mg_response_header_add(m_conn, "Content-Length", length.c_str(), -1);
         for (const auto& [name, value] : extra)
             cw().mg_response_header_add(m_conn, name.c_str(), value.c_str(),
-                                   static_cast<int>(value.size()));
+                                        static_cast<int>(value.size()));
         return cw().mg_response_header_send(m_conn) >= 0;
     }
 
@@ -244,24 +244,20 @@ Result<std::unique_ptr<Server>> Server::start(const ServerOptions& options, Hand
     const std::string threads = std::to_string(options.threads);
     // Idle keep-alive connections are kept a while: clients reuse them (undici, the E2B SDK's
     // HTTP client, expects that); the request timeout bounds how long one request may dawdle.
-    const char* civetOptions[] = {"listening_ports",
-                                  ports.c_str(),
-                                  "num_threads",
-                                  threads.c_str(),
-                                  "enable_keep_alive",
-                                  "yes",
-                                  "keep_alive_timeout_ms",
-                                  "30000",
-                                  "request_timeout_ms",
-                                  "60000",
-                                  "enable_auth_domain_check",
-                                  "no",
-                                  // Headers and body go out in separate writes: with Nagle's
-                                  // algorithm the second waited for the client's delayed ACK
-                                  // (40 ms a request).
-                                  "tcp_nodelay",
-                                  "1",
-                                  nullptr};
+    // One option and its value a line.
+    // clang-format off
+    const char* civetOptions[] = {
+        "listening_ports", ports.c_str(),
+        "num_threads", threads.c_str(),
+        "enable_keep_alive", "yes",
+        "keep_alive_timeout_ms", "30000",
+        "request_timeout_ms", "60000",
+        "enable_auth_domain_check", "no",
+        // Headers and body go out in separate writes: with Nagle's algorithm the second waited
+        // for the client's delayed ACK (40 ms a request).
+        "tcp_nodelay", "1",
+        nullptr};
+    // clang-format on
     mg_callbacks callbacks{};
     callbacks.log_message = [](const mg_connection* conn, const char* message) -> int {
         auto* ctx = static_cast<Context*>(cw().mg_get_user_data(cw().mg_get_context(conn)));

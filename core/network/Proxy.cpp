@@ -1,7 +1,6 @@
 // The proxy's thread: lifecycle, the epoll loop, accepting, timeouts and closing.
-#include "network/ProxyInternal.h"
-
 #include "base/OpenFileLimit.h"
+#include "network/ProxyInternal.h"
 
 #include <csignal>
 #include <fcntl.h>

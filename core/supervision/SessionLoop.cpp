@@ -203,15 +203,15 @@ bool SessionLoop::run()
         // While the approval screen is open the agent's output is left in the pty: it pauses.
         // So it does while the recording catches up with a flood: nothing is dropped from it.
         const bool recordingBehind = m_options.recorder && m_options.recorder->backlogged();
-        const bool readOutput = !recordingBehind;
-        fds = {{m_sandbox.pidFd, POLLIN, 0},
-               {m_signalFd, POLLIN, 0},
-               {m_masterOpen && !promptOpen && readOutput ? m_sandbox.ptyMaster : -1, POLLIN, 0},
-               {m_inputOpen ? m_options.inFd : -1, POLLIN, 0},
-               {m_wakeFd, POLLIN, 0},
-               {readOutput ? m_options.commandOut : -1, POLLIN, 0},
-               {readOutput ? m_options.commandErr : -1, POLLIN, 0},
-               {m_options.lifeline, POLLIN, 0}};
+        fds = {
+            {m_sandbox.pidFd, POLLIN, 0},
+            {m_signalFd, POLLIN, 0},
+            {m_masterOpen && !promptOpen && !recordingBehind ? m_sandbox.ptyMaster : -1, POLLIN, 0},
+            {m_inputOpen ? m_options.inFd : -1, POLLIN, 0},
+            {m_wakeFd, POLLIN, 0},
+            {recordingBehind ? -1 : m_options.commandOut, POLLIN, 0},
+            {recordingBehind ? -1 : m_options.commandErr, POLLIN, 0},
+            {m_options.lifeline, POLLIN, 0}};
         if (m_control) m_control->fillPollFds(fds);
         if (m_programs) m_programs->fillPollFds(fds);
         long long now = monotonicMs();

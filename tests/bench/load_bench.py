@@ -38,6 +38,7 @@ CLI = os.path.join(BUILD, "app", "sandbench-cli")
 GUI = os.path.join(BUILD, "app", "sandbench")
 TICKS = os.sysconf("SC_CLK_TCK")
 EXEC_DECISION = 5
+NETWORK_DECISION = 7
 DROPPED = 13
 
 
@@ -137,10 +138,8 @@ def recorded(world, session_id):
             "SELECT sid, events, output_bytes FROM sessions WHERE id = ?", (session_id,)).fetchone()
         count = lambda kind: db.execute("SELECT count(*) FROM events WHERE sid = ? AND type = ?",
                                         (sid, kind)).fetchone()[0]
-        network = db.execute("SELECT count(*) FROM events WHERE sid = ? AND type = 7",
-                             (sid,)).fetchone()[0]
         return {"events": events, "output_bytes": output, "execs": count(EXEC_DECISION),
-                "dropped": count(DROPPED), "network": network}
+                "dropped": count(DROPPED), "network": count(NETWORK_DECISION)}
 
 
 def recorded_output(world, session_id):

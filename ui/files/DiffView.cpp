@@ -127,7 +127,6 @@ DiffView::DiffView(QWidget* parent) : QWidget(parent)
     // menu instead of being drawn over its neighbours.
     auto* toggles = new QToolBar(this);
     toggles->setToolButtonStyle(Qt::ToolButtonTextOnly);
-    toggles->setIconSize(QSize(1, 1));
     toggles->addActions({m_sideBySide, m_ignoreWhitespace, m_wholeFile});
     toggles->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     toggles->setMinimumWidth(toggles->fontMetrics().averageCharWidth() * 8);

@@ -419,8 +419,7 @@ void MainWindow::stopSession()
                "%2 s after Stop, or use Kill now.")
                 .arg(id)
                 .arg(kGraceSeconds),
-            (kGraceSeconds - 2) * 1000 + 2000);
-        m_killAction->setEnabled(true);
+            kGraceSeconds * 1000);
     });
 }
 

@@ -125,8 +125,8 @@ void MainWindow::buildDocks()
         addDockWidget(area, d);
         return d;
     };
-    QDockWidget* sessions =
-        dock(m_sessions, tr("Sessions"), "SessionsDock", Qt::LeftDockWidgetArea);
+    // Sized at the first show, to the window's width (MainWindow::showEvent).
+    dock(m_sessions, tr("Sessions"), "SessionsDock", Qt::LeftDockWidgetArea);
     QDockWidget* approvals =
         dock(m_approvals, tr("Approvals"), "ApprovalsDock", Qt::RightDockWidgetArea);
     m_approvals->setTitleVisible(false);
@@ -149,7 +149,6 @@ void MainWindow::buildDocks()
     connect(m_approvals, &ApprovalPanel::cardRemoved, approvals, fold, Qt::QueuedConnection);
     QDockWidget* activity =
         dock(m_activity, tr("Activity"), "ActivityDock", Qt::BottomDockWidgetArea);
-    resizeDocks({sessions}, {270}, Qt::Horizontal);
     resizeDocks({activity}, {230}, Qt::Vertical);
     fold();
 }
