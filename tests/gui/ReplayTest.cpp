@@ -18,12 +18,14 @@
 #include <QFile>
 #include <QLineEdit>
 #include <QListWidget>
+#include <QScrollBar>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QToolButton>
 #include <QTreeView>
+#include <QVBoxLayout>
 #include <algorithm>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -153,17 +155,23 @@ class ReplayTest : public QObject {
         QVERIFY(m_rec.durationNs > 4'000 * kMs);
     }
 
+    // As in the window: the replay above, the timeline it follows below.
     void init()
     {
-        m_view = std::make_unique<ReplayView>();
-        m_view->resize(1200, 700);
-        m_view->show();
+        m_window = std::make_unique<QWidget>();
+        auto* column = new QVBoxLayout(m_window.get());
+        m_timeline = new sbui::ActivityView;
+        m_view = new ReplayView(m_timeline);
+        column->addWidget(m_view, 1);
+        column->addWidget(m_timeline);
+        m_window->resize(1200, 900);
+        m_window->show();
         QString error;
         QVERIFY2(m_view->open(kSession, &error), qPrintable(error));
         m_view->controller()->setAutoAdvance(false);
     }
 
-    void cleanup() { m_view.reset(); }
+    void cleanup() { m_window.reset(); }
 
     void opensAtTheStartWithTheRecordingsSize()
     {
@@ -172,13 +180,22 @@ class ReplayTest : public QObject {
         QCOMPARE(m_view->terminal()->rows(), 24);
         QCOMPARE(m_view->terminal()->columns(), 80);
         QVERIFY(m_view->terminal()->isReadOnly());
+        // The pane is as wide as the recording's 80 columns, also when that is over half the view
+        // and a cell is a fraction of a pixel wider than its rounded size.
+        QFont font(QStringLiteral("DejaVu Sans Mono"));
+        font.setPointSizeF(10.5);
+        m_view->terminal()->setTerminalFont(font);
+        m_window->resize(1000, 900);
+        QTRY_VERIFY(m_view->terminal()->cellRect(0, 79).right() <
+                    m_view->terminal()->viewport()->width());
         QCOMPARE(shown(*m_view), referenceScreen(m_rec, 0));
         QVERIFY(!m_view->controller()->isPlaying());
     }
 
     void unknownSessionDoesNotOpen()
     {
-        ReplayView view;
+        sbui::ActivityView timeline;
+        ReplayView view(&timeline);
         QString error;
         QVERIFY(!view.open(QStringLiteral("no-such-session"), &error));
         QVERIFY2(error.contains(QLatin1String("no-such-session")), qPrintable(error));
@@ -379,10 +396,46 @@ class ReplayTest : public QObject {
     }
 
     // Space plays and pauses, Ctrl+Right and Ctrl+Left go from event to event.
+    // One list: the replay has no timeline of its own, it fills and follows the one it is given.
+    void timelineIsTheWindowsOwn()
+    {
+        QVERIFY(m_view->findChildren<sbui::ActivityView*>().isEmpty());
+        QCOMPARE(m_view->activityView(), m_timeline);
+        QCOMPARE(m_timeline->model()->rowCount(),
+                 static_cast<int>(m_view->controller()->events().size()));
+        m_view->seek(markerTime(QStringLiteral("rm -f gone.txt")));
+        QVERIFY2(currentSummary().contains(QLatin1String("rm -f gone.txt")),
+                 qPrintable(currentSummary()));
+    }
+
+    // A pane shorter than the recording's 24 rows scrolls over the screen and keeps the cursor's
+    // row, the newest output, in view; the user can still scroll to its top.
+    void shortPaneKeepsTheNewestLinesInView()
+    {
+        m_window->resize(1200, 420);
+        QTest::qWait(50);
+        sbui::TerminalWidget* term = m_view->terminal();
+        QVERIFY(term->viewport()->height() < 24 * term->cellSize().height());
+        m_view->seek(outputTime("line5"));
+        const int cursorRow = term->screen().cursor().row;
+        QVERIFY2(cursorRow > term->viewport()->height() / term->cellSize().height(),
+                 "the cursor should be below what the pane shows from the top");
+        const QRect cursorCell = term->cellRect(cursorRow + term->scrollOffset(), 0);
+        QVERIFY(cursorCell.top() >= 0);
+        QVERIFY(cursorCell.bottom() < term->viewport()->height());
+        const QString lastLine = term->lineText(cursorRow - 1);
+        QVERIFY2(lastLine.contains(QLatin1String("line5")), qPrintable(lastLine));
+        term->verticalScrollBar()->setValue(0);
+        QCOMPARE(term->scrollOffset(), 0); // no scrollback: the screen's top
+        m_view->seek(m_rec.durationNs);
+        QVERIFY(term->cellRect(term->screen().cursor().row + term->scrollOffset(), 0).bottom() <
+                term->viewport()->height());
+    }
+
     void keyboardShortcuts()
     {
         m_view->activateWindow();
-        QVERIFY(QTest::qWaitForWindowActive(m_view.get()));
+        QVERIFY(QTest::qWaitForWindowActive(m_view));
         m_view->terminal()->setFocus();
         QTest::keyClick(m_view->terminal(), Qt::Key_Space);
         QVERIFY(m_view->controller()->isPlaying());
@@ -406,12 +459,28 @@ class ReplayTest : public QObject {
         QTest::keyClick(m_view->searchEdit(), Qt::Key_Return);
         QListWidget* hits = m_view->searchResults();
         QCOMPARE(hits->count(), 1);
-        QVERIFY(hits->item(0)->text().contains(QLatin1String("line3")));
+        // The match near the start of its line in the list, where eliding does not reach it.
+        const QString hitLine = hits->item(0)->text();
+        QVERIFY2(hitLine.indexOf(QLatin1String("line3")) >= 0 &&
+                     hitLine.indexOf(QLatin1String("line3")) <= 24,
+                 qPrintable(hitLine));
         m_view->seek(m_rec.durationNs);
         hits->scrollToItem(hits->item(0));
         QTest::mouseClick(hits->viewport(), Qt::LeftButton, {},
                           hits->visualItemRect(hits->item(0)).center());
         QCOMPARE(m_view->positionNs(), outputTime("line3"));
+        // The match is marked and in view, however short the pane.
+        const auto match = m_view->terminal()->currentMatch();
+        QVERIFY(match.has_value());
+        QCOMPARE(m_view->terminal()->lineText(static_cast<int>(
+                     match->line - m_view->terminal()->screen().firstScreenLine())),
+                 QStringLiteral("line3"));
+        const int viewRow =
+            static_cast<int>(match->line - m_view->terminal()->screen().firstScreenLine()) +
+            m_view->terminal()->scrollOffset();
+        QVERIFY(viewRow >= 0);
+        QVERIFY(m_view->terminal()->cellRect(viewRow, 0).bottom() <
+                m_view->terminal()->viewport()->height());
         QVERIFY(shown(*m_view).contains(QLatin1String("line3")));
         QVERIFY(!shown(*m_view).contains(QLatin1String("line4")));
         QCOMPARE(shown(*m_view), referenceScreen(m_rec, m_view->positionNs()));
@@ -482,7 +551,7 @@ class ReplayTest : public QObject {
         m_view->setExportChooser([&](QWidget*) {
             return std::optional<ReplayView::ExportChoice>({sb::ExportFormat::Asciicast, cast});
         });
-        QSignalSpy exported(m_view.get(), &ReplayView::exported);
+        QSignalSpy exported(m_view, &ReplayView::exported);
         QTest::mouseClick(m_view->exportButton(), Qt::LeftButton);
         QCOMPARE(exported.count(), 1);
         const QStringList castLines = readLines(cast);
@@ -573,7 +642,9 @@ class ReplayTest : public QObject {
 
     TestWorld m_world;
     Recorded m_rec;
-    std::unique_ptr<ReplayView> m_view;
+    std::unique_ptr<QWidget> m_window;
+    sbui::ActivityView* m_timeline = nullptr;
+    ReplayView* m_view = nullptr;
 };
 
 QTEST_MAIN(ReplayTest)

@@ -273,6 +273,44 @@ class TerminalWidgetTest : public QObject {
         QCOMPARE(w.term->scrollOffset(), w.term->screen().scrollbackSize());
     }
 
+    // A fixed screen taller than the widget (a replay in a short pane): the view follows the
+    // cursor down, the scroll bar reaches the screen's rows out of view, and the wheel, a
+    // search and new output move the view as over scrollback.
+    void fixedScreenTallerThanTheView()
+    {
+        Window w(24, 40);
+        const int cell = w.term->cellSize().height();
+        w.window.resize(900, 10 * cell + w.edit->sizeHint().height() + 30);
+        QTRY_VERIFY(w.term->viewport()->height() < 12 * cell);
+        const int shown = w.term->viewport()->height() / cell;
+        QVERIFY(shown >= 5);
+        w.term->feed("top\r\n");
+        QCOMPARE(w.term->scrollOffset(), 0); // the cursor is in view from the top
+        w.term->feed(numberedLines(20));
+        QCOMPARE(w.term->screen().cursor().row, 21);
+        QCOMPARE(w.term->scrollOffset(), -(22 - shown));
+        QCOMPARE(w.term->verticalScrollBar()->maximum(), 24 - shown);
+        QCOMPARE(w.term->verticalScrollBar()->value(), 22 - shown);
+        // The last line written is painted in the last rows of the view.
+        const int lastRow = 21 + w.term->scrollOffset();
+        QVERIFY(w.term->cellRect(lastRow, 0).bottom() < w.term->viewport()->height());
+        QCOMPARE(w.term->lineText(20), QStringLiteral("line 19"));
+        // Up to the screen's top, and a search brings a line back into view.
+        w.term->verticalScrollBar()->setValue(0);
+        QCOMPARE(w.term->scrollOffset(), 0);
+        QVERIFY(w.term->find(QStringLiteral("line 18")));
+        const int matchRow =
+            static_cast<int>(w.term->currentMatch()->line - w.term->screen().firstScreenLine()) +
+            w.term->scrollOffset();
+        QVERIFY(matchRow >= 0 && matchRow < shown);
+        // Cleared to the top, following again: the view goes back up with the cursor.
+        w.term->find(QString());
+        w.term->verticalScrollBar()->setValue(w.term->verticalScrollBar()->maximum());
+        w.term->reset();
+        w.term->feed("again\r\n");
+        QCOMPARE(w.term->scrollOffset(), 0);
+    }
+
     void wheelGoesToProgramsThatWantIt()
     {
         Window w(10, 40);

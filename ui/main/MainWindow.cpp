@@ -74,9 +74,9 @@ MainWindow::MainWindow(sb::Clock& clock, QWidget* parent)
     : QMainWindow(parent), m_clock(clock), m_hub(new SessionHub(this)), m_sessions(new QTreeView),
       m_terminal(new TerminalWidget), m_approvals(new ApprovalPanel(clock)),
       m_activity(new ActivityView), m_files(new FileReviewPanel), m_policy(new PolicyEditor),
-      m_replay(new ReplayView), m_welcome(new WelcomeView), m_centre(new QStackedWidget),
-      m_tabs(new QTabWidget), m_notifier(new DesktopNotifier(this)), m_stateLabel(new QLabel),
-      m_policyLabel(new QLabel), m_cleaner(new RecordingCleaner(this))
+      m_replay(new ReplayView(m_activity)), m_welcome(new WelcomeView),
+      m_centre(new QStackedWidget), m_tabs(new QTabWidget), m_notifier(new DesktopNotifier(this)),
+      m_stateLabel(new QLabel), m_policyLabel(new QLabel), m_cleaner(new RecordingCleaner(this))
 {
     setObjectName(QStringLiteral("MainWindow"));
     setWindowIcon(QIcon(QStringLiteral(":/icons/sandbench.svg")));
@@ -308,7 +308,6 @@ void MainWindow::showSession(const QString& id)
     m_files->showSession(id);
     m_tabs->setTabEnabled(m_tabs->indexOf(m_replay), !live);
     if (live && m_tabs->currentWidget() == m_replay) m_tabs->setCurrentWidget(m_terminal);
-    if (!live && m_tabs->currentWidget() == m_replay) onTabChanged(m_tabs->currentIndex());
     QString error;
     auto history = loadSessionHistory(id, !live, &error);
     m_policyText.clear();
@@ -325,6 +324,8 @@ void MainWindow::showSession(const QString& id)
                          limitText(p, "memory_mb", tr(" MB")), limitText(p, "pids", QString()),
                          limitText(p, "wall_seconds", tr(" s")));
     }
+    // The replay, when it is looked at, fills the timeline with the same events.
+    if (!live && m_tabs->currentWidget() == m_replay) onTabChanged(m_tabs->currentIndex());
     if (live) {
         attachLive(id);
     } else {

@@ -20,6 +20,7 @@
 #include <QShortcut>
 #include <QSplitter>
 #include <QStyle>
+#include <QTimer>
 #include <QToolButton>
 #include <QTreeView>
 #include <QVBoxLayout>
@@ -33,7 +34,6 @@ using MarkerKind = ReplayScrubber::MarkerKind;
 constexpr double kSpeeds[] = {0.25, 0.5, 1, 2, 4, 8, 16};
 constexpr int kHitRole = Qt::UserRole + 1; // qint64 ns of a search hit
 constexpr int kMinSearchPanel = 220;       // px the search keeps beside the terminal
-constexpr int kMinTimeline = 160;          // px the timeline keeps below it
 
 std::string field(const nlohmann::json& e, const char* key)
 {
@@ -63,6 +63,16 @@ std::optional<MarkerKind> markerKindOf(const nlohmann::json& event)
     return std::nullopt;
 }
 
+// A hit's line in the list: the snippet cut in front so that the match itself is near the start
+// and survives the eliding of a narrow list.
+QString hitText(const QString& snippet, const QString& searched)
+{
+    constexpr qsizetype kBefore = 12; // characters of context kept before the match
+    const qsizetype at = snippet.indexOf(searched.simplified(), 0, Qt::CaseInsensitive);
+    if (at <= kBefore + 1) return snippet;
+    return QStringLiteral("…") + snippet.mid(at - kBefore);
+}
+
 QToolButton* toolButton(QWidget* parent, QStyle::StandardPixmap icon, const QString& text,
                         const QString& tip)
 {
@@ -76,19 +86,18 @@ QToolButton* toolButton(QWidget* parent, QStyle::StandardPixmap icon, const QStr
 
 } // namespace
 
-ReplayView::ReplayView(QWidget* parent) : QWidget(parent)
+ReplayView::ReplayView(ActivityView* timeline, QWidget* parent)
+    : QWidget(parent), m_activity(timeline)
 {
     m_terminal = new TerminalWidget(this);
     m_controller = new ReplayController(m_terminal, this);
     m_scrubber = new ReplayScrubber(this);
-    m_activity = new ActivityView(this);
     m_status = new QLabel(this);
     m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
     // A long command line in the status must not widen the view.
     m_status->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
 
-    // The terminal and the search hits side by side, the timeline below them at full width (its
-    // row of filters is wide).
+    // The terminal and the search hits side by side; the timeline is the window's own.
     m_split = new QSplitter(Qt::Horizontal, this);
     m_split->addWidget(m_terminal);
     m_split->addWidget(buildSearchPanel());
@@ -96,19 +105,14 @@ ReplayView::ReplayView(QWidget* parent) : QWidget(parent)
     m_split->setStretchFactor(0, 0);
     m_split->setStretchFactor(1, 1);
     m_split->setChildrenCollapsible(false);
-    m_rows = new QSplitter(Qt::Vertical, this);
-    m_rows->addWidget(m_split);
-    m_rows->addWidget(m_activity);
-    m_rows->setStretchFactor(0, 0);
-    m_rows->setStretchFactor(1, 1);
-    m_rows->setChildrenCollapsible(false);
+    connect(m_split, &QSplitter::splitterMoved, this, [this] { m_fitPending = false; });
 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->setSpacing(4);
     layout->addWidget(buildControls());
     layout->addWidget(m_scrubber);
-    layout->addWidget(m_rows, 1);
+    layout->addWidget(m_split, 1);
     layout->addWidget(m_status);
 
     connect(m_controller, &ReplayController::positionChanged, this, &ReplayView::onPositionChanged);
@@ -210,8 +214,11 @@ QWidget* ReplayView::buildSearchPanel()
     m_hits->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     m_hits->setTextElideMode(Qt::ElideRight);
     m_hits->setToolTip(tr("Click a match to go there"));
+    // The match's moment, its line in view and marked.
     auto jumpToHit = [this](QListWidgetItem* item) {
-        if (item) m_controller->seek(item->data(kHitRole).toLongLong());
+        if (!item) return;
+        m_controller->seek(item->data(kHitRole).toLongLong());
+        m_terminal->find(m_searched);
     };
     connect(m_hits, &QListWidget::itemClicked, this, jumpToHit);
     connect(m_hits, &QListWidget::itemActivated, this, jumpToHit);
@@ -236,7 +243,7 @@ bool ReplayView::open(const QString& sessionId, QString* error)
         m_positionLabel->fontMetrics().horizontalAdvance(tr("%1 / %2").arg(widest, widest)) + 4);
     setEnabled(true);
     m_fitPending = true;
-    fitTerminalPane();
+    QTimer::singleShot(0, this, &ReplayView::fitTerminalPane);
     onPositionChanged(m_controller->positionNs());
     const sb::SessionRecord& s = m_controller->session();
     QStringList command;
@@ -272,7 +279,6 @@ void ReplayView::loadActivity()
 void ReplayView::close()
 {
     m_controller->close();
-    m_activity->clear();
     m_activityRow = -1;
     m_hits->clear();
     m_scrubber->setMarkers({});
@@ -363,6 +369,7 @@ bool ReplayView::jumpTo(const QString& time)
 int ReplayView::search(const QString& text)
 {
     m_hits->clear();
+    m_searched = text.trimmed();
     if (text.trimmed().isEmpty()) return 0;
     QString error;
     const auto hits = m_controller->search(text, &error);
@@ -372,7 +379,8 @@ int ReplayView::search(const QString& text)
     }
     for (const sb::SearchHit& hit : hits) {
         auto* item = new QListWidgetItem(
-            tr("%1  %2").arg(formatReplayTime(hit.tNs), QString::fromStdString(hit.snippet)),
+            tr("%1  %2").arg(formatReplayTime(hit.tNs),
+                             hitText(QString::fromStdString(hit.snippet), m_searched)),
             m_hits);
         item->setData(kHitRole, QVariant::fromValue<qint64>(hit.tNs));
         item->setToolTip(QString::fromStdString(hit.snippet));
@@ -457,7 +465,7 @@ void ReplayView::followActivity(qint64 ns)
 
 void ReplayView::onActivityClicked(const QModelIndex& proxyIndex)
 {
-    if (!proxyIndex.isValid()) return;
+    if (!proxyIndex.isValid() || !m_controller->isOpen()) return;
     const int row = m_activity->filterModel()->mapToSource(proxyIndex).row();
     const auto& events = m_controller->events();
     if (row < 0 || row >= static_cast<int>(events.size())) return;
@@ -488,32 +496,33 @@ QString ReplayView::statusText() const
     return m_status->text();
 }
 
-// Sizes the terminal pane to the recording's screen, as far as the search and the timeline keep
-// a usable size.
+// Sizes the terminal pane to the recording's width, as far as the search keeps a usable size
+// (a screen taller than the pane scrolls, following the cursor). Tried again as the view grows
+// until the whole width fits, or the user moves the divider.
 void ReplayView::fitTerminalPane()
 {
     if (!m_fitPending || !isVisible() || m_split->width() <= 0) return;
-    m_fitPending = false;
-    auto fit = [](QSplitter* split, int want, int keep) {
-        const QList<int> sizes = split->sizes();
-        if (sizes.size() != 2) return;
-        const int total = sizes[0] + sizes[1];
-        const int first = std::max(std::min(want, total - keep), total / 2);
-        split->setSizes({first, total - first});
-    };
-    const QSize cell = m_terminal->cellSize();
-    const int frame = 2 * m_terminal->frameWidth();
-    fit(m_split,
-        cell.width() * m_terminal->columns() + m_terminal->verticalScrollBar()->sizeHint().width() +
-            frame,
-        kMinSearchPanel);
-    fit(m_rows, cell.height() * m_terminal->rows() + frame, kMinTimeline);
+    const QList<int> sizes = m_split->sizes();
+    if (sizes.size() != 2) return;
+    const int want = m_terminal->cellRect(0, m_terminal->columns() - 1).right() + 1 +
+                     m_terminal->verticalScrollBar()->sizeHint().width() +
+                     2 * m_terminal->frameWidth();
+    const int total = sizes[0] + sizes[1];
+    const int first = std::max(std::min(want, total - kMinSearchPanel), total / 2);
+    m_split->setSizes({first, total - first});
+    m_fitPending = first < want;
+}
+
+void ReplayView::resizeEvent(QResizeEvent* event)
+{
+    QWidget::resizeEvent(event);
+    QTimer::singleShot(0, this, &ReplayView::fitTerminalPane); // once the splitter has its size
 }
 
 void ReplayView::showEvent(QShowEvent* event)
 {
     QWidget::showEvent(event);
-    fitTerminalPane();
+    QTimer::singleShot(0, this, &ReplayView::fitTerminalPane);
 }
 
 void ReplayView::hideEvent(QHideEvent* event)

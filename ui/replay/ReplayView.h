@@ -1,7 +1,9 @@
 // Replay of a recorded session: the terminal as it was, with play/pause, speed (0.25x-16x), a
 // scrubber with event markers, next/previous event, jump to a typed time, search in the terminal
-// text (a hit jumps there), the activity timeline following the position (a click on an event
-// jumps to it), and export to asciicast v2 or JSON Lines.
+// text (a hit jumps there and marks its line), and export to asciicast v2 or JSON Lines. The
+// activity timeline is the window's (one list, not a second one): the replay fills it with the
+// recording's events, selects the one at the position as it moves, and a click on an event jumps
+// to it.
 //
 // Keys: Space plays or pauses, Ctrl+Left/Right go to the previous/next event, Ctrl+F searches,
 // Ctrl+G jumps to a time; the scrubber takes arrows, Page Up/Down, Home and End.
@@ -31,11 +33,11 @@ class TerminalWidget;
 class ReplayView : public QWidget {
     Q_OBJECT
   public:
-    explicit ReplayView(QWidget* parent = nullptr);
+    explicit ReplayView(ActivityView* timeline, QWidget* parent = nullptr);
     ~ReplayView() override;
 
-    // Shows a recorded session from its start, paused. On failure `error` says why and the view
-    // keeps what it showed.
+    // Shows a recorded session from its start, paused, its events in the timeline. On failure
+    // `error` says why and the view keeps what it showed.
     bool open(const QString& sessionId, QString* error);
     void close();
     QString sessionId() const;
@@ -89,6 +91,7 @@ class ReplayView : public QWidget {
   protected:
     void showEvent(QShowEvent* event) override;
     void hideEvent(QHideEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
 
   private:
     QWidget* buildControls();
@@ -105,7 +108,7 @@ class ReplayView : public QWidget {
     ReplayController* m_controller = nullptr;
     TerminalWidget* m_terminal = nullptr;
     ReplayScrubber* m_scrubber = nullptr;
-    ActivityView* m_activity = nullptr;
+    ActivityView* m_activity; // the timeline: not ours
     QToolButton* m_play = nullptr;
     QToolButton* m_next = nullptr;
     QToolButton* m_previous = nullptr;
@@ -117,10 +120,10 @@ class ReplayView : public QWidget {
     QLabel* m_positionLabel = nullptr;
     QLabel* m_status = nullptr;
     QSplitter* m_split = nullptr; // terminal | search
-    QSplitter* m_rows = nullptr;  // (terminal | search) over the timeline
+    QString m_searched;           // what the hits are of
     ExportChooser m_chooser;
     int m_activityRow = -1;    // the activity event selected for the position
-    bool m_fitPending = false; // the terminal pane is to fit the recording's width when shown
+    bool m_fitPending = false; // the terminal pane is still to fit the recording's width
 };
 
 } // namespace sbui

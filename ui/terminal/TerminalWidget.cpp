@@ -111,8 +111,9 @@ void TerminalWidget::processInput(bool all)
         m_inputTimer.start();
     }
     m_processing = false;
-    // The scroll bar follows the scrollback at once (cheap), the picture at the next frame.
-    if (m_screen->firstScreenLine() != m_syncedFirstLine) syncScrollBar();
+    // The scroll bar follows the scrollback (and the cursor, on a screen taller than the view) at
+    // once (cheap), the picture at the next frame.
+    if (m_screen->firstScreenLine() != m_syncedFirstLine || hiddenRows() > 0) syncScrollBar();
     scheduleFrame();
 }
 
@@ -151,7 +152,8 @@ void TerminalWidget::onFrame()
     const TerminalScreen::Damage damage = m_screen->takeDamage();
     if (m_screen->altScreen()) m_follow = true;
     syncScrollBar();
-    if (damage.scrolled > 0 && (!m_follow || hasSelection() || m_match)) {
+    if (viewTop() != m_paintedTop ||
+        (damage.scrolled > 0 && (!m_follow || hasSelection() || m_match))) {
         viewport()->update();
     } else if (damage.first < damage.last) {
         const int top = static_cast<int>(m_screen->firstScreenLine() - viewTop());
@@ -190,6 +192,7 @@ void TerminalWidget::setTerminalFont(const QFont& font)
     m_font.setKerning(false);
     m_painter.setFont(m_font);
     fitScreenToViewport();
+    syncScrollBar();
     viewport()->update();
 }
 
@@ -266,12 +269,14 @@ void TerminalWidget::showEvent(QShowEvent* event)
 {
     QAbstractScrollArea::showEvent(event);
     fitScreenToViewport();
+    if (m_fixedSize) syncScrollBar();
 }
 
 void TerminalWidget::resizeEvent(QResizeEvent* event)
 {
     QAbstractScrollArea::resizeEvent(event);
     fitScreenToViewport();
+    if (m_fixedSize) syncScrollBar(); // more or fewer of the screen's rows in view
     const QRect area = viewport()->geometry();
     m_searchBar->adjustSize();
     m_searchBar->move(area.right() - m_searchBar->width() - 4, area.top() + 4);
@@ -296,7 +301,31 @@ QRect TerminalWidget::cellRect(int viewRow, int col) const
 
 std::int64_t TerminalWidget::viewTop() const
 {
-    return m_follow ? m_screen->firstScreenLine() : m_viewTop;
+    return m_follow ? followTop() : m_viewTop;
+}
+
+int TerminalWidget::hiddenRows() const
+{
+    // A screen that follows the widget always fits it; a hidden widget has no real size yet.
+    if (!m_fixedSize || !isVisible()) return 0;
+    const int shown = std::max(1, viewport()->height() / m_painter.cellHeight());
+    return std::max(0, m_screen->rows() - shown);
+}
+
+// The top of a view that follows the output: the screen's top, or, when the screen is taller than
+// the view, as far below it as keeps the cursor's row in view.
+std::int64_t TerminalWidget::followTop() const
+{
+    const std::int64_t top = m_screen->firstScreenLine();
+    const int hidden = hiddenRows();
+    if (hidden == 0) return top;
+    const int shown = m_screen->rows() - hidden;
+    return top + std::clamp(m_screen->cursor().row + 1 - shown, 0, hidden);
+}
+
+int TerminalWidget::lastViewRow() const
+{
+    return static_cast<int>(m_screen->firstScreenLine() + m_screen->rows() - 1 - viewTop());
 }
 
 int TerminalWidget::scrollOffset() const
@@ -304,27 +333,33 @@ int TerminalWidget::scrollOffset() const
     return static_cast<int>(m_screen->firstScreenLine() - viewTop());
 }
 
+// The scroll bar spans the scrollback and, on a fixed screen taller than the view, the screen's
+// rows below the view.
 void TerminalWidget::syncScrollBar()
 {
-    const std::int64_t first = m_screen->firstScreenLine() - m_screen->scrollbackSize();
+    const std::int64_t screenTop = m_screen->firstScreenLine();
+    const std::int64_t first = screenTop - m_screen->scrollbackSize();
     const int size = m_screen->altScreen() ? 0 : m_screen->scrollbackSize();
-    if (!m_follow) m_viewTop = std::clamp(m_viewTop, first, m_screen->firstScreenLine());
-    if (size == 0 || m_viewTop >= m_screen->firstScreenLine()) m_follow = true;
-    m_syncedFirstLine = m_screen->firstScreenLine();
+    const int hidden = hiddenRows();
+    if (!m_follow) {
+        m_viewTop = std::clamp(m_viewTop, first, screenTop + hidden);
+        if ((size == 0 && hidden == 0) || m_viewTop == followTop()) m_follow = true;
+    }
+    m_syncedFirstLine = screenTop;
     m_syncingScrollBar = true;
     QScrollBar* bar = verticalScrollBar();
-    bar->setRange(0, size);
-    bar->setPageStep(m_screen->rows());
-    bar->setValue(m_follow ? size : static_cast<int>(m_viewTop - first));
+    bar->setRange(0, size + hidden);
+    bar->setPageStep(m_screen->rows() - hidden);
+    bar->setValue(static_cast<int>(viewTop() - (screenTop - size)));
     m_syncingScrollBar = false;
 }
 
 void TerminalWidget::scrollContentsBy(int, int)
 {
     if (m_syncingScrollBar) return;
-    const QScrollBar* bar = verticalScrollBar();
-    m_follow = bar->value() >= bar->maximum();
-    m_viewTop = m_screen->firstScreenLine() - m_screen->scrollbackSize() + bar->value();
+    const int size = m_screen->altScreen() ? 0 : m_screen->scrollbackSize();
+    m_viewTop = m_screen->firstScreenLine() - size + verticalScrollBar()->value();
+    m_follow = m_viewTop == followTop();
     viewport()->update();
 }
 
@@ -338,10 +373,10 @@ void TerminalWidget::scrollToBottom()
 
 void TerminalWidget::scrollToLine(std::int64_t line)
 {
-    const int rows = m_screen->rows();
-    if (line >= viewTop() && line < viewTop() + rows) return;
+    const int shown = m_screen->rows() - hiddenRows();
+    if (line >= viewTop() && line < viewTop() + shown) return;
     m_follow = false;
-    m_viewTop = line - rows / 2;
+    m_viewTop = line - shown / 2;
     syncScrollBar();
     viewport()->update();
 }
@@ -532,6 +567,7 @@ void TerminalWidget::paintEvent(QPaintEvent* event)
     frame.focused = hasFocus();
     frame.drawCursor = frame.cursor.visible && (!frame.focused || !frame.cursor.blink || m_blinkOn);
     frame.viewTop = viewTop();
+    m_paintedTop = frame.viewTop;
     frame.hasSelection = hasSelection();
     frame.selectionStart = m_selection.start();
     frame.selectionEnd = m_selection.end();
@@ -541,7 +577,7 @@ void TerminalWidget::paintEvent(QPaintEvent* event)
     painter.fillRect(area, QColor::fromRgba(frame.bg));
     const int cellHeight = m_painter.cellHeight();
     const int firstRow = std::max(0, area.top() / cellHeight);
-    const int lastRow = std::min(m_screen->rows() - 1, area.bottom() / cellHeight);
+    const int lastRow = std::min(lastViewRow(), area.bottom() / cellHeight);
     for (int row = firstRow; row <= lastRow; ++row)
         m_painter.paintRow(painter, *m_screen, row, frame);
     if (m_flash) {

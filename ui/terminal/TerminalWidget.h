@@ -49,7 +49,8 @@ class TerminalWidget : public QAbstractScrollArea {
     int rows() const;
     int columns() const;
     // A fixed size (tests, replay): the widget stops following its own size, and does not emit
-    // sizeChanged() for it. fitToWidget() goes back to following the widget.
+    // sizeChanged() for it. fitToWidget() goes back to following the widget. A widget shorter
+    // than the screen scrolls over the rest of it, and following keeps the cursor's row in view.
     void resizeTerminal(int rows, int cols);
     void fitToWidget();
 
@@ -71,7 +72,9 @@ class TerminalWidget : public QAbstractScrollArea {
     // Pastes the clipboard (or the X11 selection) into the program.
     void paste(bool fromSelection = false);
 
-    // Scrolled back by this many lines from the newest output (0 = following output).
+    // Lines between the screen's top and the view's: scrolled back into the scrollback by this
+    // many (0 = the screen's top in view); below 0 when a fixed screen taller than the widget is
+    // shown from further down.
     int scrollOffset() const;
     void scrollToBottom();
 
@@ -123,6 +126,11 @@ class TerminalWidget : public QAbstractScrollArea {
     void resizeScreen(int rows, int cols);
     void syncScrollBar();
     std::int64_t viewTop() const;
+    std::int64_t followTop() const;
+    // Rows of a fixed-size screen below the view when the widget is too short for all of them.
+    int hiddenRows() const;
+    // The last view row that shows a line (the screen's last line may be above the view's end).
+    int lastViewRow() const;
     void scrollToLine(std::int64_t absoluteLine);
     void send(const QByteArray& bytes);
     bool handleOwnShortcut(const QKeyEvent& event);
@@ -158,7 +166,8 @@ class TerminalWidget : public QAbstractScrollArea {
     qint64 m_lastPaintNs = 0;
 
     bool m_follow = true;
-    std::int64_t m_viewTop = 0; // absolute line at the top of the view when not following
+    std::int64_t m_viewTop = 0;    // absolute line at the top of the view when not following
+    std::int64_t m_paintedTop = 0; // the view's top at the last paint
     bool m_syncingScrollBar = false;
     std::int64_t m_syncedFirstLine = 0;
 

@@ -17,7 +17,7 @@ namespace sbui {
 
 TerminalPos TerminalWidget::positionAt(const QPoint& point, bool between) const
 {
-    const int viewRow = std::clamp(point.y() / m_painter.cellHeight(), 0, m_screen->rows() - 1);
+    const int viewRow = std::clamp(point.y() / m_painter.cellHeight(), 0, lastViewRow());
     const qreal x = std::max(0, point.x()) / m_painter.cellWidth();
     const int col = between ? static_cast<int>(std::round(x)) : static_cast<int>(x);
     const int maxCol = between ? m_screen->columns() : m_screen->columns() - 1;
