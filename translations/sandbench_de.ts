@@ -2273,10 +2273,6 @@
         <translation>Sitzung</translation>
     </message>
     <message>
-        <source>Workspace</source>
-        <translation>Arbeitsbereich</translation>
-    </message>
-    <message>
         <source>Started</source>
         <translation>Gestartet</translation>
     </message>
@@ -2293,6 +2289,10 @@ in %3
 %2
 in %3
 %4</translation>
+    </message>
+    <message>
+        <source>Folder</source>
+        <translation>Ordner</translation>
     </message>
 </context>
 <context>

@@ -8,7 +8,11 @@
 #include "files/ReviewStyle.h"
 #include "workspace/Workspace.h"
 
+#include <QApplication>
 #include <QBuffer>
+#include <QHelpEvent>
+#include <QTableView>
+#include <QToolTip>
 #include <QDir>
 #include <QImage>
 #include <QSignalSpy>
@@ -156,6 +160,43 @@ class DiffViewTest : public QObject {
             static_cast<int>(DiffModel::Cell::Blank));
         view.setLayoutMode(DiffView::Layout::Unified);
         QCOMPARE(view.model()->rowCount(), 7);
+    }
+
+    // Side by side in a narrow pane (365 px, the Changes tab beside the docks): both sides in
+    // view, half each; a line longer than its half is cut and its tooltip shows it whole.
+    void sideBySideKeepsBothSidesInANarrowPane()
+    {
+        const QString longLine =
+            QStringLiteral("    return sum(values) / len(values)  # and a comment long enough");
+        DiffView view;
+        view.resize(365, 300);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        view.setLayoutMode(DiffView::Layout::SideBySide);
+        view.showChange(QStringLiteral("x"),
+                        change("a\n" + longLine.toUtf8() + "\n", "b\n" + longLine.toUtf8() + "!\n"));
+        QTableView* table = view.table();
+        QTest::qWait(20);
+        const int width = table->viewport()->width();
+        for (int column : {DiffModel::LeftTextColumn, DiffModel::RightTextColumn}) {
+            const int left = table->columnViewportPosition(column);
+            QVERIFY2(left >= 0 && left + table->columnWidth(column) <= width,
+                     qPrintable(QStringLiteral("column %1 at %2+%3 of %4")
+                                    .arg(column)
+                                    .arg(left)
+                                    .arg(table->columnWidth(column))
+                                    .arg(width)));
+        }
+        int row = -1;
+        for (int r = 0; r < view.model()->rowCount(); ++r)
+            if (view.model()->index(r, DiffModel::RightTextColumn).data().toString() ==
+                longLine + u'!')
+                row = r;
+        QVERIFY(row >= 0);
+        const QRect cell = table->visualRect(view.model()->index(row, DiffModel::RightTextColumn));
+        QHelpEvent help(QEvent::ToolTip, cell.center(), table->viewport()->mapToGlobal(cell.center()));
+        QApplication::sendEvent(table->viewport(), &help);
+        QTRY_COMPARE(QToolTip::text(), longLine + u'!');
     }
 
     void intraLineRanges()

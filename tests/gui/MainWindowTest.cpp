@@ -14,6 +14,7 @@
 #include "main/DesktopNotifier.h"
 #include "main/Prompt.h"
 #include "main/WelcomeView.h"
+#include "settings/Language.h"
 #include "policy/NetworkPolicyPage.h"
 #include "policy/PolicyEditor.h"
 #include "policy/RuleListEditor.h"
@@ -23,9 +24,14 @@
 
 #include <QComboBox>
 #include <QDir>
+#include <QHeaderView>
+#include <QLabel>
+#include <QScopeGuard>
+#include <QStyleOptionComboBox>
 #include <QFile>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -58,6 +64,90 @@ QStringList noNetwork()
 QStringList bash(const QString& script)
 {
     return {QStringLiteral("bash"), QStringLiteral("-c"), script};
+}
+
+// What a user would see cut off under `root`: labels and buttons narrower than their text, combo
+// boxes too narrow for one of their items, header sections and tabs narrower than their titles.
+// Labels that may shrink on purpose (an Ignored width: they elide or carry a tooltip) and word-
+// wrapped ones are left out.
+QStringList clippedTexts(QWidget* root)
+{
+    QStringList out;
+    auto place = [](const QWidget* w) {
+        QStringList path;
+        for (const QWidget* p = w; p; p = p->parentWidget())
+            if (!p->objectName().isEmpty()) path.prepend(p->objectName());
+        return QStringLiteral("%1 in %2").arg(QString::fromLatin1(w->metaObject()->className()),
+                                             path.join(u'/'));
+    };
+    for (QLabel* label : root->findChildren<QLabel*>()) {
+        if (!label->isVisible() || label->wordWrap() || label->text().isEmpty() ||
+            Qt::mightBeRichText(label->text()) ||
+            label->sizePolicy().horizontalPolicy() == QSizePolicy::Ignored)
+            continue;
+        QString shown = label->text(); // a mnemonic's & is not drawn
+        if (label->buddy()) shown.replace(QRegularExpression(QStringLiteral("&(.)")), QStringLiteral("\\1"));
+        const int need = label->fontMetrics().horizontalAdvance(shown);
+        if (label->contentsRect().width() < need)
+            out << QStringLiteral("label \"%1\" (%2 of %3 px, %4)")
+                       .arg(label->text())
+                       .arg(label->contentsRect().width())
+                       .arg(need)
+                       .arg(place(label));
+    }
+    for (QAbstractButton* button : root->findChildren<QAbstractButton*>()) {
+        if (!button->isVisible() || button->text().isEmpty() || button->inherits("QTabBar") ||
+            (qobject_cast<QToolButton*>(button) &&
+             qobject_cast<QToolButton*>(button)->toolButtonStyle() == Qt::ToolButtonIconOnly))
+            continue;
+        if (button->width() < button->sizeHint().width())
+            out << QStringLiteral("button \"%1\" (%2 of %3 px, %4)")
+                       .arg(button->text())
+                       .arg(button->width())
+                       .arg(button->sizeHint().width())
+                       .arg(place(button));
+    }
+    for (QComboBox* box : root->findChildren<QComboBox*>()) {
+        if (!box->isVisible() || box->isEditable()) continue;
+        QStyleOptionComboBox option;
+        option.initFrom(box);
+        const int field =
+            box->style()
+                ->subControlRect(QStyle::CC_ComboBox, &option, QStyle::SC_ComboBoxEditField, box)
+                .width();
+        for (int i = 0; i < box->count(); ++i) {
+            const int need = box->fontMetrics().horizontalAdvance(box->itemText(i)) +
+                             (box->itemIcon(i).isNull() ? 0 : box->iconSize().width() + 4);
+            if (field < need)
+                out << QStringLiteral("combo item \"%1\" (%2 of %3 px, %4)")
+                           .arg(box->itemText(i))
+                           .arg(field)
+                           .arg(need)
+                           .arg(place(box));
+        }
+    }
+    for (QHeaderView* header : root->findChildren<QHeaderView*>()) {
+        if (!header->isVisible() || !header->model()) continue;
+        for (int i = 0; i < header->count(); ++i) {
+            if (header->isSectionHidden(i)) continue;
+            const QString title =
+                header->model()->headerData(i, header->orientation()).toString();
+            const int need = header->fontMetrics().horizontalAdvance(title) + 8;
+            if (header->orientation() == Qt::Horizontal && header->sectionSize(i) < need)
+                out << QStringLiteral("column \"%1\" (%2 of %3 px, %4)")
+                           .arg(title)
+                           .arg(header->sectionSize(i))
+                           .arg(need)
+                           .arg(place(header));
+        }
+    }
+    for (QTabBar* bar : root->findChildren<QTabBar*>()) {
+        if (!bar->isVisible()) continue;
+        for (int i = 0; i < bar->count(); ++i)
+            if (!bar->rect().contains(bar->tabRect(i)))
+                out << QStringLiteral("tab \"%1\" (%2)").arg(bar->tabText(i), place(bar));
+    }
+    return out;
 }
 
 } // namespace
@@ -465,6 +555,42 @@ class MainWindowTest : public QObject {
                          qPrintable(parts[i]->metaObject()->className() +
                                     QStringLiteral(" overlaps ") +
                                     parts[j]->metaObject()->className()));
+    }
+
+    // Legible at the usual widths, in German (the longer words): with a card waiting and a changed
+    // file shown, nothing on any tab is cut off.
+    void nothingClippedInGermanAt1360And1440()
+    {
+        QString error;
+        auto session = HeadlessSession::start(
+            m_world, QStringLiteral("win-german"),
+            {QStringLiteral("--policy"), m_world.writePolicy(kAskTouch)},
+            bash(QStringLiteral("printf 'a\\nb\\n' > notes-for-the-reviewer.md; echo ready; "
+                                "touch asked; sleep 600")),
+            &error);
+        QVERIFY2(session, qPrintable(error));
+        QVERIFY(sbui::installTranslations(QStringLiteral("de")));
+        auto english = qScopeGuard([] { sbui::installTranslations(QStringLiteral("en")); });
+        MainWindow window;
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QVERIFY(window.selectSession(session->id()));
+        QTRY_COMPARE_WITH_TIMEOUT(window.approvals()->pendingCount(), 1, 20000);
+        QTRY_VERIFY(window.files()->selectPath(QStringLiteral("notes-for-the-reviewer.md")));
+        for (const QSize size : {QSize(1440, 900), QSize(1360, 850)}) {
+            window.resize(size);
+            for (int i = 0; i < window.tabs()->count(); ++i) {
+                if (!window.tabs()->isTabEnabled(i)) continue;
+                window.tabs()->setCurrentIndex(i);
+                QTest::qWait(100);
+                const QStringList clipped = clippedTexts(&window);
+                QVERIFY2(clipped.isEmpty(), qPrintable(QStringLiteral("%1x%2, %3: ")
+                                                           .arg(size.width())
+                                                           .arg(size.height())
+                                                           .arg(window.tabs()->tabText(i)) +
+                                                       clipped.join(QStringLiteral("; "))));
+            }
+        }
     }
 
     // The GUI process killed with SIGKILL: the session it started keeps running.

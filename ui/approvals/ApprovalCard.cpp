@@ -130,7 +130,9 @@ ApprovalCard::ApprovalCard(const sb::ApprovalRequest& request, sb::Clock& clock,
                            static_cast<int>(sb::ApprovalDuration::Always));
     m_durationBox->setToolTip(tr("How long the answer holds"));
     m_scopeBox = new QComboBox(this);
-    // Both boxes may shrink with the panel (their text elides; the list shows it whole).
+    // One above the other, each the card's width: side by side, the longer choices ("Always
+    // (saved as a rule)", German's longer words) were cut. They may still shrink with a narrow
+    // panel (the text elides; the list shows it whole).
     for (QComboBox* box : {m_durationBox, m_scopeBox}) {
         box->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
         box->setMinimumContentsLength(8);
@@ -142,10 +144,8 @@ ApprovalCard::ApprovalCard(const sb::ApprovalRequest& request, sb::Clock& clock,
     auto* controls = new QVBoxLayout(m_controls);
     controls->setContentsMargins(0, 0, 0, 0);
     controls->setSpacing(4);
-    auto* choices = new QHBoxLayout;
-    choices->addWidget(m_durationBox);
-    choices->addWidget(m_scopeBox, 1);
-    controls->addLayout(choices);
+    controls->addWidget(m_durationBox);
+    controls->addWidget(m_scopeBox);
 
     m_status = new QLabel(this);
     m_status->setObjectName(QStringLiteral("status"));

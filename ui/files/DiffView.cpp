@@ -4,6 +4,7 @@
 #include <QBuffer>
 #include <QEvent>
 #include <QFontDatabase>
+#include <QHelpEvent>
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -18,6 +19,7 @@
 #include <QStyledItemDelegate>
 #include <QTableView>
 #include <QToolBar>
+#include <QToolTip>
 #include <QVBoxLayout>
 #include <cstring>
 #include <utility>
@@ -80,8 +82,23 @@ class DiffDelegate : public QStyledItemDelegate {
                                              : option.palette.color(QPalette::Text));
         painter->setFont(option.font);
         const int align = index.data(Qt::TextAlignmentRole).toInt();
-        painter->drawText(area, align | Qt::TextSingleLine, text);
+        // A line longer than its column (side by side) ends in "…"; its tooltip has it whole.
+        painter->drawText(area, align | Qt::TextSingleLine,
+                          metrics.elidedText(text, Qt::ElideRight, area.width()));
         painter->restore();
+    }
+
+    bool helpEvent(QHelpEvent* event, QAbstractItemView* view, const QStyleOptionViewItem& option,
+                   const QModelIndex& index) override
+    {
+        const QString text = index.data(Qt::DisplayRole).toString();
+        if (event->type() == QEvent::ToolTip &&
+            QFontMetrics(option.font).horizontalAdvance(text) >
+                option.rect.width() - 2 * kCellPadding) {
+            QToolTip::showText(event->globalPos(), text, view);
+            return true;
+        }
+        return QStyledItemDelegate::helpEvent(event, view, option, index);
     }
 
     QSize sizeHint(const QStyleOptionViewItem& option, const QModelIndex& index) const override
@@ -394,11 +411,13 @@ void DiffView::updateColumnWidths()
         m_table->setColumnWidth(DiffModel::TextColumn,
                                 std::max(textWidth, available - 2 * numberWidth - signWidth));
     } else {
-        const int half = (available - 2 * numberWidth) / 2;
+        // Both sides always in view, half the width each: a longer line is cut (its tooltip has
+        // it), never the new side pushed out of sight.
+        const int half = std::max((available - 2 * numberWidth) / 2, 8 * digit);
         m_table->setColumnWidth(DiffModel::LeftNumberColumn, numberWidth);
-        m_table->setColumnWidth(DiffModel::LeftTextColumn, std::max(textWidth, half));
+        m_table->setColumnWidth(DiffModel::LeftTextColumn, half);
         m_table->setColumnWidth(DiffModel::RightNumberColumn, numberWidth);
-        m_table->setColumnWidth(DiffModel::RightTextColumn, std::max(textWidth, half));
+        m_table->setColumnWidth(DiffModel::RightTextColumn, half);
     }
 }
 

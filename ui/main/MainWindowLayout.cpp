@@ -113,8 +113,12 @@ void MainWindow::buildDocks()
     // way (elided, its tooltip whole), the command keeps the rest.
     m_sessions->header()->setSectionResizeMode(SessionListModel::WorkspaceColumn,
                                                QHeaderView::Interactive);
-    m_sessions->setColumnWidth(SessionListModel::WorkspaceColumn,
-                               m_sessions->fontMetrics().averageCharWidth() * 9);
+    const QString folderTitle =
+        m_hub->model()->headerData(SessionListModel::WorkspaceColumn, Qt::Horizontal).toString();
+    m_sessions->setColumnWidth(
+        SessionListModel::WorkspaceColumn,
+        std::max(m_sessions->fontMetrics().averageCharWidth() * 9,
+                 m_sessions->header()->fontMetrics().horizontalAdvance(folderTitle) + 14));
 
     auto dock = [this](QWidget* widget, const QString& title, const char* name,
                        Qt::DockWidgetArea area) {

@@ -153,7 +153,7 @@ QVariant SessionListModel::headerData(int section, Qt::Orientation orientation, 
     case SessionColumn:
         return tr("Session");
     case WorkspaceColumn:
-        return tr("Workspace");
+        return tr("Folder"); // the workspace's: short, the column is narrow
     case StartedColumn:
         return tr("Started");
     case DurationColumn:
