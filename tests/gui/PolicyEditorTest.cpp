@@ -33,6 +33,7 @@
 #include <QMenuBar>
 #include <QPointer>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -243,6 +244,35 @@ class PolicyEditorTest : public QObject {
     }
 
     // Each wrong value shows the core's message under the table, and Save writes nothing.
+    // The action's list commits each choice at once, arrow keys included, and closes when the
+    // focus moves on; Qt is never told of an editor already gone ("closeEditor called with an
+    // editor that does not belong to this view").
+    void actionChosenFromItsListClosesItsEditorOnce()
+    {
+        QTest::failOnWarning(QRegularExpression(QStringLiteral("closeEditor|does not belong")));
+        const QString path = m_world->writePolicy(kCommented);
+        PolicyEditor& ed = editor();
+        QVERIFY(ed.openFile(path));
+        sbui::RuleListEditor* rules = ed.networkPage()->rules();
+        QAbstractItemView* view = rules->view();
+        auto* model = ed.document()->networkRules();
+        for (int value : {int(sb::RuleAction::Deny), int(sb::RuleAction::Ask)}) {
+            const QModelIndex action = model->index(0, 0);
+            view->setCurrentIndex(action);
+            view->edit(action);
+            auto* box = qobject_cast<QComboBox*>(view->indexWidget(action));
+            QVERIFY(box);
+            box->setFocus();
+            QVERIFY(choose(box, value));
+            QCOMPARE(model->index(0, 0).data(Qt::EditRole).toInt(), value); // at once
+            // Focus moves on, as when the user clicks the next cell: the list closes.
+            QTest::mouseClick(view->viewport(), Qt::LeftButton, {},
+                              view->visualRect(model->index(1, 1)).center());
+            QTRY_VERIFY(!view->indexWidget(action));
+            QCOMPARE(model->index(0, 0).data(Qt::EditRole).toInt(), value);
+        }
+    }
+
     void validationRefusesTheSave()
     {
         const QString path = m_world->writePolicy(kCommented);

@@ -544,6 +544,12 @@ class SettingsTest : public QObject {
         }
         QVERIFY(sbui::installTranslations(QStringLiteral("en")));
         QVERIFY(!QLocale().toString(10000).contains(QLatin1Char('.')));
+        // English plurals, not "change(s)".
+        auto changes = [](int n) {
+            return QCoreApplication::translate("sbui::FileReviewPanel", "%n change(s)", nullptr, n);
+        };
+        QCOMPARE(changes(1), QStringLiteral("1 change"));
+        QCOMPARE(changes(3), QStringLiteral("3 changes"));
         sbui::MainWindow window;
         // The desktop's order, Quit under File.
         QCOMPARE(menuTitles(window),

@@ -29,12 +29,11 @@ class ActionDelegate : public QStyledItemDelegate {
         auto* box = new QComboBox(parent);
         for (auto a : {sb::RuleAction::Allow, sb::RuleAction::Ask, sb::RuleAction::Deny})
             box->addItem(RuleText::actionIcon(a), RuleText::actionLabel(a), static_cast<int>(a));
-        // A choice is a complete edit: commit it at once.
-        connect(box, &QComboBox::activated, this, [this, box] {
-            auto* self = const_cast<ActionDelegate*>(this);
-            Q_EMIT self->commitData(box);
-            Q_EMIT self->closeEditor(box);
-        });
+        // A choice is a complete edit: commit it at once. The list stays open for the next arrow
+        // key (each one chooses again) and closes as any editor does, when the focus moves on;
+        // closing it here had the next key commit through an editor already gone.
+        connect(box, &QComboBox::activated, this,
+                [this, box] { Q_EMIT const_cast<ActionDelegate*>(this)->commitData(box); });
         return box;
     }
     void setEditorData(QWidget* editor, const QModelIndex& index) const override

@@ -107,11 +107,10 @@ bool installTranslations(const QString& language)
     const QLocale system = QLocale::system();
     QLocale::setDefault(system.language() == QLocale(language).language() ? system
                                                                           : QLocale(language));
-    if (language == kEnglish) return true;
-
+    // English is the sources' own language: its file holds only the plural forms ("1 change").
     auto qt = std::make_unique<QTranslator>();
-    if (qt->load(QStringLiteral("qtbase_") + language,
-                 QLibraryInfo::path(QLibraryInfo::TranslationsPath))) {
+    if (language != kEnglish && qt->load(QStringLiteral("qtbase_") + language,
+                                         QLibraryInfo::path(QLibraryInfo::TranslationsPath))) {
         QCoreApplication::installTranslator(qt.get());
         t.qt = std::move(qt);
     }

@@ -33,7 +33,8 @@ LanguageChoice chooseLanguage(const QString& option, const QString& environment,
 QString languageArgument(const QStringList& arguments);
 
 // Installs our translation and Qt's for `language` on the application, replacing any installed
-// before; "en" leaves the source texts. False when our translation for it is missing.
+// before; for "en", the source texts with their plural forms ("1 change", "2 changes"). False
+// when our translation for it is missing.
 bool installTranslations(const QString& language);
 // Whether Qt's own translation for the installed language was found (false for English).
 bool qtTranslationInstalled();
