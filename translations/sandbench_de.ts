@@ -966,6 +966,14 @@
         <source>After</source>
         <translation>Nachher</translation>
     </message>
+    <message>
+        <source>View</source>
+        <translation>Ansicht</translation>
+    </message>
+    <message>
+        <source>How the change is shown</source>
+        <translation>Wie die Änderung gezeigt wird</translation>
+    </message>
 </context>
 <context>
     <name>sbui::FileReviewPanel</name>

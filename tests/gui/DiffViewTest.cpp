@@ -10,14 +10,16 @@
 
 #include <QApplication>
 #include <QBuffer>
-#include <QHelpEvent>
-#include <QTableView>
-#include <QToolTip>
 #include <QDir>
+#include <QHelpEvent>
 #include <QImage>
+#include <QMenu>
 #include <QSignalSpy>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QToolButton>
+#include <QToolTip>
 
 using sbui::DiffModel;
 using sbui::DiffView;
@@ -173,8 +175,8 @@ class DiffViewTest : public QObject {
         view.show();
         QVERIFY(QTest::qWaitForWindowExposed(&view));
         view.setLayoutMode(DiffView::Layout::SideBySide);
-        view.showChange(QStringLiteral("x"),
-                        change("a\n" + longLine.toUtf8() + "\n", "b\n" + longLine.toUtf8() + "!\n"));
+        view.showChange(QStringLiteral("x"), change("a\n" + longLine.toUtf8() + "\n",
+                                                    "b\n" + longLine.toUtf8() + "!\n"));
         QTableView* table = view.table();
         QTest::qWait(20);
         const int width = table->viewport()->width();
@@ -194,9 +196,34 @@ class DiffViewTest : public QObject {
                 row = r;
         QVERIFY(row >= 0);
         const QRect cell = table->visualRect(view.model()->index(row, DiffModel::RightTextColumn));
-        QHelpEvent help(QEvent::ToolTip, cell.center(), table->viewport()->mapToGlobal(cell.center()));
+        QHelpEvent help(QEvent::ToolTip, cell.center(),
+                        table->viewport()->mapToGlobal(cell.center()));
         QApplication::sendEvent(table->viewport(), &help);
         QTRY_COMPARE(QToolTip::text(), longLine + u'!');
+    }
+
+    // The toggles side by side in a wide pane; in a narrow one, a View menu with the same
+    // actions, the header never wider than the pane.
+    void narrowPaneFoldsTheTogglesIntoAMenu()
+    {
+        DiffView view;
+        view.resize(900, 300);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        view.showChange(QStringLiteral("calc.py"), change(kBefore, kAfter));
+        QTRY_VERIFY(!view.viewButton()->isVisible());
+        view.resize(200, 300);
+        QTRY_VERIFY(view.viewButton()->isVisible());
+        QVERIFY(view.minimumSizeHint().width() <= 200);
+        const QList<QAction*> actions = view.viewButton()->menu()->actions();
+        QVERIFY(actions.contains(view.sideBySideAction()));
+        QVERIFY(actions.contains(view.ignoreWhitespaceAction()));
+        QVERIFY(actions.contains(view.wholeFileAction()));
+        QVERIFY(view.viewButton()->geometry().right() < view.width());
+        view.sideBySideAction()->trigger();
+        QCOMPARE(view.layoutMode(), DiffView::Layout::SideBySide);
+        view.resize(900, 300);
+        QTRY_VERIFY(!view.viewButton()->isVisible());
     }
 
     void intraLineRanges()

@@ -14,28 +14,29 @@
 #include "main/DesktopNotifier.h"
 #include "main/Prompt.h"
 #include "main/WelcomeView.h"
-#include "settings/Language.h"
 #include "policy/NetworkPolicyPage.h"
 #include "policy/PolicyEditor.h"
 #include "policy/RuleListEditor.h"
 #include "sessions/NewSessionDialog.h"
 #include "sessions/SessionHub.h"
+#include "sessions/SessionListModel.h"
+#include "settings/Language.h"
 #include "terminal/TerminalWidget.h"
 
 #include <QComboBox>
 #include <QDir>
+#include <QFile>
 #include <QHeaderView>
 #include <QLabel>
-#include <QScopeGuard>
-#include <QStyleOptionComboBox>
-#include <QFile>
 #include <QLineEdit>
 #include <QPushButton>
 #include <QRegularExpression>
+#include <QScopeGuard>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QStatusBar>
+#include <QStyleOptionComboBox>
 #include <QTabBar>
 #include <QTest>
 #include <QToolButton>
@@ -77,8 +78,8 @@ QStringList clippedTexts(QWidget* root)
         QStringList path;
         for (const QWidget* p = w; p; p = p->parentWidget())
             if (!p->objectName().isEmpty()) path.prepend(p->objectName());
-        return QStringLiteral("%1 in %2").arg(QString::fromLatin1(w->metaObject()->className()),
-                                             path.join(u'/'));
+        return QStringLiteral("%1 in %2")
+            .arg(QString::fromLatin1(w->metaObject()->className()), path.join(u'/'));
     };
     for (QLabel* label : root->findChildren<QLabel*>()) {
         if (!label->isVisible() || label->wordWrap() || label->text().isEmpty() ||
@@ -86,7 +87,8 @@ QStringList clippedTexts(QWidget* root)
             label->sizePolicy().horizontalPolicy() == QSizePolicy::Ignored)
             continue;
         QString shown = label->text(); // a mnemonic's & is not drawn
-        if (label->buddy()) shown.replace(QRegularExpression(QStringLiteral("&(.)")), QStringLiteral("\\1"));
+        if (label->buddy())
+            shown.replace(QRegularExpression(QStringLiteral("&(.)")), QStringLiteral("\\1"));
         const int need = label->fontMetrics().horizontalAdvance(shown);
         if (label->contentsRect().width() < need)
             out << QStringLiteral("label \"%1\" (%2 of %3 px, %4)")
@@ -130,8 +132,7 @@ QStringList clippedTexts(QWidget* root)
         if (!header->isVisible() || !header->model()) continue;
         for (int i = 0; i < header->count(); ++i) {
             if (header->isSectionHidden(i)) continue;
-            const QString title =
-                header->model()->headerData(i, header->orientation()).toString();
+            const QString title = header->model()->headerData(i, header->orientation()).toString();
             const int need = header->fontMetrics().horizontalAdvance(title) + 8;
             if (header->orientation() == Qt::Horizontal && header->sectionSize(i) < need)
                 out << QStringLiteral("column \"%1\" (%2 of %3 px, %4)")
@@ -530,6 +531,13 @@ class MainWindowTest : public QObject {
                      qPrintable(window.tabs()->tabText(i) + QStringLiteral(" is cut off")));
         }
         QVERIFY(window.terminal()->width() >= 300);
+        // The sessions list keeps its command readable: the folder column gives way.
+        QTreeView* sessions = window.sessionsView();
+        QVERIFY(sessions->isColumnHidden(sbui::SessionListModel::WorkspaceColumn));
+        QVERIFY2(sessions->columnWidth(sbui::SessionListModel::SessionColumn) >=
+                     12 * sessions->fontMetrics().averageCharWidth(),
+                 qPrintable(QString::number(
+                     sessions->columnWidth(sbui::SessionListModel::SessionColumn))));
 
         // Rows, not slivers: the timeline and the rule table show several.
         QTreeView* timeline = window.activity()->table();
@@ -557,9 +565,9 @@ class MainWindowTest : public QObject {
                                     parts[j]->metaObject()->className()));
     }
 
-    // Legible at the usual widths, in German (the longer words): with a card waiting and a changed
-    // file shown, nothing on any tab is cut off.
-    void nothingClippedInGermanAt1360And1440()
+    // Legible at the usual widths and the smallest, in German (the longer words): with a card
+    // waiting and a changed file shown, nothing on any tab is cut off.
+    void nothingClippedInGerman()
     {
         QString error;
         auto session = HeadlessSession::start(
@@ -572,13 +580,17 @@ class MainWindowTest : public QObject {
         QVERIFY(sbui::installTranslations(QStringLiteral("de")));
         auto english = qScopeGuard([] { sbui::installTranslations(QStringLiteral("en")); });
         MainWindow window;
+        window.resize(1440, 900); // the docks take their share of the first size shown
         window.show();
         QVERIFY(QTest::qWaitForWindowExposed(&window));
         QVERIFY(window.selectSession(session->id()));
         QTRY_COMPARE_WITH_TIMEOUT(window.approvals()->pendingCount(), 1, 20000);
         QTRY_VERIFY(window.files()->selectPath(QStringLiteral("notes-for-the-reviewer.md")));
-        for (const QSize size : {QSize(1440, 900), QSize(1360, 850)}) {
+        for (const QSize size : {QSize(1440, 900), QSize(1360, 850), QSize(1024, 700)}) {
             window.resize(size);
+            if (size.width() == 1440) // the folder has room (and goes at 1024: layoutAt1024x700)
+                QTRY_VERIFY(!window.sessionsView()->isColumnHidden(
+                    sbui::SessionListModel::WorkspaceColumn));
             for (int i = 0; i < window.tabs()->count(); ++i) {
                 if (!window.tabs()->isTabEnabled(i)) continue;
                 window.tabs()->setCurrentIndex(i);

@@ -4,13 +4,14 @@
 #include <QBuffer>
 #include <QEvent>
 #include <QFontDatabase>
-#include <QHelpEvent>
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QHelpEvent>
 #include <QImageReader>
 #include <QLabel>
 #include <QLocale>
+#include <QMenu>
 #include <QMimeDatabase>
 #include <QPainter>
 #include <QScrollArea>
@@ -19,6 +20,7 @@
 #include <QStyledItemDelegate>
 #include <QTableView>
 #include <QToolBar>
+#include <QToolButton>
 #include <QToolTip>
 #include <QVBoxLayout>
 #include <cstring>
@@ -92,9 +94,8 @@ class DiffDelegate : public QStyledItemDelegate {
                    const QModelIndex& index) override
     {
         const QString text = index.data(Qt::DisplayRole).toString();
-        if (event->type() == QEvent::ToolTip &&
-            QFontMetrics(option.font).horizontalAdvance(text) >
-                option.rect.width() - 2 * kCellPadding) {
+        if (event->type() == QEvent::ToolTip && QFontMetrics(option.font).horizontalAdvance(text) >
+                                                    option.rect.width() - 2 * kCellPadding) {
             QToolTip::showText(event->globalPos(), text, view);
             return true;
         }
@@ -140,14 +141,23 @@ DiffView::DiffView(QWidget* parent) : QWidget(parent)
     header->addWidget(m_title, 1);
     header->addWidget(m_stats);
     header->addSpacing(8);
-    // A tool bar, not loose buttons: in a narrow pane what does not fit folds into its »
-    // menu instead of being drawn over its neighbours.
-    auto* toggles = new QToolBar(this);
-    toggles->setToolButtonStyle(Qt::ToolButtonTextOnly);
-    toggles->addActions({m_sideBySide, m_ignoreWhitespace, m_wholeFile});
-    toggles->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
-    toggles->setMinimumWidth(toggles->fontMetrics().averageCharWidth() * 8);
-    header->addWidget(toggles, 2);
+    // The toggles side by side where they fit; in a narrow pane, one "View" menu of them, never
+    // cut or drawn over the counts (resizeEvent chooses).
+    m_toggles = new QToolBar(this);
+    m_toggles->setToolButtonStyle(Qt::ToolButtonTextOnly);
+    m_toggles->addActions({m_sideBySide, m_ignoreWhitespace, m_wholeFile});
+    m_toggles->setSizePolicy(QSizePolicy::Fixed, QSizePolicy::Preferred);
+    m_viewButton = new QToolButton(this);
+    m_viewButton->setText(tr("View"));
+    m_viewButton->setToolTip(tr("How the change is shown"));
+    m_viewButton->setPopupMode(QToolButton::InstantPopup);
+    m_viewButton->setAutoRaise(true);
+    auto* menu = new QMenu(m_viewButton);
+    menu->addActions({m_sideBySide, m_ignoreWhitespace, m_wholeFile});
+    m_viewButton->setMenu(menu);
+    m_viewButton->hide();
+    header->addWidget(m_toggles);
+    header->addWidget(m_viewButton);
 
     m_model = new DiffModel(this);
     m_table = new QTableView(this);
@@ -391,6 +401,16 @@ void DiffView::rebuildRows()
     if (m_result->coarse) stats += QLatin1Char(' ') + tr("(too different to match line by line)");
     m_stats->setText(stats);
     updateColumnWidths();
+}
+
+void DiffView::resizeEvent(QResizeEvent* event)
+{
+    QWidget::resizeEvent(event);
+    const int counts = m_stats->isVisible() ? m_stats->sizeHint().width() : 0;
+    const bool roomy = width() >= counts + m_toggles->sizeHint().width() +
+                                      m_title->fontMetrics().averageCharWidth() * 12 + 24;
+    m_toggles->setVisible(roomy);
+    m_viewButton->setVisible(!roomy);
 }
 
 void DiffView::updateColumnWidths()

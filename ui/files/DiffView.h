@@ -17,6 +17,8 @@ class QLabel;
 class QScrollArea;
 class QStackedWidget;
 class QTableView;
+class QToolBar;
+class QToolButton;
 
 namespace sbui {
 
@@ -56,6 +58,8 @@ class DiffView : public QWidget {
     QAction* sideBySideAction() const { return m_sideBySide; }
     QAction* ignoreWhitespaceAction() const { return m_ignoreWhitespace; }
     QAction* wholeFileAction() const { return m_wholeFile; }
+    // The toggles as a menu, shown instead of them in a narrow pane.
+    QToolButton* viewButton() const { return m_viewButton; }
 
   Q_SIGNALS:
     // The requested change is on screen (a large one a moment after showChange).
@@ -63,6 +67,7 @@ class DiffView : public QWidget {
 
   protected:
     void changeEvent(QEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
     bool eventFilter(QObject* watched, QEvent* event) override;
 
   private:
@@ -77,6 +82,8 @@ class DiffView : public QWidget {
 
     QLabel* m_title = nullptr;
     QLabel* m_stats = nullptr;
+    QToolBar* m_toggles = nullptr;       // the view's toggles, where they fit
+    QToolButton* m_viewButton = nullptr; // the same as a menu, in a narrow pane
     QStackedWidget* m_stack = nullptr;
     QTableView* m_table = nullptr;
     DiffModel* m_model = nullptr;

@@ -13,6 +13,7 @@
 #include "sessions/SessionConnection.h"
 #include "sessions/SessionHistory.h"
 #include "sessions/SessionHub.h"
+#include "sessions/SessionListView.h"
 #include "settings/RecordingCleaner.h"
 #include "settings/Settings.h"
 #include "settings/SettingsDialog.h"
@@ -71,9 +72,10 @@ QString actionText(const std::string& action)
 } // namespace
 
 MainWindow::MainWindow(sb::Clock& clock, QWidget* parent)
-    : QMainWindow(parent), m_clock(clock), m_hub(new SessionHub(this)), m_sessions(new QTreeView),
-      m_terminal(new TerminalWidget), m_approvals(new ApprovalPanel(clock)),
-      m_activity(new ActivityView), m_files(new FileReviewPanel), m_policy(new PolicyEditor),
+    : QMainWindow(parent), m_clock(clock), m_hub(new SessionHub(this)),
+      m_sessions(new SessionListView(m_hub->model())), m_terminal(new TerminalWidget),
+      m_approvals(new ApprovalPanel(clock)), m_activity(new ActivityView),
+      m_files(new FileReviewPanel), m_policy(new PolicyEditor),
       m_replay(new ReplayView(m_activity)), m_welcome(new WelcomeView),
       m_centre(new QStackedWidget), m_tabs(new QTabWidget), m_notifier(new DesktopNotifier(this)),
       m_stateLabel(new QLabel), m_policyLabel(new QLabel), m_cleaner(new RecordingCleaner(this))

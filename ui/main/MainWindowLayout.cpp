@@ -22,7 +22,6 @@
 
 #include <QApplication>
 #include <QDockWidget>
-#include <QHeaderView>
 #include <QLabel>
 #include <QMenuBar>
 #include <QStackedWidget>
@@ -98,28 +97,6 @@ void MainWindow::buildActions()
 
 void MainWindow::buildDocks()
 {
-    m_sessions->setModel(m_hub->model());
-    m_sessions->setRootIsDecorated(false);
-    m_sessions->setUniformRowHeights(true);
-    m_sessions->setAlternatingRowColors(true);
-    m_sessions->setSelectionMode(QAbstractItemView::SingleSelection);
-    m_sessions->setMinimumWidth(240); // command, start and duration readable at 1024 px
-    m_sessions->header()->setStretchLastSection(false);
-    m_sessions->header()->setSectionResizeMode(SessionListModel::SessionColumn,
-                                               QHeaderView::Stretch);
-    for (int c : {SessionListModel::StartedColumn, SessionListModel::DurationColumn})
-        m_sessions->header()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
-    // The folder's name is the session's context, its command the session: the folder gives
-    // way (elided, its tooltip whole), the command keeps the rest.
-    m_sessions->header()->setSectionResizeMode(SessionListModel::WorkspaceColumn,
-                                               QHeaderView::Interactive);
-    const QString folderTitle =
-        m_hub->model()->headerData(SessionListModel::WorkspaceColumn, Qt::Horizontal).toString();
-    m_sessions->setColumnWidth(
-        SessionListModel::WorkspaceColumn,
-        std::max(m_sessions->fontMetrics().averageCharWidth() * 9,
-                 m_sessions->header()->fontMetrics().horizontalAdvance(folderTitle) + 14));
-
     auto dock = [this](QWidget* widget, const QString& title, const char* name,
                        Qt::DockWidgetArea area) {
         auto* d = new QDockWidget(title, this);
@@ -160,6 +137,10 @@ void MainWindow::buildDocks()
 void MainWindow::buildCentre()
 {
     m_tabs->setDocumentMode(true);
+    // Narrow (1024 px, German, a card waiting), the tabs shorten their titles rather than hide
+    // the last ones behind scroll arrows.
+    m_tabs->setUsesScrollButtons(false);
+    m_tabs->setElideMode(Qt::ElideRight);
     // The review and replay pages' toolbars must not set the window's minimum width: they
     // squeeze (their toolbars fold) so the terminal and the approval cards keep their room.
     for (QWidget* page : {static_cast<QWidget*>(m_files), static_cast<QWidget*>(m_replay),

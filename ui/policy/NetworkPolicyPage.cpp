@@ -40,18 +40,20 @@ NetworkPolicyPage::NetworkPolicyPage(PolicyDocument* doc, QWidget* parent)
             static_cast<sb::RuleAction>(m_default->currentData().toInt()));
     });
 
-    auto* row = new QHBoxLayout;
-    auto* modeLabel = new QLabel(tr("&Network:"), this);
-    modeLabel->setBuddy(m_mode);
-    auto* defaultLabel = new QLabel(tr("Hosts no rule &names:"), this);
-    defaultLabel->setBuddy(m_default);
-    row->addWidget(modeLabel);
-    row->addWidget(m_mode);
-    row->addSpacing(16);
-    row->addWidget(defaultLabel);
-    row->addWidget(m_default);
-    row->addStretch(1);
-    headerLayout()->addLayout(row);
+    // The two settings side by side, or one above the other where they do not fit (resizeEvent).
+    auto pair = [this](QLabel* label, QComboBox* box) {
+        label->setBuddy(box);
+        auto* layout = new QHBoxLayout;
+        layout->addWidget(label);
+        layout->addWidget(box);
+        layout->addStretch(1);
+        return layout;
+    };
+    m_settingsRow = new QBoxLayout(QBoxLayout::LeftToRight);
+    m_settingsRow->setSpacing(16);
+    m_settingsRow->addLayout(pair(new QLabel(tr("&Network:"), this), m_mode));
+    m_settingsRow->addLayout(pair(new QLabel(tr("Hosts no rule &names:"), this), m_default), 1);
+    headerLayout()->addLayout(m_settingsRow);
     headerLayout()->addWidget(m_modeMessage);
 
     QHeaderView* header = rules()->view()->horizontalHeader();
@@ -184,6 +186,17 @@ QString NetworkPolicyPage::ruleChoiceText(const sb::LearnedRule& rule) const
 std::vector<sb::ApprovalScope> NetworkPolicyPage::scopes() const
 {
     return {sb::ApprovalScope::HostPort, sb::ApprovalScope::Host, sb::ApprovalScope::Domain};
+}
+
+void NetworkPolicyPage::resizeEvent(QResizeEvent* event)
+{
+    PolicyPage::resizeEvent(event);
+    int oneRow = 16 + 2 * m_settingsRow->contentsMargins().left();
+    for (int i = 0; i < m_settingsRow->count(); ++i)
+        oneRow += m_settingsRow->itemAt(i)->sizeHint().width();
+    const bool row = width() >= oneRow + 24;
+    m_settingsRow->setDirection(row ? QBoxLayout::LeftToRight : QBoxLayout::TopToBottom);
+    m_settingsRow->setSpacing(row ? 16 : 2);
 }
 
 } // namespace sbui

@@ -7,6 +7,7 @@
 
 #include "PolicyPage.h"
 
+class QBoxLayout;
 class QComboBox;
 
 namespace sbui {
@@ -34,6 +35,7 @@ class NetworkPolicyPage : public PolicyPage {
     std::vector<sb::ApprovalScope> scopes() const override;
     void showSettings() override;
     void verdictShown(const TestVerdict& verdict) override;
+    void resizeEvent(QResizeEvent* event) override;
 
   private:
     void updateModeMessage();
@@ -41,6 +43,7 @@ class NetworkPolicyPage : public PolicyPage {
 
     QComboBox* m_mode;
     QComboBox* m_default;
+    QBoxLayout* m_settingsRow = nullptr; // mode and default: a row, or a column when narrow
     MessageBar* m_modeMessage;
     QPushButton* m_checkAddresses;
     int m_lookup = -1;
