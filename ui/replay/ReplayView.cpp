@@ -440,6 +440,10 @@ std::optional<ReplayView::ExportChoice> ReplayView::askExportFile(QWidget* paren
 
 void ReplayView::onPositionChanged(qint64 ns)
 {
+    if (m_terminal->columns() != m_fittedColumns) { // the recorded terminal was resized
+        m_fitPending = true;
+        fitTerminalPane();
+    }
     m_scrubber->setPositionNs(ns);
     m_positionLabel->setText(
         tr("%1 / %2").arg(formatReplayTime(ns), formatReplayTime(m_controller->durationNs())));
@@ -511,6 +515,7 @@ void ReplayView::fitTerminalPane()
     const int first = std::max(std::min(want, total - kMinSearchPanel), total / 2);
     m_split->setSizes({first, total - first});
     m_fitPending = first < want;
+    m_fittedColumns = m_terminal->columns();
 }
 
 void ReplayView::resizeEvent(QResizeEvent* event)

@@ -124,6 +124,7 @@ class ReplayView : public QWidget {
     ExportChooser m_chooser;
     int m_activityRow = -1;    // the activity event selected for the position
     bool m_fitPending = false; // the terminal pane is still to fit the recording's width
+    int m_fittedColumns = 0;   // the width it was fitted to
 };
 
 } // namespace sbui
