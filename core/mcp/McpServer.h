@@ -89,7 +89,7 @@ class Server {
     // Where answers go instead of `out` (tests).
     void setSink(std::function<void(const std::string&)> sink) { m_sink = std::move(sink); }
 
-    // For the calls (McpTools.cpp).
+    // For the calls (McpProcessTools.cpp, McpFileTools.cpp).
     std::uint64_t startExec(Call& call, nlohmann::json request);
     std::uint64_t fileRequest(Call& call, nlohmann::json request);
     void signalExec(std::uint64_t exec, int signal);
