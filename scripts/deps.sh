@@ -10,15 +10,16 @@ packages=(
   clang libclang-rt-14-dev
   # libraries
   libseccomp-dev nlohmann-json3-dev libcli11-dev libspdlog-dev libfmt-dev libgtest-dev
-  libsqlite3-dev libvterm-dev libzstd-dev libdtl-dev libcivetweb-dev
+  libsqlite3-dev libvterm-dev libzstd-dev libdtl-dev libcivetweb-dev libarchive-dev
   # the GUI: Qt 6 Widgets, SVG icons, Qt Test, Linguist tools; the offscreen and X11 platforms
   qt6-base-dev qt6-svg-dev qt6-tools-dev qt6-tools-dev-tools qt6-l10n-tools qt6-qpa-plugins
   libgl-dev fonts-dejavu-core
   # run time: diff for reviews, the demo agent's tools; Qt's own translations (standard buttons
   # in German)
   diffutils python3 bash qt6-translations-l10n
-  # tests: toolchains inside the sandbox, pty programs, the unprivileged test user
-  git make gcc nodejs less procps passwd util-linux bsdutils
+  # tests: toolchains inside the sandbox, pty programs, the unprivileged test user, a static
+  # busybox for the root file system images (and glibc's static libc for a static probe)
+  git make gcc nodejs less procps passwd util-linux bsdutils busybox-static libc6-dev tar
   # benchmarks: the reference sandbox and the timer
   bubblewrap hyperfine
   # GUI screenshots and the window tests under a real X server

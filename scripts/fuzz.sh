@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-60}
 [ $# -gt 0 ] && shift
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(mcp control http socks policy e2b recording)
+[ ${#targets[@]} -gt 0 ] || targets=(mcp control http socks policy e2b recording image)
 build=${SANDBENCH_FUZZ_BUILD_DIR:-build-fuzz}
 
 command -v clang++ >/dev/null 2>&1 || { echo "scripts/fuzz.sh: clang++ is not installed (scripts/deps.sh installs it)" >&2; exit 1; }

@@ -1671,6 +1671,18 @@
         <source>Cannot create %1.</source>
         <translation>%1 kann nicht angelegt werden.</translation>
     </message>
+    <message>
+        <source>Image: %1</source>
+        <translation>Abbild: %1</translation>
+    </message>
+    <message>
+        <source>Where /usr, /etc and /lib come from: this machine, or an image imported with sandbench-cli image import</source>
+        <translation>Woher /usr, /etc und /lib kommen: von diesem Rechner oder aus einem mit sandbench-cli image import eingelesenen Abbild</translation>
+    </message>
+    <message>
+        <source>S&amp;ystem:</source>
+        <translation>S&amp;ystem:</translation>
+    </message>
 </context>
 <context>
     <name>sbui::ObservedModel</name>

@@ -1,11 +1,38 @@
 #include "Commands.h"
 #include "base/Bytes.h"
+#include "image/ArchiveLibrary.h"
+#include "image/ImageStore.h"
 #include "sandbox/Doctor.h"
 
 #include <memory>
 #include <nlohmann/json.hpp>
 
 namespace sbcli {
+namespace {
+
+// The images a policy's filesystem.root may name, and whether they can be imported here.
+sb::DoctorCheck imagesCheck()
+{
+    sb::DoctorCheck c;
+    c.name = "images";
+    c.required = false;
+    auto archive = sb::loadArchive();
+    c.ok = static_cast<bool>(archive);
+    auto images = sb::listImages();
+    std::string names;
+    if (images)
+        for (const sb::ImageInfo& i : *images)
+            names += (names.empty() ? "" : ", ") + i.name;
+    c.detail = names.empty() ? "none imported (image import NAME FOLDER|FILE.tar)"
+                             : std::to_string(images->size()) + " imported: " + names;
+    if (!archive) {
+        c.detail = "cannot import: " + archive.error().describe() + "; " + c.detail;
+        c.fix = "sudo apt install libarchive13";
+    }
+    return c;
+}
+
+} // namespace
 
 void addDoctorCommand(CLI::App& app)
 {
@@ -15,6 +42,7 @@ void addDoctorCommand(CLI::App& app)
     doctor->add_flag("--json", *json, "Output as JSON");
     doctor->callback([json] {
         auto checks = sb::runDoctor();
+        checks.push_back(imagesCheck());
         bool usable = true;
         nlohmann::json out = nlohmann::json::array();
         for (const auto& c : checks) {

@@ -22,6 +22,9 @@ void PolicyChoice::addTo(CLI::App& command)
     });
     command.add_option("--network", network, "Override the policy's network mode")
         ->check(CLI::IsMember({"none", "filtered", "host"}));
+    command.add_option("--root", root,
+                       "The sandbox's system folders from an image (image:NAME, see `image ls`) "
+                       "or a root file system folder, instead of this machine's");
     // The policy's own ranges, with an error that says what is expected.
     namespace most = sb::maximum;
     command.add_option("--timeout", timeoutSeconds, "Wall-clock limit in seconds (0 = none)")
@@ -63,6 +66,7 @@ sb::Result<sb::Policy> PolicyChoice::resolve() const
     auto policy =
         !policyFile.empty() ? sb::loadPolicyFile(policyFile) : sb::loadPreset(presetName());
     if (!policy) return policy;
+    if (!root.empty()) policy->filesystem.root = root;
     sb::applyOverrides(*policy, {sb::networkModeFromName(network), timeoutSeconds, pids, cpuPercent,
                                  memoryMb, approvalTimeoutSeconds});
     return policy;

@@ -1,4 +1,4 @@
-// --policy / --preset and the overrides (--network, --timeout, --memory, --pids, --cpu,
+// --policy / --preset and the overrides (--network, --root, --timeout, --memory, --pids, --cpu,
 // --approval-timeout): the options that choose a run's policy.
 #pragma once
 
@@ -19,6 +19,7 @@ struct PolicyChoice {
     std::string policyFile;
     std::string preset;
     std::string network;
+    std::string root; // filesystem.root: "image:NAME" or a folder
     std::optional<unsigned> timeoutSeconds;
     std::optional<std::uint64_t> memoryMb;
     std::optional<unsigned> pids;

@@ -173,7 +173,20 @@ void readRunLater(Checker& c, const json& v, const std::string& p, RunLaterPolic
 void readFilesystem(Checker& c, const json& v, const std::string& p, FilesystemPolicy& out)
 {
     c.object(v, p,
-             {{"expose",
+             {{"root",
+               [&](const json& x, const std::string& at) {
+                   constexpr std::string_view kImage = "image:";
+                   auto s = c.string(x, at, "\"image:NAME\" or an absolute folder");
+                   if (!s) return;
+                   const bool image = s->rfind(kImage, 0) == 0 && s->size() > kImage.size();
+                   if (!image && (s->empty() || s->front() != '/'))
+                       c.failAtValue(at, "'" + *s +
+                                             "' is neither \"image:NAME\" (sandbench-cli image "
+                                             "ls) nor an absolute folder");
+                   else
+                       out.root = *s;
+               }},
+              {"expose",
                [&](const json& x, const std::string& at) {
                    if (!c.array(x, at, "an array of {\"path\": …, \"mode\": \"ro\"|\"rw\"}"))
                        return;

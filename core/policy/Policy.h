@@ -28,6 +28,10 @@ struct ExposedPath {
 };
 
 struct FilesystemPolicy {
+    // Where the sandbox's system folders (/usr, /etc, /lib*, /opt, /bin, /sbin) come from: ""
+    // for this machine's, "image:NAME" for an imported image, or an absolute folder (a root
+    // file system). Resolved when a session starts (resolveSystemRoot, image/ImageStore.h).
+    std::string root;
     std::vector<ExposedPath> expose;
     RunLaterPolicy runLater; // `run_later`: paths added to, or announced off, the built-in list
 };

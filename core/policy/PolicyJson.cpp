@@ -44,6 +44,7 @@ Json filesystemJson(const FilesystemPolicy& f)
         expose.push_back(std::move(entry));
     }
     Json out = {{"expose", std::move(expose)}};
+    if (!f.root.empty()) out["root"] = f.root;
     if (!f.runLater.add.empty() || !f.runLater.unprotect.empty()) {
         Json add = Json::array(), unprotect = Json::array();
         for (const auto& a : f.runLater.add) {

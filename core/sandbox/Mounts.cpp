@@ -141,10 +141,10 @@ Status enterScratchRoot()
     return pivotInto(kScratch, fs::path(kScratch) / kOldRoot.relative_path());
 }
 
-Status bindSystemFolders()
+Status bindSystemFolders(const fs::path& systemRoot)
 {
     for (const char* folder : kSystemFolders) {
-        fs::path host = under(kOldRoot, folder);
+        fs::path host = under(under(kOldRoot, systemRoot), folder);
         struct stat st {};
         if (::lstat(host.c_str(), &st) != 0) continue;
         fs::path target = under(kNewRoot, folder);
@@ -318,7 +318,7 @@ Status buildRootFilesystem(const SandboxConfig& config, const SandboxIdentity& i
 {
     if (auto e = enterScratchRoot()) return e;
     if (auto e = mountFs("tmpfs", kNewRoot, MS_NOSUID | MS_NODEV, "mode=0755")) return e;
-    if (auto e = bindSystemFolders()) return e;
+    if (auto e = bindSystemFolders(config.systemRoot)) return e;
     if (auto e = mountDev(id)) return e;
     if (auto e = mountProc()) // needs the host's /proc still visible at /oldroot
         return e;

@@ -32,7 +32,10 @@ struct SandboxConfig {
     std::filesystem::path projectInside;
     std::filesystem::path sessionDir; // holds upper/ and work/
     std::filesystem::path home;       // an empty tmpfs at this path
-    std::vector<BindMount> binds;     // exposed paths from the policy
+    // Where /usr, /etc, /lib*, /opt, /bin and /sbin come from, read-only: this machine's, or a
+    // root file system (an image).
+    std::filesystem::path systemRoot = "/";
+    std::vector<BindMount> binds; // exposed paths from the policy
     // Bound over themselves after the binds, in order: files that run later inside read-write
     // binds (ExposurePlan::protections).
     std::vector<BindMount> protections;

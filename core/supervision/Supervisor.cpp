@@ -6,6 +6,7 @@
 #include "base/SignalFreeThread.h"
 #include "base/Terminal.h"
 #include "base/UniqueFd.h"
+#include "image/ImageStore.h"
 #include "policy/Exposure.h"
 #include "recording/RecordingStore.h"
 #include "recording/RecordingWriter.h"
@@ -249,6 +250,7 @@ SandboxConfig sandboxConfigOf(const RunOptions& options, const PreparedRun& prep
     config.project = workspace;
     config.projectInside = options.workspaceInside.empty() ? workspace : options.workspaceInside;
     config.home = options.workspaceInside.empty() ? homeDirectory() : options.workspaceInside;
+    config.systemRoot = prepared.systemRoot;
     for (const ResolvedExposure& m : prepared.exposures.mounts)
         config.binds.push_back({m.path, m.mode});
     for (const Protection& p : prepared.exposures.protections)
@@ -271,6 +273,9 @@ void announceRisks(const RunOptions& options, const PreparedRun& prepared)
 {
     if (options.policy.network.mode == NetworkMode::Host)
         say(options, "warning: network mode 'host': the sandbox shares this machine's network");
+    if (prepared.systemRoot != "/")
+        say(options, "system folders from " + options.policy.filesystem.root + " (" +
+                         prepared.systemRoot.string() + ")");
     if (landlockAbi() == 0)
         say(options, "note: this kernel has no Landlock; writes are confined by mounts only");
     for (const RunLaterUnprotect& u : prepared.runLater.unprotected())
@@ -476,8 +481,10 @@ Result<PreparedRun> prepareRun(const RunOptions& options)
     plan->masks.insert(plan->masks.end(), projectMasks->begin(), projectMasks->end());
     auto running = runningPolicyOf(options);
     if (!running) return running.error();
+    auto systemRoot = resolveSystemRoot(options.policy.filesystem.root);
+    if (!systemRoot) return systemRoot.error().within("the policy's filesystem.root");
     return PreparedRun{std::move(*workspace), std::move(*plan), std::move(*running),
-                       std::move(*runLater)};
+                       std::move(*runLater), std::move(*systemRoot)};
 }
 
 Status checkRunnable(const RunOptions& options)

@@ -66,7 +66,8 @@ struct PreparedRun {
     std::filesystem::path workspace;
     ExposurePlan exposures; // its masks include the secrets inside the workspace
     RunningPolicy policy;
-    RunLaterRules runLater; // saved in the session for review and apply
+    RunLaterRules runLater;                 // saved in the session for review and apply
+    std::filesystem::path systemRoot = "/"; // the policy's filesystem.root, resolved
 };
 // Errors name what is wrong.
 Result<PreparedRun> prepareRun(const RunOptions& options);

@@ -11,6 +11,7 @@
 #include "control/ControlClient.h"
 #include "files/DiffView.h"
 #include "files/FileReviewPanel.h"
+#include "image/ImageStore.h"
 #include "main/DesktopNotifier.h"
 #include "main/Prompt.h"
 #include "main/WelcomeView.h"
@@ -362,6 +363,50 @@ class MainWindowTest : public QObject {
         });
         window.newSession();
         QCOMPARE(proposed, QStringLiteral("bash -c 'echo from-dialog; ls; sleep 600'"));
+    }
+
+    // An imported image is offered in the dialog as the session's system; chosen, the session
+    // runs on it (busybox there, this machine's python3 not).
+    void newSessionOnAnImportedImage()
+    {
+        if (!QFile::exists(QStringLiteral("/bin/busybox")))
+            SBG_SKIP("busybox-static is not installed (scripts/deps.sh)");
+        const QString rootfs = m_world.root() + QStringLiteral("/rootfs");
+        QVERIFY(QDir().mkpath(rootfs + QStringLiteral("/bin")));
+        QVERIFY(
+            QFile::copy(QStringLiteral("/bin/busybox"), rootfs + QStringLiteral("/bin/busybox")));
+        QVERIFY(QFile::link(QStringLiteral("busybox"), rootfs + QStringLiteral("/bin/sh")));
+        auto imported = sb::importImage("tiny", rootfs.toStdString(), false);
+        QVERIFY2(imported, imported ? "" : imported.error().describe().c_str());
+
+        MainWindow window;
+        window.show();
+        window.setNewSessionHook([&](sbui::NewSessionDialog& dialog) {
+            dialog.setWorkspace(m_world.workspace());
+            dialog.setPreset(QStringLiteral("offline"));
+            dialog.setCommand(QStringLiteral(
+                "/bin/busybox sh -c 'test -e /usr/bin/python3 && echo host-python || "
+                "echo on-the-image; sleep 600'"));
+            QComboBox* system = dialog.systemBox();
+            const int tiny = system->findData(QStringLiteral("image:tiny"));
+            if (tiny < 0) return false;
+            system->setCurrentIndex(tiny);
+            if (!checked(dialog) || !dialog.isValid()) qWarning() << dialog.problem();
+            if (!dialog.effectivePolicyText().contains(QLatin1String("\"root\": \"image:tiny\"")))
+                return false;
+            return sbui::launchArguments(dialog.request()).contains(QStringLiteral("image:tiny")) &&
+                   dialog.isValid();
+        });
+        QSignalSpy started(&window, &MainWindow::sessionStarted);
+        window.newSession();
+        QTRY_COMPARE_WITH_TIMEOUT(started.count(), 1, 20000);
+        const QString id = started.at(0).at(0).toString();
+        QTRY_VERIFY2_WITH_TIMEOUT(
+            window.terminal()->screenText().contains(QLatin1String("on-the-image")),
+            qPrintable(window.terminal()->screenText()), 20000);
+        sbui::prompt::setNextAnswer(true);
+        window.killSession();
+        QTRY_VERIFY_WITH_TIMEOUT(!window.hub()->isLive(id), 20000);
     }
 
     // First run: no sessions yet, so the window shows the welcome view with the doctor's

@@ -24,8 +24,7 @@ TempDir::TempDir()
 {
     const char* base = std::getenv("TMPDIR");
     std::string tmpl = std::string(base != nullptr ? base : "/tmp") + "/sandbench-test-XXXXXX";
-    if (::mkdtemp(tmpl.data()) == nullptr)
-        throw std::runtime_error("mkdtemp failed");
+    if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
     m_path = fs::canonical(tmpl);
 }
 
@@ -83,17 +82,14 @@ RunResult run(const std::vector<std::string>& argv, const std::string& input,
     signal(SIGPIPE, SIG_IGN);
     RunResult r;
     size_t written = 0;
-    if (input.empty())
-        close(inPipe[1]), inPipe[1] = -1;
+    if (input.empty()) close(inPipe[1]), inPipe[1] = -1;
     timespec start{};
     clock_gettime(CLOCK_MONOTONIC, &start);
     bool outOpen = true, errOpen = true;
     while (outOpen || errOpen) {
         pollfd fds[3] = {{outPipe[0], POLLIN, 0}, {errPipe[0], POLLIN, 0}, {inPipe[1], POLLOUT, 0}};
-        if (!outOpen)
-            fds[0].fd = -1;
-        if (!errOpen)
-            fds[1].fd = -1;
+        if (!outOpen) fds[0].fd = -1;
+        if (!errOpen) fds[1].fd = -1;
         timespec now{};
         clock_gettime(CLOCK_MONOTONIC, &now);
         if (now.tv_sec - start.tv_sec > timeoutSeconds) {
@@ -102,8 +98,7 @@ RunResult run(const std::vector<std::string>& argv, const std::string& input,
             r.err += "\n[test harness: killed after timeout]";
             break;
         }
-        if (poll(fds, 3, 200) < 0 && errno != EINTR)
-            break;
+        if (poll(fds, 3, 200) < 0 && errno != EINTR) break;
         char buf[65536];
         for (int i = 0; i < 2; ++i) {
             if (fds[i].fd >= 0 && (fds[i].revents & (POLLIN | POLLHUP))) {
@@ -116,14 +111,11 @@ RunResult run(const std::vector<std::string>& argv, const std::string& input,
         }
         if (inPipe[1] >= 0 && (fds[2].revents & (POLLOUT | POLLERR))) {
             ssize_t n = write(inPipe[1], input.data() + written, input.size() - written);
-            if (n > 0)
-                written += static_cast<size_t>(n);
-            if (n < 0 || written == input.size())
-                close(inPipe[1]), inPipe[1] = -1;
+            if (n > 0) written += static_cast<size_t>(n);
+            if (n < 0 || written == input.size()) close(inPipe[1]), inPipe[1] = -1;
         }
     }
-    if (inPipe[1] >= 0)
-        close(inPipe[1]);
+    if (inPipe[1] >= 0) close(inPipe[1]);
     close(outPipe[0]);
     close(errPipe[0]);
     int status = 0;
@@ -154,7 +146,17 @@ IsolatedXdg::~IsolatedXdg()
     }
 }
 
-std::string cliPath() { return SANDBENCH_CLI; }
-std::string trySyscallPath() { return SANDBENCH_TRY_SYSCALL; }
+std::string cliPath()
+{
+    return SANDBENCH_CLI;
+}
+std::string trySyscallPath()
+{
+    return SANDBENCH_TRY_SYSCALL;
+}
+std::string staticTrySyscallPath()
+{
+    return SANDBENCH_TRY_SYSCALL_STATIC;
+}
 
 } // namespace sbtest

@@ -22,7 +22,7 @@ bool mustWork();
 
 // A fresh directory under $TMPDIR, removed (with everything in it) on destruction.
 class TempDir {
-public:
+  public:
     TempDir();
     ~TempDir();
     TempDir(const TempDir&) = delete;
@@ -30,7 +30,7 @@ public:
     const std::filesystem::path& path() const { return m_path; }
     std::filesystem::path operator/(const std::string& name) const { return m_path / name; }
 
-private:
+  private:
     std::filesystem::path m_path;
 };
 
@@ -47,19 +47,21 @@ struct RunResult {
 RunResult run(const std::vector<std::string>& argv, const std::string& input = {},
               const std::map<std::string, std::string>& extraEnv = {}, int timeoutSeconds = 60);
 
-// Points XDG_STATE_HOME/XDG_DATA_HOME/XDG_RUNTIME_DIR at a private temp dir for the test's lifetime.
+// Points XDG_STATE_HOME/XDG_DATA_HOME/XDG_RUNTIME_DIR at a private temp dir for the test's
+// lifetime.
 class IsolatedXdg {
-public:
+  public:
     IsolatedXdg();
     ~IsolatedXdg();
     const std::filesystem::path& root() const { return m_dir.path(); }
 
-private:
+  private:
     TempDir m_dir;
     std::map<std::string, std::string> m_saved;
 };
 
-std::string cliPath();        // the built sandbench-cli
-std::string trySyscallPath(); // the syscall probe program
+std::string cliPath();              // the built sandbench-cli
+std::string trySyscallPath();       // the syscall probe program
+std::string staticTrySyscallPath(); // the same, linked statically (for image roots)
 
 } // namespace sbtest

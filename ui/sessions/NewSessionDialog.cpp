@@ -1,5 +1,6 @@
 #include "NewSessionDialog.h"
 
+#include "image/ImageStore.h"
 #include "policy/CommandRules.h"
 #include "policy/LearnedRules.h"
 #include "policy/Policy.h"
@@ -34,6 +35,7 @@ sb::Result<sb::Policy> effectivePolicy(const LaunchRequest& r)
     auto policy = !r.policyFile.isEmpty() ? sb::loadPolicyWithLearned(r.policyFile.toStdString())
                                           : sb::loadPresetWithLearned(r.preset.toStdString());
     if (!policy) return policy;
+    if (!r.root.isEmpty()) policy->filesystem.root = r.root.toStdString();
     sb::applyOverrides(*policy, {sb::networkModeFromName(r.network.toStdString()), r.wallSeconds,
                                  r.pids, r.cpuPercent, r.memoryMb, r.approvalTimeoutSeconds});
     return policy;
@@ -112,6 +114,17 @@ NewSessionDialog::NewSessionDialog(QWidget* parent) : QDialog(parent)
     m_network->addItem(tr("Host (unfiltered, not recommended)"), QStringLiteral("host"));
     form->addRow(tr("&Network:"), m_network);
 
+    // The imported images (sandbench-cli image import), as the system instead of this machine's.
+    m_system = new QComboBox;
+    m_system->addItem(tr("As the policy says"), QString());
+    if (auto images = sb::listImages())
+        for (const sb::ImageInfo& image : *images)
+            m_system->addItem(tr("Image: %1").arg(QString::fromStdString(image.name)),
+                              QStringLiteral("image:") + QString::fromStdString(image.name));
+    m_system->setToolTip(tr("Where /usr, /etc and /lib come from: this machine, or an image "
+                            "imported with sandbench-cli image import"));
+    form->addRow(tr("S&ystem:"), m_system);
+
     namespace most = sb::maximum; // the policy's own ranges
     m_memory = limitBox(static_cast<int>(most::memoryMb), tr(" MB"), tr("no limit"));
     m_pids = limitBox(static_cast<int>(most::pids), QString(), tr("no limit"));
@@ -168,6 +181,7 @@ NewSessionDialog::NewSessionDialog(QWidget* parent) : QDialog(parent)
             setPreset(m_policy->itemData(index).toString());
     });
     connect(m_network, &QComboBox::currentIndexChanged, this, &NewSessionDialog::revalidate);
+    connect(m_system, &QComboBox::currentIndexChanged, this, &NewSessionDialog::revalidate);
     for (QSpinBox* box : {m_memory, m_pids, m_cpu, m_wall, m_approvalTimeout})
         connect(box, &QSpinBox::valueChanged, this, &NewSessionDialog::revalidate);
     policyChanged();
@@ -236,6 +250,7 @@ LaunchRequest NewSessionDialog::request() const
     else
         r.preset = m_policy->currentData().toString();
     r.network = m_network->currentData().toString();
+    r.root = m_system->currentData().toString();
     r.memoryMb = static_cast<unsigned>(m_memory->value());
     r.pids = static_cast<unsigned>(m_pids->value());
     r.cpuPercent = static_cast<unsigned>(m_cpu->value());

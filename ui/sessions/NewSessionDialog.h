@@ -51,6 +51,8 @@ class NewSessionDialog : public QDialog {
     QComboBox* commandBox() const { return m_command; }
     QComboBox* policyBox() const { return m_policy; }
     QComboBox* networkBox() const { return m_network; }
+    // "As the policy says", then one entry per imported image.
+    QComboBox* systemBox() const { return m_system; }
     QSpinBox* memoryBox() const { return m_memory; }
     QSpinBox* pidsBox() const { return m_pids; }
     QSpinBox* cpuBox() const { return m_cpu; }
@@ -81,6 +83,7 @@ class NewSessionDialog : public QDialog {
     QComboBox* m_command;
     QComboBox* m_policy;
     QComboBox* m_network;
+    QComboBox* m_system;
     QSpinBox *m_memory, *m_pids, *m_cpu, *m_wall;
     QSpinBox* m_approvalTimeout;
     QLabel* m_message;

@@ -28,6 +28,7 @@ QStringList launchArguments(const LaunchRequest& r)
     else if (!r.preset.isEmpty())
         args << QStringLiteral("--preset") << r.preset;
     if (!r.network.isEmpty()) args << QStringLiteral("--network") << r.network;
+    if (!r.root.isEmpty()) args << QStringLiteral("--root") << r.root;
     auto number = [&](const char* option, const std::optional<unsigned>& value) {
         if (value) args << QString::fromLatin1(option) << QString::number(*value);
     };

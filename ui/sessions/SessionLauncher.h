@@ -14,6 +14,7 @@ struct LaunchRequest {
     QString preset;     // one of sb::presetNames(), or empty with policyFile
     QString policyFile; // a policy document, or empty with preset
     QString network;    // "", "none", "filtered", "host": empty keeps the policy's
+    QString root;       // filesystem.root ("image:NAME"): empty keeps the policy's
     std::optional<unsigned> wallSeconds, memoryMb, pids, cpuPercent; // overrides
     std::optional<unsigned> approvalTimeoutSeconds;                  // override, 1-86400
     QStringList command;
