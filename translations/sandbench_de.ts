@@ -1416,6 +1416,14 @@
         <source>&amp;Policy</source>
         <translation>&amp;Richtlinie</translation>
     </message>
+    <message>
+        <source>&amp;Resume…</source>
+        <translation>For&amp;tsetzen…</translation>
+    </message>
+    <message>
+        <source>Start a new session that goes on with this ended session&apos;s changes</source>
+        <translation>Eine neue Sitzung starten, die mit den Änderungen dieser beendeten Sitzung weitermacht</translation>
+    </message>
 </context>
 <context>
     <name>sbui::NetworkPolicyPage</name>
@@ -1682,6 +1690,18 @@
     <message>
         <source>S&amp;ystem:</source>
         <translation>S&amp;ystem:</translation>
+    </message>
+    <message>
+        <source>Resume session %1</source>
+        <translation>Sitzung %1 fortsetzen</translation>
+    </message>
+    <message>
+        <source>The changes of session %1 are to this folder</source>
+        <translation>Die Änderungen der Sitzung %1 gehören zu diesem Ordner</translation>
+    </message>
+    <message>
+        <source>Res&amp;ume</source>
+        <translation>For&amp;tsetzen</translation>
     </message>
 </context>
 <context>

@@ -37,6 +37,7 @@ struct ProgramArgs {
     std::string session;
     std::string name;
     std::string workspaceAt; // start: where the sandbox sees the workspace
+    std::string resume;      // start: an ended session whose changes it goes on with
     bool json = false;
     // exec
     std::vector<std::string> command;
@@ -186,6 +187,7 @@ int startCommand(const ProgramArgs& args)
     auto options = detachedSessionOptions(args.policy, args.workspace, args.name);
     if (!options) return fail(options.error(), kUsageError);
     options->workspaceInside = args.workspaceAt;
+    options->resumeFrom = args.resume;
     auto started = startDetachedSession(std::move(*options), false);
     if (!started)
         return fail(started.error(), started.error().code == sb::ErrorCode::InvalidInput
@@ -503,8 +505,13 @@ void addProgramCommands(CLI::App& app)
                  "and use files in (exec, files, mcp); prints its id and returns");
     args->policy.addTo(*start);
     start->add_option("--workspace,-w", args->workspace,
-                      "Project folder (default: current folder)");
+                      "Project folder (default: current folder; with --resume, that session's)");
     start->add_option("--name", args->name, "The session's id (default: a fresh one)");
+    start->add_option("--resume", args->resume,
+                      "Go on with an ended session's changes (they move to this session)");
+    start->parse_complete_callback([args, start] {
+        if (!args->resume.empty() && start->count("--workspace") == 0) args->workspace.clear();
+    });
     start->add_option("--workspace-at", args->workspaceAt,
                       "Where the sandbox sees the workspace, which is then its home folder too "
                       "(e.g. /workspace; default: at its own path)");

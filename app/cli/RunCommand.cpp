@@ -12,6 +12,7 @@ struct RunArgs {
     PolicyChoice policy;
     std::string workspace = ".";
     std::string sessionId;
+    std::string resume;
     bool headless = false;
     std::string size = "24x80";
     std::vector<std::string> command;
@@ -38,6 +39,7 @@ int runCommand(const RunArgs& args)
     options.workspace = args.workspace;
     options.command = args.command;
     options.sessionId = args.sessionId;
+    options.resumeFrom = args.resume;
     if (args.headless)
         if (auto e = makeHeadless(options, args.size)) return fail(*e, kUsageError);
     args.policy.describeSource(options);
@@ -72,8 +74,15 @@ void addRunCommand(CLI::App& app)
                "applied. Exit status is the command's (128+N for signal N, 124 on timeout, 125 "
                "when the sandbox could not start).");
     args->policy.addTo(*run);
-    run->add_option("--workspace,-w", args->workspace, "Project folder (default: current folder)");
+    run->add_option("--workspace,-w", args->workspace,
+                    "Project folder (default: current folder; with --resume, that session's)");
     run->add_option("--session-id", args->sessionId, "Name the session instead of a fresh id");
+    run->add_option("--resume", args->resume,
+                    "Go on with an ended session's changes (they move to this session)");
+    // With --resume and no --workspace: the resumed session's project.
+    run->parse_complete_callback([args, run] {
+        if (!args->resume.empty() && run->count("--workspace") == 0) args->workspace.clear();
+    });
     auto* headless =
         run->add_flag("--headless", args->headless,
                       "Give the command a terminal that only attached clients see and type into "

@@ -53,9 +53,22 @@ const char* typeName(sb::EntryType type)
     return "?";
 }
 
+// The session whose changes are reviewed; one whose changes went on in a resumed session says
+// where they are now.
+sb::Result<sb::SessionInfo> loadReviewed(const std::string& id)
+{
+    auto session = sb::loadSession(id);
+    if (session && !session->continuedIn.empty())
+        std::fprintf(stderr,
+                     "sandbench-cli: the changes of session %s went on in session %s (resumed): "
+                     "review and apply them there\n",
+                     session->id.c_str(), session->continuedIn.c_str());
+    return session;
+}
+
 int changesCommand(const WorkspaceArgs& args)
 {
-    auto session = sb::loadSession(args.session);
+    auto session = loadReviewed(args.session);
     if (!session) return fail(session.error());
     auto changes = sb::listChanges(session->upperDir(), session->project);
     if (!changes) return fail(changes.error());
@@ -90,7 +103,7 @@ int changesCommand(const WorkspaceArgs& args)
 
 int diffCommand(const WorkspaceArgs& args)
 {
-    auto session = sb::loadSession(args.session);
+    auto session = loadReviewed(args.session);
     if (!session) return fail(session.error());
     auto rules = sb::sessionRunLaterRules(*session);
     if (!rules) return fail(rules.error());
@@ -127,14 +140,14 @@ int applyCommand(const WorkspaceArgs& args)
         return fail("--run-later applies only the files you name: give their paths "
                     "(see `sandbench-cli changes SESSION`, marked '!')",
                     kUsageError);
-    auto session = sb::loadSession(args.session);
+    auto session = loadReviewed(args.session);
     if (!session) return fail(session.error());
     auto lock = holdSession(*session, args.noWait);
     if (!lock) return fail(lock.error());
     sb::ApplyOptions options;
     options.paths = args.paths;
     options.force = args.force;
-    options.sessionStartNs = session->startedNs;
+    options.sessionStartNs = session->changesBaseNs();
     options.includeRunLater = args.runLater;
     std::string notRecorded;
     auto report = sb::applySessionChanges(*session, options, {}, &notRecorded);
@@ -181,7 +194,7 @@ int applyCommand(const WorkspaceArgs& args)
 
 int discardCommand(const WorkspaceArgs& args)
 {
-    auto session = sb::loadSession(args.session);
+    auto session = loadReviewed(args.session);
     if (!session) return fail(session.error());
     auto lock = holdSession(*session, args.noWait);
     if (!lock) return fail(lock.error());

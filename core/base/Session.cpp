@@ -55,6 +55,9 @@ json toJson(const SessionInfo& s)
            {"state", stateName(s.state)}};
     putBytes(j, "project", s.project.string());
     putBytesList(j, "command", s.command);
+    if (!s.resumedFrom.empty()) j["resumed_from"] = s.resumedFrom;
+    if (!s.continuedIn.empty()) j["continued_in"] = s.continuedIn;
+    if (s.changesSinceNs != 0) j["changes_since_ns"] = s.changesSinceNs;
     return j;
 }
 
@@ -270,6 +273,9 @@ Result<SessionInfo> loadSession(const std::string& id)
         s.endedNs = j.value("ended_ns", std::int64_t{0});
         s.exitStatus = j.value("exit_status", -1);
         s.state = stateFromName(j.value("state", std::string("ended")));
+        s.resumedFrom = j.value("resumed_from", std::string());
+        s.continuedIn = j.value("continued_in", std::string());
+        s.changesSinceNs = j.value("changes_since_ns", std::int64_t{0});
         if (s.id != id)
             return inputError(file.string() + ": id '" + s.id + "' does not match its folder");
         // A "running" session whose supervisor is gone died without saying so.

@@ -27,7 +27,14 @@ struct SessionInfo {
     std::int64_t endedNs = 0;
     int exitStatus = -1;
     SessionState state = SessionState::Running;
+    // Resuming (run/start --resume): the ended session whose layer of changes this one took
+    // over, and in the ended one, the session that continues it. The changes then date from the
+    // first session's start: a real file changed since then is a conflict at apply.
+    std::string resumedFrom, continuedIn;
+    std::int64_t changesSinceNs = 0; // 0: since startedNs
 
+    // Since when real files changed under this session's layer are conflicts.
+    std::int64_t changesBaseNs() const { return changesSinceNs != 0 ? changesSinceNs : startedNs; }
     std::filesystem::path directory() const;
     std::filesystem::path upperDir() const { return directory() / "upper"; }
     std::filesystem::path workDir() const { return directory() / "work"; }

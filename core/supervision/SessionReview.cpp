@@ -12,7 +12,7 @@ Result<ApplyReport> applySessionChanges(const SessionInfo& session, ApplyOptions
     auto rules = sessionRunLaterRules(session);
     if (!rules) return rules.error();
     options.runLater = std::move(*rules);
-    if (options.sessionStartNs == 0) options.sessionStartNs = session.startedNs;
+    if (options.sessionStartNs == 0) options.sessionStartNs = session.changesBaseNs();
     auto report = applyChanges(session.upperDir(), session.project, options);
     if (!report || report->held.empty() || options.dryRun) return report;
     auto store = RecordingStore::open(recordingsDb);

@@ -16,6 +16,7 @@
 #include "sandbox/ResourceLimits.h"
 #include "sandbox/Sandbox.h"
 #include "supervision/SessionLoop.h"
+#include "supervision/SessionResume.h"
 #include "supervision/SessionWatch.h"
 #include "workspace/Workspace.h"
 
@@ -469,7 +470,14 @@ Result<PreparedRun> prepareRun(const RunOptions& options)
     if (!options.sessionId.empty())
         if (auto e = checkNewSessionId(options.sessionId)) return *e;
     if (auto e = checkWorkspaceInside(options.workspaceInside)) return *e;
-    auto workspace = checkWorkspace(options.workspace);
+    std::optional<SessionInfo> resumed;
+    if (!options.resumeFrom.empty()) {
+        auto old = checkResumable(options.resumeFrom, options.workspace);
+        if (!old) return old.error();
+        resumed = std::move(*old);
+    }
+    auto workspace =
+        checkWorkspace(resumed && options.workspace.empty() ? resumed->project : options.workspace);
     if (!workspace) return workspace.error();
     auto runLater = runLaterOf(options, *workspace);
     if (!runLater) return runLater.error();
@@ -483,8 +491,8 @@ Result<PreparedRun> prepareRun(const RunOptions& options)
     if (!running) return running.error();
     auto systemRoot = resolveSystemRoot(options.policy.filesystem.root);
     if (!systemRoot) return systemRoot.error().within("the policy's filesystem.root");
-    return PreparedRun{std::move(*workspace), std::move(*plan), std::move(*running),
-                       std::move(*runLater), std::move(*systemRoot)};
+    return PreparedRun{std::move(*workspace), std::move(*plan),       std::move(*running),
+                       std::move(*runLater),  std::move(*systemRoot), std::move(resumed)};
 }
 
 Status checkRunnable(const RunOptions& options)
@@ -518,6 +526,15 @@ Result<RunOutcome> runSession(const RunOptions& options, PreparedRun prepared)
         session->state = SessionState::Ended;
         (void)saveSession(*session);
         return e->within("cannot save the session's list of files that run later");
+    }
+    if (prepared.resumed) {
+        if (auto e = takeOverChanges(*prepared.resumed, *session)) {
+            session->state = SessionState::Ended;
+            (void)saveSession(*session);
+            return *e;
+        }
+        say(options, "session " + session->id + " continues " + prepared.resumed->id +
+                         ": its changes are this session's now");
     }
     if (auto e = prepareUpperLayer(*session, workspace)) return *e;
     auto lock = lockSession(*session);

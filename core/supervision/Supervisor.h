@@ -10,6 +10,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,9 @@ struct RunOptions {
     std::vector<std::string> command;
     bool programmable = false;
     std::string sessionId; // empty: a fresh one
+    // An ended session whose changes this one takes over and goes on with (SessionResume.h);
+    // `workspace` may then be empty (that session's project).
+    std::string resumeFrom;
     // The learned rules merged into `policy`, and where "always" answers are saved (see
     // LearnedRules.h); empty: none, and answers last the session.
     std::filesystem::path learnedRulesFile;
@@ -68,6 +72,7 @@ struct PreparedRun {
     RunningPolicy policy;
     RunLaterRules runLater;                 // saved in the session for review and apply
     std::filesystem::path systemRoot = "/"; // the policy's filesystem.root, resolved
+    std::optional<SessionInfo> resumed;     // RunOptions::resumeFrom's session, checked
 };
 // Errors name what is wrong.
 Result<PreparedRun> prepareRun(const RunOptions& options);

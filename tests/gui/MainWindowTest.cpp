@@ -409,6 +409,53 @@ class MainWindowTest : public QObject {
         QTRY_VERIFY_WITH_TIMEOUT(!window.hub()->isLive(id), 20000);
     }
 
+    // Session > Resume on an ended session with changes: the dialog, bound to its folder,
+    // starts a session that goes on with them; the ended one has none left to resume.
+    void resumeAnEndedSessionWithChanges()
+    {
+        QString error;
+        auto first = HeadlessSession::start(
+            m_world, QStringLiteral("to-resume"), noNetwork(),
+            bash(QStringLiteral("echo from-the-first > resumed.txt; sleep 1")), &error);
+        QVERIFY2(first, qPrintable(error));
+        QCOMPARE(first->waitForExit(30000), 0);
+        MainWindow window;
+        window.show();
+        QVERIFY(window.selectSession(first->id()));
+        QTRY_VERIFY_WITH_TIMEOUT(window.resumeAction()->isEnabled(), 10000);
+        QString title;
+        bool boundToItsFolder = false;
+        QStringList args;
+        window.setNewSessionHook([&](sbui::NewSessionDialog& dialog) {
+            title = dialog.windowTitle();
+            boundToItsFolder = dialog.request().workspace == m_world.workspace() &&
+                               dialog.request().resumeFrom == first->id();
+            dialog.setPreset(QStringLiteral("offline"));
+            dialog.setCommand(QStringLiteral("bash -c 'cat resumed.txt; sleep 600'"));
+            if (!checked(dialog) || !dialog.isValid()) qWarning() << dialog.problem();
+            args = sbui::launchArguments(dialog.request());
+            return dialog.isValid();
+        });
+        QSignalSpy started(&window, &MainWindow::sessionStarted);
+        window.resumeAction()->trigger();
+        QVERIFY2(title.contains(first->id()), qPrintable(title));
+        QVERIFY(boundToItsFolder);
+        QVERIFY2(args.contains(QStringLiteral("--resume")), qPrintable(args.join(u' ')));
+        QTRY_COMPARE_WITH_TIMEOUT(started.count(), 1, 20000);
+        const QString second = started.at(0).at(0).toString();
+        QTRY_VERIFY2_WITH_TIMEOUT(
+            window.terminal()->screenText().contains(QLatin1String("from-the-first")),
+            qPrintable(window.terminal()->screenText()), 20000);
+        QVERIFY(!window.resumeAction()->isEnabled()); // live
+        QVERIFY(window.selectSession(first->id()));
+        QTRY_COMPARE(window.files()->changeCount(), 0);
+        QVERIFY(!window.resumeAction()->isEnabled()); // its changes went on
+        sbui::prompt::setNextAnswer(true);
+        QVERIFY(window.selectSession(second));
+        window.killSession();
+        QTRY_VERIFY_WITH_TIMEOUT(!window.hub()->isLive(second), 20000);
+    }
+
     // First run: no sessions yet, so the window shows the welcome view with the doctor's
     // results; "Try the demo" starts the demo agent, whose session the window then shows.
     void firstRunWelcomeStartsTheDemo()

@@ -217,7 +217,7 @@ void FileReviewPanel::showSession(const QString& sessionId)
     }
     m_session = *session;
     m_model->setWorkspace(localName(m_session->project), localName(m_session->upperDir()),
-                          m_session->startedNs);
+                          m_session->changesBaseNs());
     m_model->fetchNow({});
     updateLiveState();
     if (m_live) m_liveTimer.start();

@@ -78,7 +78,7 @@ void WorkspaceEditor::apply(const sb::SessionInfo& session, const QStringList& p
             sb::ApplyOptions options;
             options.paths = paths;
             options.force = force;
-            options.sessionStartNs = session.startedNs;
+            options.sessionStartNs = session.changesBaseNs();
             options.includeRunLater = runLater;
             int lastPercent = -1;
             options.progress = [this, &lastPercent](std::size_t done, std::size_t total) {

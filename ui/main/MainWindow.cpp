@@ -7,6 +7,7 @@
 #include "approvals/ApprovalPanel.h"
 #include "control/Protocol.h"
 #include "files/FileReviewPanel.h"
+#include "policy/CommandRules.h"
 #include "policy/PolicyEditor.h"
 #include "replay/ReplayView.h"
 #include "sessions/NewSessionDialog.h"
@@ -222,6 +223,21 @@ void MainWindow::newSession()
     bool start = m_newSessionHook ? m_newSessionHook(dialog) : dialog.exec() == QDialog::Accepted;
     if (start && dialog.isValid() && startSession(dialog.request()))
         settings.setValue(kLastCommandKey, dialog.commandBox()->currentText());
+}
+
+void MainWindow::resumeSession()
+{
+    const SessionEntry* e = m_hub->model()->entry(m_current);
+    if (!e || !m_resumeAction->isEnabled()) return;
+    NewSessionDialog dialog(this);
+    dialog.setResume(e->id, e->workspace);
+    QStringList words;
+    for (const QString& word : e->command)
+        words << QString::fromStdString(sb::quoteCommandWord(word.toStdString()));
+    dialog.setCommand(words.join(QLatin1Char(' ')));
+    const bool start =
+        m_newSessionHook ? m_newSessionHook(dialog) : dialog.exec() == QDialog::Accepted;
+    if (start && dialog.isValid()) startSession(dialog.request());
 }
 
 bool MainWindow::startSession(LaunchRequest request)
@@ -489,6 +505,8 @@ void MainWindow::updateActions()
     m_stopAction->setEnabled(live);
     m_killAction->setEnabled(live);
     m_openAction->setEnabled(m_hub->model()->entry(m_current) != nullptr);
+    // An ended session with changes waiting (a resumed one has none left).
+    m_resumeAction->setEnabled(!live && !m_current.isEmpty() && m_files->changeCount() > 0);
 }
 
 void MainWindow::restoreLastSession()

@@ -51,6 +51,9 @@ class MainWindow : public QMainWindow {
     bool startSession(LaunchRequest request);
     // Opens the New session dialog (or hands it to the test hook) and starts what it asks.
     void newSession();
+    // The New session dialog set to go on with the shown session's changes (an ended session
+    // that has some), and the session it asks for.
+    void resumeSession();
     // The built-in demo: a scripted agent over a fresh copy of the demo project.
     void startDemo();
     void stopSession();
@@ -71,6 +74,7 @@ class MainWindow : public QMainWindow {
     ActivityView* activity() const { return m_activity; }
     FileReviewPanel* files() const { return m_files; }
     ReplayView* replay() const { return m_replay; }
+    QAction* resumeAction() const { return m_resumeAction; }
     PolicyEditor* policy() const { return m_policy; }
     WelcomeView* welcome() const { return m_welcome; }
     // True while the first-run view is shown instead of the session tabs.
@@ -127,7 +131,7 @@ class MainWindow : public QMainWindow {
     DesktopNotifier* m_notifier;
     QLabel* m_stateLabel;
     QLabel* m_policyLabel;
-    QAction *m_newAction, *m_stopAction, *m_killAction, *m_openAction;
+    QAction *m_newAction, *m_stopAction, *m_killAction, *m_resumeAction, *m_openAction;
     std::unique_ptr<SessionConnection> m_view; // the shown live session's terminal and events
     bool m_layoutRestored = false;             // the user's dock layout came back from the settings
     bool m_sizedDocks = false;

@@ -44,6 +44,10 @@ void MainWindow::buildActions()
     m_stopAction->setToolTip(tr("Ask the session's programs to end (SIGTERM)"));
     connect(m_stopAction, &QAction::triggered, this, &MainWindow::stopSession);
 
+    m_resumeAction = new QAction(tr("&Resume…"), this);
+    m_resumeAction->setToolTip(
+        tr("Start a new session that goes on with this ended session's changes"));
+    connect(m_resumeAction, &QAction::triggered, this, &MainWindow::resumeSession);
     m_killAction = new QAction(QIcon(QStringLiteral(":/icons/kill.svg")), tr("&Kill"), this);
     m_killAction->setToolTip(tr("End the session's programs at once (SIGKILL)"));
     connect(m_killAction, &QAction::triggered, this, &MainWindow::killSession);
@@ -76,7 +80,7 @@ void MainWindow::buildActions()
     fileMenu->addSeparator();
     fileMenu->addAction(quit);
     QMenu* sessionMenu = new QMenu(tr("&Session"), menuBar());
-    sessionMenu->addActions({m_stopAction, m_killAction, m_openAction});
+    sessionMenu->addActions({m_stopAction, m_killAction, m_resumeAction, m_openAction});
     // Policies are files of their own: opened and saved without a session.
     QMenu* policyMenu = new QMenu(tr("&Policy"), menuBar());
     QAction* openPolicy = policyMenu->addAction(tr("Open &policy…"));
@@ -165,6 +169,7 @@ void MainWindow::buildCentre()
     connect(m_files, &FileReviewPanel::changeCountChanged, this, [this](int count) {
         m_tabs->setTabText(m_tabs->indexOf(m_files),
                            count > 0 ? tr("Changes (%1)").arg(count) : tr("Changes"));
+        updateActions(); // Resume needs changes to go on with
     });
     connect(m_welcome, &WelcomeView::demoRequested, this, &MainWindow::startDemo);
     connect(m_welcome, &WelcomeView::newSessionRequested, this, &MainWindow::newSession);

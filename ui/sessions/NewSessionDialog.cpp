@@ -67,9 +67,9 @@ NewSessionDialog::NewSessionDialog(QWidget* parent) : QDialog(parent)
     auto* form = new QFormLayout;
 
     m_workspace = new QLineEdit(QDir::currentPath());
-    auto* browse = new QToolButton;
-    browse->setText(tr("Browse…"));
-    connect(browse, &QToolButton::clicked, this, &NewSessionDialog::browseWorkspace);
+    m_browse = new QToolButton;
+    m_browse->setText(tr("Browse…"));
+    connect(m_browse, &QToolButton::clicked, this, &NewSessionDialog::browseWorkspace);
     // A folder that does not exist yet can be made here (a new project starts empty).
     m_createFolder = new QToolButton;
     m_createFolder->setText(tr("Create folder"));
@@ -86,7 +86,7 @@ NewSessionDialog::NewSessionDialog(QWidget* parent) : QDialog(parent)
     auto* workspaceRow = new QHBoxLayout;
     workspaceRow->addWidget(m_workspace);
     workspaceRow->addWidget(m_createFolder);
-    workspaceRow->addWidget(browse);
+    workspaceRow->addWidget(m_browse);
     auto* workspaceLabel = new QLabel(tr("&Workspace folder:"));
     workspaceLabel->setBuddy(m_workspace); // a layout row gets no buddy of its own
     form->addRow(workspaceLabel, workspaceRow);
@@ -218,6 +218,18 @@ void NewSessionDialog::setPolicyFile(const QString& file)
     policyChanged();
 }
 
+void NewSessionDialog::setResume(const QString& id, const QString& workspace)
+{
+    m_resume = id;
+    setWindowTitle(tr("Resume session %1").arg(id));
+    setWorkspace(workspace);
+    m_workspace->setReadOnly(true);
+    m_browse->setEnabled(false);
+    m_workspace->setToolTip(tr("The changes of session %1 are to this folder").arg(id));
+    m_buttons->button(QDialogButtonBox::Ok)->setText(tr("Res&ume"));
+    revalidate();
+}
+
 void NewSessionDialog::setNetwork(const QString& mode)
 {
     m_network->setCurrentIndex(std::max(0, m_network->findData(mode)));
@@ -251,6 +263,7 @@ LaunchRequest NewSessionDialog::request() const
         r.preset = m_policy->currentData().toString();
     r.network = m_network->currentData().toString();
     r.root = m_system->currentData().toString();
+    r.resumeFrom = m_resume;
     r.memoryMb = static_cast<unsigned>(m_memory->value());
     r.pids = static_cast<unsigned>(m_pids->value());
     r.cpuPercent = static_cast<unsigned>(m_cpu->value());
@@ -305,6 +318,7 @@ NewSessionDialog::Checked NewSessionDialog::check(const LaunchRequest& r,
     sb::RunOptions options;
     options.policy = *policy;
     options.workspace = r.workspace.toStdString();
+    options.resumeFrom = r.resumeFrom.toStdString();
     for (const QString& arg : r.command)
         options.command.push_back(arg.toStdString());
     auto words = sb::splitCommandLine(commandLine.toStdString());

@@ -33,6 +33,9 @@ class NewSessionDialog : public QDialog {
     void setPreset(const QString& preset);
     void setPolicyFile(const QString& file);
     void setNetwork(const QString& mode); // "", "none", "filtered", "host"
+    // Resuming: the new session goes on with the ended session `id`'s changes, over its
+    // `workspace` (which is then not editable).
+    void setResume(const QString& id, const QString& workspace);
     // The session to start; valid when isValid().
     LaunchRequest request() const;
     // Checked, and nothing stops it (false while a check is under way).
@@ -84,6 +87,8 @@ class NewSessionDialog : public QDialog {
     QComboBox* m_policy;
     QComboBox* m_network;
     QComboBox* m_system;
+    QString m_resume;      // setResume()'s session
+    QToolButton* m_browse; // the workspace's, off when resuming
     QSpinBox *m_memory, *m_pids, *m_cpu, *m_wall;
     QSpinBox* m_approvalTimeout;
     QLabel* m_message;

@@ -29,6 +29,7 @@ QStringList launchArguments(const LaunchRequest& r)
         args << QStringLiteral("--preset") << r.preset;
     if (!r.network.isEmpty()) args << QStringLiteral("--network") << r.network;
     if (!r.root.isEmpty()) args << QStringLiteral("--root") << r.root;
+    if (!r.resumeFrom.isEmpty()) args << QStringLiteral("--resume") << r.resumeFrom;
     auto number = [&](const char* option, const std::optional<unsigned>& value) {
         if (value) args << QString::fromLatin1(option) << QString::number(*value);
     };

@@ -15,6 +15,7 @@ struct LaunchRequest {
     QString policyFile; // a policy document, or empty with preset
     QString network;    // "", "none", "filtered", "host": empty keeps the policy's
     QString root;       // filesystem.root ("image:NAME"): empty keeps the policy's
+    QString resumeFrom; // an ended session whose changes the new one goes on with
     std::optional<unsigned> wallSeconds, memoryMb, pids, cpuPercent; // overrides
     std::optional<unsigned> approvalTimeoutSeconds;                  // override, 1-86400
     QStringList command;

@@ -1,0 +1,55 @@
+#include "supervision/SessionResume.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <sys/stat.h>
+
+namespace sb {
+namespace fs = std::filesystem;
+
+Result<SessionInfo> checkResumable(const std::string& id, const fs::path& workspace)
+{
+    auto old = loadSession(id);
+    if (!old) return old.error().within("resume");
+    const std::string named = "session " + id;
+    if (sessionIsLive(*old)) return inputError("cannot resume " + named + ": it is still running");
+    if (!old->continuedIn.empty())
+        return inputError("cannot resume " + named + ": its changes went on in session " +
+                          old->continuedIn + " (resume that one)");
+    std::error_code ec;
+    if (!fs::is_directory(old->upperDir(), ec))
+        return inputError("cannot resume " + named + ": it has no layer of changes (" +
+                          old->upperDir().string() + ")");
+    if (!workspace.empty()) {
+        const fs::path wanted = fs::weakly_canonical(workspace, ec);
+        if (wanted != old->project)
+            return inputError("cannot resume " + named + " over " + workspace.string() +
+                              ": its changes are to " + old->project.string());
+    }
+    return old;
+}
+
+Status takeOverChanges(SessionInfo& from, SessionInfo& to)
+{
+    // No apply, discard or supervisor may use the layer while it moves.
+    auto lock = lockSession(from);
+    if (!lock) return lock.error().within("resume " + from.id);
+    // Another resume may have taken the changes since checkResumable() looked.
+    auto now = loadSession(from.id);
+    if (!now) return now.error().within("resume");
+    if (!now->continuedIn.empty())
+        return inputError("cannot resume session " + from.id + ": its changes went on in session " +
+                          now->continuedIn + " meanwhile");
+    // The new session's own layer is empty: the rename replaces it.
+    if (::rename(from.upperDir().c_str(), to.upperDir().c_str()) != 0)
+        return sysError("move the changes of " + from.id + " to " + to.id);
+    if (::mkdir(from.upperDir().c_str(), 0700) != 0)
+        return sysError("leave an empty layer in " + from.id);
+    to.resumedFrom = from.id;
+    to.changesSinceNs = from.changesBaseNs();
+    from.continuedIn = to.id;
+    if (auto e = saveSession(from)) return e;
+    return saveSession(to);
+}
+
+} // namespace sb
