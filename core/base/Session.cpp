@@ -57,6 +57,7 @@ json toJson(const SessionInfo& s)
     putBytesList(j, "command", s.command);
     if (!s.resumedFrom.empty()) j["resumed_from"] = s.resumedFrom;
     if (!s.continuedIn.empty()) j["continued_in"] = s.continuedIn;
+    if (!s.forkedFrom.empty()) j["forked_from"] = s.forkedFrom;
     if (s.changesSinceNs != 0) j["changes_since_ns"] = s.changesSinceNs;
     return j;
 }
@@ -275,6 +276,7 @@ Result<SessionInfo> loadSession(const std::string& id)
         s.state = stateFromName(j.value("state", std::string("ended")));
         s.resumedFrom = j.value("resumed_from", std::string());
         s.continuedIn = j.value("continued_in", std::string());
+        s.forkedFrom = j.value("forked_from", std::string());
         s.changesSinceNs = j.value("changes_since_ns", std::int64_t{0});
         if (s.id != id)
             return inputError(file.string() + ": id '" + s.id + "' does not match its folder");

@@ -31,6 +31,7 @@ struct SessionInfo {
     // over, and in the ended one, the session that continues it. The changes then date from the
     // first session's start: a real file changed since then is a conflict at apply.
     std::string resumedFrom, continuedIn;
+    std::string forkedFrom; // `fork`: "SESSION" or "SESSION@SNAPSHOT" whose layer this copies
     std::int64_t changesSinceNs = 0; // 0: since startedNs
 
     // Since when real files changed under this session's layer are conflicts.
