@@ -16,6 +16,25 @@ void VtermGuard::endSequence(std::string& out, bool keep)
     m_plainCsi = true;
 }
 
+// In an escape or a control sequence, as libvterm does: ESC cancels it and starts another, CAN
+// and SUB cancel it.
+bool VtermGuard::interrupted(char ch, std::string& out)
+{
+    if (ch == kEsc) {
+        endSequence(out, true);
+        m_state = State::Escape;
+        m_sequence.assign(1, ch);
+        return true;
+    }
+    if (ch == '\x18' || ch == '\x1a') {
+        endSequence(out, true);
+        m_state = State::Ground;
+        out += ch;
+        return true;
+    }
+    return false;
+}
+
 void VtermGuard::pass(std::string_view bytes, std::string& out)
 {
     out.clear();
@@ -36,8 +55,12 @@ void VtermGuard::pass(std::string_view bytes, std::string& out)
             out += ch;
             continue;
         case State::Escape:
+            if (interrupted(ch, out)) continue;
             m_sequence += ch;
-            if (ch == '[') {
+            if (c < 0x20) {
+                // A C0 control inside the sequence: libvterm executes it and the sequence goes
+                // on ("\e\x10[b" is still REP).
+            } else if (ch == '[') {
                 m_state = State::Csi;
             } else if (ch == ']' || ch == 'P' || ch == 'X' || ch == '^' || ch == '_') {
                 m_state = State::String; // OSC, DCS, SOS, PM, APC: text that is not printed
@@ -50,18 +73,7 @@ void VtermGuard::pass(std::string_view bytes, std::string& out)
             }
             continue;
         case State::Csi:
-            if (ch == kEsc) { // cancels the sequence and starts another, as libvterm does
-                endSequence(out, true);
-                m_state = State::Escape;
-                m_sequence.assign(1, ch);
-                continue;
-            }
-            if (ch == '\x18' || ch == '\x1a') { // CAN, SUB: cancelled
-                endSequence(out, true);
-                m_state = State::Ground;
-                out += ch;
-                continue;
-            }
+            if (interrupted(ch, out)) continue;
             if (m_sequence.size() < kMaxSequence)
                 m_sequence += ch;
             else

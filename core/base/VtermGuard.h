@@ -24,6 +24,7 @@ class VtermGuard {
   private:
     enum class State : std::uint8_t { Ground, Escape, Csi, String };
     void endSequence(std::string& out, bool keep);
+    bool interrupted(char ch, std::string& out);
 
     State m_state = State::Ground;
     bool m_canRepeat = false; // the last glyph printed was an ASCII character

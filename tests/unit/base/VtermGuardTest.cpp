@@ -47,14 +47,21 @@ TEST(VtermGuard, ARepeatOfNothingIsDroppedWhereverItIsSplit)
     EXPECT_EQ(passed(e, {"a\x1b[" + std::string(10000, '1') + "m", "z"}), "az");
     sb::VtermGuard f; // a private CSI ending in b is no REP
     EXPECT_EQ(passed(f, {"\x1b[?1b"}), "\x1b[?1b");
+    // A C0 control inside the escape does not end it (the CI fuzz run's: ESC DLE [ then b).
+    sb::VtermGuard g;
+    EXPECT_EQ(passed(g, {"\x1b\x10[", "building"}), "uilding");
+    sb::VtermGuard h; // CAN cancels the escape ("[b" then print); ESC starts it again
+    EXPECT_EQ(passed(h, {"\x1b\x18[b", "\x1b\x1b[b"}), "\x1b\x18[b\x1b\x1b[b");
+    sb::VtermGuard i; // so a REP of nothing after a restarted escape is dropped
+    EXPECT_EQ(passed(i, {"\x1b\x1b[b"}), "\x1b");
 }
 
 TEST(VtermGuard, AScreenFedWhatHungLibvtermGoesOn)
 {
     if (auto e = sb::ScreenModel::available()) GTEST_SKIP() << e->describe();
     sb::ScreenModel screen(24, 80);
-    for (std::string_view chunk : {"\x1b[b", "\x1b[0b", "\xcc\x81\x1b[b", "\r\n\xe2\x80\x8b\x1b[b",
-                                   "\x1b[", "building", " x\x1b[2b"})
+    for (std::string_view chunk : {"\x1b\x10[b", "\x1b[b", "\x1b[0b", "\xcc\x81\x1b[b",
+                                   "\r\n\xe2\x80\x8b\x1b[b", "\x1b[", "building", " x\x1b[2b"})
         screen.feed(chunk);
     EXPECT_EQ(screen.lines()[0], "\xcc\x81");
     // "\e[" + "building": the b ended a REP of nothing; the x repeated twice is kept.

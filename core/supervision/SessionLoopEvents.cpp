@@ -1,0 +1,99 @@
+// What other threads hand the session loop: the broker's approval requests and outcomes, the
+// proxy's questions and events. Queued under a mutex and a wake-up of the loop, whose thread
+// emits them (the control server is the loop's alone): drainApprovalEvents().
+#include "base/ActivityKinds.h"
+#include "supervision/SessionLoop.h"
+
+#include <unistd.h>
+
+namespace sb {
+
+void SessionLoop::queue(ApprovalEvent event)
+{
+    // Any thread: the loop's thread emits it (the control server is not thread-safe).
+    {
+        std::lock_guard lock(m_eventsMutex);
+        m_events.push_back(std::move(event));
+    }
+    std::uint64_t one = 1;
+    (void)!::write(m_wakeFd, &one, sizeof one);
+}
+
+void SessionLoop::publishActivity(nlohmann::json event)
+{
+    ApprovalEvent queued;
+    queued.activity = std::move(event);
+    queue(std::move(queued));
+}
+
+void SessionLoop::onApprovalEvent(const ApprovalRequest* request, const ApprovalOutcome* outcome)
+{
+    ApprovalEvent e;
+    if (request) e.request = *request;
+    if (outcome) e.outcome = *outcome;
+    queue(std::move(e));
+}
+
+Status SessionLoop::startProxy(int listenFd)
+{
+    Proxy::Hooks hooks;
+    hooks.ask = [this](const ConnectionRequest& r, const std::string& rule, Proxy::Decide decide) {
+        onProxyAsk(r, rule, std::move(decide));
+    };
+    hooks.onEvent = [this](const ProxyEvent& e) { onProxyEvent(e); };
+    auto proxy = Proxy::start(listenFd, m_policy.merged().network, std::move(hooks));
+    if (!proxy) return proxy.error();
+    m_proxy = std::move(proxy.value());
+    return {};
+}
+
+// On the proxy's thread: the broker is thread-safe, and its outcome reaches decide() directly.
+void SessionLoop::onProxyAsk(const ConnectionRequest& r, const std::string& rule,
+                             Proxy::Decide decide)
+{
+    ApprovalRequest request;
+    request.kind = ApprovalKind::Network;
+    request.host = r.host;
+    request.port = r.port;
+    request.protocol = r.protocol;
+    request.rule = rule;
+    request.subject = r.connection;
+    if (auto earlier = m_broker.decidedBySession(request)) {
+        decide(*earlier, "an answer earlier in this session");
+        return;
+    }
+    // The rule a decision names: the request, and who settled it.
+    m_broker.submit(std::move(request), [decide](const ApprovalOutcome& o) {
+        const std::string which = "approval #" + std::to_string(o.id);
+        decide(o.allow, o.timedOut    ? which + " (timed out)"
+                        : o.cancelled ? which + " (cancelled)"
+                                      : which + " (answered by " + o.answer.answeredBy + ")");
+    });
+}
+
+void SessionLoop::onProxyEvent(const ProxyEvent& e)
+{
+    static const char* const kinds[] = {"decided", "failed", "malformed", "closed"};
+    nlohmann::json event = {{"kind", activity::kNetwork},
+                            {"type", kinds[static_cast<int>(e.kind)]},
+                            {"host", e.request.host},
+                            {"port", e.request.port},
+                            {"protocol", e.request.protocol},
+                            {"address", e.request.address},
+                            {"connection", e.request.connection}};
+    if (e.kind == ProxyEvent::Kind::Decided) {
+        event["decision"] = std::string(toString(e.action));
+        event["rule"] = e.rule;
+        event["asked"] = e.asked;
+    }
+    if (!e.detail.empty()) event["detail"] = e.detail;
+    if (e.kind == ProxyEvent::Kind::Closed) {
+        event["bytes_up"] = e.bytesUp;
+        event["bytes_down"] = e.bytesDown;
+    }
+    ApprovalEvent queued;
+    queued.activity = std::move(event);
+    queue(std::move(queued));
+}
+
+} // namespace sb
