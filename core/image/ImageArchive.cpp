@@ -286,6 +286,11 @@ Status unpackInto(const ArchiveSource& source, const fs::path& rootIn, bool laye
                                 (target ? std::string("the image's root") : why));
                     return {};
                 }
+                if (auto through = linkOnTheWay(root, *target)) {
+                    report.note("skipped '" + *rel + "': a hard link through '" + *through +
+                                "', a link");
+                    return {};
+                }
                 L.archive_entry_set_hardlink(entry, (root / *target).c_str());
             }
             if (type == AE_IFLNK) {

@@ -171,6 +171,7 @@ TEST(ImageImport, HostileArchiveIsImportedSafelyWithAReport)
         .symlink("up", "../../../../..")
         .hardlink("hl-abs", outside + "/secret")
         .hardlink("hl-up", "../outside/secret")
+        .hardlink("hl-through", "out/secret") // `out` links to the outside folder
         .file("fine", "fine\n");
     auto info = sb::importImage("bad", t / "bad.tar", false, t / "images");
     ASSERT_TRUE(info) << info.error().describe();
@@ -203,6 +204,8 @@ TEST(ImageImport, HostileArchiveIsImportedSafelyWithAReport)
     EXPECT_FALSE(present(root / "hl-abs"));
     EXPECT_FALSE(present(root / "hl-up"));
     EXPECT_TRUE(hasNote(*info, "'hl-abs': a hard link to an absolute path")) << notes;
+    EXPECT_FALSE(present(root / "hl-through"));
+    EXPECT_TRUE(hasNote(*info, "'hl-through': a hard link through 'out'")) << notes;
     EXPECT_TRUE(hasNote(*info, "kept the link 'up'")) << notes;
     EXPECT_EQ(sbtest::readFile(root / "fine"), "fine\n");
     EXPECT_EQ(sbtest::readFile(t / "outside/secret"), "mine\n");
