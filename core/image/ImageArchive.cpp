@@ -3,6 +3,7 @@
 #include "image/ArchiveLibrary.h"
 
 #include <algorithm>
+#include <memory>
 #include <optional>
 #include <sys/stat.h>
 
@@ -22,6 +23,15 @@ namespace {
 constexpr std::string_view kWhiteout = ".wh.";
 constexpr std::string_view kOpaque = ".wh..wh..opq";
 
+// The next component of a '/'-separated path, taken off its front.
+std::string_view nextPart(std::string_view& rest)
+{
+    const std::size_t slash = rest.find('/');
+    const std::string_view part = rest.substr(0, slash);
+    rest = slash == std::string_view::npos ? std::string_view() : rest.substr(slash + 1);
+    return part;
+}
+
 // An entry's path inside the image: "./a//b/" is "a/b", the root itself "". Nothing, and why,
 // for a path that is absolute or climbs out.
 std::optional<std::string> cleanPath(std::string_view raw, std::string& why)
@@ -32,9 +42,7 @@ std::optional<std::string> cleanPath(std::string_view raw, std::string& why)
     }
     std::string out;
     while (!raw.empty()) {
-        const std::size_t slash = raw.find('/');
-        const std::string_view part = raw.substr(0, slash);
-        raw = slash == std::string_view::npos ? std::string_view() : raw.substr(slash + 1);
+        const std::string_view part = nextPart(raw);
         if (part.empty() || part == ".") continue;
         if (part == "..") {
             why = "a path that climbs out of the image (..)";
@@ -51,14 +59,9 @@ std::optional<std::string> cleanPath(std::string_view raw, std::string& why)
 bool climbsAboveRoot(const std::string& dir, std::string_view target)
 {
     if (target.empty() || target.front() == '/') return false;
-    long depth = 0;
-    for (char c : dir)
-        depth += c == '/';
-    depth += dir.empty() ? 0 : 1;
+    long depth = dir.empty() ? 0 : std::count(dir.begin(), dir.end(), '/') + 1;
     while (!target.empty()) {
-        const std::size_t slash = target.find('/');
-        const std::string_view part = target.substr(0, slash);
-        target = slash == std::string_view::npos ? std::string_view() : target.substr(slash + 1);
+        const std::string_view part = nextPart(target);
         if (part == "..") {
             if (--depth < 0) return true;
         } else if (!part.empty() && part != ".") {
@@ -80,23 +83,6 @@ std::string baseOf(const std::string& rel)
     return slash == std::string::npos ? rel : rel.substr(slash + 1);
 }
 
-// `rel` beneath `root`, when every folder on the way is a real folder (not a link): what a
-// whiteout may remove.
-std::optional<fs::path> beneath(const fs::path& root, const std::string& rel)
-{
-    fs::path at = root;
-    std::error_code ec;
-    const std::string parent = parentOf(rel);
-    std::size_t from = 0;
-    while (from < parent.size()) {
-        const std::size_t slash = parent.find('/', from);
-        at /= parent.substr(from, slash == std::string::npos ? std::string::npos : slash - from);
-        if (!fs::is_directory(fs::symlink_status(at, ec))) return std::nullopt;
-        from = slash == std::string::npos ? parent.size() : slash + 1;
-    }
-    return at / baseOf(rel);
-}
-
 // The first folder on the way to `rel` that is a link, if any: an entry is never written through
 // one (libarchive would replace the link with a folder; the link is the archive's own word).
 std::optional<std::string> linkOnTheWay(const fs::path& root, const std::string& rel)
@@ -110,21 +96,19 @@ std::optional<std::string> linkOnTheWay(const fs::path& root, const std::string&
     return std::nullopt;
 }
 
-class ReadArchive {
-  public:
-    ReadArchive(const ArchiveLibrary& lib, archive* a) : m_lib(lib), m_a(a) {}
-    ~ReadArchive()
-    {
-        if (m_a) m_lib.archive_read_free(m_a);
-    }
-    ReadArchive(const ReadArchive&) = delete;
-    ReadArchive& operator=(const ReadArchive&) = delete;
-    archive* get() const { return m_a; }
+// Whether `rel` ("" the root) is a folder reached through folders only, no link on the way or
+// at its end: where a whiteout may remove something.
+bool realFolder(const fs::path& root, const std::string& rel)
+{
+    std::error_code ec;
+    return rel.empty() ||
+           (!linkOnTheWay(root, rel) && fs::is_directory(fs::symlink_status(root / rel, ec)));
+}
 
-  private:
-    const ArchiveLibrary& m_lib;
-    archive* m_a;
-};
+// libarchive's objects, freed by the library's own functions.
+using ReadHandle = std::unique_ptr<archive, decltype(&::archive_read_free)>;
+using WriteHandle = std::unique_ptr<archive, decltype(&::archive_write_free)>;
+using EntryHandle = std::unique_ptr<archive_entry, decltype(&::archive_entry_free)>;
 
 std::string sourceName(const ArchiveSource& source)
 {
@@ -137,21 +121,20 @@ Error archiveError(const ArchiveLibrary& lib, archive* a, const std::string& wha
     return Error{ErrorCode::InvalidInput, 0, what + ": " + (why ? why : "unreadable")};
 }
 
-Result<std::unique_ptr<ReadArchive>> openSource(const ArchiveLibrary& lib,
-                                                const ArchiveSource& source)
+Result<ReadHandle> openSource(const ArchiveLibrary& lib, const ArchiveSource& source)
 {
     if (source.kind == ArchiveSource::Kind::Folder) {
-        auto reader = std::make_unique<ReadArchive>(lib, lib.archive_read_disk_new());
-        lib.archive_read_disk_set_symlink_physical(reader->get());
-        if (lib.archive_read_disk_open(reader->get(), source.path.c_str()) != ARCHIVE_OK)
-            return archiveError(lib, reader->get(), "read the folder " + sourceName(source));
+        ReadHandle reader(lib.archive_read_disk_new(), lib.archive_read_free);
+        lib.archive_read_disk_set_symlink_physical(reader.get());
+        if (lib.archive_read_disk_open(reader.get(), source.path.c_str()) != ARCHIVE_OK)
+            return archiveError(lib, reader.get(), "read the folder " + sourceName(source));
         return reader;
     }
-    auto reader = std::make_unique<ReadArchive>(lib, lib.archive_read_new());
-    lib.archive_read_support_filter_all(reader->get());
-    lib.archive_read_support_format_tar(reader->get());
-    if (lib.archive_read_open_filename(reader->get(), source.path.c_str(), 64 * 1024) != ARCHIVE_OK)
-        return archiveError(lib, reader->get(), "open " + sourceName(source));
+    ReadHandle reader(lib.archive_read_new(), lib.archive_read_free);
+    lib.archive_read_support_filter_all(reader.get());
+    lib.archive_read_support_format_tar(reader.get());
+    if (lib.archive_read_open_filename(reader.get(), source.path.c_str(), 64 * 1024) != ARCHIVE_OK)
+        return archiveError(lib, reader.get(), "open " + sourceName(source));
     return reader;
 }
 
@@ -162,20 +145,13 @@ Status forEachEntry(const ArchiveLibrary& lib, const ArchiveSource& source, Visi
 {
     auto reader = openSource(lib, source);
     if (!reader) return reader.error();
-    archive* in = (*reader)->get();
+    archive* in = reader->get();
     const bool disk = source.kind == ArchiveSource::Kind::Folder;
-    archive_entry* owned = disk ? lib.archive_entry_new() : nullptr;
-    struct FreeEntry {
-        const ArchiveLibrary& lib;
-        archive_entry* e;
-        ~FreeEntry()
-        {
-            if (e) lib.archive_entry_free(e);
-        }
-    } freeEntry{lib, owned};
+    // A folder is read into an entry of ours; an archive lends its own.
+    const EntryHandle owned(disk ? lib.archive_entry_new() : nullptr, lib.archive_entry_free);
     const std::string top = source.path.string();
     for (;;) {
-        archive_entry* entry = owned;
+        archive_entry* entry = owned.get();
         const int r = disk ? lib.archive_read_next_header2(in, entry)
                            : lib.archive_read_next_header(in, &entry);
         if (r == ARCHIVE_EOF) return {};
@@ -200,21 +176,19 @@ Status applyWhiteouts(const ArchiveLibrary& lib, const ArchiveSource& source, co
         if (!rel) return Status{};
         const std::string base = baseOf(*rel);
         if (base.rfind(kWhiteout, 0) != 0) return Status{};
+        const std::string parent = parentOf(*rel);
+        if (!realFolder(root, parent)) return Status{};
         std::error_code ec;
         if (base == kOpaque) {
-            const std::string dirRel = parentOf(*rel);
-            const auto dir = dirRel.empty() ? std::optional<fs::path>(root) : beneath(root, dirRel);
-            if (!dir || !fs::is_directory(fs::symlink_status(*dir, ec))) return Status{};
-            for (const auto& child : fs::directory_iterator(*dir, ec))
+            for (const auto& child : fs::directory_iterator(root / parent, ec))
                 fs::remove_all(child.path(), ec);
             return Status{};
         }
-        const std::string target = base.substr(kWhiteout.size());
-        if (target.empty() || target == "." || target == "..") return Status{};
-        const std::string parent = parentOf(*rel);
-        if (auto path = beneath(root, parent.empty() ? target : parent + "/" + target))
-            fs::remove_all(*path, ec);
-        if (ec) report.note("could not remove '" + parent + "/" + target + "': " + ec.message());
+        const std::string name = base.substr(kWhiteout.size());
+        if (name.empty() || name == "." || name == "..") return Status{};
+        const std::string target = parent.empty() ? name : parent + "/" + name;
+        fs::remove_all(root / target, ec);
+        if (ec) report.note("could not remove '" + target + "': " + ec.message());
         return Status{};
     });
 }
@@ -250,12 +224,8 @@ Status unpackInto(const ArchiveSource& source, const fs::path& rootIn, bool laye
     if (layer)
         if (auto e = applyWhiteouts(L, source, root, report)) return e;
 
-    archive* out = L.archive_write_disk_new();
-    struct FreeWriter {
-        const ArchiveLibrary& lib;
-        archive* a;
-        ~FreeWriter() { lib.archive_write_free(a); }
-    } freeWriter{L, out};
+    const WriteHandle writer(L.archive_write_disk_new(), L.archive_write_free);
+    archive* out = writer.get();
     L.archive_write_disk_set_options(
         out, ARCHIVE_EXTRACT_TIME | ARCHIVE_EXTRACT_PERM | ARCHIVE_EXTRACT_UNLINK |
                  ARCHIVE_EXTRACT_SECURE_SYMLINKS | ARCHIVE_EXTRACT_SECURE_NODOTDOT);
