@@ -2,12 +2,12 @@
 
 #include "base/AtomicFile.h"
 #include "base/Bytes.h"
+#include "base/FolderTree.h"
 #include "base/Paths.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <dirent.h>
 #include <fcntl.h>
 #include <fstream>
 #include <linux/fs.h>
@@ -327,46 +327,12 @@ Result<UniqueFd> waitForSessionEnd(const SessionInfo& session)
     return fd;
 }
 
-namespace {
-
-// `name` in `dirFd` and all it holds.
-Status removeAt(int dirFd, const std::string& name, const std::string& shown)
-{
-    if (::unlinkat(dirFd, name.c_str(), 0) == 0 || errno == ENOENT) return {};
-    if (errno != EISDIR) return sysError("remove " + shown);
-    // A folder (unlinkat said so), not a link; opening it below says whether this helped.
-    (void)!::fchmodat(dirFd, name.c_str(), 0700, 0);
-    int fd = ::openat(dirFd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0) return sysError("open " + shown);
-    DIR* dir = ::fdopendir(fd);
-    if (dir == nullptr) {
-        ::close(fd);
-        return sysError("list " + shown);
-    }
-    std::vector<std::string> names;
-    while (const dirent* entry = ::readdir(dir)) {
-        const std::string child = entry->d_name;
-        if (child != "." && child != "..") names.push_back(child);
-    }
-    Status failed;
-    for (const std::string& child : names)
-        if (!failed) failed = removeAt(::dirfd(dir), child, shown + "/" + child);
-    ::closedir(dir);
-    if (failed) return failed;
-    if (::unlinkat(dirFd, name.c_str(), AT_REMOVEDIR) != 0 && errno != ENOENT)
-        return sysError("remove " + shown);
-    return {};
-}
-
-} // namespace
-
 Status removeSessionFolder(const SessionInfo& session)
 {
     if (sessionIsLive(session))
         return Error{ErrorCode::Conflict, 0,
                      "session " + session.id + " is running: stop it first"};
-    const fs::path folder = session.directory();
-    return removeAt(AT_FDCWD, folder.string(), folder.string());
+    return removeFolderTree(session.directory());
 }
 
 } // namespace sb

@@ -1,6 +1,7 @@
 #include "image/ImageStore.h"
 
 #include "base/AtomicFile.h"
+#include "base/FolderTree.h"
 #include "base/Paths.h"
 
 #include <algorithm>
@@ -121,22 +122,6 @@ Result<std::vector<fs::path>> imageLayers(const fs::path& dir, std::string& form
                  "index.json names no image manifest with layers (an OCI image layout)"};
 }
 
-// remove_all, also through folders without write permission (an image may have some).
-void removeTree(const fs::path& dir)
-{
-    std::error_code ec;
-    if (!fs::is_directory(fs::symlink_status(dir, ec))) {
-        fs::remove(dir, ec);
-        return;
-    }
-    fs::permissions(dir, fs::perms::owner_all, fs::perm_options::add, ec);
-    for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::end(it);
-         it.increment(ec))
-        if (it->is_directory(ec) && !it->is_symlink(ec))
-            fs::permissions(it->path(), fs::perms::owner_all, fs::perm_options::add, ec);
-    fs::remove_all(dir, ec);
-}
-
 ImageInfo infoFrom(const std::string& name, const fs::path& dir)
 {
     ImageInfo info;
@@ -190,7 +175,7 @@ Status unpackImage(const fs::path& source, const fs::path& work, std::uint64_t m
     for (const fs::path& layer : *layers)
         if (auto e = unpackInto({ArchiveSource::Kind::File, layer, maxBytes}, root, true, report))
             return e->within("layer " + layer.filename().string());
-    removeTree(unpacked);
+    (void)removeFolderTree(unpacked);
     return {};
 }
 
@@ -235,7 +220,7 @@ Result<ImageInfo> importImage(const std::string& name, const fs::path& source, b
         fs::path dir;
         ~Cleanup()
         {
-            if (!dir.empty()) removeTree(dir);
+            if (!dir.empty()) (void)removeFolderTree(dir);
         }
     } cleanup{work};
 
@@ -256,7 +241,7 @@ Result<ImageInfo> importImage(const std::string& name, const fs::path& source, b
 
     // Into place: an image being replaced goes aside first and is removed once the new one is in.
     const fs::path old = images / (".old-" + name);
-    removeTree(old);
+    (void)removeFolderTree(old);
     if (fs::exists(fs::symlink_status(target, ec))) {
         fs::rename(target, old, ec);
         if (ec) return fsError(ec, "move the old '" + name + "' aside");
@@ -297,11 +282,8 @@ Status removeImage(const std::string& name, const fs::path& images)
 {
     auto found = findImage(name, images);
     if (!found) return found.error();
-    removeTree(images / name);
-    std::error_code ec;
-    if (fs::exists(fs::symlink_status(images / name, ec)))
-        return Error{ErrorCode::System, 0,
-                     "could not remove all of '" + (images / name).string() + "'"};
+    if (auto e = removeFolderTree(images / name))
+        return e->within("remove the image '" + name + "'");
     return {};
 }
 

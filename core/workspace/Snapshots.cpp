@@ -1,6 +1,7 @@
 #include "workspace/Snapshots.h"
 
 #include "base/AtomicFile.h"
+#include "base/FolderTree.h"
 #include "base/UniqueFd.h"
 #include "workspace/WorkspaceInternal.h"
 
@@ -147,14 +148,6 @@ SnapshotInfo readInfo(const fs::path& dir)
     return info;
 }
 
-// Removes a copied layer that is no longer wanted (a failed copy, the layer a restore replaced).
-void removeLayer(const fs::path& dir)
-{
-    const fs::path parent = dir.parent_path();
-    const UniqueFd fd(::open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-    if (fd) (void)removeTree(fd.get(), dir.filename().string());
-}
-
 } // namespace
 
 Status copyLayer(const fs::path& from, const fs::path& to, LayerCopyStats& stats)
@@ -165,7 +158,7 @@ Status copyLayer(const fs::path& from, const fs::path& to, LayerCopyStats& stats
     if (!fromParent || !toParent) return sysError("open the folders of " + from.string());
     auto status = copyEntry(fromParent.get(), from.filename().string(), toParent.get(),
                             to.filename().string(), from.filename().string(), stats);
-    if (status) removeLayer(to);
+    if (status) (void)removeFolderTree(to);
     return status;
 }
 
@@ -242,19 +235,19 @@ Status restoreSnapshot(const fs::path& sessionDir, const fs::path& upper, const 
     // The copy is made beside the layer, then takes its place: a failure leaves the layer as
     // it was.
     const fs::path incoming = upper.parent_path() / ".upper-restoring";
-    removeLayer(incoming);
+    (void)removeFolderTree(incoming);
     LayerCopyStats stats;
     if (auto e = copyLayer(snapshot->upper, incoming, stats))
         return e->within("restore '" + name + "'");
     const fs::path outgoing = upper.parent_path() / ".upper-replaced";
-    removeLayer(outgoing);
+    (void)removeFolderTree(outgoing);
     if (::rename(upper.c_str(), outgoing.c_str()) != 0) return sysError("set the layer aside");
     if (::rename(incoming.c_str(), upper.c_str()) != 0) {
         Error e = sysError("put the snapshot's layer in place");
         (void)::rename(outgoing.c_str(), upper.c_str());
         return e;
     }
-    removeLayer(outgoing);
+    (void)removeFolderTree(outgoing);
     return {};
 }
 

@@ -4,6 +4,7 @@
 // beneath its image (a folder beside it stays empty), and never a device node, a FIFO, a socket
 // or a setuid or setgid file.
 #include "FuzzCheck.h"
+#include "base/FolderTree.h"
 #include "image/ImageStore.h"
 
 #include <cstdint>
@@ -21,8 +22,6 @@ using sbfuzz::check;
 // What an import may write: 8 MiB (a bomb is refused, not unpacked).
 constexpr std::uint64_t kMaxBytes = 8 << 20;
 
-void clear(const fs::path& dir);
-
 // The run's own folder under $TMPDIR, removed at exit.
 const fs::path& workFolder()
 {
@@ -34,19 +33,9 @@ const fs::path& workFolder()
             check(::mkdtemp(pattern.data()) != nullptr, "a work folder");
             dir = pattern;
         }
-        ~Work() { clear(dir); }
+        ~Work() { (void)sb::removeFolderTree(dir); }
     } work;
     return work.dir;
-}
-
-void clear(const fs::path& dir)
-{
-    std::error_code ec;
-    for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::end(it);
-         it.increment(ec))
-        if (it->is_directory(ec) && !it->is_symlink(ec))
-            fs::permissions(it->path(), fs::perms::owner_all, fs::perm_options::add, ec);
-    fs::remove_all(dir, ec);
 }
 
 bool empty(const fs::path& dir)
@@ -62,7 +51,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const fs::path& work = workFolder();
     const fs::path images = work / "images", outside = work / "outside";
     const fs::path archive = work / "input.tar";
-    clear(images);
+    (void)sb::removeFolderTree(images);
     fs::create_directories(outside);
     {
         std::ofstream out(archive, std::ios::binary | std::ios::trunc);
