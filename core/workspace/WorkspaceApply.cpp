@@ -37,32 +37,6 @@ std::string tempName()
     return name;
 }
 
-Status copyContent(int from, int to)
-{
-    while (true) {
-        ssize_t n = ::copy_file_range(from, nullptr, to, nullptr, 1 << 30, 0);
-        if (n == 0) return {};
-        if (n > 0) continue;
-        if (errno == EINTR) continue;
-        if (errno != EXDEV && errno != ENOSYS && errno != EINVAL && errno != EOPNOTSUPP)
-            return sysError("copy");
-        break; // not supported between these files: copy by hand from where it stopped
-    }
-    char buf[65536];
-    while (true) {
-        ssize_t n = ::read(from, buf, sizeof buf);
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0) return sysError("read");
-        if (n == 0) return {};
-        for (ssize_t done = 0; done < n;) {
-            ssize_t w = ::write(to, buf + done, static_cast<std::size_t>(n - done));
-            if (w < 0 && errno == EINTR) continue;
-            if (w < 0) return sysError("write");
-            done += w;
-        }
-    }
-}
-
 Error conflictError(std::string message)
 {
     return Error{ErrorCode::Conflict, 0, std::move(message)};

@@ -40,6 +40,9 @@ bool isOpaque(int dirfd);
 Result<std::vector<std::string>> listDir(int dirfd);
 // rm -rf of `name` inside `parentFd`, descending only through real directories (O_NOFOLLOW).
 Status removeTree(int parentFd, const std::string& name);
+// All of the file `from`'s content (from its offset) appended to `to`: copy_file_range, or read
+// and write where the two file systems cannot.
+Status copyContent(int from, int to);
 
 // Path helpers for '/'-separated relative paths.
 std::pair<std::string, std::string> splitParent(const std::string& rel); // {"a/b", "c"}
