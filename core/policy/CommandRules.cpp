@@ -177,6 +177,14 @@ std::string quoteCommandWord(std::string_view word)
     return out + "'";
 }
 
+std::string quoteCommandLine(const std::vector<std::string>& argv)
+{
+    std::string out;
+    for (const std::string& word : argv)
+        out += (out.empty() ? "" : " ") + quoteCommandWord(word);
+    return out;
+}
+
 std::string describeCommandRule(std::size_t index, const CommandRule& rule)
 {
     return "commands.rules[" + std::to_string(index) + "] (" + std::string(toString(rule.action)) +

@@ -34,6 +34,8 @@ bool matchesCommand(const CommandPattern& pattern, std::string_view program,
 // A word a pattern matches literally: as is when it holds only safe characters, else in single
 // quotes ("it's" → 'it'\''s').
 std::string quoteCommandWord(std::string_view word);
+// The words quoted so, with spaces between: a command line that splitCommandLine() reads back.
+std::string quoteCommandLine(const std::vector<std::string>& argv);
 
 // A command line typed by a person, split into argv as a shell would split it (quotes and
 // backslashes; no expansions). Shell operators (| ; & < > ( ) `) are refused, naming the

@@ -175,11 +175,7 @@ ApprovalCard::ApprovalCard(const sb::ApprovalRequest& request, sb::Clock& clock,
 QString ApprovalCard::commandLine(const sb::ApprovalRequest& request)
 {
     if (request.argv.empty()) return QString::fromStdString(request.program);
-    QStringList words;
-    words.reserve(static_cast<qsizetype>(request.argv.size()));
-    for (const std::string& arg : request.argv)
-        words << QString::fromStdString(sb::quoteCommandWord(arg));
-    return words.join(u' ');
+    return QString::fromStdString(sb::quoteCommandLine(request.argv));
 }
 
 QString ApprovalCard::subjectText() const

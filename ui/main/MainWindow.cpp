@@ -231,10 +231,10 @@ void MainWindow::resumeSession()
     if (!e || !m_resumeAction->isEnabled()) return;
     NewSessionDialog dialog(this);
     dialog.setResume(e->id, e->workspace);
-    QStringList words;
+    std::vector<std::string> command;
     for (const QString& word : e->command)
-        words << QString::fromStdString(sb::quoteCommandWord(word.toStdString()));
-    dialog.setCommand(words.join(QLatin1Char(' ')));
+        command.push_back(word.toStdString());
+    dialog.setCommand(QString::fromStdString(sb::quoteCommandLine(command)));
     const bool start =
         m_newSessionHook ? m_newSessionHook(dialog) : dialog.exec() == QDialog::Accepted;
     if (start && dialog.isValid()) startSession(dialog.request());
