@@ -10,6 +10,7 @@
 #include <random>
 #include <sstream>
 #include <stdexcept>
+#include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -93,6 +94,20 @@ sbtest::RunResult Sandbench::run(const std::string& session,
 sbtest::RunResult Sandbench::attempt(const std::string& script, const RunSpec& spec) const
 {
     return sh(script + "\necho " + kRan, spec);
+}
+
+bool Sandbench::waitUntilEnded(const std::string& id, int timeoutMs) const
+{
+    const fs::path lock = m_sessions / id / "lock";
+    for (int waited = 0; waited < timeoutMs; waited += 20) {
+        const int fd = ::open(lock.c_str(), O_RDWR | O_CLOEXEC);
+        if (fd < 0) return true; // no session folder, or no lock: nothing runs there
+        const bool free = ::flock(fd, LOCK_EX | LOCK_NB) == 0;
+        ::close(fd);
+        if (free) return true;
+        ::usleep(20'000);
+    }
+    return false;
 }
 
 fs::path Sandbench::installProbe() const

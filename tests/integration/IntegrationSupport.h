@@ -90,6 +90,9 @@ class Sandbench {
         return run({"bash", "-c", script}, spec);
     }
     std::string nextSession() const;
+    // Waits (up to `timeoutMs`) until no supervisor holds session `id`'s lock, as sessionIsLive
+    // reads it (`stop` returns before the supervisor has ended); false on timeout.
+    bool waitUntilEnded(const std::string& id, int timeoutMs = 10000) const;
 
     // `bash -c SCRIPT` followed by `echo kRan`: the output then proves the command really ran,
     // so an attempt that "failed" because nothing started is never taken for a blocked one.

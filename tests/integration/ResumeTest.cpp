@@ -78,8 +78,7 @@ TEST_F(Resume, AProgrammableSessionResumesTooAndWhatCannotBeResumedSaysWhy)
     EXPECT_EQ(running.status, 2) << dump(running);
     EXPECT_TRUE(contains(running.err, "it is still running")) << running.err;
     EXPECT_EQ(sb.cli({"stop", "live"}).status, 0);
-    for (int i = 0; i < 100 && contains(sb.cli({"ls"}).out, "live"); ++i) // it ends soon after
-        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    ASSERT_TRUE(sb.waitUntilEnded("live"));
 
     auto elsewhere =
         sb.cli({"run", "--resume", "live", "--workspace", sb.outside().string(), "--", "true"});

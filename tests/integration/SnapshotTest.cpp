@@ -3,9 +3,6 @@
 // the copies. A running session is not copied under its agent's feet.
 #include "IntegrationSupport.h"
 
-#include <chrono>
-#include <thread>
-
 namespace fs = std::filesystem;
 using sbit::contains;
 using sbit::dump;
@@ -15,12 +12,6 @@ namespace {
 class Snapshots : public ::testing::Test {
   protected:
     sbit::Sandbench sb;
-
-    void waitUntilEnded(const std::string& id) const
-    {
-        for (int i = 0; i < 100 && contains(sb.cli({"ls"}).out, id); ++i)
-            std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
 };
 
 } // namespace
@@ -73,7 +64,7 @@ TEST_F(Snapshots, ForksGoOnSeparatelyAtTheSameTime)
         auto seen = sb.cli({"exec", std::string(side) + "-live", "--", "cat", "shared.txt"});
         EXPECT_EQ(seen.out, "base\n" + std::string(side) + "\n") << dump(seen);
         EXPECT_EQ(sb.cli({"stop", std::string(side) + "-live"}).status, 0);
-        waitUntilEnded(std::string(side) + "-live");
+        ASSERT_TRUE(sb.waitUntilEnded(std::string(side) + "-live"));
     }
     // The original is as it was; one fork applied gives its end result.
     EXPECT_TRUE(contains(sb.cli({"changes", "base"}).out, "shared.txt"));
@@ -91,7 +82,7 @@ TEST_F(Snapshots, ARunningSessionIsNotCopiedAndNamesAreChecked)
     EXPECT_NE(refused.status, 0);
     EXPECT_TRUE(contains(refused.err, "session busy is running: stop it first")) << refused.err;
     EXPECT_EQ(sb.cli({"stop", "busy"}).status, 0);
-    waitUntilEnded("busy");
+    ASSERT_TRUE(sb.waitUntilEnded("busy"));
     auto named = sb.cli({"snapshot", "busy", "../x"});
     EXPECT_NE(named.status, 0);
     EXPECT_TRUE(contains(named.err, "snapshot name '../x'")) << named.err;
