@@ -19,6 +19,7 @@ void addClientCommands(CLI::App& app);
 void addProgramCommands(CLI::App& app);
 void addImageCommands(CLI::App& app);
 void addSnapshotCommands(CLI::App& app);
+void addPortCommands(CLI::App& app);
 
 // Exit codes of sandbench-cli's own failures (the command's own status passes through).
 constexpr int kUsageError = 2;

@@ -64,6 +64,7 @@ int main(int argc, char** argv)
         sbcli::addServeCommand(app);
         sbcli::addImageCommands(app);
         sbcli::addSnapshotCommands(app);
+        sbcli::addPortCommands(app);
     }
     // A session whose supervisor died is marked interrupted by whichever program starts next;
     // a damaged database is reported by the commands that read it, not here. `run` and

@@ -15,5 +15,6 @@ inline constexpr char kError[] = "error";         // the supervisor could not do
 inline constexpr char kRecording[] = "recording"; // the recording stopped (disk full…) or went on
 inline constexpr char kExec[] = "exec";           // a program's process started or ended
 inline constexpr char kFiles[] = "files";         // a program's file request
+inline constexpr char kPort[] = "port";           // a sandbox's port exposed on the host, or closed
 
 } // namespace sb::activity

@@ -78,6 +78,28 @@ Result<std::unique_ptr<ControlClient>> ControlClient::connectPath(const fs::path
     return client;
 }
 
+bool ControlClient::servesPorts() const
+{
+    const json features = m_welcome.value("features", json::array());
+    return m_version >= 3 && features.is_array() &&
+           std::find(features.begin(), features.end(), "ports") != features.end();
+}
+
+Result<json> ControlClient::ports(json body, int timeoutMs)
+{
+    if (!servesPorts())
+        return unsupported("this session's supervisor forwards no ports (it predates port "
+                           "previews, or its sandbox cannot make sockets)");
+    const std::uint64_t id = m_nextRequestId++;
+    body["id"] = id;
+    json reply;
+    if (auto e = request(proto::jsonMessage(MsgType::PortRequest, std::move(body)),
+                         proto::typeName(MsgType::PortRequest), id, timeoutMs, &reply,
+                         MsgType::PortReply))
+        return *e;
+    return reply;
+}
+
 bool ControlClient::servesPrograms() const
 {
     const json features = m_welcome.value("features", json::array());
@@ -203,7 +225,8 @@ ControlClient::updatePolicy(const nlohmann::json& document, const std::string& f
 }
 
 Status ControlClient::request(const Message& message, std::string_view ref,
-                              std::optional<std::uint64_t> id, int timeoutMs, json* ack)
+                              std::optional<std::uint64_t> id, int timeoutMs, json* ack,
+                              MsgType replyType)
 {
     long long deadline = nowMs() + timeoutMs;
     if (auto e = send(message, timeoutMs)) return e;
@@ -219,13 +242,13 @@ Status ControlClient::request(const Message& message, std::string_view ref,
             return reply.error();
         }
         const json& body = reply->body;
-        bool ours = body.value("ref", std::string()) == ref &&
-                    (!id || body.value("id", json()) == json(*id));
+        const bool idMatches = !id || body.value("id", json()) == json(*id);
+        const bool ours = body.value("ref", std::string()) == ref && idMatches;
         if (reply->type == MsgType::Error && (ours || body.value("fatal", false))) {
             restore();
             return proto::errorFromBody(body);
         }
-        if (reply->type == MsgType::Ack && ours) {
+        if (reply->type == replyType && (replyType == MsgType::Ack ? ours : idMatches)) {
             restore();
             if (ack) *ack = body;
             return {};

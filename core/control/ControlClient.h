@@ -43,6 +43,8 @@ class ControlClient {
     // requests for programs (version 2, "features": exec and files).
     std::uint32_t version() const { return m_version; }
     bool servesPrograms() const;
+    // Port previews (version 3, "features": ports).
+    bool servesPorts() const;
 
     // Writing waits (up to `timeoutMs` in total) while the socket buffer is full.
     Status send(const proto::Message& message, int timeoutMs = 5000);
@@ -72,18 +74,26 @@ class ControlClient {
     Result<proto::Message> receive(int timeoutMs = -1);
     bool closed() const { return m_closed; }
 
+    // A port_request ({op: list | expose | close, port, host_port}; the id is added) and its
+    // port_reply's body: "listening" and "forwards" for list, "forward" for expose.
+    Result<nlohmann::json> ports(nlohmann::json body, int timeoutMs = 10000);
+
   private:
     explicit ControlClient(int fd) : m_fd(fd) {}
     Status handshake(const std::string& clientName, proto::Role role, std::uint32_t version,
                      int timeoutMs);
+    // Sends and waits for the answer: an ack naming `ref` (and `id`), or a message of
+    // `replyType` with that id; its body in `ack`.
     Status request(const proto::Message& message, std::string_view ref,
-                   std::optional<std::uint64_t> id, int timeoutMs, nlohmann::json* ack = nullptr);
+                   std::optional<std::uint64_t> id, int timeoutMs, nlohmann::json* ack = nullptr,
+                   proto::MsgType replyType = proto::MsgType::Ack);
 
     int m_fd;
     bool m_closed = false;
     proto::FrameDecoder m_decoder;
     std::deque<proto::Message> m_backlog; // set aside while request() waited for its answer
     std::uint64_t m_inputSeq = 0;
+    std::uint64_t m_nextRequestId = 1;
     std::uint32_t m_version = 1;
     nlohmann::json m_welcome;
     proto::SessionSummary m_session;

@@ -285,6 +285,7 @@ void ControlServer::dispatch(Client& c, proto::Message& m)
     case MsgType::ExecInput:
     case MsgType::ExecControl:
     case MsgType::FileRequest:
+    case MsgType::PortRequest:
         onProgramRequest(c, m);
         return;
     case MsgType::Hello:
@@ -368,6 +369,7 @@ void ControlServer::onHello(Client& c, const json& body)
         pending.push_back(proto::toJson(r));
     json features = json::array();
     if (c.version >= 2 && m_backend.servesPrograms()) features = {"exec", "files"};
+    if (c.version >= 3 && m_backend.servesPorts()) features.push_back("ports");
     json welcome = {{"version", c.version},
                     {"features", std::move(features)},
                     {"session", proto::toJson(m_backend.summary())},

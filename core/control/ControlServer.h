@@ -71,8 +71,10 @@ struct SessionBackend {
         (void)request;
         return unsupported("this session runs no processes for programs");
     }
-    // Whether clientRequest serves anything (the welcome's "features").
+    // Whether clientRequest serves programs' processes and files, and port previews (the
+    // welcome's "features").
     virtual bool servesPrograms() const { return false; }
+    virtual bool servesPorts() const { return false; }
     // The client is gone (what it started is the backend's to end or keep).
     virtual void clientGone(std::uint64_t client) { (void)client; }
 };

@@ -106,7 +106,9 @@ const char* typeName(MsgType type)
                                         "exec_event",
                                         "exec_exit",
                                         "file_request",
-                                        "file_reply"};
+                                        "file_reply",
+                                        "port_request",
+                                        "port_reply"};
     auto index = static_cast<std::size_t>(type);
     return index < std::size(names) ? names[index] : "?";
 }
@@ -124,7 +126,10 @@ bool carriesBytes(MsgType type)
 
 std::uint32_t versionOf(MsgType type)
 {
-    return static_cast<std::uint8_t>(type) >= static_cast<std::uint8_t>(MsgType::ExecStart) ? 2 : 1;
+    const auto t = static_cast<std::uint8_t>(type);
+    return t >= static_cast<std::uint8_t>(MsgType::PortRequest) ? 3
+           : t >= static_cast<std::uint8_t>(MsgType::ExecStart) ? 2
+                                                                : 1;
 }
 
 const char* roleName(Role role)

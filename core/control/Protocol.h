@@ -28,8 +28,8 @@ namespace sb::proto {
 inline constexpr long long kStopGraceMs = 5000;
 
 // The newest version this build speaks; a supervisor also serves version 1 clients (which know
-// no exec or file messages).
-constexpr std::uint32_t kVersion = 2;
+// no exec or file messages) and version 2 ones (no port messages).
+constexpr std::uint32_t kVersion = 3;
 constexpr std::uint32_t kOldestVersion = 1;
 constexpr std::size_t kLengthBytes = 4;
 constexpr std::size_t kHeaderBytes = kLengthBytes + 1;
@@ -68,8 +68,11 @@ enum class MsgType : std::uint8_t {
     ExecExit = 25,    // server → client: {id, exit_code, signal, timed_out, denied?, error?}
     FileRequest = 26, // client → server: {id, op, path, …}
     FileReply = 27,   // server → client: {id, ok, …} or {id, ok: false, error: {code, message}}
+    // Version 3: port previews (docs/protocol.md).
+    PortRequest = 28, // client → server: {id, op: list | expose | close, port, host_port}
+    PortReply = 29,   // server → client: {id, ok, listening, forwards | forward}
 };
-constexpr std::uint8_t kLastType = static_cast<std::uint8_t>(MsgType::FileReply);
+constexpr std::uint8_t kLastType = static_cast<std::uint8_t>(MsgType::PortReply);
 // The exec stream numbers inside an ExecOutput's seq.
 constexpr std::uint64_t kExecStdout = 1, kExecStderr = 2;
 // The largest file content one FileRequest or FileReply carries (base64 in the JSON body):

@@ -504,14 +504,26 @@ void Proxy::Impl::closeUpstream(Conn& c)
     c.uin.clear();
 }
 
+bool Proxy::Impl::stepTunnel(Conn& c)
+{
+    switch (relay::stepTunnel(c.client, c.up, c.upstream, c.down)) {
+    case relay::TunnelStep::Error: // a reset on either side ends both: there is no one to tell
+    case relay::TunnelStep::Done:
+        closeConn(c);
+        return false;
+    case relay::TunnelStep::Progress:
+        return true;
+    case relay::TunnelStep::Idle:
+        return false;
+    }
+    return false;
+}
+
 void Proxy::Impl::closeConn(Conn& c)
 {
     closeUpstream(c);
-    for (Flow* f : {&c.up, &c.down}) {
-        if (f->pipeRead >= 0) ::close(f->pipeRead);
-        if (f->pipeWrite >= 0) ::close(f->pipeWrite);
-        f->pipeRead = f->pipeWrite = -1;
-    }
+    c.up.closePipe();
+    c.down.closePipe();
     if (c.client.fd >= 0) {
         epoll_ctl(m_epollFd, EPOLL_CTL_DEL, c.client.fd, nullptr);
         ::close(c.client.fd);

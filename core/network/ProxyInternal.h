@@ -1,9 +1,10 @@
 // Internals of the proxy shared by its files: Proxy.cpp (thread, event loop, lifecycle),
-// ProxyDecide.cpp (decision, DNS, asking, connecting), ProxyRelay.cpp (splice relay),
+// ProxyDecide.cpp (decision, DNS, asking, connecting), Relay.cpp (the splice relay, shared),
 // ProxyHttp.cpp / ProxyHttpParse.cpp (HTTP), ProxySocks.cpp (SOCKS5), ProxyResolver.cpp.
 #pragma once
 
 #include "network/Proxy.h"
+#include "network/Relay.h"
 #include "policy/NetworkRules.h"
 
 #include <atomic>
@@ -11,7 +12,6 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
-#include <limits>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -25,7 +25,6 @@
 namespace sb::proxy {
 
 using Clock = std::chrono::steady_clock;
-inline constexpr std::uint64_t kUnlimited = std::numeric_limits<std::uint64_t>::max();
 // What a connection's sockets are registered for, both sides; Proxy::Impl::drive takes
 // EPOLLIN out while a side's bytes have nowhere to go.
 inline constexpr std::uint32_t kSideEvents = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET;
@@ -77,31 +76,12 @@ class Resolver {
 
 Result<std::vector<IpAddress>> systemResolve(const std::string& host);
 
-// One end of an agent's connection. Readiness is tracked by hand (edge-triggered epoll):
-// set by events, cleared by EAGAIN.
-struct Side {
-    int fd = -1;
-    bool canRead = true;
-    bool canWrite = true;
-    bool eof = false;    // read returned 0
-    bool shutWr = false; // we sent FIN
-    bool wantsIn = true; // EPOLLIN is in its epoll registration (Proxy::Impl::drive)
-};
-
-// One direction of a relay: `pending` userspace bytes first (heads, replies, buffered body
-// bytes), then, when `splicing`, up to `limit` bytes moved from the source socket through a
-// pipe pair with splice(), never entering userspace.
-struct Flow {
-    std::string pending;
-    std::size_t pendingOff = 0;
-    int pipeRead = -1, pipeWrite = -1; // created on first use
-    std::size_t inPipe = 0;
-    std::size_t pipeCapacity = 0;
-    bool splicing = false;
-    std::uint64_t limit = kUnlimited;
-    std::uint64_t moved = 0; // bytes written to the destination
-    bool drained() const { return pendingOff == pending.size() && inPipe == 0; }
-};
+using relay::Flow;
+using relay::kUnlimited;
+using relay::Pump;
+using relay::pump;
+using relay::readInto;
+using relay::Side;
 
 // Finds the end of a chunked body in bytes passed through unchanged.
 class ChunkScanner {
@@ -277,12 +257,8 @@ struct Proxy::Impl {
     void startTunnel(proxy::Conn& c);
     void failUpstream(proxy::Conn& c, int httpStatus, std::uint8_t socksCode, std::string why);
 
-    // ProxyRelay.cpp
-    enum class Pump { Idle, Progress, Error };
-    Pump pump(proxy::Flow& f, proxy::Side& src, proxy::Side& dst);
+    // CONNECT and SOCKS5 after the reply (Proxy.cpp)
     bool stepTunnel(proxy::Conn& c);
-    // reads up to `max` bytes from `side` into `buffer`; -1 error, 0 nothing/EOF, 1 read
-    int readInto(proxy::Side& side, std::string& buffer, std::size_t max);
 
     // ProxySocks.cpp
     bool stepSocks(proxy::Conn& c);

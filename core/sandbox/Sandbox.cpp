@@ -199,19 +199,37 @@ void startHelperFor(const SandboxConfig& config, int syncFd)
     (void)sendMessage(syncFd, "h", fds);
 }
 
-// Pid 1: reap everything, pass signals from the supervisor to the command's process group,
-// start exec helpers when the supervisor asks, and leave with the command's status (the kernel
-// then kills the rest of the namespace).
-[[noreturn]] void superviseCommand(const SandboxConfig& config, pid_t command, int signalFd,
-                                   int syncFd)
+// A TCP socket in the sandbox's network namespace for the supervisor ("4" or "6" on the socket
+// channel): "s" with it, or "E<text>". Init makes it because a socket belongs to the namespace
+// it was made in, and the supervisor cannot enter that one without CAP_SYS_ADMIN.
+void makeSocketFor(int socketFd)
 {
-    pollfd fds[2] = {{signalFd, POLLIN, 0}, {syncFd, POLLIN, 0}};
+    const std::string asked = receiveChannelMessage(socketFd).text;
+    if (asked != "4" && asked != "6") return; // the supervisor's end is gone, or nonsense
+    const UniqueFd made(
+        ::socket(asked == "4" ? AF_INET : AF_INET6, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+    if (!made) {
+        (void)sendMessage(socketFd, "E" + sysError("socket").describe());
+        return;
+    }
+    (void)sendMessage(socketFd, "s", {made.get()});
+}
+
+// Pid 1: reap everything, pass signals from the supervisor to the command's process group,
+// start exec helpers and make sockets when the supervisor asks, and leave with the command's
+// status (the kernel then kills the rest of the namespace).
+[[noreturn]] void superviseCommand(const SandboxConfig& config, pid_t command, int signalFd,
+                                   int syncFd, int socketFd)
+{
+    pollfd fds[3] = {{signalFd, POLLIN, 0}, {syncFd, POLLIN, 0}, {socketFd, POLLIN, 0}};
     for (;;) {
-        if (::poll(fds, 2, -1) < 0) continue;
+        if (::poll(fds, 3, -1) < 0) continue;
         if (fds[1].revents & POLLIN) {
             if (receiveChannelMessage(syncFd).text == "H") startHelperFor(config, syncFd);
         }
         if (fds[1].revents & (POLLHUP | POLLERR)) fds[1].fd = -1; // the supervisor's end is gone
+        if (fds[2].revents & POLLIN) makeSocketFor(socketFd);
+        if (fds[2].revents & (POLLHUP | POLLERR)) fds[2].fd = -1;
         if (!(fds[0].revents & POLLIN)) continue;
         signalfd_siginfo info{};
         if (::read(signalFd, &info, sizeof info) != sizeof info) continue;
@@ -275,18 +293,25 @@ void startHelperFor(const SandboxConfig& config, int syncFd)
                        : sandbox::startCommand(config, pty.slave);
     if (channel[1] >= 0) ::close(channel[1]);
     if (!started) fail(started.error());
+    // With a network namespace of its own, the supervisor asks init for sockets in it (port
+    // forwarding, openSandboxSocket).
+    int sockets[2] = {-1, -1};
+    if (config.network != NetworkMode::Host &&
+        ::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sockets) != 0)
+        fail(sysError("create the socket channel"));
     std::vector<int> handOver;
     std::string flags = "K";
     if (pty.master >= 0) handOver.push_back(pty.master), flags += 'p';
     if (started->execListener >= 0) handOver.push_back(started->execListener), flags += 'n';
     if (proxyFd >= 0) handOver.push_back(proxyFd), flags += 'x';
     if (channel[0] >= 0) handOver.push_back(channel[0]), flags += 'h';
+    if (sockets[0] >= 0) handOver.push_back(sockets[0]), flags += 'c';
     (void)sendMessage(syncFd, flags, handOver);
     for (int fd : handOver)
         ::close(fd);
     for (int fd : {pty.slave, config.stdioFds[0], config.stdioFds[1], config.stdioFds[2]})
         ::close(fd);
-    superviseCommand(config, started->pid, signalFd, syncFd);
+    superviseCommand(config, started->pid, signalFd, syncFd, sockets[1]);
 }
 
 } // namespace
@@ -356,6 +381,7 @@ Result<SandboxProcess> startSandbox(const SandboxConfig& config,
         (kind == 'p'   ? sandbox.ptyMaster
          : kind == 'n' ? sandbox.execListener
          : kind == 'h' ? sandbox.helperChannel
+         : kind == 'c' ? sandbox.socketChannel
                        : sandbox.proxyListener) = reply.fds[i - 1].release();
     }
     // Kept: the supervisor asks init for exec helpers on it (requestExecHelper).
@@ -382,6 +408,28 @@ Result<ExecHelperStarted> receiveExecHelper(const SandboxProcess& sandbox)
     return ExecHelperStarted{said.fds[0].release(), said.fds[1].release()};
 }
 
+Result<UniqueFd> openSandboxSocket(int socketChannel, int family, int timeoutMs)
+{
+    if (socketChannel < 0)
+        return Error{ErrorCode::Unsupported, 0,
+                     "the sandbox shares this machine's network: it has no network of its own"};
+    if (auto e = sendMessage(socketChannel, family == AF_INET6 ? "6" : "4")) return *e;
+    pollfd p{socketChannel, POLLIN, 0};
+    int ready;
+    while ((ready = ::poll(&p, 1, timeoutMs)) < 0 && errno == EINTR) {
+    }
+    if (ready == 0)
+        return Error{ErrorCode::System, ETIMEDOUT,
+                     "the sandbox's init did not make a socket in time"};
+    ChannelMessage said = receiveChannelMessage(socketChannel);
+    if (said.text != "s" || said.fds.size() != 1)
+        return Error{ErrorCode::System, 0,
+                     said.text.size() > 1 && said.text[0] == 'E'
+                         ? "make a socket in the sandbox: " + said.text.substr(1)
+                         : std::string("the sandbox's init made no socket (it has ended)")};
+    return std::move(said.fds[0]);
+}
+
 int waitSandbox(const SandboxProcess& sandbox)
 {
     int status = 0;
@@ -389,6 +437,7 @@ int waitSandbox(const SandboxProcess& sandbox)
         if (errno != EINTR) return 1;
     ::close(sandbox.pidFd);
     if (sandbox.initChannel >= 0) ::close(sandbox.initChannel);
+    if (sandbox.socketChannel >= 0) ::close(sandbox.socketChannel);
     return sandbox::exitCodeOf(status);
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "base/Error.h"
+#include "base/UniqueFd.h"
 #include "policy/Policy.h"
 
 #include <cstdint>
@@ -77,6 +78,9 @@ struct SandboxProcess {
     // (ExecHelper.h): its channel, and execListener is its filter's.
     int helperChannel = -1;
     int initChannel = -1; // to init, for requestExecHelper; closed by waitSandbox
+    // To init, for openSandboxSocket, when the sandbox has a network namespace of its own;
+    // closed by waitSandbox. One user at a time (one request, one answer).
+    int socketChannel = -1;
 };
 
 // Asks init for an exec helper (a run session's first exec or file request). Init answers on
@@ -87,6 +91,11 @@ struct ExecHelperStarted {
     int execListener = -1; // its filter's exec notifications: the same filter, its own listener
 };
 Result<ExecHelperStarted> receiveExecHelper(const SandboxProcess& sandbox);
+
+// A new TCP socket (AF_INET or AF_INET6, non-blocking, not connected) in the sandbox's network
+// namespace, made by init on `socketChannel` (SandboxProcess::socketChannel): connected to
+// 127.0.0.1:PORT it reaches the sandbox's own loopback. Waits up to `timeoutMs` for init.
+Result<UniqueFd> openSandboxSocket(int socketChannel, int family, int timeoutMs);
 
 // Starts init in new namespaces and returns once the sandbox is built and the command was
 // started (or with the error that stopped the pipeline, e.g. "mount overlay on /p: …").

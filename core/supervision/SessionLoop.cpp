@@ -105,11 +105,24 @@ SessionLoop::SessionLoop(RunningPolicy policy, const SandboxProcess& sandbox, Lo
         m_programs =
             std::make_unique<ExecService>(sandbox, m_options.environment, std::move(hooks), clock);
     }
+    const NetworkMode network = m_policy.merged().network.mode;
+    if (sandbox.socketChannel >= 0 || network == NetworkMode::Host) {
+        PortService::Hooks hooks;
+        hooks.sendTo = [this](std::uint64_t client, const std::string& frame) {
+            return m_control && m_control->sendTo(client, frame);
+        };
+        hooks.activity = [this](nlohmann::json event) { emit(std::move(event)); };
+        m_ports = std::make_unique<PortService>(sandbox, network, std::move(hooks));
+    }
 }
 
 Status SessionLoop::clientRequest(std::uint64_t client, const std::string& name,
                                   proto::Message& request)
 {
+    if (request.type == proto::MsgType::PortRequest) {
+        if (!m_ports) return unsupported("this session's sandbox cannot forward ports");
+        return m_ports->request(client, name, request.body);
+    }
     if (!m_programs) return SessionBackend::clientRequest(client, name, request);
     return m_programs->request(client, name, request);
 }
@@ -289,6 +302,7 @@ bool SessionLoop::run()
         if (fds[Init].revents & POLLIN) {
             m_onLive = nullptr; // over: the last output is only recorded
             if (m_programs) m_programs->sessionEnded();
+            if (m_ports) m_ports->stop();
             closePrompt();
             drainTerminal();
             while (m_options.commandOut >= 0)

@@ -11,6 +11,7 @@
 #include "supervision/ApprovalBroker.h"
 #include "supervision/ExecApproval.h"
 #include "supervision/ExecService.h"
+#include "supervision/PortService.h"
 #include "supervision/RunningPolicy.h"
 #include "supervision/TerminalPrompt.h"
 
@@ -115,6 +116,7 @@ class SessionLoop final : public SessionBackend {
     Status clientRequest(std::uint64_t client, const std::string& name,
                          proto::Message& request) override;
     bool servesPrograms() const override { return m_programs != nullptr; }
+    bool servesPorts() const override { return m_ports != nullptr; }
     void clientGone(std::uint64_t client) override;
 
   private:
@@ -177,6 +179,9 @@ class SessionLoop final : public SessionBackend {
     // Programs' processes and files (control protocol version 2), when the sandbox has a way
     // to start an exec helper.
     std::unique_ptr<ExecService> m_programs;
+    // Port previews (control protocol version 3), when the sandbox has a network of its own to
+    // make sockets in, or shares the host's.
+    std::unique_ptr<PortService> m_ports;
     // Last: its thread hands events to the members above until it is stopped.
     std::unique_ptr<ExecApproval> m_exec;
 };

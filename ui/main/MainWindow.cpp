@@ -9,6 +9,7 @@
 #include "files/FileReviewPanel.h"
 #include "policy/CommandRules.h"
 #include "policy/PolicyEditor.h"
+#include "ports/PortsView.h"
 #include "replay/ReplayView.h"
 #include "sessions/NewSessionDialog.h"
 #include "sessions/SessionConnection.h"
@@ -77,7 +78,7 @@ MainWindow::MainWindow(sb::Clock& clock, QWidget* parent)
       m_sessions(new SessionListView(m_hub->model())), m_terminal(new TerminalWidget),
       m_approvals(new ApprovalPanel(clock)), m_activity(new ActivityView),
       m_files(new FileReviewPanel), m_policy(new PolicyEditor),
-      m_replay(new ReplayView(m_activity)), m_welcome(new WelcomeView),
+      m_replay(new ReplayView(m_activity)), m_ports(new PortsView), m_welcome(new WelcomeView),
       m_centre(new QStackedWidget), m_tabs(new QTabWidget), m_notifier(new DesktopNotifier(this)),
       m_stateLabel(new QLabel), m_policyLabel(new QLabel), m_cleaner(new RecordingCleaner(this))
 {
@@ -354,6 +355,10 @@ void MainWindow::showSession(const QString& id)
             m_terminal->feed(error.toLocal8Bit());
     }
     m_policy->showSession(m_view.get()); // a live session's policy; none for a recorded one
+    m_ports->setConnection(m_view.get());
+    m_tabs->setTabEnabled(m_tabs->indexOf(m_ports), m_view && m_view->servesPorts());
+    if (!m_tabs->isTabEnabled(m_tabs->indexOf(m_ports)) && m_tabs->currentWidget() == m_ports)
+        m_tabs->setCurrentWidget(m_terminal);
     QSettings().setValue(QStringLiteral("session/last"), id);
     updateCentre();
     updateTitle();
@@ -395,6 +400,8 @@ void MainWindow::attachLive(const QString& id)
 void MainWindow::onSessionExited(int status)
 {
     m_terminal->setReadOnly(true);
+    m_tabs->setTabEnabled(m_tabs->indexOf(m_ports), false);
+    if (m_tabs->currentWidget() == m_ports) m_tabs->setCurrentWidget(m_terminal);
     m_tabs->setTabEnabled(m_tabs->indexOf(m_replay), true);
     m_exitStatus = status; // before the recording says so
     updateStatus();

@@ -30,6 +30,7 @@ class FileReviewPanel;
 class NewSessionDialog;
 class PolicyEditor;
 class RecordingCleaner;
+class PortsView;
 class ReplayView;
 class SessionConnection;
 class SessionHub;
@@ -74,6 +75,7 @@ class MainWindow : public QMainWindow {
     ActivityView* activity() const { return m_activity; }
     FileReviewPanel* files() const { return m_files; }
     ReplayView* replay() const { return m_replay; }
+    PortsView* ports() const { return m_ports; }
     QAction* resumeAction() const { return m_resumeAction; }
     PolicyEditor* policy() const { return m_policy; }
     WelcomeView* welcome() const { return m_welcome; }
@@ -125,6 +127,7 @@ class MainWindow : public QMainWindow {
     FileReviewPanel* m_files;
     PolicyEditor* m_policy;
     ReplayView* m_replay;
+    PortsView* m_ports;
     WelcomeView* m_welcome;
     QStackedWidget* m_centre;
     QTabWidget* m_tabs;

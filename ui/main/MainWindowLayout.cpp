@@ -10,6 +10,7 @@
 #include "files/FileReviewPanel.h"
 #include "policy/PolicyDocument.h"
 #include "policy/PolicyEditor.h"
+#include "ports/PortsView.h"
 #include "replay/ReplayView.h"
 #include "sessions/NewSessionDialog.h"
 #include "sessions/SessionConnection.h"
@@ -163,6 +164,11 @@ void MainWindow::buildCentre()
     connect(m_policy, &PolicyEditor::modifiedChanged, this, [this](bool modified) {
         m_tabs->setTabText(m_tabs->indexOf(m_policy),
                            modified ? tr("Policy (modified)") : tr("Policy"));
+    });
+    m_tabs->addTab(m_ports, QIcon(QStringLiteral(":/icons/network.svg")), tr("Ports"));
+    connect(m_ports, &PortsView::listeningCountChanged, this, [this](int count) {
+        m_tabs->setTabText(m_tabs->indexOf(m_ports),
+                           count > 0 ? tr("Ports (%1)").arg(count) : tr("Ports"));
     });
     m_tabs->addTab(m_replay, QIcon(QStringLiteral(":/icons/recorded.svg")), tr("Replay"));
     connect(m_tabs, &QTabWidget::currentChanged, this, &MainWindow::onTabChanged);

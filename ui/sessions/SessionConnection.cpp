@@ -93,6 +93,12 @@ void SessionConnection::kill()
     send(MsgType::Kill);
 }
 
+void SessionConnection::requestPorts(nlohmann::json request)
+{
+    request["id"] = m_nextPortRequest++;
+    send(MsgType::PortRequest, request);
+}
+
 void SessionConnection::send(MsgType type, const nlohmann::json& body)
 {
     if (m_closed) return;
@@ -177,14 +183,20 @@ void SessionConnection::dispatch(const Message& message)
         break;
     case MsgType::Error: {
         sb::Error error = sb::proto::errorFromBody(message.body);
-        if (!message.body.value("fatal", false) && message.body.value("ref", "") == "policy_update")
+        const std::string ref = message.body.value("ref", "");
+        if (!message.body.value("fatal", false) && ref == "policy_update")
             Q_EMIT policyUpdateFailed(QString::fromStdString(error.message));
+        else if (!message.body.value("fatal", false) && ref == "port_request")
+            Q_EMIT portRequestFailed(QString::fromStdString(error.message));
         else if (message.body.value("fatal", false))
             close(QString::fromStdString(error.message));
         else
             Q_EMIT refused(QString::fromStdString(error.message));
         break;
     }
+    case MsgType::PortReply:
+        Q_EMIT portReply(message.body);
+        break;
     case MsgType::Exit:
         m_exited = true;
         Q_EMIT exited(message.body.value("status", -1));

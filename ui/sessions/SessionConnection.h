@@ -50,6 +50,11 @@ class SessionConnection : public QObject {
     void updatePolicy(const nlohmann::json& document, const QString& file);
     void stop();
     void kill();
+    // Port previews (protocol version 3): whether the session forwards ports, and a
+    // port_request ({op: list | expose | close, port}) whose answer arrives as portReply() or
+    // portRequestFailed().
+    bool servesPorts() const { return m_client->servesPorts(); }
+    void requestPorts(nlohmann::json request);
 
   Q_SIGNALS:
     void output(const QByteArray& bytes);
@@ -66,6 +71,8 @@ class SessionConnection : public QObject {
     // gets, as the supervisor names the sections ("commands", "network.mode").
     void policyUpdated(const QStringList& applied, const QStringList& deferred);
     void policyUpdateFailed(const QString& message);
+    void portReply(const nlohmann::json& reply);
+    void portRequestFailed(const QString& message);
     void exited(int status);
     // The connection is over (after exited(), or because the supervisor went away).
     void closed(const QString& reason);
@@ -85,6 +92,7 @@ class SessionConnection : public QObject {
     sb::SessionAnswers m_answers;
     bool m_closed = false;
     bool m_exited = false;
+    std::uint64_t m_nextPortRequest = 1;
 };
 
 } // namespace sbui

@@ -105,7 +105,7 @@ TEST(ControlServer, TheNewestVersionBothSpeakIsAgreed)
 {
     IsolatedXdg xdg;
     ServerHarness h;
-    for (auto [asked, agreed] : {std::pair{1, 1}, {2, 2}, {9, 2}}) {
+    for (auto [asked, agreed] : {std::pair{1, 1}, {2, 2}, {3, 3}, {9, 3}}) {
         RawConnection raw(h.socketPath());
         ASSERT_TRUE(raw.connected());
         raw.send(sb::proto::encodeJson(MsgType::Hello, {{"version", asked}, {"client", "c"}}));
@@ -116,6 +116,21 @@ TEST(ControlServer, TheNewestVersionBothSpeakIsAgreed)
         // The fake session runs no processes: no features.
         EXPECT_EQ(welcome.body["features"], nlohmann::json::array());
     }
+}
+
+TEST(ControlServer, AVersionTwoClientMayNotSendPortRequests)
+{
+    IsolatedXdg xdg;
+    ServerHarness h;
+    RawConnection raw(h.socketPath());
+    ASSERT_TRUE(raw.connected());
+    raw.send(sb::proto::encodeJson(MsgType::Hello, {{"version", 2}, {"client", "v2"}}));
+    raw.send(sb::proto::encodeJson(MsgType::PortRequest, {{"id", 1}, {"op", "list"}}));
+    std::vector<Message> got;
+    ASSERT_TRUE(raw.readUntilClosed(got));
+    ASSERT_EQ(got.back().type, MsgType::Error);
+    EXPECT_NE(got.back().body["message"].get<std::string>().find("needs protocol version 3"),
+              std::string::npos);
 }
 
 TEST(ControlServer, AVersionOneClientMayNotSendVersionTwoMessages)
@@ -139,8 +154,12 @@ TEST(ControlServer, ASessionWithoutProgramsRefusesExecWithoutClosing)
     ServerHarness h;
     auto client = connectAs(h, Role::Viewer);
     ASSERT_TRUE(client);
-    EXPECT_EQ(client->version(), 2u);
+    EXPECT_EQ(client->version(), 3u);
     EXPECT_FALSE(client->servesPrograms());
+    EXPECT_FALSE(client->servesPorts());
+    auto ports = client->ports({{"op", "list"}});
+    ASSERT_FALSE(ports);
+    EXPECT_NE(ports.error().message.find("forwards no ports"), std::string::npos);
     ASSERT_FALSE(
         client->send(sb::proto::jsonMessage(MsgType::ExecStart, {{"id", 5}, {"argv", {"true"}}})));
     auto reply = client->receive(5000);

@@ -249,12 +249,23 @@ TEST(Protocol, SummaryCarriesThePolicyForEditorsAndOldSummariesStillRead)
     EXPECT_FALSE(toJson(*old).contains("effective_policy"));
 }
 
+TEST(Protocol, VersionThreeAddsPortPreviews)
+{
+    EXPECT_EQ(static_cast<int>(MsgType::PortRequest), 28);
+    EXPECT_EQ(static_cast<int>(MsgType::PortReply), 29);
+    EXPECT_TRUE(isKnownType(29));
+    EXPECT_FALSE(isKnownType(30));
+    EXPECT_STREQ(typeName(MsgType::PortRequest), "port_request");
+    EXPECT_STREQ(typeName(MsgType::PortReply), "port_reply");
+    EXPECT_EQ(sb::proto::versionOf(MsgType::PortRequest), 3u);
+    EXPECT_EQ(sb::proto::versionOf(MsgType::FileReply), 2u);
+}
+
 TEST(Protocol, VersionTwoAddsProcessesAndFiles)
 {
     EXPECT_EQ(static_cast<int>(MsgType::ExecStart), 19);
     EXPECT_EQ(static_cast<int>(MsgType::FileReply), 27);
     EXPECT_TRUE(isKnownType(27));
-    EXPECT_FALSE(isKnownType(28));
     EXPECT_STREQ(typeName(MsgType::ExecOutput), "exec_output");
     EXPECT_EQ(sb::proto::versionOf(MsgType::ExecStart), 2u);
     EXPECT_EQ(sb::proto::versionOf(MsgType::Hello), 1u);

@@ -1,16 +1,11 @@
-// Moving bytes: buffered replies and heads, then splice() through a pipe pair per direction so
-// bulk data never enters userspace; half-close passes through as it happens.
-#include "network/ProxyInternal.h"
+#include "network/Relay.h"
 
 #include <algorithm>
 #include <fcntl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
-namespace sb {
-
-using namespace proxy;
-
+namespace sb::relay {
 namespace {
 
 // Larger than the default 64 KiB: fewer splice calls per megabyte on a bulk transfer. Falls
@@ -36,7 +31,15 @@ bool wouldBlock(int err)
 
 } // namespace
 
-int Proxy::Impl::readInto(Side& side, std::string& buffer, std::size_t max)
+void Flow::closePipe()
+{
+    if (pipeRead >= 0) ::close(pipeRead);
+    if (pipeWrite >= 0) ::close(pipeWrite);
+    pipeRead = pipeWrite = -1;
+    inPipe = 0;
+}
+
+int readInto(Side& side, std::string& buffer, std::size_t max)
 {
     if (side.eof || !side.canRead || max == 0) return 0;
     std::size_t old = buffer.size();
@@ -55,7 +58,7 @@ int Proxy::Impl::readInto(Side& side, std::string& buffer, std::size_t max)
     return -1;
 }
 
-Proxy::Impl::Pump Proxy::Impl::pump(Flow& f, Side& src, Side& dst)
+Pump pump(Flow& f, Side& src, Side& dst)
 {
     bool progress = false;
     while (f.pendingOff < f.pending.size() && dst.canWrite && dst.fd >= 0) {
@@ -119,29 +122,22 @@ Proxy::Impl::Pump Proxy::Impl::pump(Flow& f, Side& src, Side& dst)
     return progress ? Pump::Progress : Pump::Idle;
 }
 
-// CONNECT and SOCKS5 after the reply: both directions until each side has closed its half.
-bool Proxy::Impl::stepTunnel(Conn& c)
+TunnelStep stepTunnel(Side& a, Flow& aToB, Side& b, Flow& bToA)
 {
-    auto a = pump(c.up, c.client, c.upstream);
-    auto b = pump(c.down, c.upstream, c.client);
-    if (a == Pump::Error || b == Pump::Error) {
-        closeConn(c); // a reset on either side ends both: there is no one to tell
-        return false;
+    const Pump there = pump(aToB, a, b);
+    const Pump back = pump(bToA, b, a);
+    if (there == Pump::Error || back == Pump::Error) return TunnelStep::Error;
+    if (a.eof && aToB.drained() && !b.shutWr) {
+        ::shutdown(b.fd, SHUT_WR);
+        b.shutWr = true;
     }
-    // A side's FIN goes on to the other once everything before it has been delivered.
-    if (c.client.eof && c.up.drained() && !c.upstream.shutWr) {
-        shutdown(c.upstream.fd, SHUT_WR);
-        c.upstream.shutWr = true;
+    if (b.eof && bToA.drained() && !a.shutWr) {
+        ::shutdown(a.fd, SHUT_WR);
+        a.shutWr = true;
     }
-    if (c.upstream.eof && c.down.drained() && !c.client.shutWr) {
-        shutdown(c.client.fd, SHUT_WR);
-        c.client.shutWr = true;
-    }
-    if (c.upstream.shutWr && c.client.shutWr) {
-        closeConn(c);
-        return false;
-    }
-    return a == Pump::Progress || b == Pump::Progress;
+    if (a.shutWr && b.shutWr) return TunnelStep::Done;
+    return there == Pump::Progress || back == Pump::Progress ? TunnelStep::Progress
+                                                             : TunnelStep::Idle;
 }
 
-} // namespace sb
+} // namespace sb::relay
