@@ -1424,6 +1424,14 @@
         <source>Start a new session that goes on with this ended session&apos;s changes</source>
         <translation>Eine neue Sitzung starten, die mit den Änderungen dieser beendeten Sitzung weitermacht</translation>
     </message>
+    <message>
+        <source>Ports</source>
+        <translation>Ports</translation>
+    </message>
+    <message>
+        <source>Ports (%1)</source>
+        <translation>Ports (%1)</translation>
+    </message>
 </context>
 <context>
     <name>sbui::NetworkPolicyPage</name>
@@ -2052,6 +2060,123 @@
     <message>
         <source>The learned rules could not be read, and are left as they are: %1</source>
         <translation>Die gelernten Regeln konnten nicht gelesen werden und bleiben unverändert: %1</translation>
+    </message>
+</context>
+<context>
+    <name>sbui::PortsView</name>
+    <message>
+        <source>&amp;Expose</source>
+        <translation>&amp;Freigeben</translation>
+    </message>
+    <message>
+        <source>&amp;Open in browser</source>
+        <translation>Im &amp;Browser öffnen</translation>
+    </message>
+    <message>
+        <source>&amp;Copy URL</source>
+        <translation>URL &amp;kopieren</translation>
+    </message>
+    <message>
+        <source>&amp;Stop forwarding</source>
+        <translation>Weiterleitung be&amp;enden</translation>
+    </message>
+    <message>
+        <source>Expose &amp;port</source>
+        <translation>&amp;Port freigeben</translation>
+    </message>
+    <message>
+        <source>Port</source>
+        <translation>Port</translation>
+    </message>
+    <message>
+        <source>Listening on</source>
+        <translation>Lauscht auf</translation>
+    </message>
+    <message>
+        <source>Preview</source>
+        <translation>Vorschau</translation>
+    </message>
+    <message>
+        <source>Connections</source>
+        <translation>Verbindungen</translation>
+    </message>
+    <message>
+        <source>A port inside the sandbox, also one nothing listens on yet</source>
+        <translation>Ein Port in der Sandbox, auch einer, auf dem noch nichts lauscht</translation>
+    </message>
+    <message>
+        <source>Forward a free port of this machine&apos;s 127.0.0.1 to it</source>
+        <translation>Einen freien Port von 127.0.0.1 dieses Rechners dorthin weiterleiten</translation>
+    </message>
+    <message>
+        <source>Close the preview and its open connections</source>
+        <translation>Die Vorschau und ihre offenen Verbindungen schließen</translation>
+    </message>
+    <message>
+        <source>This session&apos;s supervisor forwards no ports.</source>
+        <translation>Der Supervisor dieser Sitzung leitet keine Ports weiter.</translation>
+    </message>
+    <message>
+        <source>Ports are those of a running session.</source>
+        <translation>Ports gibt es nur bei laufenden Sitzungen.</translation>
+    </message>
+    <message>
+        <source>Looking for servers in the sandbox…</source>
+        <translation>Suche nach Servern in der Sandbox…</translation>
+    </message>
+    <message>
+        <source>Port %1 of the sandbox is at %2</source>
+        <translation>Port %1 der Sandbox ist unter %2 erreichbar</translation>
+    </message>
+    <message>
+        <source>nothing now</source>
+        <translation>derzeit nichts</translation>
+    </message>
+    <message>
+        <source>Exposed by %1</source>
+        <translation>Freigegeben von %1</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n open</source>
+        <translation>
+            <numerusform>%n offen</numerusform>
+            <numerusform>%n offen</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1 in all</source>
+        <translation>%1 insgesamt</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n refused</source>
+        <translation>
+            <numerusform>%n abgewiesen</numerusform>
+            <numerusform>%n abgewiesen</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>not exposed</source>
+        <translation>nicht freigegeben</translation>
+    </message>
+    <message>
+        <source>This session shares this machine&apos;s network: its servers are on 127.0.0.1 already, at their own ports.</source>
+        <translation>Diese Sitzung teilt das Netzwerk dieses Rechners: Ihre Server sind bereits unter 127.0.0.1 erreichbar, auf ihren eigenen Ports.</translation>
+    </message>
+    <message>
+        <source>Nothing listens in the sandbox. A server started there (npm run dev, python3 -m http.server) shows here.</source>
+        <translation>In der Sandbox lauscht nichts. Ein dort gestarteter Server (npm run dev, python3 -m http.server) erscheint hier.</translation>
+    </message>
+    <message>
+        <source>Servers listening inside the sandbox. Expose one to open it on this machine (127.0.0.1 only).</source>
+        <translation>Server, die in der Sandbox lauschen. Geben Sie einen frei, um ihn auf diesem Rechner zu öffnen (nur 127.0.0.1).</translation>
+    </message>
+    <message>
+        <source>No browser opened %1: copy the URL instead.</source>
+        <translation>Kein Browser hat %1 geöffnet: Kopieren Sie stattdessen die URL.</translation>
+    </message>
+    <message>
+        <source>Copied %1</source>
+        <translation>%1 kopiert</translation>
     </message>
 </context>
 <context>

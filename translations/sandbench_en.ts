@@ -182,6 +182,23 @@
     </message>
 </context>
 <context>
+    <name>sbui::PortsView</name>
+    <message numerus="yes">
+        <source>%n open</source>
+        <translation>
+            <numerusform>%n open</numerusform>
+            <numerusform>%n open</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n refused</source>
+        <translation>
+            <numerusform>%n refused</numerusform>
+            <numerusform>%n refused</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>sbui::ReplayScrubber</name>
     <message numerus="yes">
         <source>… and %n more</source>

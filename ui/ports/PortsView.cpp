@@ -55,14 +55,17 @@ PortsView::PortsView(QWidget* parent)
     m_expose->setToolTip(tr("Forward a free port of this machine's 127.0.0.1 to it"));
     m_stop->setToolTip(tr("Close the preview and its open connections"));
 
+    // Two short rows rather than one long one: the tab must fit beside the docks at 1024 px.
+    auto* top = new QHBoxLayout;
+    top->addWidget(m_message, 1);
+    top->addWidget(m_otherPort);
+    top->addWidget(m_exposeOther);
     auto* buttons = new QHBoxLayout;
     for (QPushButton* b : {m_expose, m_open, m_copy, m_stop})
         buttons->addWidget(b);
     buttons->addStretch(1);
-    buttons->addWidget(m_otherPort);
-    buttons->addWidget(m_exposeOther);
     auto* layout = new QVBoxLayout(this);
-    layout->addWidget(m_message);
+    layout->addLayout(top);
     layout->addWidget(m_table, 1);
     layout->addLayout(buttons);
 
