@@ -9,7 +9,9 @@ import { after, describe } from 'node:test';
 import assert from 'node:assert/strict';
 
 import { Runner, setTracingDisabled } from '@openai/agents';
-import { Manifest, SandboxAgent, dir, file, filesystem, shell } from '@openai/agents/sandbox';
+import {
+  Manifest, SandboxAgent, SandboxConfigurationError, dir, file, filesystem, shell, urlForExposedPort,
+} from '@openai/agents/sandbox';
 import { ScriptedModel, assistantMessage, functionCall } from '@openai/agents/testing';
 import { SandbenchSandboxClient } from '@sandbench/openai-agents';
 
@@ -166,6 +168,44 @@ describe('the Sandbench client of the OpenAI Agents SDK', () => {
     assert.match(outputs.get('c2').text, /echoed line/);
     assert.match(outputs.get('c3').text, /Process exited with code 130/);
     assert.match(outputs.get('c4').text, /write_stdin failed: session not found: 7/);
+  });
+
+  agentsTest('resolveExposedPort previews a server listening inside the sandbox', async () => {
+    const port = 20000 + (process.pid % 20000);
+    const previews = client({ exposedPorts: [port] });
+    const session = await previews.create({
+      manifest: new Manifest({ entries: { 'hello.txt': file({ content: 'hello from the sandbox\n' }) } }),
+    });
+    try {
+      await session.execCommand({
+        cmd: `nohup python3 -m http.server ${port} --bind 127.0.0.1 > /dev/null 2>&1 &`,
+      });
+      const endpoint = await session.resolveExposedPort(port);
+      assert.equal(endpoint.host, '127.0.0.1');
+      assert.notEqual(endpoint.port, port, 'a port of this machine, not the sandbox\'s');
+      assert.equal(endpoint.tls, false);
+      const url = urlForExposedPort(endpoint, 'http');
+      // Until the server listens, the forward closes connections: ask again.
+      const body = await waitUntil(async () => {
+        try {
+          const reply = await fetch(new URL('hello.txt', url));
+          return reply.ok ? await reply.text() : undefined;
+        } catch {
+          return undefined;
+        }
+      }, 20_000, 'the preview to serve hello.txt');
+      assert.equal(body, 'hello from the sandbox\n');
+      assert.deepEqual(session.state.exposedPorts[String(port)], endpoint);
+      await assert.rejects(session.resolveExposedPort(port + 1), SandboxConfigurationError);
+      // The same port again: the same forward.
+      assert.deepEqual(await session.resolveExposedPort(port), endpoint);
+      const serialised = await previews.serializeSessionState(session.state);
+      assert.deepEqual(serialised.configuredExposedPorts, [port]);
+      assert.deepEqual(serialised.exposedPorts[String(port)], endpoint);
+    } finally {
+      await session.close?.();
+      await previews.delete(session.state);
+    }
   });
 
   agentsTest('keepSession leaves the session running for a later run to resume', async () => {

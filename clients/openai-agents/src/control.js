@@ -1,5 +1,5 @@
-// A client of a Sandbench session's control socket (docs/protocol.md, version 2): one connection
-// over which processes run and files are read and written, many at a time.
+// A client of a Sandbench session's control socket (docs/protocol.md, version 3): one connection
+// over which processes run, files are read and written and ports exposed, many at a time.
 //
 // A frame is [u32 length, little-endian][u8 type][payload]; length counts the type byte and the
 // payload. exec_output and exec_input carry [u64 seq, little-endian][bytes]; every other message
@@ -9,8 +9,14 @@ import net from 'node:net';
 const TYPES = {
   hello: 1, welcome: 2, exit: 14, error: 15, ack: 17, stop: 12,
   exec_start: 19, exec_started: 20, exec_output: 21, exec_input: 22, exec_control: 23,
-  exec_event: 24, exec_exit: 25, file_request: 26, file_reply: 27,
+  exec_event: 24, exec_exit: 25, file_request: 26, file_reply: 27, port_request: 28,
+  port_reply: 29,
 };
+// The requests answered by a reply of their own (or an error naming them), by id.
+const REPLIES = new Map([
+  [TYPES.file_reply, 'file_request'],
+  [TYPES.port_reply, 'port_request'],
+]);
 const BYTES_TYPES = new Set([TYPES.exec_output, TYPES.exec_input, 5, 6]);
 const MAX_FRAME = 16 << 20;
 
@@ -57,7 +63,8 @@ export class Process {
 
 export class ControlConnection {
   /**
-   * Connects to a session's socket and completes the handshake (protocol version 2).
+   * Connects to a session's socket and completes the handshake (protocol version 3, or the
+   * session's older one).
    * @param {string} socketPath
    * @param {string} clientName how the session records who asked
    */
@@ -79,7 +86,7 @@ export class ControlConnection {
   #buffer = Buffer.alloc(0);
   #nextId = 1;
   #processes = new Map();
-  #files = new Map();
+  #requests = new Map(); // id → {resolve, reject}: file and port requests
   #waiters = [];
   #closedError = undefined;
 
@@ -121,11 +128,28 @@ export class ControlConnection {
 
   /** A file request (op, path, …) and its reply's body: {ok: true, …} or {ok: false, error}. */
   file(request) {
+    return this.#request(TYPES.file_request, request);
+  }
+
+  /** Whether the session forwards ports (version 3, "features": ports). */
+  get servesPorts() {
+    return (this.welcome?.features ?? []).includes('ports');
+  }
+
+  /**
+   * A port request ({op: 'list' | 'expose' | 'close', port, host_port}) and its reply's body:
+   * {ok: true, forward | listening, forwards} or {ok: false, error}.
+   */
+  ports(request) {
+    return this.#request(TYPES.port_request, request);
+  }
+
+  #request(type, request) {
     const id = this.#nextId++;
     return new Promise((resolve, reject) => {
       if (this.#closedError) return reject(this.#closedError);
-      this.#files.set(id, { resolve, reject });
-      this.#send(TYPES.file_request, { ...request, id });
+      this.#requests.set(id, { resolve, reject });
+      this.#send(type, { ...request, id });
     });
   }
 
@@ -146,7 +170,7 @@ export class ControlConnection {
   #handshake(clientName) {
     return new Promise((resolve, reject) => {
       this.#waiters.push({ type: TYPES.welcome, resolve, reject });
-      this.#send(TYPES.hello, { version: 2, client: clientName, role: 'viewer' });
+      this.#send(TYPES.hello, { version: 3, client: clientName, role: 'viewer' });
     });
   }
 
@@ -202,11 +226,12 @@ export class ControlConnection {
       return type === TYPES.welcome ? waiter.resolve(body) : waiter.reject(new Error(body.message));
     }
     if (type === TYPES.exit) return this.#onClose(new Error(`the session ended (status ${body.status})`));
-    if (type === TYPES.file_reply || (type === TYPES.error && body.ref === 'file_request')) {
-      const pending = this.#files.get(body.id);
+    const replied = REPLIES.has(type);
+    if (replied || (type === TYPES.error && [...REPLIES.values()].includes(body.ref))) {
+      const pending = this.#requests.get(body.id);
       if (!pending) return;
-      this.#files.delete(body.id);
-      return pending.resolve(type === TYPES.file_reply ? body
+      this.#requests.delete(body.id);
+      return pending.resolve(replied ? body
         : { ok: false, error: { code: body.code, message: body.message } });
     }
     const process = this.#processes.get(body.id);
@@ -230,8 +255,8 @@ export class ControlConnection {
     if (this.#closedError) return;
     this.#closedError = error;
     for (const w of this.#waiters.splice(0)) w.reject(error);
-    for (const pending of this.#files.values()) pending.reject(error);
-    this.#files.clear();
+    for (const pending of this.#requests.values()) pending.reject(error);
+    this.#requests.clear();
     for (const process of this.#processes.values()) {
       process.exit = { id: process.id, error: error.message, exit_code: null, signal: null };
       process.notify();

@@ -16,7 +16,10 @@ import {
   SandboxUnsupportedFeatureError,
   WorkspacePathPolicy,
   normalizeSandboxClientCreateArgs,
+  SandboxConfigurationError,
+  normalizeExposedPort,
   permissionsForSandboxEntry,
+  recordExposedPortEndpoint,
 } from '@openai/agents/sandbox';
 
 import { ControlConnection } from './control.js';
@@ -41,6 +44,8 @@ const SUPPORTED_ENTRIES = new Set(['dir', 'file', 'local_file', 'local_dir']);
  * @property {boolean} [keepSession] Leave a session it started running when the run ends, so a
  *   later run can resume it (default false: it is stopped; its changes stay for review).
  * @property {number} [commandTimeoutMs] A command running longer is killed (default 10 min).
+ * @property {number[]} [exposedPorts] The only ports resolveExposedPort may expose (default: any
+ *   port the session's servers listen on).
  * @property {Record<string, string>} [env] Environment of the sandbench-cli it runs (default:
  *   this process's): the XDG folders say where sessions live.
  */
@@ -150,6 +155,7 @@ export class SandbenchSandboxClient {
       socketPath: socketPathOf(sessionId, env),
       workspace,
       keep: !owned || Boolean(options.keepSession),
+      configuredExposedPorts: (options.exposedPorts ?? []).map((p) => normalizeExposedPort(p)),
     };
     let session;
     try {
@@ -183,6 +189,8 @@ export class SandbenchSandboxClient {
       workspace: state.workspace ?? null,
       keep: state.keep,
       environment: state.environment ?? {},
+      configuredExposedPorts: state.configuredExposedPorts ?? [],
+      exposedPorts: state.exposedPorts ?? null,
     };
   }
 
@@ -191,6 +199,7 @@ export class SandbenchSandboxClient {
       ...record,
       manifest: record.manifest instanceof Manifest ? record.manifest : new Manifest(record.manifest),
       workspace: record.workspace ?? undefined,
+      exposedPorts: record.exposedPorts ?? undefined,
     };
   }
 
@@ -234,6 +243,34 @@ export class SandbenchSandboxSession {
 
   supportsPty() {
     return true;
+  }
+
+  /**
+   * A port preview of the sandbox's `port` (a server listening on its own loopback): the session
+   * forwards a free port of this machine's 127.0.0.1 to it, for as long as the session runs.
+   * Connections made before the server listens are closed.
+   */
+  async resolveExposedPort(port) {
+    const wanted = normalizeExposedPort(port);
+    const configured = this.state.configuredExposedPorts ?? [];
+    if (configured.length > 0 && !configured.includes(wanted)) {
+      throw new SandboxConfigurationError(
+        `Sandbench session ${this.state.sessionId} was not configured to expose port ${wanted} ` +
+        `(exposedPorts: ${configured.join(', ')})`,
+        { provider: 'SandbenchSandboxClient', port: wanted, configuredPorts: configured });
+    }
+    if (!this.#connection.servesPorts) {
+      throw new SandboxUnsupportedFeatureError(
+        `Sandbench session ${this.state.sessionId} forwards no ports (its supervisor predates ` +
+        'port previews, or its sandbox cannot make sockets)');
+    }
+    const reply = await this.#connection.ports({ op: 'expose', port: wanted });
+    if (!reply.ok) {
+      throw new SandboxProviderError(
+        `cannot expose port ${wanted} of Sandbench session ${this.state.sessionId}: ${reply.error.message}`);
+    }
+    return recordExposedPortEndpoint(
+      this.state, { host: reply.forward.host, port: reply.forward.host_port, tls: false }, wanted);
   }
 
   /** The manifest's entries, written through the session's file API. */
