@@ -1,5 +1,6 @@
 // snapshot / snapshots / restore / fork: checkpoints of a session's changes (Snapshots.h), for a
-// session that is not running (workspace/SessionSnapshots.h).
+// session that is not running (workspace/SessionSnapshots.h); a running session's snapshot is
+// asked of its supervisor, which freezes the sandbox meanwhile.
 #include "Commands.h"
 #include "Format.h"
 #include "base/Session.h"
@@ -25,8 +26,25 @@ std::string describe(const sb::LayerCopyStats& s)
            (s.cloned > 0 ? " (" + std::to_string(s.cloned) + " files cloned)" : "");
 }
 
+// A running session's snapshot is its supervisor's to take, with the sandbox frozen.
+int snapshotRunning(const SnapshotArgs& args)
+{
+    auto client = connectSession(args.session, sb::proto::Role::Viewer, "sandbench-cli snapshot");
+    if (!client) return fail(client.error());
+    auto taken = (*client)->snapshot(args.name);
+    if (!taken) return fail(taken.error().within("snapshot of running session " + args.session));
+    std::printf("snapshot %s of %s: %s entries, %s bytes, the sandbox frozen %.1f ms\n",
+                taken->value("name", "").c_str(), args.session.c_str(),
+                taken->value("entries", nlohmann::json(0)).dump().c_str(),
+                taken->value("bytes", nlohmann::json(0)).dump().c_str(),
+                taken->value("frozen_ms", 0.0));
+    return 0;
+}
+
 int snapshotCommand(const SnapshotArgs& args)
 {
+    if (auto session = sb::loadSession(args.session); session && sb::sessionIsLive(*session))
+        return snapshotRunning(args);
     const auto start = std::chrono::steady_clock::now();
     auto snapshot = sb::snapshotStoppedSession(args.session, args.name);
     if (!snapshot) return fail(snapshot.error());
@@ -87,7 +105,8 @@ void addSnapshotCommands(CLI::App& app)
 {
     auto args = std::make_shared<SnapshotArgs>();
     CLI::App* snapshot = app.add_subcommand(
-        "snapshot", "Keep a copy of a stopped session's changes, to restore or fork later");
+        "snapshot", "Keep a copy of a session's changes, to restore or fork later (a running "
+                    "session's sandbox is frozen meanwhile)");
     snapshot->add_option("session", args->session, "Session id")->required();
     snapshot->add_option("name", args->name, "Its name (default: snapshot-N)");
     snapshot->callback([args] { exitWith(snapshotCommand(*args)); });

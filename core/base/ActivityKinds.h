@@ -16,5 +16,6 @@ inline constexpr char kRecording[] = "recording"; // the recording stopped (disk
 inline constexpr char kExec[] = "exec";           // a program's process started or ended
 inline constexpr char kFiles[] = "files";         // a program's file request
 inline constexpr char kPort[] = "port";           // a sandbox's port exposed on the host, or closed
+inline constexpr char kSnapshot[] = "snapshot";   // a snapshot of the running session was taken
 
 } // namespace sb::activity

@@ -100,6 +100,20 @@ Result<json> ControlClient::ports(json body, int timeoutMs)
     return reply;
 }
 
+Result<json> ControlClient::snapshot(const std::string& name, int timeoutMs)
+{
+    if (m_version < 3)
+        return unsupported("this session's supervisor predates snapshots of running sessions: "
+                           "stop it to take its snapshot");
+    const std::uint64_t id = m_nextRequestId++;
+    json reply;
+    if (auto e = request(proto::jsonMessage(MsgType::SnapshotRequest, {{"id", id}, {"name", name}}),
+                         proto::typeName(MsgType::SnapshotRequest), id, timeoutMs, &reply,
+                         MsgType::SnapshotReply))
+        return *e;
+    return reply.value("snapshot", json::object());
+}
+
 bool ControlClient::servesPrograms() const
 {
     const json features = m_welcome.value("features", json::array());

@@ -77,6 +77,9 @@ class ControlClient {
     // A port_request ({op: list | expose | close, port, host_port}; the id is added) and its
     // port_reply's body: "listening" and "forwards" for list, "forward" for expose.
     Result<nlohmann::json> ports(nlohmann::json body, int timeoutMs = 10000);
+    // snapshot_request (version 3): the supervisor freezes the sandbox and copies its layer as
+    // snapshot `name` (empty: snapshot-N); the reply's "snapshot".
+    Result<nlohmann::json> snapshot(const std::string& name, int timeoutMs = 60000);
 
   private:
     explicit ControlClient(int fd) : m_fd(fd) {}

@@ -286,6 +286,7 @@ void ControlServer::dispatch(Client& c, proto::Message& m)
     case MsgType::ExecControl:
     case MsgType::FileRequest:
     case MsgType::PortRequest:
+    case MsgType::SnapshotRequest:
         onProgramRequest(c, m);
         return;
     case MsgType::Hello:

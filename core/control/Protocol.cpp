@@ -108,7 +108,9 @@ const char* typeName(MsgType type)
                                         "file_request",
                                         "file_reply",
                                         "port_request",
-                                        "port_reply"};
+                                        "port_reply",
+                                        "snapshot_request",
+                                        "snapshot_reply"};
     auto index = static_cast<std::size_t>(type);
     return index < std::size(names) ? names[index] : "?";
 }

@@ -68,11 +68,13 @@ enum class MsgType : std::uint8_t {
     ExecExit = 25,    // server → client: {id, exit_code, signal, timed_out, denied?, error?}
     FileRequest = 26, // client → server: {id, op, path, …}
     FileReply = 27,   // server → client: {id, ok, …} or {id, ok: false, error: {code, message}}
-    // Version 3: port previews (docs/protocol.md).
-    PortRequest = 28, // client → server: {id, op: list | expose | close, port, host_port}
-    PortReply = 29,   // server → client: {id, ok, listening, forwards | forward}
+    // Version 3: port previews and snapshots of a running session (docs/protocol.md).
+    PortRequest = 28,     // client → server: {id, op: list | expose | close, port, host_port}
+    PortReply = 29,       // server → client: {id, ok, listening, forwards | forward}
+    SnapshotRequest = 30, // client → server: {id, name}
+    SnapshotReply = 31,   // server → client: {id, ok, snapshot: {name, entries, bytes, …}}
 };
-constexpr std::uint8_t kLastType = static_cast<std::uint8_t>(MsgType::PortReply);
+constexpr std::uint8_t kLastType = static_cast<std::uint8_t>(MsgType::SnapshotReply);
 // The exec stream numbers inside an ExecOutput's seq.
 constexpr std::uint64_t kExecStdout = 1, kExecStderr = 2;
 // The largest file content one FileRequest or FileReply carries (base64 in the JSON body):

@@ -56,6 +56,9 @@ struct LoopOptions {
     // this long after if it is still there.
     long long stopGraceMs = kStopGraceMs;
     static constexpr long long kStopGraceMs = proto::kStopGraceMs;
+    // A snapshot of the running session named `name` (empty: snapshot-N), taken with the
+    // sandbox frozen (snapshot_request); its description for the reply. Null: refused.
+    std::function<Result<nlohmann::json>(const std::string& name)> snapshot;
 };
 
 class SessionLoop final : public SessionBackend {
@@ -120,6 +123,8 @@ class SessionLoop final : public SessionBackend {
     void clientGone(std::uint64_t client) override;
 
   private:
+    // snapshot_request: LoopOptions::snapshot, its reply and its activity event.
+    Status takeSnapshot(std::uint64_t client, const std::string& by, const proto::Message& request);
     // Things other threads (the proxy, a broker answer) hand to the loop's thread.
     struct ApprovalEvent {
         std::optional<ApprovalRequest> request;

@@ -10,6 +10,7 @@
 #include "recording/RecordingStore.h"
 #include "recording/RecordingWriter.h"
 #include "sandbox/Environment.h"
+#include "sandbox/Freezer.h"
 #include "sandbox/Identity.h"
 #include "sandbox/Landlock.h"
 #include "sandbox/ResourceLimits.h"
@@ -17,6 +18,7 @@
 #include "supervision/SessionLoop.h"
 #include "supervision/SessionResume.h"
 #include "supervision/SessionWatch.h"
+#include "workspace/SessionSnapshots.h"
 #include "workspace/Workspace.h"
 
 #include <chrono>
@@ -292,6 +294,34 @@ Status chooseStdio(const RunOptions& options, SandboxConfig& config, Pipe& out, 
     return {};
 }
 
+// A snapshot of the running session's layer: the sandbox frozen (nothing writes meanwhile),
+// the layer copied, the sandbox thawed. The supervisor holds the session's lock all along.
+Result<nlohmann::json> snapshotRunningSession(const std::vector<std::string>& cgroups, bool v1,
+                                              const fs::path& dir, const fs::path& upper,
+                                              const std::string& id, std::string name)
+{
+    if (name.empty()) {
+        auto session = loadSession(id);
+        if (!session) return session.error();
+        name = nextSnapshotName(*session);
+    }
+    if (auto e = checkSnapshotName(name)) return *e;
+    const auto start = std::chrono::steady_clock::now();
+    auto frozen = SandboxFreeze::freeze(cgroups, v1);
+    if (!frozen) return frozen.error().within("freeze session " + id + " for its snapshot");
+    auto taken = takeSnapshot(dir, upper, name);
+    frozen->reset();
+    const auto frozenMs =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    if (!taken) return taken.error();
+    return nlohmann::json{{"name", taken->name},
+                          {"taken_unix_ms", taken->takenUnixMs},
+                          {"entries", taken->stats.entries},
+                          {"bytes", taken->stats.bytes},
+                          {"cloned", taken->stats.cloned},
+                          {"frozen_ms", frozenMs}};
+}
+
 // How the session loop relays, records and times the session. It takes the pipes' read ends.
 LoopOptions loopOptionsOf(const RunOptions& options, const SandboxConfig& config,
                           const SandboxProcess& sandbox, const SessionInfo& session,
@@ -319,6 +349,10 @@ LoopOptions loopOptionsOf(const RunOptions& options, const SandboxConfig& config
     loop.recorder = &recorder;
     if (config.limits.wallSeconds > 0)
         loop.deadlineMs = monotonicMs() + static_cast<long long>(config.limits.wallSeconds) * 1000;
+    loop.snapshot = [cgroups = config.cgroups, v1 = config.cgroupsV1, dir = session.directory(),
+                     upper = session.upperDir(), id = session.id](const std::string& name) {
+        return snapshotRunningSession(cgroups, v1, dir, upper, id, name);
+    };
     return loop;
 }
 

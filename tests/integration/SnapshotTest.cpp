@@ -1,7 +1,10 @@
 // Snapshots (issue 24): a stopped session's changes kept, restored after they changed, and
 // forked into sessions that go on separately, at the same time; whiteouts (deletions) survive
-// the copies. A running session is not copied under its agent's feet.
+// the copies. A running session is frozen while its layer is copied.
 #include "IntegrationSupport.h"
+#include "ProxyTestSupport.h"
+
+#include <nlohmann/json.hpp>
 
 namespace fs = std::filesystem;
 using sbit::contains;
@@ -74,15 +77,64 @@ TEST_F(Snapshots, ForksGoOnSeparatelyAtTheSameTime)
     EXPECT_FALSE(fs::exists(sb.workspace() / "README.md"));
 }
 
-TEST_F(Snapshots, ARunningSessionIsNotCopiedAndNamesAreChecked)
+// Whether sessions here get cgroups of their own (doctor's "cgroups" check), which freezing a
+// running sandbox needs.
+bool sessionsHaveCgroups(const sbit::Sandbench& sb)
+{
+    auto doctor = sb.cli({"doctor", "--json"});
+    for (const auto& check : nlohmann::json::parse(doctor.out, nullptr, false))
+        if (check.value("name", "") == "cgroups") return check.value("ok", false);
+    return false;
+}
+
+TEST_F(Snapshots, ARunningSessionIsFrozenForItsSnapshot)
 {
     auto started = sb.cli({"start", "--name", "busy"});
     ASSERT_EQ(started.status, 0) << dump(started);
-    auto refused = sb.cli({"snapshot", "busy"});
-    EXPECT_NE(refused.status, 0);
-    EXPECT_TRUE(contains(refused.err, "session busy is running: stop it first")) << refused.err;
+    // A writer that never stops: each line is whole, or the copy caught it half-written.
+    auto writer = sb.cli({"exec", "busy", "--detach", "--", "bash", "-c",
+                          "i=0; while :; do echo \"line $i of the writer\" >> log.txt; i=$((i+1)); "
+                          "done"});
+    ASSERT_EQ(writer.status, 0) << dump(writer);
+    ASSERT_TRUE(sbproxytest::waitUntil([&] { return fs::exists(sb.upper("busy") / "log.txt"); }));
+    auto taken = sb.cli({"snapshot", "busy", "running"});
+    if (!sessionsHaveCgroups(sb)) {
+        // Nothing to freeze it with: refused, saying so, and nothing half-copied stays.
+        EXPECT_NE(taken.status, 0);
+        EXPECT_TRUE(contains(taken.err, "no cgroup of its own to freeze it with")) << dump(taken);
+        EXPECT_FALSE(fs::exists(sb.sessions() / "busy" / "snapshots" / "running"));
+    } else {
+        ASSERT_EQ(taken.status, 0) << dump(taken);
+        EXPECT_TRUE(contains(taken.out, "snapshot running of busy")) << taken.out;
+        EXPECT_TRUE(contains(taken.out, "the sandbox frozen")) << taken.out;
+        const std::string copy = sbtest::readFile(sb.sessions() / "busy" / "snapshots" / "running" /
+                                                  "upper" / "log.txt");
+        ASSERT_FALSE(copy.empty());
+        EXPECT_EQ(copy.back(), '\n') << "a line half-written when copied";
+        // Thawed: the writer goes on.
+        const auto before = fs::file_size(sb.upper("busy") / "log.txt");
+        EXPECT_TRUE(sbproxytest::waitUntil(
+            [&] { return fs::file_size(sb.upper("busy") / "log.txt") > before; }));
+        // The activity says who took it.
+        auto events = sb.cli({"export", "busy", "--format", "jsonl"});
+        (void)events; // the recording is written at the end; checked below
+    }
+    // Restoring under a running sandbox is refused: its overlay is mounted.
+    auto restore = sb.cli({"restore", "busy", "running"});
+    EXPECT_NE(restore.status, 0);
+    EXPECT_TRUE(contains(restore.err, "session busy is running: stop it first")) << restore.err;
     EXPECT_EQ(sb.cli({"stop", "busy"}).status, 0);
     ASSERT_TRUE(sb.waitUntilEnded("busy"));
+    if (sessionsHaveCgroups(sb)) {
+        auto events = sb.cli({"export", "busy", "--format", "jsonl"});
+        EXPECT_TRUE(contains(events.out, "\"kind\":\"snapshot\"")) << dump(events);
+        EXPECT_TRUE(contains(events.out, "\"by\":\"sandbench-cli snapshot\"")) << dump(events);
+    }
+}
+
+TEST_F(Snapshots, NamesAreChecked)
+{
+    ASSERT_EQ(sb.run("busy", {"true"}).status, 0);
     auto named = sb.cli({"snapshot", "busy", "../x"});
     EXPECT_NE(named.status, 0);
     EXPECT_TRUE(contains(named.err, "snapshot name '../x'")) << named.err;

@@ -267,6 +267,20 @@ ActivityModel::Row ActivityModel::makeRow(const json& e)
     } else if (kind == sb::activity::kError) {
         row.category = Category::Lifecycle;
         row.summary = tr("error: %1").arg(str(e, "message"));
+    } else if (kind == sb::activity::kPort) {
+        row.category = Category::Lifecycle;
+        row.summary =
+            text(e, "action") == "exposed"
+                ? tr("port %1 exposed at 127.0.0.1:%2 by %3")
+                      .arg(number(e, "port"))
+                      .arg(number(e, "host_port"))
+                      .arg(str(e, "by"))
+                : tr("port %1 no longer exposed (%2)").arg(number(e, "port")).arg(str(e, "by"));
+    } else if (kind == sb::activity::kSnapshot) {
+        row.category = Category::Lifecycle;
+        row.summary = tr("snapshot %1 taken by %2 (the sandbox frozen %3 ms)")
+                          .arg(str(e, "name"), str(e, "by"))
+                          .arg(QLocale().toString(e.value("frozen_ms", 0.0), 'f', 1));
     } else if (kind == sb::activity::kRecording) {
         // The recording stopped (a full disk, a database locked by another program) or went on.
         row.category = Category::Lifecycle;
@@ -551,6 +565,8 @@ QString ActivityModel::kindLabel(const QString& kind)
     if (kind == QLatin1String(sb::activity::kLifecycle)) return tr("lifecycle");
     if (kind == QLatin1String(sb::activity::kError)) return tr("error");
     if (kind == QLatin1String(sb::activity::kRecording)) return tr("recording");
+    if (kind == QLatin1String(sb::activity::kPort)) return tr("port");
+    if (kind == QLatin1String(sb::activity::kSnapshot)) return tr("snapshot");
     return kind;
 }
 

@@ -16,6 +16,7 @@
 #include "sessions/SessionHistory.h"
 #include "sessions/SessionHub.h"
 #include "sessions/SessionListView.h"
+#include "sessions/SnapshotsDialog.h"
 #include "settings/RecordingCleaner.h"
 #include "settings/Settings.h"
 #include "settings/SettingsDialog.h"
@@ -239,6 +240,29 @@ void MainWindow::resumeSession()
     const bool start =
         m_newSessionHook ? m_newSessionHook(dialog) : dialog.exec() == QDialog::Accepted;
     if (start && dialog.isValid()) startSession(dialog.request());
+}
+
+void MainWindow::setSnapshotsHook(std::function<void(SnapshotsDialog&)> hook)
+{
+    m_snapshotsHook = std::move(hook);
+}
+
+void MainWindow::showSnapshots()
+{
+    if (m_current.isEmpty() || !m_snapshotsAction->isEnabled()) return;
+    const bool live = m_hub->isLive(m_current);
+    SnapshotsDialog dialog(m_current, live ? m_view.get() : nullptr, this);
+    connect(&dialog, &SnapshotsDialog::restored, m_files,
+            [this] { m_files->showSession(m_current); });
+    connect(&dialog, &SnapshotsDialog::forked, this, [this](const QString& id) {
+        m_hub->refresh();
+        statusBar()->showMessage(tr("Forked as %1: Session → Resume… goes on with it").arg(id),
+                                 8000);
+    });
+    if (m_snapshotsHook)
+        m_snapshotsHook(dialog);
+    else
+        dialog.exec();
 }
 
 bool MainWindow::startSession(LaunchRequest request)
@@ -514,6 +538,7 @@ void MainWindow::updateActions()
     m_openAction->setEnabled(m_hub->model()->entry(m_current) != nullptr);
     // An ended session with changes waiting (a resumed one has none left).
     m_resumeAction->setEnabled(!live && !m_current.isEmpty() && m_files->changeCount() > 0);
+    m_snapshotsAction->setEnabled(m_hub->model()->entry(m_current) != nullptr);
 }
 
 void MainWindow::restoreLastSession()

@@ -32,6 +32,7 @@ class PolicyEditor;
 class RecordingCleaner;
 class PortsView;
 class ReplayView;
+class SnapshotsDialog;
 class SessionConnection;
 class SessionHub;
 class SettingsDialog;
@@ -55,6 +56,10 @@ class MainWindow : public QMainWindow {
     // The New session dialog set to go on with the shown session's changes (an ended session
     // that has some), and the session it asks for.
     void resumeSession();
+    // Session → Snapshots…: the shown session's snapshots (take, restore, fork); a test hook
+    // gets the dialog instead of exec().
+    void showSnapshots();
+    void setSnapshotsHook(std::function<void(SnapshotsDialog&)> hook);
     // The built-in demo: a scripted agent over a fresh copy of the demo project.
     void startDemo();
     void stopSession();
@@ -77,6 +82,7 @@ class MainWindow : public QMainWindow {
     ReplayView* replay() const { return m_replay; }
     PortsView* ports() const { return m_ports; }
     QAction* resumeAction() const { return m_resumeAction; }
+    QAction* snapshotsAction() const { return m_snapshotsAction; }
     PolicyEditor* policy() const { return m_policy; }
     WelcomeView* welcome() const { return m_welcome; }
     // True while the first-run view is shown instead of the session tabs.
@@ -135,6 +141,7 @@ class MainWindow : public QMainWindow {
     QLabel* m_stateLabel;
     QLabel* m_policyLabel;
     QAction *m_newAction, *m_stopAction, *m_killAction, *m_resumeAction, *m_openAction;
+    QAction* m_snapshotsAction;
     std::unique_ptr<SessionConnection> m_view; // the shown live session's terminal and events
     bool m_layoutRestored = false;             // the user's dock layout came back from the settings
     bool m_sizedDocks = false;
@@ -145,6 +152,7 @@ class MainWindow : public QMainWindow {
     QString m_lastOpened;
     std::function<bool(NewSessionDialog&)> m_newSessionHook;
     std::function<bool(SettingsDialog&)> m_settingsHook;
+    std::function<void(SnapshotsDialog&)> m_snapshotsHook;
     RecordingCleaner* m_cleaner;
     std::pair<int, int> m_appliedRetention{-1, -1}; // days, MB
     // A session being started: shown as soon as its supervisor answers.

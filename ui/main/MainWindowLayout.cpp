@@ -49,6 +49,10 @@ void MainWindow::buildActions()
     m_resumeAction->setToolTip(
         tr("Start a new session that goes on with this ended session's changes"));
     connect(m_resumeAction, &QAction::triggered, this, &MainWindow::resumeSession);
+    m_snapshotsAction = new QAction(tr("S&napshots…"), this);
+    m_snapshotsAction->setToolTip(
+        tr("Keep a copy of this session's changes, restore one, or fork a new session from it"));
+    connect(m_snapshotsAction, &QAction::triggered, this, &MainWindow::showSnapshots);
     m_killAction = new QAction(QIcon(QStringLiteral(":/icons/kill.svg")), tr("&Kill"), this);
     m_killAction->setToolTip(tr("End the session's programs at once (SIGKILL)"));
     connect(m_killAction, &QAction::triggered, this, &MainWindow::killSession);
@@ -81,7 +85,8 @@ void MainWindow::buildActions()
     fileMenu->addSeparator();
     fileMenu->addAction(quit);
     QMenu* sessionMenu = new QMenu(tr("&Session"), menuBar());
-    sessionMenu->addActions({m_stopAction, m_killAction, m_resumeAction, m_openAction});
+    sessionMenu->addActions(
+        {m_stopAction, m_killAction, m_resumeAction, m_snapshotsAction, m_openAction});
     // Policies are files of their own: opened and saved without a session.
     QMenu* policyMenu = new QMenu(tr("&Policy"), menuBar());
     QAction* openPolicy = policyMenu->addAction(tr("Open &policy…"));

@@ -99,6 +99,13 @@ void SessionConnection::requestPorts(nlohmann::json request)
     send(MsgType::PortRequest, request);
 }
 
+sb::Result<nlohmann::json> SessionConnection::takeSnapshot(const std::string& name)
+{
+    auto taken = m_client->snapshot(name);
+    QMetaObject::invokeMethod(this, &SessionConnection::dispatchBuffered, Qt::QueuedConnection);
+    return taken;
+}
+
 void SessionConnection::send(MsgType type, const nlohmann::json& body)
 {
     if (m_closed) return;

@@ -55,6 +55,10 @@ class SessionConnection : public QObject {
     // portRequestFailed().
     bool servesPorts() const { return m_client->servesPorts(); }
     void requestPorts(nlohmann::json request);
+    // A snapshot of the running session (snapshot_request: its sandbox frozen while its changes
+    // are copied, milliseconds); waits for the supervisor's answer. Other messages that came
+    // meanwhile are handed out afterwards.
+    sb::Result<nlohmann::json> takeSnapshot(const std::string& name);
 
   Q_SIGNALS:
     void output(const QByteArray& bytes);
