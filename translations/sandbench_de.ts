@@ -518,6 +518,26 @@
         <source>started</source>
         <translation>gestartet</translation>
     </message>
+    <message>
+        <source>port %1 exposed at 127.0.0.1:%2 by %3</source>
+        <translation>Port %1 unter 127.0.0.1:%2 freigegeben von %3</translation>
+    </message>
+    <message>
+        <source>port %1 no longer exposed (%2)</source>
+        <translation>Port %1 nicht mehr freigegeben (%2)</translation>
+    </message>
+    <message>
+        <source>snapshot %1 taken by %2 (the sandbox frozen %3 ms)</source>
+        <translation>Snapshot %1 aufgenommen von %2 (Sandbox %3 ms eingefroren)</translation>
+    </message>
+    <message>
+        <source>port</source>
+        <translation>Port</translation>
+    </message>
+    <message>
+        <source>snapshot</source>
+        <translation>Snapshot</translation>
+    </message>
 </context>
 <context>
     <name>sbui::ActivityView</name>
@@ -1431,6 +1451,18 @@
     <message>
         <source>Ports (%1)</source>
         <translation>Ports (%1)</translation>
+    </message>
+    <message>
+        <source>Forked as %1: Session → Resume… goes on with it</source>
+        <translation>Abgezweigt als %1: Sitzung → Fortsetzen… macht damit weiter</translation>
+    </message>
+    <message>
+        <source>S&amp;napshots…</source>
+        <translation>S&amp;napshots…</translation>
+    </message>
+    <message>
+        <source>Keep a copy of this session&apos;s changes, restore one, or fork a new session from it</source>
+        <translation>Eine Kopie der Änderungen dieser Sitzung aufbewahren, eine wiederherstellen oder eine neue Sitzung davon abzweigen</translation>
     </message>
 </context>
 <context>
@@ -2599,6 +2631,104 @@ in %3
     <message>
         <source>nothing</source>
         <translation>nichts</translation>
+    </message>
+</context>
+<context>
+    <name>sbui::SnapshotsDialog</name>
+    <message>
+        <source>&amp;Take</source>
+        <translation>Auf&amp;nehmen</translation>
+    </message>
+    <message>
+        <source>&amp;Restore</source>
+        <translation>&amp;Wiederherstellen</translation>
+    </message>
+    <message>
+        <source>&amp;Fork</source>
+        <translation>Ab&amp;zweigen</translation>
+    </message>
+    <message>
+        <source>Snapshots of %1</source>
+        <translation>Snapshots von %1</translation>
+    </message>
+    <message>
+        <source>A snapshot keeps a copy of the session&apos;s changes (only the changed files). The session runs: its sandbox is frozen while they are copied; stop it to restore or fork.</source>
+        <translation>Ein Snapshot bewahrt eine Kopie der Änderungen der Sitzung auf (nur die geänderten Dateien). Die Sitzung läuft: Ihre Sandbox wird eingefroren, während sie kopiert werden; stoppen Sie sie, um wiederherzustellen oder abzuzweigen.</translation>
+    </message>
+    <message>
+        <source>A snapshot keeps a copy of the session&apos;s changes (only the changed files), to restore them later or fork a new session from them.</source>
+        <translation>Ein Snapshot bewahrt eine Kopie der Änderungen der Sitzung auf (nur die geänderten Dateien), um sie später wiederherzustellen oder eine neue Sitzung davon abzuzweigen.</translation>
+    </message>
+    <message>
+        <source>Snapshot</source>
+        <translation>Snapshot</translation>
+    </message>
+    <message>
+        <source>Taken</source>
+        <translation>Aufgenommen</translation>
+    </message>
+    <message>
+        <source>Changes copied</source>
+        <translation>Kopierte Änderungen</translation>
+    </message>
+    <message>
+        <source>snapshot-N</source>
+        <translation>snapshot-N</translation>
+    </message>
+    <message>
+        <source>Letters, digits, &apos;.&apos;, &apos;_&apos; and &apos;-&apos;</source>
+        <translation>Buchstaben, Ziffern, „.“, „_“ und „-“</translation>
+    </message>
+    <message>
+        <source>new session id</source>
+        <translation>ID der neuen Sitzung</translation>
+    </message>
+    <message>
+        <source>Make the session&apos;s changes those of the snapshot again</source>
+        <translation>Die Änderungen der Sitzung wieder auf die des Snapshots setzen</translation>
+    </message>
+    <message>
+        <source>A new session with a copy of the snapshot&apos;s changes, to go on with separately (Session → Resume…)</source>
+        <translation>Eine neue Sitzung mit einer Kopie der Änderungen des Snapshots, um getrennt weiterzumachen (Sitzung → Fortsetzen…)</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n entries</source>
+        <translation>
+            <numerusform>%n Eintrag</numerusform>
+            <numerusform>%n Einträge</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Took %1: the sandbox was frozen %2 ms.</source>
+        <translation>%1 aufgenommen: Die Sandbox war %2 ms eingefroren.</translation>
+    </message>
+    <message>
+        <source>Took %1.</source>
+        <translation>%1 aufgenommen.</translation>
+    </message>
+    <message>
+        <source>Restore %1?</source>
+        <translation>%1 wiederherstellen?</translation>
+    </message>
+    <message>
+        <source>The changes of session %1 become those of snapshot %2 again; what it changed since is gone (take a snapshot first to keep it).</source>
+        <translation>Die Änderungen der Sitzung %1 werden wieder die des Snapshots %2; was sie seitdem geändert hat, geht verloren (nehmen Sie zuerst einen Snapshot auf, um es zu behalten).</translation>
+    </message>
+    <message>
+        <source>Restore</source>
+        <translation>Wiederherstellen</translation>
+    </message>
+    <message>
+        <source>Restored %1.</source>
+        <translation>%1 wiederhergestellt.</translation>
+    </message>
+    <message>
+        <source>Forked %1 as %2: resume it to go on.</source>
+        <translation>%1 als %2 abgezweigt: Setzen Sie sie fort, um weiterzumachen.</translation>
+    </message>
+    <message>
+        <source>&amp;Fork its changes</source>
+        <translation>Ihre Änderungen ab&amp;zweigen</translation>
     </message>
 </context>
 <context>

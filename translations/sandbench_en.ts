@@ -239,6 +239,16 @@
     </message>
 </context>
 <context>
+    <name>sbui::SnapshotsDialog</name>
+    <message numerus="yes">
+        <source>%n entries</source>
+        <translation>
+            <numerusform>%n entry</numerusform>
+            <numerusform>%n entries</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>sbui::WorkspaceModel</name>
     <message numerus="yes">
         <source>%n change(s) inside</source>
