@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Snapshots (issue 24): a snapshot copies the session's layer of changes, never the project,
 so it costs what the session changed. A 10,000-file project; sessions that changed 10, 100 and
-1,000 of its files; each snapshotted ROUNDS times (`sandbench-cli snapshot`, the whole command).
+1,000 of its files; each snapshotted ROUNDS times (`sandbench-cli snapshot`, the whole command),
+stopped, and running (the sandbox frozen meanwhile: how long it stood still).
 Reference, same run: copying the project itself (`cp -a`), what an O(project) snapshot costs.
 See BENCHMARKS.md, "Snapshots".
 
@@ -26,6 +27,33 @@ def timed(argv, env):
     start = time.perf_counter()
     subprocess.run(argv, env=env, check=True, stdout=subprocess.DEVNULL)
     return (time.perf_counter() - start) * 1000
+
+
+def running(project, changed, script, rounds, env):
+    """The same changes in a running session: its supervisor freezes the sandbox for each
+    snapshot; how long the command takes, and how long the sandbox stood frozen."""
+    session = "running-%d" % changed
+    subprocess.run([CLI, "start", "--workspace", project, "--name", session, "--network",
+                    "none"], env=env, check=True, stdout=subprocess.DEVNULL)
+    try:
+        subprocess.run([CLI, "exec", session, "--", "bash", "-c", script], env=env, check=True,
+                       stdout=subprocess.DEVNULL)
+        times, frozen = [], []
+        for r in range(rounds):
+            start = time.perf_counter()
+            done = subprocess.run([CLI, "snapshot", session, "s%d" % r], env=env,
+                                  capture_output=True, text=True)
+            times.append((time.perf_counter() - start) * 1000)
+            if done.returncode != 0:
+                print("%4d changed files, running: %s" % (changed, done.stderr.strip()))
+                return
+            frozen.append(float(done.stdout.split("frozen ")[1].split(" ms")[0]))
+        print("%4d changed files, running: snapshot %.2f ms [%.2f-%.2f], the sandbox frozen "
+              "%.2f ms [%.2f-%.2f]" % (changed, statistics.median(times), min(times), max(times),
+                                       statistics.median(frozen), min(frozen), max(frozen)))
+    finally:
+        subprocess.run([CLI, "stop", session], env=env, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL)
 
 
 def main():
@@ -68,6 +96,7 @@ def main():
             median = statistics.median(times)
             print("%4d changed files: snapshot %.2f ms [%.2f-%.2f], %.3fx the project's copy"
                   % (changed, median, min(times), max(times), median / reference))
+            running(project, changed, script, args.rounds, env)
     finally:
         subprocess.run(["chmod", "-R", "u+rwx", root], stderr=subprocess.DEVNULL)
         shutil.rmtree(root, ignore_errors=True)

@@ -15,6 +15,8 @@ namespace {
 class Snapshots : public ::testing::Test {
   protected:
     sbit::Sandbench sb;
+    // A session a failed assertion left running goes with the test.
+    void TearDown() override { (void)sb.cli({"kill", "busy"}); }
 };
 
 } // namespace
