@@ -92,13 +92,16 @@ std::string absoluteIn(const std::string& home, const std::string& path)
 
 namespace {
 
-// The SDK reads these from a create or connect answer.
+// The SDK reads these from a create or connect answer. Its sandbox's domain is "localhost":
+// without it the SDK falls back to E2B's own domain, and getHost(port) (and, without
+// E2B_SANDBOX_URL, the sandbox's own URL) would name a host on the internet; under localhost
+// nothing leaves this machine. Port previews are `sandbench-cli expose` (docs/e2b.md).
 json sandboxJson(const Api::Sandbox& s, const std::string& envdVersion)
 {
     return {{"sandboxID", s.id},          {"templateID", s.templateId},
             {"alias", s.templateId},      {"clientID", "sandbench"},
             {"envdVersion", envdVersion}, {"envdAccessToken", s.accessToken},
-            {"domain", nullptr},          {"trafficAccessToken", nullptr}};
+            {"domain", "localhost"},      {"trafficAccessToken", nullptr}};
 }
 
 json detailJson(const Api::Sandbox& s, Clock::time_point endAt, const std::string& envdVersion)

@@ -249,12 +249,16 @@ TEST(Protocol, SummaryCarriesThePolicyForEditorsAndOldSummariesStillRead)
     EXPECT_FALSE(toJson(*old).contains("effective_policy"));
 }
 
-TEST(Protocol, VersionThreeAddsPortPreviews)
+TEST(Protocol, VersionThreeAddsPortPreviewsAndRunningSnapshots)
 {
     EXPECT_EQ(static_cast<int>(MsgType::PortRequest), 28);
     EXPECT_EQ(static_cast<int>(MsgType::PortReply), 29);
-    EXPECT_TRUE(isKnownType(29));
-    EXPECT_FALSE(isKnownType(30));
+    EXPECT_EQ(static_cast<int>(MsgType::SnapshotRequest), 30);
+    EXPECT_EQ(static_cast<int>(MsgType::SnapshotReply), 31);
+    EXPECT_TRUE(isKnownType(31));
+    EXPECT_FALSE(isKnownType(32));
+    EXPECT_STREQ(typeName(MsgType::SnapshotReply), "snapshot_reply");
+    EXPECT_EQ(sb::proto::versionOf(MsgType::SnapshotRequest), 3u);
     EXPECT_STREQ(typeName(MsgType::PortRequest), "port_request");
     EXPECT_STREQ(typeName(MsgType::PortReply), "port_reply");
     EXPECT_EQ(sb::proto::versionOf(MsgType::PortRequest), 3u);
