@@ -18,7 +18,7 @@
 namespace sb {
 namespace {
 
-constexpr std::uint32_t kSideEvents = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET;
+using relay::kSideEvents;
 constexpr std::uint64_t kTagWake = 0, kTagListener = 1, kTagHost = 2, kTagInside = 3;
 constexpr std::size_t kMaxOpen = 1024; // connections relayed at once, all ports together
 constexpr int kSocketWaitMs = 2000;    // for the sandbox's init to make a socket

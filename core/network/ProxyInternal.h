@@ -25,9 +25,8 @@
 namespace sb::proxy {
 
 using Clock = std::chrono::steady_clock;
-// What a connection's sockets are registered for, both sides; Proxy::Impl::drive takes
-// EPOLLIN out while a side's bytes have nowhere to go.
-inline constexpr std::uint32_t kSideEvents = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET;
+// Proxy::Impl::drive takes EPOLLIN out of kSideEvents while a side's bytes have nowhere to go.
+using relay::kSideEvents;
 
 // Messages to the loop thread from resolver threads, ask answers and the public API.
 struct ResolveDone {

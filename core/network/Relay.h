@@ -6,10 +6,13 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <sys/epoll.h>
 
 namespace sb::relay {
 
 inline constexpr std::uint64_t kUnlimited = std::numeric_limits<std::uint64_t>::max();
+// What a relayed connection's sockets are registered for, both sides (edge-triggered).
+inline constexpr std::uint32_t kSideEvents = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET;
 
 // One end of a relayed connection. Readiness is tracked by hand (edge-triggered epoll): set by
 // events, cleared by EAGAIN.

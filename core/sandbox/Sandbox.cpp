@@ -413,8 +413,11 @@ Result<UniqueFd> openSandboxSocket(int socketChannel, int family, int timeoutMs)
     if (socketChannel < 0)
         return Error{ErrorCode::Unsupported, 0,
                      "the sandbox shares this machine's network: it has no network of its own"};
-    if (auto e = sendMessage(socketChannel, family == AF_INET6 ? "6" : "4")) return *e;
+    // An answer that came after an earlier request gave up waiting would be taken for this one's.
     pollfd p{socketChannel, POLLIN, 0};
+    while (::poll(&p, 1, 0) == 1 && (p.revents & POLLIN))
+        (void)receiveChannelMessage(socketChannel);
+    if (auto e = sendMessage(socketChannel, family == AF_INET6 ? "6" : "4")) return *e;
     int ready;
     while ((ready = ::poll(&p, 1, timeoutMs)) < 0 && errno == EINTR) {
     }

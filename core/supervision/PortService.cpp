@@ -115,6 +115,9 @@ Result<json> PortService::expose(const json& body, const std::string& by)
         forward["shared"] = true;
         return json{{"forward", forward}};
     }
+    if (m_network == NetworkMode::Filtered && *port == kProxyPort)
+        return inputError("port " + std::to_string(*port) +
+                          " in the sandbox is the session's own proxy: it cannot be exposed");
     if (!m_forwarder) {
         const int channel = m_sandbox.socketChannel;
         auto started = PortForwarder::start(

@@ -75,10 +75,11 @@ class SnapshotsDialogTest : public QObject {
     {
         const QString id = QStringLiteral("snap-%1").arg(QCoreApplication::applicationPid());
         QString error;
-        auto session = HeadlessSession::start(
-            m_world, id, {QStringLiteral("--network"), QStringLiteral("none")},
-            {QStringLiteral("bash"), QStringLiteral("-c"), QStringLiteral("echo one > a.txt; sleep 1")},
-            &error);
+        auto session = HeadlessSession::start(m_world, id,
+                                              {QStringLiteral("--network"), QStringLiteral("none")},
+                                              {QStringLiteral("bash"), QStringLiteral("-c"),
+                                               QStringLiteral("echo one > a.txt; sleep 1")},
+                                              &error);
         QVERIFY2(session, qPrintable(error));
         QCOMPARE(session->waitForExit(), 0);
 

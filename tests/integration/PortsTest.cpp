@@ -242,6 +242,9 @@ TEST_F(Ports, BadRequestsAreRefusedByName)
     const std::string session = start("bad");
     auto zero = sb.cli({"expose", session, "0"});
     EXPECT_EQ(zero.status, 2) << dump(zero);
+    auto proxy = sb.cli({"expose", session, "3128"}); // filtered: the session's proxy is there
+    EXPECT_NE(proxy.status, 0);
+    EXPECT_TRUE(contains(proxy.err, "the session's own proxy")) << dump(proxy);
     auto unknown = sb.cli({"expose", "no-such-session", "8000"});
     EXPECT_NE(unknown.status, 0);
     EXPECT_TRUE(contains(unknown.err, "no-such-session")) << dump(unknown);
