@@ -591,10 +591,15 @@ void SessionLoop::onSignal()
             continue;
         }
         // SIGINT, SIGTERM, SIGHUP, SIGQUIT (timeout, kill, a closed terminal, a logout): the
-        // session ends the orderly way, a second one at once.
+        // session ends the orderly way, a second one at once. The same signal again within
+        // kSameStopMs is the same request: timeout(1) sends it to the supervisor and then to
+        // its whole process group, and a terminal's hangup reaches every process of it.
+        const long long now = monotonicMs();
+        if (m_stopSignal == signal && now - m_stopSignalAtMs < kSameStopMs) continue;
         const bool again = m_stopSignal != 0;
         if (!again) {
             m_stopSignal = signal;
+            m_stopSignalAtMs = now;
             if (m_options.notice)
                 m_options.notice(std::string("got SIG") + sigabbrev_np(signal) +
                                  ": stopping the session (SIGTERM to its processes, SIGKILL " +

@@ -167,7 +167,9 @@ class SessionLoop final : public SessionBackend {
     SessionSummary m_summary;
     std::optional<TerminalPrompt> m_prompt;
     int m_signalFd = -1;
-    int m_stopSignal = 0;      // the first stop signal the supervisor got
+    int m_stopSignal = 0; // the first stop signal the supervisor got
+    long long m_stopSignalAtMs = 0;
+    static constexpr long long kSameStopMs = 250;
     char m_pipeLastByte = 0;   // the last byte of the command's pipes, across reads
     long long m_killAtMs = -1; // when a stopped sandbox still there gets SIGKILL
     sigset_t m_previousMask{};

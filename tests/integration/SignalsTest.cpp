@@ -101,6 +101,32 @@ TEST_F(Signals, ACommandThatIgnoresSigtermIsKilledAfterTheGracePeriod)
     FAIL() << "the command never set its trap within 20 s";
 }
 
+// timeout(1) sends its signal to the supervisor and then to its whole process group: the same
+// signal twice in a row is one request, so the grace period holds; another one later is a
+// second request and kills at once.
+TEST_F(Signals, TheSameSignalTwiceAtOnceIsOneStopAndLaterIsASecond)
+{
+    auto stopped = [&](double secondAfter) {
+        const std::string id = sb.nextSession();
+        const std::string script =
+            std::string(SANDBENCH_CLI) + " run --headless --session-id " + id + " --workspace " +
+            sbit::quote(sb.workspace().string()) +
+            " -- bash -c \"trap '' TERM; touch trapped; sleep 60\" & pid=$!; "
+            "for i in $(seq 200); do test -e " +
+            sbit::quote((sb.upper(id) / "trapped").string()) +
+            " && break; sleep 0.05; done; kill -TERM $pid; sleep " + std::to_string(secondAfter) +
+            "; kill -TERM $pid; wait $pid";
+        const auto start = std::chrono::steady_clock::now();
+        auto r = sbtest::run({"bash", "-c", script}, {}, sb.env(), 60);
+        EXPECT_EQ(r.status, 143) << dump(r);
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    };
+    const double once = stopped(0.02);
+    EXPECT_GE(once, 4.5) << "the repeat ended the grace period";
+    const double twice = stopped(1.0);
+    EXPECT_LT(twice, 4.0) << "a second request later kills at once";
+}
+
 TEST_F(Signals, ASupervisorInTheBackgroundWithAClientAttached)
 {
     auto started = sb.cli({"start", "--workspace", sb.workspace().string(), "--json"});
