@@ -1,5 +1,7 @@
 #include "sandbox/Freezer.h"
 
+#include "sandbox/ResourceLimits.h"
+
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -25,15 +27,6 @@ std::string readText(const fs::path& file)
     return text.str();
 }
 
-Status writeText(const fs::path& file, const std::string& value)
-{
-    std::ofstream out(file);
-    out << value;
-    out.flush();
-    if (!out) return sysError("write " + value + " to " + file.string());
-    return {};
-}
-
 std::set<long> pidsIn(const fs::path& cgroup)
 {
     std::set<long> pids;
@@ -54,26 +47,11 @@ bool moveAll(const fs::path& from, const fs::path& to)
         for (long pid : members)
             if (!moved.count(pid)) {
                 all = false;
-                (void)writeText(to / "cgroup.procs", std::to_string(pid)); // gone: ESRCH
+                (void)writeCgroupFile(to / "cgroup.procs", std::to_string(pid)); // gone: ESRCH
             }
         if (all) return true;
     }
     return false;
-}
-
-// The v1 freezer folder this process is in ("freezer:/path" in /proc/self/cgroup).
-fs::path ownV1Freezer()
-{
-    std::istringstream in(readText("/proc/self/cgroup"));
-    for (std::string line; std::getline(in, line);) {
-        const auto first = line.find(':'), second = line.find(':', first + 1);
-        if (first == std::string::npos || second == std::string::npos) continue;
-        if (line.substr(first + 1, second - first - 1) == "freezer")
-            return (fs::path("/sys/fs/cgroup/freezer") /
-                    fs::path(line.substr(second + 1)).relative_path())
-                .lexically_normal();
-    }
-    return {};
 }
 
 // Waits until `file` holds `state` (after trailing blanks), up to the deadline.
@@ -99,14 +77,14 @@ SandboxFreeze::freeze(const std::vector<std::string>& cgroups, bool v1, int time
     std::unique_ptr<SandboxFreeze> f(new SandboxFreeze);
     if (!v1) {
         f->m_dir = cgroups.front();
-        if (auto e = writeText(fs::path(f->m_dir) / "cgroup.freeze", "1")) return *e;
+        if (auto e = writeCgroupFile(fs::path(f->m_dir) / "cgroup.freeze", "1")) return *e;
         if (!waitFor(fs::path(f->m_dir) / "cgroup.events", "frozen 1", deadline))
             return Error{ErrorCode::System, ETIMEDOUT,
                          "the sandbox did not freeze within " + std::to_string(timeoutMs) +
                              " ms"}; // f's destructor thaws
         return f;
     }
-    const fs::path parent = ownV1Freezer();
+    const fs::path parent = ownV1Cgroup("freezer");
     if (parent.empty() || !fs::exists(parent / "cgroup.procs"))
         return unsupported("this machine has no cgroup v1 freezer hierarchy "
                            "(/sys/fs/cgroup/freezer): stop the session to take its snapshot");
@@ -117,7 +95,7 @@ SandboxFreeze::freeze(const std::vector<std::string>& cgroups, bool v1, int time
     f->m_v1Parent = parent.string();
     if (!moveAll(cgroups.front(), dir))
         return Error{ErrorCode::System, 0, "the sandbox forks faster than it can be frozen"};
-    if (auto e = writeText(dir / "freezer.state", "FROZEN")) return *e;
+    if (auto e = writeCgroupFile(dir / "freezer.state", "FROZEN")) return *e;
     if (!waitFor(dir / "freezer.state", "FROZEN", deadline))
         return Error{ErrorCode::System, ETIMEDOUT,
                      "the sandbox did not freeze within " + std::to_string(timeoutMs) + " ms"};
@@ -131,13 +109,13 @@ void SandboxFreeze::thaw()
 {
     if (m_dir.empty()) return;
     if (m_v1Parent.empty()) {
-        (void)writeText(fs::path(m_dir) / "cgroup.freeze", "0");
+        (void)writeCgroupFile(fs::path(m_dir) / "cgroup.freeze", "0");
     } else {
-        (void)writeText(fs::path(m_dir) / "freezer.state", "THAWED");
+        (void)writeCgroupFile(fs::path(m_dir) / "freezer.state", "THAWED");
         // Back where they were, and the folder goes.
         for (int sweep = 0; sweep < kMaxSweeps && !pidsIn(m_dir).empty(); ++sweep)
             for (long pid : pidsIn(m_dir))
-                (void)writeText(fs::path(m_v1Parent) / "cgroup.procs", std::to_string(pid));
+                (void)writeCgroupFile(fs::path(m_v1Parent) / "cgroup.procs", std::to_string(pid));
         ::rmdir(m_dir.c_str());
     }
     m_dir.clear();

@@ -40,7 +40,9 @@ std::string readFirstLine(const fs::path& file)
     return line;
 }
 
-Status writeValue(const fs::path& file, const std::string& value)
+} // namespace
+
+Status writeCgroupFile(const fs::path& file, const std::string& value)
 {
     const UniqueFd fd(::open(file.c_str(), O_WRONLY | O_CLOEXEC));
     if (!fd) return sysError("open " + file.string());
@@ -50,8 +52,6 @@ Status writeValue(const fs::path& file, const std::string& value)
         return sysError("write '" + value + "' to " + file.string(), n < 0 ? err : EIO);
     return {};
 }
-
-} // namespace
 
 Status applyRlimits(const Limits& limits, bool cgroupBound)
 {
@@ -152,6 +152,25 @@ std::string CgroupSupport::describe() const
     return "none: " + reason;
 }
 
+namespace {
+
+// This process's folder in the v1 hierarchy of `controller`; empty when that hierarchy is not
+// mounted at /sys/fs/cgroup/CONTROLLER or holds it nowhere.
+fs::path v1Folder(const std::map<std::string, std::string>& own, const std::string& controller)
+{
+    const fs::path root = fs::path("/sys/fs/cgroup") / controller;
+    auto it = own.find(controller);
+    if (it == own.end() || !fs::exists(root / "cgroup.procs")) return {};
+    return (root / fs::path(it->second).relative_path()).lexically_normal();
+}
+
+} // namespace
+
+fs::path ownV1Cgroup(const std::string& controller)
+{
+    return v1Folder(ownCgroups(), controller);
+}
+
 CgroupSupport probeCgroupSupport()
 {
     CgroupSupport out;
@@ -166,10 +185,9 @@ CgroupSupport probeCgroupSupport()
     if (::geteuid() == 0) {
         std::vector<std::string> bases;
         for (const char* controller : {"memory", "pids", "cpu"}) {
-            fs::path root = fs::path("/sys/fs/cgroup") / controller;
-            auto it = own.find(controller);
-            if (it == own.end() || !fs::exists(root / "cgroup.procs")) break;
-            bases.push_back((root / fs::path(it->second).relative_path()).lexically_normal());
+            fs::path folder = v1Folder(own, controller);
+            if (folder.empty()) break;
+            bases.push_back(folder);
         }
         if (bases.size() == 3) {
             out.kind = CgroupSupport::Kind::V1;
@@ -199,8 +217,8 @@ Result<std::vector<std::string>> createSessionCgroups(const CgroupSupport& suppo
     const std::vector<std::string> dirs = sessionCgroupPaths(support, id);
     std::vector<std::pair<fs::path, std::vector<std::pair<std::string, std::string>>>> plan;
     if (support.kind == CgroupSupport::Kind::V2) {
-        if (auto e =
-                writeValue(fs::path(support.base) / "cgroup.subtree_control", "+memory +pids +cpu"))
+        if (auto e = writeCgroupFile(fs::path(support.base) / "cgroup.subtree_control",
+                                     "+memory +pids +cpu"))
             return *e;
         std::vector<std::pair<std::string, std::string>> v;
         if (limits.memoryMb > 0)
@@ -242,7 +260,7 @@ Result<std::vector<std::string>> createSessionCgroups(const CgroupSupport& suppo
         if (created.size() == 1 && limits.memoryMb > 0 && fs::exists(dir / swapLimit.first))
             all.emplace_back(swapLimit);
         for (const auto& [file, value] : all) {
-            if (auto e = writeValue(dir / file, value)) {
+            if (auto e = writeCgroupFile(dir / file, value)) {
                 removeCgroups(created);
                 return *e;
             }
@@ -276,7 +294,8 @@ Status enterCgroupsV1(const std::vector<std::string>& cgroups,
 Status joinCgroups(const std::vector<std::string>& cgroups, pid_t pid)
 {
     for (const std::string& cgroup : cgroups)
-        if (auto e = writeValue(fs::path(cgroup) / "cgroup.procs", std::to_string(pid))) return e;
+        if (auto e = writeCgroupFile(fs::path(cgroup) / "cgroup.procs", std::to_string(pid)))
+            return e;
     return {};
 }
 

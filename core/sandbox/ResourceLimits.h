@@ -5,6 +5,7 @@
 #include "base/UniqueFd.h"
 #include "policy/Policy.h"
 
+#include <filesystem>
 #include <string>
 #include <sys/types.h>
 #include <vector>
@@ -28,6 +29,12 @@ struct CgroupSupport {
 };
 
 CgroupSupport probeCgroupSupport();
+
+// This process's folder in the cgroup v1 hierarchy of `controller` ("freezer":
+// /sys/fs/cgroup/freezer/…), from /proc/self/cgroup; empty when there is none.
+std::filesystem::path ownV1Cgroup(const std::string& controller);
+// Writes `value` to a cgroup control file; the error names both.
+Status writeCgroupFile(const std::filesystem::path& file, const std::string& value);
 
 // The folders createSessionCgroups makes for session `id`, known before they exist (v1: memory,
 // pids, cpu).
