@@ -78,11 +78,33 @@ Result<std::unique_ptr<ControlClient>> ControlClient::connectPath(const fs::path
     return client;
 }
 
-bool ControlClient::servesPorts() const
+bool ControlClient::hasFeature(const char* name, std::uint32_t since) const
 {
     const json features = m_welcome.value("features", json::array());
-    return m_version >= 3 && features.is_array() &&
-           std::find(features.begin(), features.end(), "ports") != features.end();
+    return m_version >= since && features.is_array() &&
+           std::find(features.begin(), features.end(), name) != features.end();
+}
+
+bool ControlClient::servesPorts() const
+{
+    return hasFeature("ports", 3);
+}
+
+bool ControlClient::servesPrograms() const
+{
+    return hasFeature("exec", 2);
+}
+
+Result<json> ControlClient::requestWithReply(MsgType type, MsgType replyType, json body,
+                                             int timeoutMs)
+{
+    const std::uint64_t id = m_nextRequestId++;
+    body["id"] = id;
+    json reply;
+    if (auto e = request(proto::jsonMessage(type, std::move(body)), proto::typeName(type), id,
+                         timeoutMs, &reply, replyType))
+        return *e;
+    return reply;
 }
 
 Result<json> ControlClient::ports(json body, int timeoutMs)
@@ -90,14 +112,7 @@ Result<json> ControlClient::ports(json body, int timeoutMs)
     if (!servesPorts())
         return unsupported("this session's supervisor forwards no ports (it predates port "
                            "previews, or its sandbox cannot make sockets)");
-    const std::uint64_t id = m_nextRequestId++;
-    body["id"] = id;
-    json reply;
-    if (auto e = request(proto::jsonMessage(MsgType::PortRequest, std::move(body)),
-                         proto::typeName(MsgType::PortRequest), id, timeoutMs, &reply,
-                         MsgType::PortReply))
-        return *e;
-    return reply;
+    return requestWithReply(MsgType::PortRequest, MsgType::PortReply, std::move(body), timeoutMs);
 }
 
 Result<json> ControlClient::snapshot(const std::string& name, int timeoutMs)
@@ -105,20 +120,10 @@ Result<json> ControlClient::snapshot(const std::string& name, int timeoutMs)
     if (m_version < 3)
         return unsupported("this session's supervisor predates snapshots of running sessions: "
                            "stop it to take its snapshot");
-    const std::uint64_t id = m_nextRequestId++;
-    json reply;
-    if (auto e = request(proto::jsonMessage(MsgType::SnapshotRequest, {{"id", id}, {"name", name}}),
-                         proto::typeName(MsgType::SnapshotRequest), id, timeoutMs, &reply,
-                         MsgType::SnapshotReply))
-        return *e;
-    return reply.value("snapshot", json::object());
-}
-
-bool ControlClient::servesPrograms() const
-{
-    const json features = m_welcome.value("features", json::array());
-    return m_version >= 2 && features.is_array() &&
-           std::find(features.begin(), features.end(), "exec") != features.end();
+    auto reply = requestWithReply(MsgType::SnapshotRequest, MsgType::SnapshotReply,
+                                  {{"name", name}}, timeoutMs);
+    if (!reply) return reply.error();
+    return reply->value("snapshot", json::object());
 }
 
 std::unique_ptr<ControlClient> ControlClient::adopt(int fd, std::uint32_t version)

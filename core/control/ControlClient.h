@@ -85,6 +85,12 @@ class ControlClient {
     explicit ControlClient(int fd) : m_fd(fd) {}
     Status handshake(const std::string& clientName, proto::Role role, std::uint32_t version,
                      int timeoutMs);
+    // Whether the welcome's "features" has `name`, on a connection of version `since` or newer.
+    bool hasFeature(const char* name, std::uint32_t since) const;
+    // A request of `type` with the next request id added to `body`, and the body of its reply
+    // of `replyType` (or the error naming the request).
+    Result<nlohmann::json> requestWithReply(proto::MsgType type, proto::MsgType replyType,
+                                            nlohmann::json body, int timeoutMs);
     // Sends and waits for the answer: an ack naming `ref` (and `id`), or a message of
     // `replyType` with that id; its body in `ack`.
     Status request(const proto::Message& message, std::string_view ref,
