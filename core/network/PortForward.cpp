@@ -111,6 +111,11 @@ struct PortForwarder::Impl {
     void refuse(Conn& c, const std::string& why);
     void closeConn(Conn& c, bool count = true);
     void closePorts();
+    void wakeLoop() const // from any thread
+    {
+        const std::uint64_t one = 1;
+        [[maybe_unused]] auto n = ::write(wake.get(), &one, sizeof one);
+    }
     PortForward* statsOf(std::uint16_t port); // with `mutex` held
 };
 
@@ -353,8 +358,7 @@ Status PortForwarder::close(std::uint16_t port)
     ::epoll_ctl(m_impl->epoll.get(), EPOLL_CTL_DEL, it->second.fd.get(), nullptr);
     m_impl->listeners.erase(it);
     m_impl->closedPorts.push_back(port);
-    const std::uint64_t one = 1;
-    [[maybe_unused]] auto n = ::write(m_impl->wake.get(), &one, sizeof one);
+    m_impl->wakeLoop();
     return {};
 }
 
@@ -370,8 +374,7 @@ std::vector<PortForward> PortForwarder::forwards() const
 void PortForwarder::stop()
 {
     if (!m_impl || m_impl->stopping.exchange(true)) return;
-    const std::uint64_t one = 1;
-    [[maybe_unused]] auto n = ::write(m_impl->wake.get(), &one, sizeof one);
+    m_impl->wakeLoop();
     if (m_impl->thread.joinable()) m_impl->thread.join();
     std::lock_guard lock(m_impl->mutex);
     m_impl->listeners.clear();

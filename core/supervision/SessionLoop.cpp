@@ -116,43 +116,6 @@ SessionLoop::SessionLoop(RunningPolicy policy, const SandboxProcess& sandbox, Lo
     }
 }
 
-Status SessionLoop::clientRequest(std::uint64_t client, const std::string& name,
-                                  proto::Message& request)
-{
-    if (request.type == proto::MsgType::SnapshotRequest) return takeSnapshot(client, name, request);
-    if (request.type == proto::MsgType::PortRequest) {
-        if (!m_ports) return unsupported("this session's sandbox cannot forward ports");
-        return m_ports->request(client, name, request.body);
-    }
-    if (!m_programs) return SessionBackend::clientRequest(client, name, request);
-    return m_programs->request(client, name, request);
-}
-
-Status SessionLoop::takeSnapshot(std::uint64_t client, const std::string& by,
-                                 const proto::Message& request)
-{
-    if (!request.body.contains("id") || !request.body["id"].is_number_unsigned())
-        return inputError("snapshot_request needs a numeric \"id\"");
-    if (!m_options.snapshot) return unsupported("this session takes no snapshots while it runs");
-    auto taken = m_options.snapshot(request.body.value("name", std::string()));
-    if (!taken) return taken.error();
-    nlohmann::json event = *taken;
-    event["kind"] = activity::kSnapshot;
-    event["by"] = by;
-    emit(std::move(event));
-    if (m_control)
-        m_control->sendTo(client, proto::encodeJson(proto::MsgType::SnapshotReply,
-                                                    {{"id", request.body["id"]},
-                                                     {"ok", true},
-                                                     {"snapshot", std::move(*taken)}}));
-    return {};
-}
-
-void SessionLoop::clientGone(std::uint64_t client)
-{
-    if (m_programs) m_programs->clientGone(client);
-}
-
 SessionLoop::~SessionLoop()
 {
     if (m_exec) m_exec->stop(); // its asks stay pending, for cancelAll() to deny
