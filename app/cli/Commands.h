@@ -55,6 +55,10 @@ sb::Result<sb::RunOptions> detachedSessionOptions(const PolicyChoice& policy,
                                                   const std::string& workspace,
                                                   const std::string& name);
 sb::Result<StartedSession> startDetachedSession(sb::RunOptions options, bool tied);
+// A running session's connection for exec and files: an error if its supervisor serves neither.
+sb::Result<std::unique_ptr<sb::ControlClient>> programClient(const std::string& session,
+                                                             const std::string& name);
+void addFilesCommand(CLI::App& app); // by addProgramCommands
 void addMcpCommand(CLI::App& app);
 void addServeCommand(CLI::App& app);
 

@@ -1,6 +1,7 @@
 // start / exec / files: sessions that programs drive. `start` leaves a session running without
-// a command of its own; `exec` runs a process in any running session, `files` reads and writes
-// its files as the sandbox sees them (control protocol version 2, docs/protocol.md).
+// a command of its own; `exec` runs a process in any running session, `files` (FilesCommand.cpp)
+// reads and writes its files as the sandbox sees them (control protocol version 2,
+// docs/protocol.md).
 #include "Commands.h"
 #include "PolicyOptions.h"
 #include "base/Bytes.h"
@@ -13,11 +14,9 @@
 #include <csignal>
 #include <cstring>
 #include <fcntl.h>
-#include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <poll.h>
-#include <sstream>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -46,10 +45,6 @@ struct ProgramArgs {
     bool tty = false;
     bool detach = false;
     std::vector<std::string> env;
-    // files
-    std::string path, target;
-    bool recursive = false, parents = false;
-    std::string mode;
 };
 
 } // namespace
@@ -180,6 +175,19 @@ sb::Result<StartedSession> startDetachedSession(sb::RunOptions options, bool tie
     return started;
 }
 
+sb::Result<std::unique_ptr<sb::ControlClient>> programClient(const std::string& session,
+                                                             const std::string& name)
+{
+    auto client = connectSession(session, Role::Viewer, name);
+    if (!client) return client.error();
+    if (!(*client)->servesPrograms())
+        return sb::Error{sb::ErrorCode::Unsupported, 0,
+                         "session " + session +
+                             " runs no processes for programs (its supervisor "
+                             "predates exec)"};
+    return client;
+}
+
 namespace {
 
 int startCommand(const ProgramArgs& args)
@@ -202,19 +210,6 @@ int startCommand(const ProgramArgs& args)
     else
         std::printf("%s\n", started->id.c_str());
     return 0;
-}
-
-sb::Result<std::unique_ptr<sb::ControlClient>> programClient(const std::string& session,
-                                                             const std::string& name)
-{
-    auto client = connectSession(session, Role::Viewer, name);
-    if (!client) return client.error();
-    if (!(*client)->servesPrograms())
-        return sb::Error{sb::ErrorCode::Unsupported, 0,
-                         "session " + session +
-                             " runs no processes for programs (its supervisor "
-                             "predates exec)"};
-    return client;
 }
 
 // exec: the process's output on ours, our input on its, its status as ours.
@@ -386,115 +381,6 @@ int execCommand(ProgramArgs args)
     return Exec(**client, args).run();
 }
 
-// One file request and its reply.
-sb::Result<json> fileRequest(sb::ControlClient& client, json request)
-{
-    static std::uint64_t next = 1;
-    const std::uint64_t id = next++;
-    request["id"] = id;
-    request["origin"] = "sandbench-cli files";
-    if (auto e = client.send(sb::proto::jsonMessage(MsgType::FileRequest, request))) return *e;
-    for (;;) {
-        auto m = client.receive(60000);
-        if (!m) return m.error();
-        if ((m->type == MsgType::FileReply || m->type == MsgType::Error) &&
-            m->body.value("id", std::uint64_t{0}) == id) {
-            if (m->type == MsgType::Error) return sb::proto::errorFromBody(m->body);
-            if (!m->body.value("ok", false))
-                return sb::Error{sb::ErrorCode::System, m->body["error"].value("errno", 0),
-                                 m->body["error"].value("message", std::string("failed"))};
-            return m->body;
-        }
-    }
-}
-
-int filesCommand(const std::string& op, const ProgramArgs& args)
-{
-    auto client = programClient(args.session, "sandbench-cli files");
-    if (!client) return fail(client.error(), kUsageError);
-    sb::ControlClient& c = **client;
-    json request = {{"op", op}};
-    sb::putBytes(request, "path", args.path);
-    if (op == "get") {
-        const bool toStdout = args.target.empty() || args.target == "-";
-        std::ofstream out;
-        if (!toStdout) {
-            out.open(args.target, std::ios::binary | std::ios::trunc);
-            if (!out) return fail("cannot write " + args.target + ": " + std::strerror(errno));
-        }
-        for (std::uint64_t offset = 0;;) {
-            json read = request;
-            read["op"] = "read";
-            read["offset"] = offset;
-            auto reply = fileRequest(c, read);
-            if (!reply) return fail(args.path + ": " + reply.error().describe());
-            auto data = sb::fromBase64(reply->value("data_base64", std::string()));
-            if (!data) return fail("a malformed reply from the supervisor");
-            if (toStdout)
-                std::fwrite(data->data(), 1, data->size(), stdout);
-            else
-                out.write(data->data(), static_cast<std::streamsize>(data->size()));
-            offset += data->size();
-            if (reply->value("eof", true) || data->empty()) break;
-        }
-        return 0;
-    }
-    if (op == "put") {
-        std::string data;
-        if (args.path == "-") {
-            char buf[65536];
-            for (ssize_t n; (n = ::read(0, buf, sizeof buf)) > 0;)
-                data.append(buf, static_cast<std::size_t>(n));
-        } else {
-            std::ifstream in(args.path, std::ios::binary);
-            if (!in) return fail("cannot read " + args.path + ": " + std::strerror(errno));
-            std::ostringstream all;
-            all << in.rdbuf();
-            data = std::move(all).str();
-        }
-        json write = {{"op", "write"}};
-        sb::putBytes(write, "path", args.target);
-        if (!args.mode.empty()) write["mode"] = std::stoul(args.mode, nullptr, 8);
-        // The first part replaces the file atomically; a file beyond one request's size is
-        // appended to in further parts.
-        for (std::size_t at = 0; at == 0 || at < data.size();) {
-            const std::size_t n = std::min(data.size() - at, sb::proto::kMaxFileChunk);
-            write["data_base64"] = sb::base64(std::string_view(data).substr(at, n));
-            if (at > 0) write["append"] = true;
-            auto reply = fileRequest(c, write);
-            if (!reply) return fail(args.target + ": " + reply.error().describe());
-            at += n;
-            if (data.empty()) break;
-        }
-        return 0;
-    }
-    if (op == "list") request["recursive"] = args.recursive;
-    if (op == "mkdir") request["parents"] = args.parents;
-    if (op == "remove") request["recursive"] = args.recursive;
-    if (op == "rename") sb::putBytes(request, "to", args.target);
-    auto reply = fileRequest(c, request);
-    if (!reply) return fail(args.path + ": " + reply.error().describe());
-    if (args.json || op == "stat") {
-        std::printf("%s\n", sb::dumpJson(*reply, 2).c_str());
-    } else if (op == "list") {
-        for (const auto& e : (*reply)["entries"]) {
-            const std::string type = e.value("type", "");
-            const std::string path = sb::getBytes(e, "path").value_or("?");
-            if (type == "directory")
-                std::printf("d %s/\n", path.c_str());
-            else if (type == "symlink")
-                std::printf("l %s -> %s\n", path.c_str(),
-                            sb::getBytes(e, "target").value_or("").c_str());
-            else
-                std::printf("%c %s (%llu bytes)\n", type == "file" ? 'f' : 'o', path.c_str(),
-                            e.value("size", 0ULL));
-        }
-        if (reply->value("truncated", false))
-            std::fprintf(stderr, "sandbench: the list stops here (its size bound)\n");
-    }
-    return 0;
-}
-
 } // namespace
 
 void addProgramCommands(CLI::App& app)
@@ -532,51 +418,7 @@ void addProgramCommands(CLI::App& app)
         ->required();
     exec->callback([args] { exitWith(execCommand(*args)); });
 
-    CLI::App* files = app.add_subcommand(
-        "files", "Read and write a running session's files as its sandbox sees them");
-    files->require_subcommand(1);
-    struct Op {
-        const char* name;
-        const char* op;
-        const char* help;
-        const char* path;
-        const char* target; // second positional, or nullptr
-    };
-    static const Op ops[] = {
-        {"ls", "list", "List a folder (-R: all the way down)", "Folder (default: the workspace)",
-         nullptr},
-        {"get", "get", "Copy a file out (to FILE, or - for stdout)", "File in the sandbox",
-         "Local file"},
-        {"put", "put", "Copy a file in, replacing the target atomically",
-         "Local file (- for stdin)", "Path in the sandbox"},
-        {"stat", "stat", "What is at a path", "Path", nullptr},
-        {"mkdir", "mkdir", "Make a folder (-p: with its parents)", "Folder", nullptr},
-        {"rm", "remove", "Remove a file (-r: a folder and what is in it)", "Path", nullptr},
-        {"mv", "rename", "Rename or move", "Path", "New path"},
-    };
-    for (const Op& o : ops) {
-        CLI::App* cmd = files->add_subcommand(o.name, o.help);
-        cmd->add_option("session", args->session, "Session id")->required();
-        auto* path = cmd->add_option("path", args->path, o.path);
-        if (std::string(o.name) != "ls")
-            path->required();
-        else
-            args->path = ".";
-        if (o.target) {
-            auto* target = cmd->add_option("target", args->target, o.target);
-            if (std::string(o.name) != "get") target->required();
-        }
-        if (std::string(o.name) == "ls" || std::string(o.name) == "rm")
-            cmd->add_flag(std::string(o.name) == "ls" ? "-R,--recursive" : "-r,--recursive",
-                          args->recursive, "All the way down");
-        if (std::string(o.name) == "mkdir")
-            cmd->add_flag("-p,--parents", args->parents, "Make parents");
-        if (std::string(o.name) == "put")
-            cmd->add_option("--mode", args->mode, "Octal mode (0644)");
-        if (std::string(o.name) == "ls") cmd->add_flag("--json", args->json, "Output as JSON");
-        const std::string op = o.op;
-        cmd->callback([args, op] { exitWith(filesCommand(op, *args)); });
-    }
+    addFilesCommand(app);
 }
 
 } // namespace sbcli

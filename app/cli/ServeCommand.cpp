@@ -47,16 +47,9 @@ struct ServeArgs {
     unsigned threads = 128;
 };
 
-fs::path configDirectory()
-{
-    const char* xdg = std::getenv("XDG_CONFIG_HOME");
-    return (xdg != nullptr && *xdg == '/' ? fs::path(xdg) : sb::homeDirectory() / ".config") /
-           "sandbench";
-}
-
 fs::path keyFile()
 {
-    return configDirectory() / "e2b-api-key";
+    return sb::configDirectory() / "e2b-api-key";
 }
 
 // The API key, made at the first start: 0600 in the config folder.
@@ -178,7 +171,7 @@ class LauncherProcess : public sb::e2b::Launcher {
         };
         PolicyChoice choice = args.policy;
         const std::string name = request.value("template", std::string("base"));
-        const fs::path templateFile = configDirectory() / "templates" / (name + ".json");
+        const fs::path templateFile = sb::configDirectory() / "templates" / (name + ".json");
         const auto presets = sb::presetNames();
         if (name == "base" || name.empty()) {
             // serve's own policy

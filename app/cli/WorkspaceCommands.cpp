@@ -150,6 +150,9 @@ int applyCommand(const WorkspaceArgs& args)
     options.sessionStartNs = session->changesBaseNs();
     options.includeRunLater = args.runLater;
     std::string notRecorded;
+    // Where it writes, said before it writes.
+    std::fprintf(stderr, "sandbench-cli: applying session %s's changes to %s\n",
+                 session->id.c_str(), sb::quotedPath(session->project.string()).c_str());
     auto report = sb::applySessionChanges(*session, options, {}, &notRecorded);
     lock->reset();
     if (!report) return fail(report.error());
@@ -158,7 +161,8 @@ int applyCommand(const WorkspaceArgs& args)
                      "sandbench-cli: warning: what was held back is not in the recording: %s\n",
                      notRecorded.c_str());
     if (args.json) {
-        nlohmann::json out = {{"applied", report->applied},
+        nlohmann::json out = {{"project", session->project.string()},
+                              {"applied", report->applied},
                               {"held", issuesJson(report->held)},
                               {"conflicts", issuesJson(report->conflicts)},
                               {"skipped", issuesJson(report->skipped)}};

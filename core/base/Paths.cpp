@@ -2,8 +2,10 @@
 
 #include "config.h"
 
+#include <cerrno>
 #include <cstdlib>
 #include <pwd.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace fs = std::filesystem;
@@ -50,6 +52,27 @@ fs::path runtimeDirectory()
 {
     if (fs::path base = envPath("XDG_RUNTIME_DIR"); !base.empty()) return base / "sandbench";
     return fs::path("/tmp") / ("sandbench-" + std::to_string(getuid()));
+}
+
+fs::path configDirectory()
+{
+    return xdgDirectory("XDG_CONFIG_HOME", ".config");
+}
+
+std::vector<fs::path> ownDirectories()
+{
+    return {configDirectory(), stateDirectory(), dataDirectory(), runtimeDirectory()};
+}
+
+Status makeOwnDirectories()
+{
+    for (const fs::path& dir : ownDirectories()) {
+        std::error_code ec;
+        fs::create_directories(dir.parent_path(), ec);
+        if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST)
+            return sysError("create Sandbench's folder " + dir.string());
+    }
+    return {};
 }
 
 fs::path executableDirectory()

@@ -4,6 +4,7 @@
 #include "base/Session.h"
 #include "base/UniqueFd.h"
 #include "control/ControlServerClient.h"
+#include "control/PeerCheck.h"
 
 #include <algorithm>
 #include <cstring>
@@ -203,6 +204,8 @@ void ControlServer::acceptClients()
                             "connection refused: peer uid " + std::to_string(cred.uid) +
                                 " is neither this session's user (uid " +
                                 std::to_string(m_options.ownerUid) + ") nor root"};
+        else if (auto outside = checkPeerOutsideSandboxes(fd, cred.pid))
+            refusal = std::move(outside);
         else if (m_clients.size() >= m_options.maxClients)
             refusal = Error{ErrorCode::Conflict, 0,
                             "too many clients (" + std::to_string(m_options.maxClients) + ")"};

@@ -78,7 +78,7 @@ constexpr std::uint8_t kLastType = static_cast<std::uint8_t>(MsgType::SnapshotRe
 // The exec stream numbers inside an ExecOutput's seq.
 constexpr std::uint64_t kExecStdout = 1, kExecStderr = 2;
 // The largest file content one FileRequest or FileReply carries (base64 in the JSON body):
-// larger files are read with offset/limit, written with "append".
+// larger files are read with offset/limit, written as an upload of several parts ("more").
 constexpr std::size_t kMaxFileChunk = std::size_t{8} << 20;
 
 const char* typeName(MsgType type);

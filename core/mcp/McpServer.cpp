@@ -384,6 +384,35 @@ Status Server::run(int in, int out)
         if (!call->done) call->cancel();
     for (auto& [id, p] : m_processes)
         if (p->running) signalExec(p->exec, SIGKILL);
+    return drain();
+}
+
+Status Server::drain()
+{
+    // Requests in flight are answered before this returns (and the caller, perhaps, stops the
+    // session): a write the client sent just before it closed its end is done, or fails, as a
+    // whole, rather than cut off by the stop. Bounded: a supervisor that stopped answering
+    // does not keep this program alive.
+    constexpr long long kDrainMs = 10000;
+    const long long until = nowMs() + kDrainMs;
+    for (reap(); !m_calls.empty() && nowMs() < until; reap()) {
+        const long long wake = nextWakeMs();
+        const long long next = wake < 0 ? until : std::min(wake, until);
+        pollfd fd = {m_client.fd(), POLLIN, 0};
+        if (::poll(&fd, 1, static_cast<int>(std::max(0LL, next - nowMs()))) < 0 && errno != EINTR)
+            return sysError("poll");
+        if (fd.revents & (POLLIN | POLLHUP | POLLERR)) {
+            Status read = m_client.readAvailable();
+            proto::Message m;
+            for (auto got = m_client.next(m); got && *got; got = m_client.next(m))
+                if (auto e = guarded(proto::typeName(m.type), [&] { return onSessionMessage(m); }))
+                    return e;
+            if (read) return {}; // the supervisor went away: nothing more will be answered
+        }
+        const long long now = nowMs();
+        for (auto& [key, call] : m_calls)
+            if (!call->done && call->wakeAtMs() >= 0 && call->wakeAtMs() <= now) call->wake();
+    }
     return {};
 }
 

@@ -81,8 +81,8 @@ class Server {
     Server(const Server&) = delete;
     Server& operator=(const Server&) = delete;
 
-    // Reads requests from `in`, writes answers to `out`, until `in` ends (no error) or the
-    // session does (an error saying so).
+    // Reads requests from `in`, writes answers to `out`, until `in` ends (no error; requests
+    // in flight are answered first) or the session does (an error saying so).
     Status run(int in, int out);
     // One line of input, as run() reads it. Exposed for the tests and the fuzz target.
     void onLine(std::string_view line);
@@ -111,6 +111,8 @@ class Server {
     void onProcessMessage(Process& p, const proto::Message& m);
     long long nextWakeMs() const;
     void reap();
+    // After the client's end: waits (boundedly) for the answers to requests in flight.
+    Status drain();
 
     ControlClient& m_client;
     SessionInfo m_session;

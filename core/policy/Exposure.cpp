@@ -67,20 +67,6 @@ fs::path real(const fs::path& p)
     return ec ? p : r;
 }
 
-struct Sensitive {
-    fs::path path; // home / relative entry
-    fs::path real;
-    bool exists = false; // as itself: a symlink counts, wherever it points
-};
-
-const Sensitive* sensitiveHolding(const std::vector<Sensitive>& all, const fs::path& p)
-{
-    for (const Sensitive& s : all) {
-        if (isWithin(p, s.path) || isWithin(p, s.real)) return &s;
-    }
-    return nullptr;
-}
-
 fs::path expandHome(const std::string& spelled, const fs::path& home)
 {
     if (spelled == "~") return home;
@@ -117,6 +103,38 @@ bool lexists(const fs::path& p)
 // A folder with more entries than this is kept read-only whole rather than rebound entry by
 // entry, and the start line says so.
 constexpr std::size_t kMaxRebound = 256;
+
+struct Sensitive {
+    fs::path path; // home / relative entry, or one of Sandbench's own folders
+    fs::path real;
+    bool exists = false; // as itself: a symlink counts, wherever it points
+    bool own = false;    // Sandbench's own: never exposed, even by name
+};
+
+// The secrets under `home` and Sandbench's own folders, each with its real path.
+std::vector<Sensitive> sensitiveOf(const fs::path& home, const std::vector<fs::path>& own)
+{
+    std::vector<Sensitive> out;
+    auto add = [&](const fs::path& p, bool isOwn) {
+        const bool exists = lexists(p);
+        out.push_back({p, exists ? real(p) : p, exists, isOwn});
+    };
+    for (std::string_view rel : kSensitive)
+        add(home / rel, false);
+    for (const fs::path& o : own)
+        add(normal(o), true);
+    return out;
+}
+
+const Sensitive* sensitiveHolding(const std::vector<Sensitive>& all, const fs::path& p,
+                                  bool ownOnly = false)
+{
+    for (const Sensitive& s : all) {
+        if (ownOnly && !s.own) continue;
+        if (isWithin(p, s.path) || isWithin(p, s.real)) return &s;
+    }
+    return nullptr;
+}
 
 std::string shownPath(const fs::path& p, const fs::path& home)
 {
@@ -166,6 +184,32 @@ void protectMount(const ResolvedExposure& mount, const RunLaterRules& rules, con
     }
 }
 
+// The folders strictly between each mask and the deepest mount holding it, when that mount is
+// read-write: ExposurePlan::pins. A folder that is a mount itself, or a link, needs none.
+std::vector<fs::path> pinsFor(const std::vector<fs::path>& masks,
+                              const std::vector<ResolvedExposure>& mounts)
+{
+    std::vector<fs::path> pins;
+    for (const fs::path& mask : masks) {
+        const ResolvedExposure* holder = nullptr;
+        for (const ResolvedExposure& m : mounts) // parents first: the last match is the deepest
+            if (isWithin(mask, m.path)) holder = &m;
+        if (holder == nullptr || holder->mode != AccessMode::ReadWrite) continue;
+        for (fs::path folder = mask.parent_path();
+             folder != holder->path && isWithin(folder, holder->path);
+             folder = folder.parent_path()) {
+            std::error_code ec;
+            if (!fs::is_directory(fs::symlink_status(folder, ec))) continue;
+            if (std::none_of(mounts.begin(), mounts.end(),
+                             [&](const ResolvedExposure& m) { return m.path == folder; }))
+                pins.push_back(folder);
+        }
+    }
+    std::sort(pins.begin(), pins.end()); // parents first
+    pins.erase(std::unique(pins.begin(), pins.end()), pins.end());
+    return pins;
+}
+
 } // namespace
 
 std::span<const std::string_view> sensitiveHomePaths()
@@ -207,15 +251,16 @@ Status checkExposeSpelling(std::string_view path)
     return std::nullopt;
 }
 
-Result<std::vector<fs::path>> planProjectMasks(const fs::path& project, const fs::path& home)
+Result<std::vector<fs::path>> planProjectMasks(const fs::path& project, const fs::path& home,
+                                               const std::vector<fs::path>& own)
 {
     const fs::path projectDir = normal(project), realProject = real(projectDir);
     const fs::path homeDir = normal(home);
     std::vector<fs::path> masks;
-    for (std::string_view rel : kSensitive) {
-        const fs::path p = homeDir / rel;
-        const bool exists = lexists(p);
-        const fs::path r = exists ? real(p) : p;
+    for (const Sensitive& s : sensitiveOf(homeDir, own)) {
+        const fs::path& p = s.path;
+        const bool exists = s.exists;
+        const fs::path& r = s.real;
         for (const fs::path& secret : {p, r}) {
             if (isWithin(projectDir, secret) || isWithin(realProject, secret))
                 return inputError("workspace " + projectDir.string() + " lies inside " +
@@ -236,7 +281,7 @@ Result<std::vector<fs::path>> planProjectMasks(const fs::path& project, const fs
 }
 
 Result<ExposurePlan> planExposures(const FilesystemPolicy& policy, const fs::path& home,
-                                   const RunLaterRules& runLater)
+                                   const RunLaterRules& runLater, const std::vector<fs::path>& own)
 {
     if (!home.is_absolute())
         return inputError("the home directory '" + home.string() + "' is not absolute");
@@ -244,13 +289,7 @@ Result<ExposurePlan> planExposures(const FilesystemPolicy& policy, const fs::pat
     if (policy.expose.empty()) return ExposurePlan{};
     const fs::path homeDir = normal(home);
 
-    std::vector<Sensitive> sensitive;
-    for (std::string_view rel : kSensitive) {
-        fs::path p = homeDir / rel;
-        std::error_code ec;
-        const bool exists = fs::exists(fs::symlink_status(p, ec));
-        sensitive.push_back({p, exists ? real(p) : p, exists});
-    }
+    const std::vector<Sensitive> sensitive = sensitiveOf(homeDir, own);
 
     // Explicit names are planned first so that a glob match they also name defers to them.
     std::map<fs::path, ResolvedExposure> chosen;
@@ -287,6 +326,13 @@ Result<ExposurePlan> planExposures(const FilesystemPolicy& policy, const fs::pat
                                      "' does not exist (expected an existing path, or "
                                      "\"optional\": true)"};
                 }
+                for (const fs::path& q : {p, real(p)})
+                    if (auto mine = sensitiveHolding(sensitive, q, true))
+                        return inputError(where(i, e.path) + "'" + q.string() +
+                                          "' lies in Sandbench's own folder '" +
+                                          mine->path.string() +
+                                          "' (sessions, recordings, control sockets, keys), "
+                                          "which no sandbox may see (expected a path outside it)");
                 // A harmless-looking name must not smuggle a secret in through a symlink.
                 auto holder = sensitiveHolding(sensitive, real(p));
                 if (holder && !sensitiveHolding(sensitive, p))
@@ -349,6 +395,7 @@ Result<ExposurePlan> planExposures(const FilesystemPolicy& policy, const fs::pat
         }
     }
     std::sort(plan.masks.begin(), plan.masks.end());
+    plan.pins = pinsFor(plan.masks, plan.mounts);
 
     std::vector<fs::path> readOnly, sealed;
     for (const ResolvedExposure& m : plan.mounts)

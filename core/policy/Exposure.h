@@ -34,6 +34,11 @@ struct ExposurePlan {
     std::vector<ResolvedExposure> mounts;
     std::vector<Protection> protections; // parents before children, after every mount
     std::vector<std::filesystem::path> masks;
+    // Folders between a read-write mount and a mask inside it, each bound over itself (writable,
+    // as before) with the mounts, parents first: a mount point cannot be renamed or removed, so
+    // the agent cannot move a masked folder's parent aside on the host and put a folder of its
+    // own making where Sandbench (or another program) will look for the real one.
+    std::vector<std::filesystem::path> pins;
     // What the protections keep, for the session's start line: "~/.claude/settings.json
     // (read-only)", "~/.claude/hooks (cannot be created)".
     std::vector<std::string> protectedNotes;
@@ -47,16 +52,22 @@ std::span<const std::string_view> sensitiveHomePaths();
 // last component; not "/", /proc, /sys or /dev. The parser runs it too, to point at the line.
 Status checkExposeSpelling(std::string_view path);
 
-// The secrets of sensitiveHomePaths() that lie inside the project folder (a project that is the
-// home folder, or holds some of it), to mask over its overlay like those inside an exposure.
-// An error (naming the secret) when the project lies inside one: nothing of it may be shown.
-Result<std::vector<std::filesystem::path>> planProjectMasks(const std::filesystem::path& project,
-                                                            const std::filesystem::path& home);
+// The secrets of sensitiveHomePaths() and the folders of `own` (as for planExposures) that lie
+// inside the project folder (a project that is the home folder, or holds some of it), to mask
+// over its overlay like those inside an exposure. An error (naming the secret or the folder)
+// when the project lies inside one: nothing of it may be shown.
+Result<std::vector<std::filesystem::path>>
+planProjectMasks(const std::filesystem::path& project, const std::filesystem::path& home,
+                 const std::vector<std::filesystem::path>& own = {});
 
 // Expands "~" to `home` and globs against the real filesystem; `home` must be absolute. The
 // files of `runLater` inside read-write mounts are protected (ExposurePlan::protections).
+// `own` are Sandbench's own folders (Paths.h ownDirectories(), existing): a policy that names one
+// or a path inside one is refused, a glob never matches them, and a mount that reveals one
+// masks it, even where the policy names a sensitive path that would otherwise be its way in.
 Result<ExposurePlan> planExposures(const FilesystemPolicy& policy,
                                    const std::filesystem::path& home,
-                                   const RunLaterRules& runLater = RunLaterRules());
+                                   const RunLaterRules& runLater = RunLaterRules(),
+                                   const std::vector<std::filesystem::path>& own = {});
 
 } // namespace sb

@@ -396,11 +396,7 @@ fs::path learnedRulesPath(const fs::path& policyFile)
 
 fs::path learnedRulesPathForPreset(std::string_view presetName)
 {
-    const char* config = std::getenv("XDG_CONFIG_HOME");
-    // XDG: a relative value is invalid and ignored.
-    const fs::path base =
-        config != nullptr && config[0] == '/' ? fs::path(config) : homeDirectory() / ".config";
-    return base / "sandbench" / "learned" / (std::string(presetName) + ".learned.json");
+    return configDirectory() / "learned" / (std::string(presetName) + ".learned.json");
 }
 
 Result<LearnedRules> parseLearnedRules(std::string_view text, std::string_view origin)

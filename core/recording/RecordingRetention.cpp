@@ -37,9 +37,7 @@ std::int64_t nowNs()
 
 fs::path retentionConfigPath()
 {
-    const char* xdg = std::getenv("XDG_CONFIG_HOME");
-    fs::path base = xdg != nullptr && xdg[0] == '/' ? fs::path(xdg) : homeDirectory() / ".config";
-    return base / "sandbench" / "recordings.json";
+    return configDirectory() / "recordings.json";
 }
 
 GcOptions RetentionLimits::toGcOptions() const

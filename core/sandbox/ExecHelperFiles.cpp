@@ -1,6 +1,7 @@
 #include "sandbox/ExecHelperFiles.h"
 
 #include "base/Bytes.h"
+#include "base/WriteTemporary.h"
 
 #include <cerrno>
 #include <cstring>
@@ -44,12 +45,7 @@ std::string tempName()
 {
     unsigned char bytes[6] = {};
     if (::getrandom(bytes, sizeof bytes, 0) != sizeof bytes) ::arc4random_buf(bytes, sizeof bytes);
-    std::string name = ".sandbench-write-";
-    for (unsigned char b : bytes) {
-        name += "0123456789abcdef"[b >> 4];
-        name += "0123456789abcdef"[b & 15];
-    }
-    return name;
+    return writeTemporaryName(bytes);
 }
 
 // mkdir -p of `dir` (relative paths from the working folder, the project).

@@ -164,6 +164,7 @@ void ExecService::helperGone(const std::string& why)
         replyFile(*op, {{"ok", false},
                         {"error", {{"code", "system"}, {"message", "the exec helper ended"}}}});
     m_files.clear();
+    m_uploads.clear(); // their temporary files go when the session ends (removeWriteTemporaries)
 }
 
 Status ExecService::startExec(std::uint64_t client, const std::string& name, const json& body)
@@ -315,7 +316,9 @@ void ExecService::clientGone(std::uint64_t client)
         if (!e->detached && e->pid > 0 && !e->exited)
             (void)toHelper({{"op", "signal"}, {"id", e->spawnId}, {"signal", SIGHUP}});
     }
-    std::erase_if(m_files, [client](const auto& f) { return f.second->client == client; });
+    for (auto& [hid, op] : m_files)
+        if (op->client == client) op->clientGone = true; // the helper's answer ends it
+    abortUploads(client);
 }
 
 void ExecService::onApprovalRequest(const ApprovalRequest& request)
@@ -502,6 +505,7 @@ void ExecService::reportExit(Exec& e)
 
 void ExecService::sessionEnded()
 {
+    abortUploads(0);
     for (auto& [spawn, e] : m_execs) {
         if (!e->exited) e->error = "the session ended";
         e->exited = true;

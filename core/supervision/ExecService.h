@@ -59,7 +59,8 @@ class ExecService {
 
     // From the control server (SessionBackend::clientRequest); an error goes back to the client.
     Status request(std::uint64_t client, const std::string& name, proto::Message& message);
-    // Its processes get SIGHUP (unless started detached), its file requests are dropped.
+    // Its processes get SIGHUP (unless started detached), its file requests are dropped and
+    // its unfinished writes rolled back (their temporary files removed).
     void clientGone(std::uint64_t client);
     // An approval request published by the broker: one of our processes may be waiting on it.
     void onApprovalRequest(const ApprovalRequest& request);
@@ -77,12 +78,15 @@ class ExecService {
   private:
     struct Exec;
     struct FileOp;
+    struct Upload;
     enum class HelperState { None, Starting, Ready, Failed };
 
     Status startExec(std::uint64_t client, const std::string& name, const nlohmann::json& body);
     Status execInput(std::uint64_t client, std::uint64_t id, std::string_view bytes);
     Status execControl(std::uint64_t client, const nlohmann::json& body);
     Status fileRequest(std::uint64_t client, const std::string& name, const nlohmann::json& body);
+    Status continueUpload(std::unique_ptr<FileOp> op, const nlohmann::json& body);
+    void abortUploads(std::uint64_t client); // 0: every client's
     Exec* findExec(std::uint64_t client, std::uint64_t id);
 
     Status toHelper(const nlohmann::json& message, const std::vector<int>& fds = {});
@@ -113,6 +117,7 @@ class ExecService {
     std::uint64_t m_nextSpawn = 1; // helper request ids, execs and file requests alike
     std::map<std::uint64_t, std::unique_ptr<Exec>> m_execs;
     std::map<std::uint64_t, std::unique_ptr<FileOp>> m_files;
+    std::map<std::uint64_t, std::unique_ptr<Upload>> m_uploads; // by the helper's write id
 };
 
 } // namespace sb

@@ -5,6 +5,7 @@
 #include "sandbox/SandboxChannel.h"
 #include "supervision/ExecServiceInternal.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <sys/wait.h>
@@ -37,6 +38,15 @@ const char* errnoCode(int err)
     default:
         return "system";
     }
+}
+
+// Uploads a client may have open at once (each holds a descriptor here).
+constexpr std::size_t kMaxUploadsPerClient = 16;
+
+json failureReply(int err, const std::string& message)
+{
+    return {{"ok", false},
+            {"error", {{"code", errnoCode(err)}, {"errno", err}, {"message", message}}}};
 }
 
 // Writes all of `data` to a regular file's descriptor.
@@ -135,6 +145,16 @@ Status ExecService::fileRequest(std::uint64_t client, const std::string& name, c
             return inputError("a write carries at most " + std::to_string(proto::kMaxFileChunk) +
                               " bytes (write the rest with \"append\")");
         op->data = std::move(*data);
+        op->bytes = op->data.size();
+        op->more = body.value("more", false);
+        if (body.contains("upload")) return continueUpload(std::move(op), body);
+        if (op->more && body.value("append", false))
+            return inputError("a write with \"more\" starts an upload: it cannot \"append\"");
+        if (op->more && std::count_if(m_uploads.begin(), m_uploads.end(), [&](const auto& u) {
+                            return u.second->client == client;
+                        }) >= static_cast<std::ptrdiff_t>(kMaxUploadsPerClient))
+            return inputError("at most " + std::to_string(kMaxUploadsPerClient) +
+                              " uploads at once on one connection");
         toSend["op"] = "open_write";
         for (const char* key : {"mode", "append", "parents"})
             if (body.contains(key)) toSend[key] = body[key];
@@ -171,6 +191,52 @@ Status ExecService::fileRequest(std::uint64_t client, const std::string& name, c
     return {};
 }
 
+// A later part of an upload: written here, into the temporary file the first part opened; the
+// last one has the helper rename it over the target.
+Status ExecService::continueUpload(std::unique_ptr<FileOp> op, const json& body)
+{
+    if (!body["upload"].is_number_unsigned())
+        return inputError("\"upload\" is the number the upload's first part answered");
+    const std::uint64_t hid = body["upload"].get<std::uint64_t>();
+    auto it = m_uploads.find(hid);
+    if (it == m_uploads.end() || it->second->client != op->client || it->second->path != op->path)
+        return inputError("no upload " + std::to_string(hid) + " of " + op->path +
+                          " in progress on this connection");
+    Upload& upload = *it->second;
+    if (int err = writeAll(upload.fd.get(), op->data)) {
+        (void)toHelper({{"op", "abort"}, {"id", hid}});
+        m_uploads.erase(it);
+        replyFile(*op, failureReply(err, op->path + ": " + std::strerror(err)));
+        return {};
+    }
+    upload.bytes += op->data.size();
+    op->bytes = upload.bytes;
+    if (op->more) {
+        replyFile(*op, {{"ok", true}, {"upload", hid}, {"bytes", upload.bytes}});
+        return {};
+    }
+    m_uploads.erase(it);
+    op->committing = true;
+    if (auto e = toHelper({{"op", "commit"}, {"id", hid}})) {
+        replyFile(*op, failureReply(0, e->describe()));
+        return {};
+    }
+    m_files[hid] = std::move(op); // the helper's answer to the commit ends it
+    return {};
+}
+
+void ExecService::abortUploads(std::uint64_t client)
+{
+    for (auto it = m_uploads.begin(); it != m_uploads.end();) {
+        if (client != 0 && it->second->client != client) {
+            ++it;
+            continue;
+        }
+        (void)toHelper({{"op", "abort"}, {"id", it->first}});
+        it = m_uploads.erase(it);
+    }
+}
+
 void ExecService::onFileReply(FileOp& op, const json& reply, const std::vector<UniqueFd>& fds)
 {
     const std::uint64_t hid = reply.value("id", std::uint64_t{0});
@@ -178,14 +244,15 @@ void ExecService::onFileReply(FileOp& op, const json& reply, const std::vector<U
         replyFile(op, std::move(answer));
         m_files.erase(hid);
     };
-    if (!reply.value("ok", false)) {
-        const int err = reply.value("errno", 0);
-        return done({{"ok", false},
-                     {"error",
-                      {{"code", errnoCode(err)},
-                       {"errno", err},
-                       {"message", reply.value("message", std::string("failed"))}}}});
+    if (op.clientGone) { // rolled back: a temporary file the helper made for it goes
+        if (op.op == "write" && !op.committing && reply.value("commit", false))
+            (void)toHelper({{"op", "abort"}, {"id", hid}});
+        m_files.erase(hid);
+        return;
     }
+    if (!reply.value("ok", false))
+        return done(
+            failureReply(reply.value("errno", 0), reply.value("message", std::string("failed"))));
     if (op.op == "read") {
         if (fds.empty())
             return done({{"ok", false}, {"error", {{"code", "system"}, {"message", "no file"}}}});
@@ -216,11 +283,21 @@ void ExecService::onFileReply(FileOp& op, const json& reply, const std::vector<U
             return done({{"ok", false}, {"error", {{"code", "system"}, {"message", "no file"}}}});
         if (int err = writeAll(fds.front().get(), op.data)) {
             (void)toHelper({{"op", "abort"}, {"id", hid}});
-            return done({{"ok", false},
-                         {"error",
-                          {{"code", errnoCode(err)},
-                           {"errno", err},
-                           {"message", op.path + ": " + std::strerror(err)}}}});
+            return done(failureReply(err, op.path + ": " + std::strerror(err)));
+        }
+        if (op.more) { // the temporary file stays open for the upload's further parts
+            auto upload = std::make_unique<Upload>();
+            upload->client = op.client;
+            upload->fd.reset(::fcntl(fds.front().get(), F_DUPFD_CLOEXEC, 3));
+            upload->path = op.path;
+            upload->bytes = op.data.size();
+            if (!upload->fd) {
+                const int err = errno;
+                (void)toHelper({{"op", "abort"}, {"id", hid}});
+                return done(failureReply(err, op.path + ": " + std::strerror(err)));
+            }
+            m_uploads[hid] = std::move(upload);
+            return done({{"ok", true}, {"upload", hid}, {"bytes", op.data.size()}});
         }
         if (reply.value("commit", false)) {
             op.committing = true;
@@ -233,11 +310,11 @@ void ExecService::onFileReply(FileOp& op, const json& reply, const std::vector<U
     json answer = reply;
     answer.erase("id");
     answer.erase("op");
-    if (op.op == "write") answer["bytes"] = op.data.size();
+    if (op.op == "write") answer["bytes"] = op.bytes;
     if (op.op != "read" && op.op != "stat" && op.op != "list" && m_hooks.activity) {
         json event = {{"kind", activity::kFiles}, {"op", op.op}, {"by", op.by}};
         putBytes(event, "path", op.path);
-        if (op.op == "write") event["bytes"] = op.data.size();
+        if (op.op == "write") event["bytes"] = op.bytes;
         m_hooks.activity(event);
     }
     done(answer);
@@ -245,6 +322,7 @@ void ExecService::onFileReply(FileOp& op, const json& reply, const std::vector<U
 
 void ExecService::replyFile(const FileOp& op, json reply)
 {
+    if (op.clientGone) return;
     reply["id"] = op.clientId;
     sendToClient(op.client, proto::encodeJson(MsgType::FileReply, reply));
 }

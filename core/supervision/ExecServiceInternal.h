@@ -77,7 +77,19 @@ struct ExecService::FileOp {
     std::string path;
     std::uint64_t offset = 0, limit = 0; // read
     std::string data;                    // write
+    std::uint64_t bytes = 0;             // write: all it wrote (an upload's parts together)
+    bool more = false;                   // write: the first part of an upload
     bool committing = false;             // write: the data is in, the rename asked for
+    bool clientGone = false;             // nobody waits for the answer: a write is rolled back
+};
+
+// A write of several parts (file_request "more"): the helper's temporary file beside the target,
+// open here until the last part renames it over the target, or dropped when the client goes.
+struct ExecService::Upload {
+    std::uint64_t client = 0;
+    UniqueFd fd; // the temporary file, written to here
+    std::string path;
+    std::uint64_t bytes = 0;
 };
 
 } // namespace sb

@@ -101,9 +101,11 @@ Result<PreparedRun> prepareRun(const RunOptions& options)
     auto runLater = runLaterOf(options, *workspace);
     if (!runLater) return runLater.error();
     const fs::path home = homeDirectory();
-    auto plan = planExposures(options.policy.filesystem, home, *runLater);
+    if (auto e = makeOwnDirectories()) return *e;
+    const std::vector<fs::path> own = ownDirectories();
+    auto plan = planExposures(options.policy.filesystem, home, *runLater, own);
     if (!plan) return plan.error();
-    auto projectMasks = planProjectMasks(*workspace, home);
+    auto projectMasks = planProjectMasks(*workspace, home, own);
     if (!projectMasks) return projectMasks.error();
     plan->masks.insert(plan->masks.end(), projectMasks->begin(), projectMasks->end());
     auto running = runningPolicyOf(options);

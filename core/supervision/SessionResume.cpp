@@ -1,5 +1,7 @@
 #include "supervision/SessionResume.h"
 
+#include "workspace/Workspace.h"
+
 #include <cerrno>
 #include <cstdio>
 #include <sys/stat.h>
@@ -45,6 +47,8 @@ Status takeOverChanges(SessionInfo& from, SessionInfo& to)
         return sysError("move the changes of " + from.id + " to " + to.id);
     if (::mkdir(from.upperDir().c_str(), 0700) != 0)
         return sysError("leave an empty layer in " + from.id);
+    // A supervisor that died mid-upload left its temporary files: not the new session's.
+    (void)removeWriteTemporaries(to.upperDir());
     to.resumedFrom = from.id;
     to.changesSinceNs = from.changesBaseNs();
     from.continuedIn = to.id;

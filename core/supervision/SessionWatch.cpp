@@ -1,5 +1,7 @@
 #include "supervision/SessionWatch.h"
 
+#include "workspace/Workspace.h"
+
 namespace sb {
 
 namespace {
@@ -87,6 +89,9 @@ void SessionWatch::sessionEnded(bool timedOut, int exitStatus)
             m_notice(limitsNotWatched(*e));
     }
     stopWatches();
+    // The layer is final: what file requests left half written (a killed upload, a helper
+    // killed mid-write) goes before the summary and the review read it.
+    (void)removeWriteTemporaries(m_options.upper);
     if (m_files) {
         if (auto e = m_files->notWatched(); e && m_notice) m_notice(noFileEvents(*e));
         if (std::size_t n = m_files->unwatchedFolders(); n > 0 && m_notice)

@@ -206,6 +206,11 @@ SandboxConfig sandboxConfigOf(const RunOptions& options, const PreparedRun& prep
     config.systemRoot = prepared.systemRoot;
     for (const ResolvedExposure& m : prepared.exposures.mounts)
         config.binds.push_back({m.path, m.mode});
+    for (const fs::path& pin : prepared.exposures.pins) { // the project's overlay needs none
+        const fs::path rel = pin.lexically_relative(workspace);
+        if (rel.empty() || rel.begin()->string() == "..")
+            config.binds.push_back({pin, AccessMode::ReadWrite});
+    }
     for (const Protection& p : prepared.exposures.protections)
         config.protections.push_back({p.path, p.mode});
     // Secrets inside the workspace are masked where the sandbox sees them.

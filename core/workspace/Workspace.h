@@ -38,6 +38,11 @@ struct Change {
 Result<std::vector<Change>> listChanges(const std::filesystem::path& upper,
                                         const std::filesystem::path& project);
 
+// Removes every file request's temporary file (base/WriteTemporary.h) from `upper`: what a
+// killed upload or exec helper left. The supervisor calls it when a session starts and ends;
+// listChanges never shows them anyway.
+Status removeWriteTemporaries(const std::filesystem::path& upper);
+
 // The list of files that run later a session enforces: the one it started with (saved in its
 // folder), or the built-in list for a session from before there was one.
 Result<RunLaterRules> sessionRunLaterRules(const SessionInfo& session);

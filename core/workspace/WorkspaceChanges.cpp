@@ -1,5 +1,6 @@
 // Reading an overlay upper layer as a list of changes, and discarding entries from it.
 #include "base/Session.h"
+#include "base/WriteTemporary.h"
 #include "workspace/WorkspaceInternal.h"
 
 #include <algorithm>
@@ -77,6 +78,9 @@ struct Scanner {
             return {};
         }
         if (!S_ISDIR(us->stx_mode)) {
+            // A file request's temporary file is never a change of the session's (an upload in
+            // progress, or what a killed one left before the supervisor removed it).
+            if (!rs && S_ISREG(us->stx_mode) && isWriteTemporaryName(name)) return {};
             out.changes.push_back({changeOf(rel, rs ? ChangeKind::Modified : ChangeKind::Added,
                                             entryType(us->stx_mode), sizeOf(*us)),
                                    false, opaque, us->stx_mode});
@@ -127,6 +131,24 @@ Status collectEntries(int parentFd, const std::string& name, const std::string& 
     return {};
 }
 
+// Removes the file requests' temporary files in `dir` and the folders beneath it.
+void removeTemporariesIn(int dir, int depth)
+{
+    auto names = listDir(dir);
+    if (!names || depth > 256) return;
+    for (const auto& name : *names) {
+        auto st = statAt(dir, name);
+        if (!st) continue;
+        if (S_ISREG(st->stx_mode) && isWriteTemporaryName(name)) {
+            ::unlinkat(dir, name.c_str(), 0);
+        } else if (S_ISDIR(st->stx_mode)) {
+            UniqueFd child(
+                ::openat(dir, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+            if (child.valid()) removeTemporariesIn(child.get(), depth + 1);
+        }
+    }
+}
+
 } // namespace
 
 Result<Scan> scanWorkspace(int upperFd, int projectFd)
@@ -162,6 +184,14 @@ Result<std::vector<Change>> listChanges(const std::filesystem::path& upper,
     for (auto& c : scan->changes)
         changes.push_back(std::move(c.change));
     return changes;
+}
+
+Status removeWriteTemporaries(const std::filesystem::path& upper)
+{
+    auto upperFd = openRoot(upper, "workspace upper directory");
+    if (!upperFd) return upperFd.error();
+    removeTemporariesIn(upperFd->get(), 0);
+    return {};
 }
 
 Result<std::vector<std::string>> discardChanges(const std::filesystem::path& upper,

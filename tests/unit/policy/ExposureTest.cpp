@@ -225,3 +225,75 @@ TEST(Exposure, SensitiveListIsInOnePlace)
     for (const char* expected : {".ssh", ".aws", ".gnupg", ".config/gh", ".netrc", ".kube", ".pki"})
         EXPECT_NE(std::find(list.begin(), list.end(), expected), list.end()) << expected;
 }
+
+// Sandbench's own folders (sessions and their layers, recordings, sockets, keys) as they lie
+// under a home whose XDG variables are unset.
+struct OwnFolders {
+    explicit OwnFolders(const FakeHome& home)
+        : all{home / ".config/sandbench", home / ".local/state/sandbench",
+              home / ".local/share/sandbench"}
+    {
+        for (const fs::path& dir : all)
+            fs::create_directories(dir / "sessions");
+    }
+    std::vector<fs::path> all;
+};
+
+TEST(Exposure, SandbenchsOwnFoldersAreMaskedUnderAnyExposure)
+{
+    FakeHome home;
+    OwnFolders own(home);
+    auto plan = sb::planExposures(expose({{"~", sb::AccessMode::ReadWrite, false}}), home.path(),
+                                  {}, own.all);
+    ASSERT_TRUE(plan) << plan.error().message;
+    for (const fs::path& dir : own.all)
+        EXPECT_EQ(std::count(plan->masks.begin(), plan->masks.end(), dir), 1) << dir;
+    // Their parents are pinned, so nothing inside can move them aside on the host.
+    for (const char* parent : {".config", ".local", ".local/state", ".local/share"})
+        EXPECT_EQ(std::count(plan->pins.begin(), plan->pins.end(), home / parent), 1) << parent;
+    EXPECT_EQ(std::count(plan->pins.begin(), plan->pins.end(), home.path()), 0)
+        << "the mount itself is a mount point already";
+
+    // Read-only, nothing can be moved: masks without pins.
+    auto readOnly = sb::planExposures(expose({{"~"}}), home.path(), {}, own.all);
+    ASSERT_TRUE(readOnly) << readOnly.error().message;
+    EXPECT_EQ(std::count(readOnly->masks.begin(), readOnly->masks.end(), own.all[1]), 1);
+    EXPECT_TRUE(readOnly->pins.empty());
+}
+
+TEST(Exposure, SandbenchsOwnFoldersAreNeverExposedEvenByName)
+{
+    FakeHome home;
+    OwnFolders own(home);
+    for (const char* spelled : {"~/.local/state/sandbench", "~/.local/share/sandbench/sessions"}) {
+        auto plan = sb::planExposures(expose({{spelled}}), home.path(), {}, own.all);
+        ASSERT_FALSE(plan) << spelled;
+        EXPECT_NE(plan.error().message.find("Sandbench's own folder"), std::string::npos)
+            << plan.error().message;
+        EXPECT_NE(plan.error().message.find("/filesystem/expose/0"), std::string::npos)
+            << plan.error().message;
+    }
+    // Nor through a link with an innocent name.
+    fs::create_directory_symlink(own.all[1], home / "work/state");
+    auto linked = sb::planExposures(expose({{"~/work/state"}}), home.path(), {}, own.all);
+    ASSERT_FALSE(linked);
+    EXPECT_NE(linked.error().message.find("Sandbench's own folder"), std::string::npos);
+    // A glob passes over them.
+    auto glob = sb::planExposures(expose({{"~/.config/*"}}), home.path(), {}, own.all);
+    ASSERT_TRUE(glob) << glob.error().message;
+    EXPECT_EQ(mountPaths(*glob), (std::vector<fs::path>{home / ".config/editor"}));
+}
+
+TEST(Exposure, AProjectHoldingSandbenchsFoldersMasksThemAndOneInsideIsRefused)
+{
+    FakeHome home;
+    OwnFolders own(home);
+    auto asHome = sb::planProjectMasks(home.path(), home.path(), own.all);
+    ASSERT_TRUE(asHome) << asHome.error().message;
+    for (const fs::path& dir : own.all)
+        EXPECT_EQ(std::count(asHome->begin(), asHome->end(), dir), 1) << dir;
+    auto inside = sb::planProjectMasks(own.all[1] / "sessions", home.path(), own.all);
+    ASSERT_FALSE(inside);
+    EXPECT_NE(inside.error().message.find(own.all[1].string()), std::string::npos)
+        << inside.error().message;
+}

@@ -1,0 +1,305 @@
+// files: a running session's files as its sandbox sees them (control protocol version 2,
+// docs/protocol.md, "Files"). Copies are all or nothing on both sides: `get` writes a temporary
+// file beside the local file and renames it over it once the whole content arrived; `put`
+// sends a large file as one upload, which the supervisor keeps in a temporary file beside the
+// target until its last part, and drops if this program ends before that.
+#include "Commands.h"
+#include "base/Bytes.h"
+#include "base/UniqueFd.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using sb::proto::MsgType;
+
+namespace sbcli {
+namespace {
+
+struct FilesArgs {
+    std::string session;
+    std::string path, target;
+    bool recursive = false, parents = false, json = false;
+    std::string mode;
+};
+
+// One file request and its reply.
+sb::Result<json> fileRequest(sb::ControlClient& client, json request)
+{
+    static std::uint64_t next = 1;
+    const std::uint64_t id = next++;
+    request["id"] = id;
+    request["origin"] = "sandbench-cli files";
+    if (auto e = client.send(sb::proto::jsonMessage(MsgType::FileRequest, request))) return *e;
+    for (;;) {
+        auto m = client.receive(60000);
+        if (!m) return m.error();
+        if ((m->type == MsgType::FileReply || m->type == MsgType::Error) &&
+            m->body.value("id", std::uint64_t{0}) == id) {
+            if (m->type == MsgType::Error) return sb::proto::errorFromBody(m->body);
+            if (!m->body.value("ok", false))
+                return sb::Error{sb::ErrorCode::System, m->body["error"].value("errno", 0),
+                                 m->body["error"].value("message", std::string("failed"))};
+            return m->body;
+        }
+    }
+}
+
+// Where `get` writes: a temporary file beside the local file, renamed over it by commit(); gone
+// again if commit() never comes. A local file that is not a regular one (a device, a FIFO) is
+// written directly: there is no content of its own to keep.
+class LocalCopy {
+  public:
+    LocalCopy() = default;
+    LocalCopy(const LocalCopy&) = delete;
+    LocalCopy& operator=(const LocalCopy&) = delete;
+    ~LocalCopy()
+    {
+        if (!m_temp.empty()) ::unlink(m_temp.c_str());
+    }
+
+    sb::Status open(const std::string& target)
+    {
+        struct stat st {};
+        const bool exists = ::stat(target.c_str(), &st) == 0; // through a link: its file
+        if (exists && S_ISDIR(st.st_mode))
+            return sb::inputError("cannot write " + target + ": it is a folder");
+        if (exists && !S_ISREG(st.st_mode)) {
+            m_fd.reset(::open(target.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC));
+            return m_fd ? sb::Status{} : sb::Status{sb::sysError("cannot write " + target)};
+        }
+        std::error_code ec;
+        m_final = exists ? fs::canonical(target, ec) : fs::path(target);
+        if (ec) m_final = target;
+        const fs::path dir = m_final.has_parent_path() ? m_final.parent_path() : fs::path(".");
+        std::string name =
+            (dir / ("." + m_final.filename().string() + ".sandbench-get-XXXXXX")).string();
+        const int fd = ::mkostemp(name.data(), O_CLOEXEC);
+        if (fd < 0) return sb::sysError("cannot write " + target + " (a temporary file beside it)");
+        m_fd.reset(fd);
+        m_temp = name;
+        const mode_t mask = ::umask(0);
+        ::umask(mask);
+        (void)::fchmod(fd, exists ? st.st_mode & 07777 : 0666 & ~mask);
+        if (exists) (void)!::fchown(fd, st.st_uid, st.st_gid); // root keeps the owner, as cp does
+        return {};
+    }
+
+    sb::Status write(std::string_view data)
+    {
+        while (!data.empty()) {
+            ssize_t n = ::write(m_fd.get(), data.data(), data.size());
+            if (n < 0 && errno == EINTR) continue;
+            if (n < 0) return sb::sysError("write " + shown());
+            data.remove_prefix(static_cast<std::size_t>(n));
+        }
+        return {};
+    }
+
+    sb::Status commit()
+    {
+        if (m_temp.empty()) return {};
+        if (::fsync(m_fd.get()) != 0) return sb::sysError("write " + shown());
+        if (::rename(m_temp.c_str(), m_final.c_str()) != 0)
+            return sb::sysError("replace " + m_final.string());
+        m_temp.clear();
+        return {};
+    }
+
+  private:
+    std::string shown() const { return m_final.empty() ? "the local file" : m_final.string(); }
+
+    sb::UniqueFd m_fd;
+    fs::path m_final, m_temp;
+};
+
+int getFile(sb::ControlClient& c, const FilesArgs& args)
+{
+    const bool toStdout = args.target.empty() || args.target == "-";
+    LocalCopy out;
+    if (!toStdout)
+        if (auto e = out.open(args.target)) return fail(*e);
+    json read = {{"op", "read"}};
+    sb::putBytes(read, "path", args.path);
+    for (std::uint64_t offset = 0;;) {
+        read["offset"] = offset;
+        auto reply = fileRequest(c, read);
+        if (!reply) return fail(args.path + ": " + reply.error().describe());
+        auto data = sb::fromBase64(reply->value("data_base64", std::string()));
+        if (!data) return fail("a malformed reply from the supervisor");
+        if (toStdout)
+            std::fwrite(data->data(), 1, data->size(), stdout);
+        else if (auto e = out.write(*data))
+            return fail(*e);
+        offset += data->size();
+        if (reply->value("eof", true) || data->empty()) break;
+    }
+    if (auto e = out.commit()) return fail(*e);
+    return 0;
+}
+
+// Up to `most` bytes of `fd` into `part`; whether its end came.
+sb::Result<bool> readPart(int fd, std::size_t most, std::string& part)
+{
+    part.resize(most);
+    std::size_t got = 0;
+    while (got < most) {
+        ssize_t n = ::read(fd, part.data() + got, most - got);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) return sb::sysError("read");
+        if (n == 0) {
+            part.resize(got);
+            return true;
+        }
+        got += static_cast<std::size_t>(n);
+    }
+    return false;
+}
+
+int putFile(sb::ControlClient& c, const FilesArgs& args)
+{
+    sb::UniqueFd own;
+    if (args.path != "-") {
+        own.reset(::open(args.path.c_str(), O_RDONLY | O_CLOEXEC));
+        if (!own) return fail("cannot read " + args.path + ": " + std::strerror(errno));
+    }
+    const int in = own ? own.get() : 0;
+    json write = {{"op", "write"}};
+    sb::putBytes(write, "path", args.target);
+    if (!args.mode.empty()) write["mode"] = std::stoul(args.mode, nullptr, 8); // checked: octal
+    // One request a part: the first says "more" when others follow, and they name the upload
+    // its answer started; the last replaces the target. A supervisor from before uploads
+    // answers the first without one: it replaced the target already, the rest is appended.
+    std::optional<std::uint64_t> upload;
+    bool appending = false;
+    std::string part;
+    for (bool first = true;; first = false) {
+        auto end = readPart(in, sb::proto::kMaxFileChunk, part);
+        if (!end)
+            return fail("cannot read " + (args.path == "-" ? std::string("stdin") : args.path) +
+                        ": " + end.error().describe());
+        json request = write;
+        request["data_base64"] = sb::base64(part);
+        if (!*end && !appending) request["more"] = true;
+        if (upload) request["upload"] = *upload;
+        if (appending) request["append"] = true;
+        auto reply = fileRequest(c, request);
+        if (!reply) return fail(args.target + ": " + reply.error().describe());
+        if (*end) return 0;
+        if (first && reply->contains("upload") && (*reply)["upload"].is_number_unsigned())
+            upload = (*reply)["upload"].get<std::uint64_t>();
+        else if (first)
+            appending = true;
+    }
+}
+
+int filesCommand(const std::string& op, const FilesArgs& args)
+{
+    auto client = programClient(args.session, "sandbench-cli files");
+    if (!client) return fail(client.error(), kUsageError);
+    sb::ControlClient& c = **client;
+    if (op == "get") return getFile(c, args);
+    if (op == "put") return putFile(c, args);
+    json request = {{"op", op}};
+    sb::putBytes(request, "path", args.path);
+    if (op == "list") request["recursive"] = args.recursive;
+    if (op == "mkdir") request["parents"] = args.parents;
+    if (op == "remove") request["recursive"] = args.recursive;
+    if (op == "rename") sb::putBytes(request, "to", args.target);
+    auto reply = fileRequest(c, request);
+    if (!reply) return fail(args.path + ": " + reply.error().describe());
+    if (args.json || op == "stat") {
+        std::printf("%s\n", sb::dumpJson(*reply, 2).c_str());
+    } else if (op == "list") {
+        for (const auto& e : (*reply)["entries"]) {
+            const std::string type = e.value("type", "");
+            const std::string path = sb::getBytes(e, "path").value_or("?");
+            if (type == "directory")
+                std::printf("d %s/\n", path.c_str());
+            else if (type == "symlink")
+                std::printf("l %s -> %s\n", path.c_str(),
+                            sb::getBytes(e, "target").value_or("").c_str());
+            else
+                std::printf("%c %s (%llu bytes)\n", type == "file" ? 'f' : 'o', path.c_str(),
+                            e.value("size", 0ULL));
+        }
+        if (reply->value("truncated", false))
+            std::fprintf(stderr, "sandbench: the list stops here (its size bound)\n");
+    }
+    return 0;
+}
+
+// --mode: an octal mode, checked before anything is sent.
+CLI::Validator octalMode()
+{
+    return CLI::Validator(
+        [](std::string& text) -> std::string {
+            if (text.empty() || text.size() > 4 ||
+                text.find_first_not_of("01234567") != std::string::npos)
+                return "'" + text + "' is not an octal mode from 0 to 7777 (such as 0644)";
+            return {};
+        },
+        "OCTAL");
+}
+
+} // namespace
+
+void addFilesCommand(CLI::App& app)
+{
+    auto args = std::make_shared<FilesArgs>();
+    CLI::App* files = app.add_subcommand(
+        "files", "Read and write a running session's files as its sandbox sees them");
+    files->require_subcommand(1);
+    struct Op {
+        const char* name;
+        const char* op;
+        const char* help;
+        const char* path;
+        const char* target; // second positional, or nullptr
+    };
+    static const Op ops[] = {
+        {"ls", "list", "List a folder (-R: all the way down)", "Folder (default: the workspace)",
+         nullptr},
+        {"get", "get",
+         "Copy a file out (to FILE, replaced only once all of it arrived; or - for "
+         "stdout)",
+         "File in the sandbox", "Local file"},
+        {"put", "put", "Copy a file in, replacing the target atomically (all of it or nothing)",
+         "Local file (- for stdin)", "Path in the sandbox"},
+        {"stat", "stat", "What is at a path", "Path", nullptr},
+        {"mkdir", "mkdir", "Make a folder (-p: with its parents)", "Folder", nullptr},
+        {"rm", "remove", "Remove a file (-r: a folder and what is in it)", "Path", nullptr},
+        {"mv", "rename", "Rename or move", "Path", "New path"},
+    };
+    for (const Op& o : ops) {
+        const std::string name = o.name;
+        CLI::App* cmd = files->add_subcommand(o.name, o.help);
+        cmd->add_option("session", args->session, "Session id")->required();
+        auto* path = cmd->add_option("path", args->path, o.path);
+        if (name != "ls")
+            path->required();
+        else
+            args->path = ".";
+        if (o.target) {
+            auto* target = cmd->add_option("target", args->target, o.target);
+            if (name != "get") target->required();
+        }
+        if (name == "ls" || name == "rm")
+            cmd->add_flag(name == "ls" ? "-R,--recursive" : "-r,--recursive", args->recursive,
+                          "All the way down");
+        if (name == "mkdir") cmd->add_flag("-p,--parents", args->parents, "Make parents");
+        if (name == "put")
+            cmd->add_option("--mode", args->mode, "Octal mode (0644)")->check(octalMode());
+        if (name == "ls") cmd->add_flag("--json", args->json, "Output as JSON");
+        const std::string op = o.op;
+        cmd->callback([args, op] { exitWith(filesCommand(op, *args)); });
+    }
+}
+
+} // namespace sbcli

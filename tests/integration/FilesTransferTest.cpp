@@ -1,0 +1,254 @@
+// Copies in and out of a running session lose nothing when they fail: `files get` leaves the
+// local file as it was, `files put` cut off (its CLI killed) leaves the target inside as it
+// was, and no file request's temporary file ever shows as a change (nor does an MCP write the
+// client closed its end right after). Also: a bad --mode refused by name.
+#include "IntegrationSupport.h"
+
+#include <csignal>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+using sbit::contains;
+using sbit::dump;
+
+extern char** environ;
+
+namespace {
+
+constexpr std::size_t kPart = std::size_t{8} << 20; // the protocol's part of a write
+
+class FilesTransfer : public ::testing::Test {
+  protected:
+    sbit::Sandbench sb;
+    std::string session;
+
+    void startSession(const std::string& name = "files")
+    {
+        auto r = sb.cli({"start", "--workspace", sb.workspace().string(), "--name", name});
+        ASSERT_EQ(r.status, 0) << dump(r);
+        session = name;
+    }
+    void TearDown() override
+    {
+        if (!session.empty()) (void)sb.cli({"kill", session});
+    }
+    sbtest::RunResult put(const std::string& target, const std::string& content)
+    {
+        sbit::RunSpec spec;
+        spec.input = content;
+        return sb.cli({"files", "put", session, "-", target}, spec);
+    }
+    // The file requests' temporary files in the session's layer, with their sizes.
+    std::vector<std::pair<fs::path, std::uintmax_t>> temporaries(const std::string& id) const
+    {
+        std::vector<std::pair<fs::path, std::uintmax_t>> found;
+        std::error_code ec;
+        for (fs::recursive_directory_iterator it(sb.upper(id), ec), end; !ec && it != end;
+             it.increment(ec))
+            if (it->path().filename().string().starts_with(".sandbench-write-"))
+                found.emplace_back(it->path(), fs::file_size(it->path(), ec));
+        return found;
+    }
+    // Polls (up to 30 s) until `done` holds.
+    template <typename Done> bool waitFor(Done done) const
+    {
+        for (int i = 0; i < 600; ++i) {
+            if (done()) return true;
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        }
+        return done();
+    }
+};
+
+// `sandbench-cli ARGS…` in the background with a pipe as its stdin.
+struct Background {
+    pid_t pid = -1;
+    int input = -1;
+
+    Background(const std::vector<std::string>& args, const std::map<std::string, std::string>& env)
+    {
+        int fds[2];
+        if (::pipe2(fds, O_CLOEXEC) != 0) return;
+        std::vector<std::string> vars;
+        for (char** e = environ; *e; ++e) {
+            const std::string var = *e;
+            if (!env.count(var.substr(0, var.find('=')))) vars.push_back(var);
+        }
+        for (const auto& [k, v] : env)
+            vars.push_back(k + "=" + v);
+        std::vector<std::string> argv = {sbtest::cliPath()};
+        argv.insert(argv.end(), args.begin(), args.end());
+        pid = ::fork();
+        if (pid == 0) {
+            ::dup2(fds[0], 0);
+            int null = ::open("/dev/null", O_WRONLY);
+            ::dup2(null, 1);
+            ::dup2(null, 2);
+            std::vector<char*> a, v;
+            for (auto& s : argv)
+                a.push_back(s.data());
+            a.push_back(nullptr);
+            for (auto& s : vars)
+                v.push_back(s.data());
+            v.push_back(nullptr);
+            ::execve(a[0], a.data(), v.data());
+            ::_exit(127);
+        }
+        ::close(fds[0]);
+        input = fds[1];
+    }
+    ~Background()
+    {
+        if (input >= 0) ::close(input);
+        if (pid > 0) {
+            ::kill(pid, SIGKILL);
+            ::waitpid(pid, nullptr, 0);
+        }
+    }
+    bool write(const std::string& bytes) const
+    {
+        for (std::string_view rest = bytes; !rest.empty();) {
+            ssize_t n = ::write(input, rest.data(), rest.size());
+            if (n <= 0) return false;
+            rest.remove_prefix(static_cast<std::size_t>(n));
+        }
+        return true;
+    }
+    void killWith(int signal)
+    {
+        ::kill(pid, signal);
+        ::waitpid(pid, nullptr, 0);
+        pid = -1;
+    }
+};
+
+} // namespace
+
+TEST_F(FilesTransfer, AFailedGetLeavesTheLocalFileAsItWas)
+{
+    startSession();
+    ASSERT_EQ(sb.cli({"exec", session, "--", "sh", "-c",
+                      "mkdir folder && echo secret > locked && chmod 000 locked"})
+                  .status,
+              0);
+    sbtest::TempDir local;
+    const fs::path file = local.path() / "kept.txt";
+    sbtest::writeFile(file, "the old content\n");
+    for (const char* source : {"missing.txt", "folder", "locked"}) {
+        auto get = sb.cli({"files", "get", session, source, file.string()});
+        EXPECT_NE(get.status, 0) << source << "\n" << dump(get);
+        EXPECT_EQ(sbtest::readFile(file), "the old content\n") << source;
+    }
+    // Nothing but the file itself: no temporary file is left beside it.
+    std::vector<std::string> names;
+    for (const auto& entry : fs::directory_iterator(local.path()))
+        names.push_back(entry.path().filename().string());
+    EXPECT_EQ(names, std::vector<std::string>{"kept.txt"});
+    // A copy that works replaces it, keeping its mode.
+    fs::permissions(file, fs::perms(0640));
+    ASSERT_EQ(put("new.txt", "the new content\n").status, 0);
+    auto get = sb.cli({"files", "get", session, "new.txt", file.string()});
+    ASSERT_EQ(get.status, 0) << dump(get);
+    EXPECT_EQ(sbtest::readFile(file), "the new content\n");
+    EXPECT_EQ(fs::status(file).permissions(), fs::perms(0640));
+}
+
+TEST_F(FilesTransfer, AKilledPutLeavesTheTargetAsItWasAndNoTemporaryFile)
+{
+    startSession();
+    ASSERT_EQ(put("big.bin", "the old content\n").status, 0);
+    for (int signal : {SIGTERM, SIGKILL}) {
+        SCOPED_TRACE(::strsignal(signal));
+        Background upload({"files", "put", session, "-", "big.bin"}, sb.env());
+        ASSERT_GT(upload.pid, 0);
+        // A whole part and a little more: the first part travels, the CLI waits for the rest.
+        ASSERT_TRUE(upload.write(std::string(kPart + 4096, 'x')));
+        ASSERT_TRUE(waitFor([&] {
+            auto t = temporaries(session);
+            return t.size() == 1 && t[0].second == kPart;
+        })) << "the upload's first part never reached a temporary file beside the target";
+        upload.killWith(signal);
+        auto get = sb.cli({"files", "get", session, "big.bin"});
+        EXPECT_EQ(get.out, "the old content\n") << get.err;
+        // Its connection closed: the supervisor drops the temporary file.
+        EXPECT_TRUE(waitFor([&] { return temporaries(session).empty(); }));
+        auto changes = sb.cli({"changes", session});
+        EXPECT_FALSE(contains(changes.out, ".sandbench-write")) << changes.out;
+    }
+    // A whole upload of several parts replaces the target at once.
+    const std::string content = std::string(kPart, 'a') + std::string(kPart, 'b') + "end\n";
+    ASSERT_EQ(put("big.bin", content).status, 0);
+    auto size = sb.cli({"exec", session, "--", "sh", "-c", "wc -c < big.bin; tail -c 4 big.bin"});
+    EXPECT_EQ(size.out, std::to_string(content.size()) + "\nend\n") << dump(size);
+    EXPECT_TRUE(temporaries(session).empty());
+}
+
+TEST_F(FilesTransfer, TemporaryFilesNeverReachTheChanges)
+{
+    startSession();
+    // An upload in progress when the session stops, and a leftover of a helper killed
+    // mid-write (planted under the scheme's name).
+    ASSERT_EQ(sb.cli({"exec", session, "--", "sh", "-c",
+                      "mkdir -p deep && echo left > deep/.sandbench-write-0123456789ab"})
+                  .status,
+              0);
+    Background upload({"files", "put", session, "-", "deep/upload.bin"}, sb.env());
+    ASSERT_TRUE(upload.write(std::string(kPart + 1, 'x')));
+    ASSERT_TRUE(waitFor([&] { return temporaries(session).size() == 2; }));
+    auto live = sb.cli({"changes", session});
+    EXPECT_TRUE(contains(live.out, "deep")) << live.out;
+    EXPECT_FALSE(contains(live.out, ".sandbench-write")) << live.out;
+    ASSERT_EQ(sb.cli({"stop", session}).status, 0);
+    ASSERT_TRUE(sb.waitUntilEnded(session));
+    upload.killWith(SIGKILL);
+    EXPECT_TRUE(temporaries(session).empty());
+    auto apply = sb.cli({"apply", session});
+    EXPECT_EQ(apply.status, 0) << dump(apply);
+    EXPECT_FALSE(fs::exists(sb.workspace() / "deep" / ".sandbench-write-0123456789ab"));
+    EXPECT_FALSE(fs::exists(sb.workspace() / "deep" / "upload.bin"));
+    session.clear();
+}
+
+TEST_F(FilesTransfer, AnMcpWriteTheClientLeftRightAfterIsWhole)
+{
+    // The client writes and closes its end at once; the server answers the write before it
+    // stops the session (found 2 runs in 3 to leave the temporary file as a change).
+    const std::string input =
+        R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"test","version":"1"}}})"
+        "\n"
+        R"({"jsonrpc":"2.0","method":"notifications/initialized"})"
+        "\n"
+        R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"write_file","arguments":{"path":"notes/mcp.txt","content":"written\n"}}})"
+        "\n";
+    for (int run = 1; run <= 3; ++run) {
+        const std::string id = "mcp" + std::to_string(run);
+        sbit::RunSpec spec;
+        spec.input = input;
+        auto served = sb.cli({"mcp", "--workspace", sb.workspace().string(), "--name", id}, spec);
+        EXPECT_EQ(served.status, 0) << dump(served);
+        EXPECT_TRUE(contains(served.out, R"("id":2)")) << "no answer to the write\n"
+                                                       << dump(served);
+        ASSERT_TRUE(sb.waitUntilEnded(id));
+        auto changes = sb.cli({"changes", id});
+        EXPECT_FALSE(contains(changes.out, ".sandbench-write")) << changes.out;
+        EXPECT_TRUE(contains(changes.out, "notes/mcp.txt")) << changes.out;
+        EXPECT_TRUE(temporaries(id).empty());
+    }
+}
+
+TEST_F(FilesTransfer, ABadModeIsRefusedByName)
+{
+    startSession();
+    for (const char* mode : {"999", "77777777777777777777777", "rw"}) {
+        auto r = sb.cli({"files", "put", session, "-", "y", "--mode", mode},
+                        sbit::RunSpec{{}, "content\n"});
+        EXPECT_EQ(r.status, 2) << mode << "\n" << dump(r);
+        EXPECT_TRUE(contains(r.err, "--mode")) << r.err;
+        EXPECT_TRUE(contains(r.err, std::string("'") + mode + "'")) << r.err;
+    }
+    EXPECT_NE(sb.cli({"files", "stat", session, "y"}).status, 0) << "a file was written";
+}
