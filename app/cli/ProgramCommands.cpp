@@ -413,7 +413,9 @@ void addProgramCommands(CLI::App& app)
     exec->add_option("--timeout", args->timeoutSeconds, "Kill it after this many seconds (124)");
     exec->add_flag("--tty,-t", args->tty, "Give it a terminal (when ours is one)");
     exec->add_flag("--detach,-d", args->detach, "Leave it running; print its pid");
-    exec->add_option("--env,-e", args->env, "NAME=VALUE for its environment (repeatable)");
+    // One value a flag: a list option would go on taking words, up to and past "--".
+    exec->add_option("--env,-e", args->env, "NAME=VALUE for its environment (repeatable)")
+        ->allow_extra_args(false);
     exec->add_option("command", args->command, "The command and its arguments, after --")
         ->required();
     exec->callback([args] { exitWith(execCommand(*args)); });

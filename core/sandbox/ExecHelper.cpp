@@ -10,10 +10,12 @@
 #include <fcntl.h>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <poll.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <termios.h>
 #include <unistd.h>
@@ -25,6 +27,23 @@ namespace sb {
 namespace {
 
 using json = nlohmann::json;
+
+// Set in the errno a child reports when it could not enter its working folder.
+constexpr int kCwdFailed = 1 << 20;
+
+// What is wrong with a process's working folder, named: a chdir failing in the child would read
+// as the program's own failure ("command not found" for a folder that does not exist).
+std::optional<std::string> workingFolderProblem(const std::string& cwd)
+{
+    if (cwd.empty()) return std::nullopt;
+    const std::string named = "working folder '" + cwd + "'";
+    struct stat st {};
+    if (::stat(cwd.c_str(), &st) != 0)
+        return errno == ENOENT ? named + " does not exist" : named + ": " + std::strerror(errno);
+    if (!S_ISDIR(st.st_mode)) return named + " is not a folder";
+    if (::access(cwd.c_str(), X_OK) != 0) return named + ": " + std::strerror(errno);
+    return std::nullopt;
+}
 
 struct Spawned {
     pid_t pid = -1;
@@ -95,7 +114,11 @@ void Helper::onExecError(std::uint64_t id, Spawned& s)
     ssize_t n = ::read(s.execErrors, &err, sizeof err);
     ::close(s.execErrors);
     s.execErrors = -1;
-    if (n == sizeof err) reply({{"op", "exec_failed"}, {"id", id}, {"errno", err}});
+    if (n == sizeof err)
+        reply({{"op", "exec_failed"},
+               {"id", id},
+               {"errno", err & ~kCwdFailed},
+               {"cwd", (err & kCwdFailed) != 0}});
 }
 
 void Helper::onChildren()
@@ -187,7 +210,7 @@ bool openPty(const json& size, int& master, int& slave)
     errors = ::dup3(keep, 3, O_CLOEXEC) < 0 ? keep : 3;
     ::close_range(4, ~0U, 0);
     if (tty && ::ioctl(0, TIOCSCTTY, 0) != 0) fail(errno);
-    if (!cwd.empty() && ::chdir(cwd.c_str()) != 0) fail(errno);
+    if (!cwd.empty() && ::chdir(cwd.c_str()) != 0) fail(errno | kCwdFailed);
     // The supervisor reads the first exec's arguments from this process's memory.
     if (::prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) != 0) fail(errno);
     std::vector<char*> args, vars;
@@ -215,6 +238,9 @@ void Helper::spawn(std::uint64_t id, const json& request, const std::vector<Uniq
     auto env = getBytesList(request, "env");
     auto cwd = getBytes(request, "cwd");
     if (!argv || argv->empty() || !env || !cwd) return failed(EINVAL, "malformed spawn request");
+    if (auto problem = workingFolderProblem(*cwd))
+        return reply(
+            {{"op", "spawn_failed"}, {"id", id}, {"errno", ENOENT}, {"message", *problem}});
     const bool tty = request.contains("pty");
     UniqueFd master, slave;
     if (tty) {

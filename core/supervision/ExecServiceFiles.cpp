@@ -87,7 +87,9 @@ void ExecService::onHelperMessage()
             if (err == EPERM && m_hooks.denialIn)
                 if (auto d = m_hooks.denialIn(e.pid, e.startedUnixMs))
                     e.denied = d->first, e.deniedCommand = d->second;
-            if (!e.denied)
+            if (reply.value("cwd", false))
+                e.error = "working folder '" + e.cwd + "': " + std::strerror(err);
+            else if (!e.denied)
                 e.error = err == ENOENT ? "command not found: " + e.argv.front()
                                         : e.argv.front() + ": " + std::strerror(err);
         } else if (op == "exited") {

@@ -1,7 +1,8 @@
 // Copies in and out of a running session lose nothing when they fail: `files get` leaves the
 // local file as it was, `files put` cut off (its CLI killed) leaves the target inside as it
 // was, and no file request's temporary file ever shows as a change (nor does an MCP write the
-// client closed its end right after). Also: a bad --mode refused by name.
+// client closed its end right after). Also: exec's options in front of "--" and its working
+// folder, and options with bad numbers refused by name.
 #include "IntegrationSupport.h"
 
 #include <csignal>
@@ -251,4 +252,32 @@ TEST_F(FilesTransfer, ABadModeIsRefusedByName)
         EXPECT_TRUE(contains(r.err, std::string("'") + mode + "'")) << r.err;
     }
     EXPECT_NE(sb.cli({"files", "stat", session, "y"}).status, 0) << "a file was written";
+}
+
+TEST_F(FilesTransfer, ExecOptionsStopAtTheCommand)
+{
+    startSession();
+    auto listed = sb.cli({"exec", session, "--env", "A=1", "--", "ls", "-la", "/dev/null"});
+    EXPECT_EQ(listed.status, 0) << dump(listed);
+    EXPECT_TRUE(contains(listed.out, "/dev/null")) << dump(listed);
+    auto both =
+        sb.cli({"exec", session, "-e", "A=1", "--env", "B=2", "--", "sh", "-c", "echo $A$B", "-x"});
+    EXPECT_EQ(both.status, 0) << dump(both);
+    EXPECT_EQ(both.out, "12\n") << dump(both);
+}
+
+TEST_F(FilesTransfer, AWrongWorkingFolderIsNamed)
+{
+    startSession();
+    auto missing = sb.cli({"exec", session, "--cwd", "/nonexistent", "--", "pwd"});
+    EXPECT_EQ(missing.status, 126) << dump(missing);
+    EXPECT_TRUE(contains(missing.err, "working folder '/nonexistent' does not exist"))
+        << missing.err;
+    EXPECT_FALSE(contains(missing.err, "command not found")) << missing.err;
+    ASSERT_EQ(put("plain.txt", "x\n").status, 0);
+    auto file = sb.cli({"exec", session, "--cwd", "plain.txt", "--", "pwd"});
+    EXPECT_EQ(file.status, 126) << dump(file);
+    EXPECT_TRUE(contains(file.err, "working folder 'plain.txt' is not a folder")) << file.err;
+    auto good = sb.cli({"exec", session, "--cwd", "/tmp", "--", "pwd"});
+    EXPECT_EQ(good.out, "/tmp\n") << dump(good);
 }
