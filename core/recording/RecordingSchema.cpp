@@ -2,6 +2,7 @@
 
 #include "recording/RecordingIndex.h"
 #include "recording/RecordingKeyframes.h"
+#include "recording/RecordingText.h"
 
 #include <array>
 
@@ -96,8 +97,25 @@ Status step4(SqliteDb& db)
     return db.exec("CREATE INDEX sessions_running ON sessions (sid) WHERE state = 'running'");
 }
 
+// Version 5: symbols and emoji are words of the index too ("✓", "✗ test_avg", "🎉"), which
+// unicode61's default categories took for separators: the index is made again, with the
+// tokenizer the search cuts its text by (kTerminalTextTokenizer).
+Status step5(SqliteDb& db)
+{
+    std::string quoted; // an SQL string between double quotes
+    for (const char* c = kTerminalTextTokenizer; *c != '\0'; ++c)
+        quoted += *c == '"' ? std::string("\"\"") : std::string(1, *c);
+    if (auto e = db.exec("DROP TABLE terminal_text")) return e;
+    if (auto e = db.exec("CREATE VIRTUAL TABLE terminal_text USING fts5(text, content='', "
+                         "detail=none, columnsize=0, tokenize=\"" +
+                         quoted + "\")"))
+        return e;
+    return forEachSession(
+        db, [&](std::int64_t sid) { return indexSessionText(db, sid, TextIndexOp::Add); });
+}
+
 using Step = Status (*)(SqliteDb&);
-constexpr std::array<Step, 4> kSteps = {step1, step2, step3, step4};
+constexpr std::array<Step, 5> kSteps = {step1, step2, step3, step4, step5};
 
 } // namespace
 

@@ -5,9 +5,36 @@
 namespace sb {
 namespace {
 
-bool isWordByte(unsigned char c)
+bool isAsciiWordByte(unsigned char c)
 {
-    return std::isalnum(c) != 0 || c >= 0x80;
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+// The code point of the UTF-8 sequence at the start of `s` (non-empty) and its length; an
+// invalid sequence is its first byte alone, as U+FFFD.
+char32_t decodeUtf8(std::string_view s, std::size_t& length)
+{
+    const auto lead = static_cast<unsigned char>(s[0]);
+    const std::size_t n = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1;
+    length = 1;
+    if (n == 1 || s.size() < n) return 0xFFFD;
+    char32_t cp = lead & (0x3F >> (n - 1));
+    for (std::size_t k = 1; k < n; ++k) {
+        const auto b = static_cast<unsigned char>(s[k]);
+        if ((b & 0xC0) != 0x80) return 0xFFFD;
+        cp = (cp << 6) | (b & 0x3F);
+    }
+    length = n;
+    return cp;
+}
+
+// Non-ASCII characters the index takes for separators: spaces (Unicode 6.1's Z*, which FTS5's
+// unicode61 knows) and C1 controls.
+bool isUnicodeSeparator(char32_t cp)
+{
+    return (cp >= 0x80 && cp <= 0xA0) || cp == 0x1680 || cp == 0x180E ||
+           (cp >= 0x2000 && cp <= 0x200A) || cp == 0x2028 || cp == 0x2029 || cp == 0x202F ||
+           cp == 0x205F || cp == 0x3000;
 }
 
 bool isSpace(unsigned char c)
@@ -74,19 +101,38 @@ void TerminalTextStripper::feed(std::string_view bytes, std::string& out)
     }
 }
 
+// The option's quoting: FTS5 reads the value of `separators` between single quotes, doubled
+// inside; SQL reads the whole between double quotes (RecordingSchema.cpp).
+const char* const kTerminalTextTokenizer = "unicode61 categories 'L* N* Co Cf Cn M* P* S*' "
+                                           "separators '!\"#$%&''()*+,-./:;<=>?@[\\]^_`{|}~'";
+
 std::vector<std::string> searchTokens(std::string_view text)
 {
     std::vector<std::string> tokens;
     std::string current;
-    for (char ch : text) {
-        if (isWordByte(static_cast<unsigned char>(ch))) {
-            current.push_back(ch);
-        } else if (!current.empty()) {
-            tokens.push_back(std::move(current));
-            current.clear();
+    auto cut = [&] {
+        if (!current.empty()) tokens.push_back(std::move(current));
+        current.clear();
+    };
+    for (std::size_t i = 0; i < text.size();) {
+        const auto c = static_cast<unsigned char>(text[i]);
+        if (c < 0x80) {
+            if (isAsciiWordByte(c))
+                current.push_back(static_cast<char>(c));
+            else
+                cut();
+            ++i;
+            continue;
         }
+        std::size_t length = 1;
+        const char32_t cp = decodeUtf8(text.substr(i), length);
+        if (isUnicodeSeparator(cp))
+            cut();
+        else
+            current.append(text.substr(i, length));
+        i += length;
     }
-    if (!current.empty()) tokens.push_back(std::move(current));
+    cut();
     return tokens;
 }
 

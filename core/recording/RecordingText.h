@@ -27,8 +27,13 @@ class TerminalTextStripper {
     bool m_lastWasCr = false;
 };
 
-// Words of a search text as the index tokenizes them: runs of ASCII letters and digits, or of
-// non-ASCII bytes (unicode61 keeps letters of other scripts together).
+// How the full-text index cuts terminal text into words (an FTS5 tokenize option): runs of
+// ASCII letters and digits, or of other characters but spaces and controls, so that letters of
+// other scripts, symbols and emoji ("✓", "✗", "🎉", "—") are words too. unicode61 with every
+// category but spaces and controls as word characters, and ASCII punctuation as separators.
+extern const char* const kTerminalTextTokenizer;
+
+// Words of a search text as the index tokenizes them (kTerminalTextTokenizer).
 std::vector<std::string> searchTokens(std::string_view text);
 
 // An FTS5 MATCH expression requiring every word ("a" AND "b" AND "c"*): the last word may be a

@@ -102,6 +102,31 @@ TEST(RecordingSearch, FindsWordsWithSessionAndTime)
     EXPECT_FALSE(store->search("!!!"));                   // no word: an error, not everything
 }
 
+TEST(RecordingSearch, SymbolsAndEmojiAreWords)
+{
+    TempDir dir;
+    fs::path db = dir / "rec.db";
+    recordSession(db, "tests-1",
+                  {"\xe2\x9c\x93 test_sum\r\n", "\xe2\x9c\x97 test_avg: 2 != 3\r\n",
+                   "done \xf0\x9f\x8e\x89 na\xc3\xafve\xe2\x80\x94word x\xc2\xa0y\r\n"});
+    auto store = sb::RecordingStore::open(db);
+    ASSERT_TRUE(store);
+    auto count = [&](const std::string& text) {
+        auto hits = store->search(text);
+        EXPECT_TRUE(hits) << text << ": " << hits.error().describe();
+        return hits ? hits->size() : 0u;
+    };
+    EXPECT_EQ(count("\xe2\x9c\x97 test_avg"), 1u);        // ✗ test_avg
+    EXPECT_EQ(count("\xe2\x9c\x93"), 1u);                 // ✓
+    EXPECT_EQ(count("\xf0\x9f\x8e\x89"), 1u);             // 🎉
+    EXPECT_EQ(count("na\xc3\xafve\xe2\x80\x94word"), 1u); // naïve—word: one word
+    EXPECT_EQ(count("\xe2\x9c\x93 test_avg"), 0u) << "a symbol is a word, not a wildcard";
+    // A no-break space separates words, in the index and in the search text alike.
+    EXPECT_EQ(sb::searchTokens("x\xc2\xa0y"), (std::vector<std::string>{"x", "y"}));
+    EXPECT_EQ(sb::searchTokens("\xe2\x9c\x97 test_avg"),
+              (std::vector<std::string>{"\xe2\x9c\x97", "test", "avg"}));
+}
+
 TEST(RecordingExport, AsciicastPlaysInAsciinema)
 {
     if (run({"sh", "-c", "command -v asciinema"}).status != 0)

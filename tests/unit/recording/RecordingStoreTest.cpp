@@ -103,6 +103,7 @@ static void makeDatabaseAtVersion(const fs::path& file, int v)
         std::string data = line + std::to_string(i) + " \x1b[32mok\x1b[0m\r\n";
         if (i == 10) data = "\x1b[1;3";
         if (i == 11) data = "1mfatal: linker exploded\x1b[0m\r\n";
+        if (i == 12) data = "\xe2\x9c\x97 test_avg failed \xf0\x9f\x8e\x89\r\n"; // ✗ … 🎉
         ins->bind(1, std::int64_t{i}).bind(2, std::int64_t{i} * 1'000'000).bindBlob(3, data);
         ASSERT_FALSE(ins->run());
     }
@@ -145,6 +146,13 @@ TEST(RecordingStore, MigratesFromEveryEarlierVersion)
         EXPECT_EQ(hits->at(0).session, "old");
         EXPECT_EQ(hits->at(0).tNs, 11'000'000);
         EXPECT_NE(hits->at(0).snippet.find("fatal: linker exploded"), std::string::npos);
+        // Symbols are words now, also in what an older version indexed without them.
+        for (const char* symbolic : {"\xe2\x9c\x97 test_avg", "\xf0\x9f\x8e\x89"}) {
+            auto found = store->search(symbolic);
+            ASSERT_TRUE(found) << found.error().describe();
+            ASSERT_EQ(found->size(), 1u) << symbolic;
+            EXPECT_EQ(found->at(0).tNs, 12'000'000);
+        }
         EXPECT_GT(queryInt(file, "SELECT count(*) FROM keyframes"), 0);
         sb::ScreenModel screen(24, 80);
         ASSERT_FALSE(store->screenAt("old", 3999'000'000, screen));
