@@ -7,6 +7,7 @@
 #include "base/Session.h"
 #include "base/Terminal.h"
 #include "control/ControlClient.h"
+#include "control/HistoryReplay.h"
 #include "policy/Policy.h"
 
 #include <algorithm>
@@ -326,8 +327,11 @@ class Attachment {
     std::optional<int> onMessage(const Message& m)
     {
         switch (m.type) {
+        case MsgType::Subscribed:
+            m_history.subscribed(m.body.value("next_seq", std::uint64_t{0}));
+            break;
         case MsgType::Output:
-            writeOut(m.bytes);
+            writeOut(m_history.output(m.seq, m.bytes));
             break;
         case MsgType::ApprovalRequest:
             if (auto r = sb::proto::approvalRequestFromJson(m.body)) announce(*r);
@@ -392,6 +396,7 @@ class Attachment {
     std::string m_session;
     bool m_interactive;
     bool m_raw = false;
+    sb::HistoryReplay m_history; // replayed without the queries the terminal would answer
 };
 
 int attachCommand(const ClientArgs& args)

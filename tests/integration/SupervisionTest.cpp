@@ -865,6 +865,26 @@ TEST_F(Supervision, AttachShowsTheSessionOutputAsATerminalDoes)
     EXPECT_EQ(viewer->out(), shown) << viewer->dump();
 }
 
+// Issue 33, item 10: a terminal shown a session's history must not answer the queries in it
+// (the program asked them long ago; the answer would reach it as keystrokes), while a query made
+// live still reaches the terminal.
+TEST_F(Supervision, AttachReplaysHistoryWithoutItsQueriesAndPassesLiveOnes)
+{
+    const std::string id = uniqueId("queries");
+    auto policy = sb.writePolicy(commandPolicy(rule("ask", "touch *")));
+    auto run = startScript(
+        id, policy,
+        "printf 'old\\033[6nquery\\033]11;?\\007\\n'; touch gate; printf 'new\\033[6nlive\\n'");
+    ASSERT_TRUE(run->waitForOut("query")) << run->dump(); // history once attach subscribes
+    SB_WAIT_REQUEST(request, id, 1, run);
+    auto viewer = startCli({"attach", id});
+    ASSERT_TRUE(viewer->waitForErr("approval #1 pending")) << viewer->dump();
+    ASSERT_EQ(approve(id, 1, {"allow"}).status, 0);
+    SB_EXPECT_EXIT(run, 0);
+    EXPECT_EQ(viewer->wait(kConditionTimeout), 0) << viewer->dump();
+    EXPECT_EQ(viewer->out(), "oldquery\r\nnew\033[6nlive\r\n") << viewer->dump();
+}
+
 // Issue 26, item 8: `show` counts each decision once, as it ended: an asked command as its
 // answer or its timeout; commands denied are listed apart from those that ran.
 TEST_F(Supervision, ShowCountsFinalDecisionsAndListsDeniedCommandsApart)

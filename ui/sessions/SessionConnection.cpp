@@ -138,10 +138,15 @@ void SessionConnection::dispatchBuffered()
 void SessionConnection::dispatch(const Message& message)
 {
     switch (message.type) {
-    case MsgType::Output:
-        Q_EMIT output(
-            QByteArray(message.bytes.data(), static_cast<qsizetype>(message.bytes.size())));
+    case MsgType::Subscribed:
+        m_history.subscribed(message.body.value("next_seq", std::uint64_t{0}));
         break;
+    case MsgType::Output: {
+        const std::string shown = m_history.output(message.seq, message.bytes);
+        if (!shown.empty())
+            Q_EMIT output(QByteArray(shown.data(), static_cast<qsizetype>(shown.size())));
+        break;
+    }
     case MsgType::Lagged:
         Q_EMIT lagged(message.body.value("lost_bytes", std::uint64_t{0}));
         break;
@@ -208,7 +213,7 @@ void SessionConnection::dispatch(const Message& message)
         m_exited = true;
         Q_EMIT exited(message.body.value("status", -1));
         break;
-    default: // welcome, subscribed: nothing for the window to do
+    default: // welcome: nothing for the window to do
         break;
     }
 }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "control/ControlClient.h"
+#include "control/HistoryReplay.h"
 #include "policy/SessionAnswers.h"
 
 #include <QObject>
@@ -92,6 +93,7 @@ class SessionConnection : public QObject {
 
     std::unique_ptr<sb::ControlClient> m_client;
     std::unique_ptr<QSocketNotifier> m_notifier;
+    sb::HistoryReplay m_history; // the terminal answers no query of the history it redraws
     std::vector<sb::ApprovalRequest> m_pending;
     sb::SessionAnswers m_answers;
     bool m_closed = false;
