@@ -8,6 +8,7 @@
 #include "base/UniqueFd.h"
 
 #include <cerrno>
+#include <csignal>
 #include <cstring>
 #include <fcntl.h>
 #include <memory>
@@ -51,9 +52,20 @@ sb::Result<json> fileRequest(sb::ControlClient& client, json request)
     }
 }
 
+// The temporary file of the copy in progress, for a stop signal's handler to remove.
+char g_copyTemp[4096];
+
+void removeCopyAndStop(int signal)
+{
+    if (g_copyTemp[0] != 0) ::unlink(g_copyTemp);
+    ::signal(signal, SIG_DFL);
+    ::raise(signal); // ends as that signal says, as without this handler
+}
+
 // Where `get` writes: a temporary file beside the local file, renamed over it by commit(); gone
-// again if commit() never comes. A local file that is not a regular one (a device, a FIFO) is
-// written directly: there is no content of its own to keep.
+// again if commit() never comes, nor when a stop signal (Ctrl-C, SIGTERM, SIGHUP) ends the
+// program first. A local file that is not a regular one (a device, a FIFO) is written
+// directly: there is no content of its own to keep.
 class LocalCopy {
   public:
     LocalCopy() = default;
@@ -62,6 +74,7 @@ class LocalCopy {
     ~LocalCopy()
     {
         if (!m_temp.empty()) ::unlink(m_temp.c_str());
+        forget();
     }
 
     sb::Status open(const std::string& target)
@@ -84,6 +97,11 @@ class LocalCopy {
         if (fd < 0) return sb::sysError("cannot write " + target + " (a temporary file beside it)");
         m_fd.reset(fd);
         m_temp = name;
+        if (name.size() < sizeof g_copyTemp) {
+            std::memcpy(g_copyTemp, name.c_str(), name.size() + 1);
+            for (int signal : {SIGINT, SIGTERM, SIGHUP})
+                ::signal(signal, removeCopyAndStop);
+        }
         const mode_t mask = ::umask(0);
         ::umask(mask);
         (void)::fchmod(fd, exists ? st.st_mode & 07777 : 0666 & ~mask);
@@ -109,10 +127,18 @@ class LocalCopy {
         if (::rename(m_temp.c_str(), m_final.c_str()) != 0)
             return sb::sysError("replace " + m_final.string());
         m_temp.clear();
+        forget();
         return {};
     }
 
   private:
+    static void forget()
+    {
+        for (int signal : {SIGINT, SIGTERM, SIGHUP})
+            ::signal(signal, SIG_DFL);
+        g_copyTemp[0] = 0;
+    }
+
     std::string shown() const { return m_final.empty() ? "the local file" : m_final.string(); }
 
     sb::UniqueFd m_fd;

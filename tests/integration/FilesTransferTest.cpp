@@ -158,6 +158,33 @@ TEST_F(FilesTransfer, AFailedGetLeavesTheLocalFileAsItWas)
     EXPECT_EQ(fs::status(file).permissions(), fs::perms(0640));
 }
 
+TEST_F(FilesTransfer, AGetStoppedBySignalLeavesNoTemporaryFile)
+{
+    startSession();
+    // Parts enough that the signal most likely comes in the middle; either way the local file
+    // is the old one or the whole new one, and nothing is left beside it.
+    const std::string content(8 * kPart, 'n');
+    ASSERT_EQ(put("large.bin", content).status, 0);
+    sbtest::TempDir local;
+    const fs::path file = local.path() / "kept.bin";
+    for (int signal : {SIGTERM, SIGINT}) {
+        SCOPED_TRACE(::strsignal(signal));
+        sbtest::writeFile(file, "the old content\n");
+        Background get({"files", "get", session, "large.bin", file.string()}, sb.env());
+        ASSERT_TRUE(waitFor([&] {
+            return std::distance(fs::directory_iterator(local.path()), {}) == 2 ||
+                   sbtest::readFile(file) != "the old content\n";
+        })) << "the copy never began";
+        get.killWith(signal);
+        const std::string now = sbtest::readFile(file);
+        EXPECT_TRUE(now == "the old content\n" || now == content) << now.size() << " bytes";
+        std::vector<std::string> names;
+        for (const auto& entry : fs::directory_iterator(local.path()))
+            names.push_back(entry.path().filename().string());
+        EXPECT_EQ(names, std::vector<std::string>{"kept.bin"});
+    }
+}
+
 TEST_F(FilesTransfer, AKilledPutLeavesTheTargetAsItWasAndNoTemporaryFile)
 {
     startSession();
@@ -245,8 +272,9 @@ TEST_F(FilesTransfer, ABadModeIsRefusedByName)
 {
     startSession();
     for (const char* mode : {"999", "77777777777777777777777", "rw"}) {
-        auto r = sb.cli({"files", "put", session, "-", "y", "--mode", mode},
-                        sbit::RunSpec{{}, "content\n"});
+        sbit::RunSpec spec;
+        spec.input = "content\n";
+        auto r = sb.cli({"files", "put", session, "-", "y", "--mode", mode}, spec);
         EXPECT_EQ(r.status, 2) << mode << "\n" << dump(r);
         EXPECT_TRUE(contains(r.err, "--mode")) << r.err;
         EXPECT_TRUE(contains(r.err, std::string("'") + mode + "'")) << r.err;
