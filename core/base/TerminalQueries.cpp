@@ -191,20 +191,21 @@ std::string TerminalQueryFilter::feed(std::string_view chunk)
             break;
         }
         case State::Passing:
-            out += c;
-            if (c == kEsc)
+            if (c == kEsc) { // ST, or a new sequence: the next byte tells
                 m_state = State::PassEscape;
-            else if ((c == kBel && m_passingFrom == State::Osc) || c == kCan || c == kSub)
+                break;
+            }
+            out += c;
+            if ((c == kBel && m_passingFrom == State::Osc) || c == kCan || c == kSub)
                 m_state = State::Ground;
             break;
         case State::PassEscape:
+            m_state = State::Ground;
             if (c == '\\') {
+                out += kEsc;
                 out += c;
-                m_state = State::Ground;
-            } else {
-                out.pop_back(); // the ESC starts a new sequence
-                m_state = State::Ground;
-                out += feed(std::string_view("\x1b", 1));
+            } else { // the ESC starts a new sequence
+                out += feed(std::string_view(&kEsc, 1));
                 out += feed(std::string_view(&c, 1));
             }
             break;
