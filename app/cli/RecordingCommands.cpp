@@ -1,6 +1,7 @@
 // sessions / show / replay / search / export / rm / gc: the recorded sessions.
 #include "Commands.h"
 #include "Format.h"
+#include "base/Bytes.h"
 #include "base/Session.h"
 #include "recording/RecordingExport.h"
 #include "recording/RecordingReplay.h"
@@ -176,7 +177,12 @@ int showCommand(const RecordingArgs& args)
     printList("commands run", s->commands);
     if (!s->deniedCommands.empty()) printList("commands denied", s->deniedCommands);
     printList("hosts contacted", s->hosts);
-    printList("changed files", s->changedFiles);
+    // "M path": the path quoted as `changes` quotes it, so a newline in a name stays on its line.
+    std::vector<std::string> changed;
+    for (const std::string& item : s->changedFiles)
+        changed.push_back(item.size() > 2 ? item.substr(0, 2) + sb::quotedPath(item.substr(2))
+                                          : item);
+    printList("changed files", changed);
     if (!s->limitsHit.empty()) printList("limits hit", s->limitsHit);
     if (s->droppedBytes > 0)
         std::printf("warning: %s of output were not recorded (the writer fell behind)\n",

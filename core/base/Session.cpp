@@ -89,7 +89,9 @@ fs::path sessionsDirectory()
 
 bool isValidSessionId(const std::string& id)
 {
-    if (id.empty() || id.size() > 64 || id == "." || id == "..") return false;
+    // Not starting with '-' (it would read as an option on every command line that names it)
+    // nor '.' (hidden folders, "." and "..").
+    if (id.empty() || id.size() > 64 || id[0] == '-' || id[0] == '.') return false;
     return std::all_of(id.begin(), id.end(), [](char c) {
         return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
     });
@@ -180,7 +182,8 @@ namespace {
 Error invalidNewSessionId(const std::string& id)
 {
     return inputError("invalid session id '" + id +
-                      "': use 1 to 64 letters, digits, '-', '_' or '.'");
+                      "': use 1 to 64 letters, digits, '-', '_' or '.', not starting "
+                      "with '-' or '.'");
 }
 
 Error sessionIdTaken(const std::string& id)

@@ -44,7 +44,8 @@ struct SessionInfo {
 
 std::filesystem::path sessionsDirectory();
 
-// A fresh id: "YYYYMMDD-HHMMSS-xxxx" (random suffix). Ids are [A-Za-z0-9_.-]{1,64}.
+// A fresh id: "YYYYMMDD-HHMMSS-xxxx" (random suffix). Ids are [A-Za-z0-9_.-]{1,64}, not
+// starting with '-' or '.'.
 std::string newSessionId();
 bool isValidSessionId(const std::string& id);
 // Whether `id` (one asked for, not generated) may name a new session: an error saying why not

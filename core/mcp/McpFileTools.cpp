@@ -1,4 +1,5 @@
 // The MCP tools over the session's files: read, write, edit, list, search, and its changes.
+#include "base/Bytes.h"
 #include "base/Paths.h"
 #include "mcp/McpToolsInternal.h"
 #include "workspace/Workspace.h"
@@ -296,7 +297,7 @@ class GetChanges : public Call {
             json entry = {{"path", c.path}, {"kind", kinds[static_cast<int>(c.kind)]}};
             if (c.runLater) entry["run_later"] = c.runLater->reason;
             list.push_back(entry);
-            lines += std::string(1, "AMD"[static_cast<int>(c.kind)]) + " " + c.path +
+            lines += std::string(1, "AMD"[static_cast<int>(c.kind)]) + " " + quotedPath(c.path) +
                      (c.runLater ? "   (runs later: the user must apply it on its own)" : "") +
                      "\n";
         }

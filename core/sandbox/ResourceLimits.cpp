@@ -70,8 +70,10 @@ Status applyRlimits(const Limits& limits, bool cgroupBound)
         rlim_t nproc = cgroupBound ? 2 * static_cast<rlim_t>(limits.pids) : limits.pids;
         if (auto e = setLimit(RLIMIT_NPROC, "RLIMIT_NPROC", nproc)) return e;
     }
-    // Per process; the cgroup bounds the whole sandbox where one is delegated.
-    if (limits.memoryMb > 0)
+    // Per process, and only without a cgroup: under one, memory.max bounds the whole sandbox and
+    // its OOM kill is what the supervisor sees and reports (memory.events); RLIMIT_DATA would
+    // fail one large allocation first, with no limit event.
+    if (limits.memoryMb > 0 && !cgroupBound)
         if (auto e = setLimit(RLIMIT_DATA, "RLIMIT_DATA", limits.memoryMb * kMiB)) return e;
     return {};
 }

@@ -62,6 +62,18 @@ TEST_F(Arguments, BytesThatAreNotUtf8PassAndAreRecordedExactly)
     EXPECT_EQ(show.status, 0) << dump(show);
 }
 
+// A newline in a file's name keeps it on its line in `show`, quoted as `changes` quotes it.
+TEST_F(Arguments, ShowQuotesANameWithANewline)
+{
+    auto r = sb.run("nl", {"bash", "-c", "echo x > $'two\\nlines.txt'"});
+    ASSERT_EQ(r.status, 0) << dump(r);
+    auto show = sb.cli({"show", "nl"});
+    ASSERT_EQ(show.status, 0) << dump(show);
+    EXPECT_TRUE(contains(show.out, "\n  A \"two\\nlines.txt\"\n")) << dump(show);
+    auto changes = sb.cli({"changes", "nl"});
+    EXPECT_TRUE(contains(changes.out, "\"two\\nlines.txt\"")) << dump(changes);
+}
+
 TEST_F(Arguments, RandomBytesInArgumentsFileNamesAndOutput)
 {
     std::mt19937 rng(20261201);

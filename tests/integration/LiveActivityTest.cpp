@@ -326,6 +326,20 @@ echo done)SH");
     EXPECT_GE(killed->value("count", 0), 1);
     EXPECT_EQ(killed->value("value", 0), 64);
     EXPECT_FALSE(recorded(id, sb::EventKind::LimitHit).empty());
+
+    // One process over the limit meets the cgroup too: a per-process RLIMIT_DATA as well would
+    // fail its allocation first, with a MemoryError and no limit event.
+    Watched one = watch(session("memory-one"), gatedPolicy(R"({"memory_mb": 64})"),
+                        R"SH(touch gate
+python3 -c "b = b'x' * (100 << 20); print('ALLOCATED')" 2>&1 | tail -n 1
+echo done)SH");
+    ASSERT_TRUE(one.exited) << one.describe();
+    EXPECT_EQ(one.run.out.find("MemoryError"), std::string::npos) << one.describe();
+    EXPECT_EQ(one.run.out.find("ALLOCATED"), std::string::npos) << one.describe();
+    auto oneLimits = one.ofKind("limit");
+    EXPECT_TRUE(std::any_of(oneLimits.begin(), oneLimits.end(), [](const json& e) {
+        return e.value("limit", "") == "memory" && e.value("action", "") == "killed";
+    })) << one.describe();
 }
 
 // Starts 60 processes where it can and says how many it could.

@@ -400,6 +400,16 @@ describe('sandbench-cli mcp', () => {
       'the change reached the real project');
   });
 
+  mcpTest('get_changes: a name with a newline stays on its line, quoted', async () => {
+    const s = await shared();
+    await s.ok('write_file', { path: 'changes/two\nlines.txt', content: 'x\n' });
+    const changes = await s.ok('get_changes', { diff: false });
+    assert.ok(changes.sc.changes.some((c) => samePath(c.path, 'changes/two\nlines.txt')),
+      JSON.stringify(changes.sc.changes));
+    assert.match(changes.text, /^A ".*changes\/two\\nlines\.txt"$/m, changes.text);
+    assert.doesNotMatch(changes.text, /^lines\.txt"?$/m, 'the name was split over two lines');
+  });
+
   mcpTest('start_process, write_process_input, read_process_output, stop_process', async () => {
     const s = await shared();
     const started = await s.ok('start_process', { command: "sh -c 'while read l; do echo got:$l; done'" });

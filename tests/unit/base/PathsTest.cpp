@@ -145,9 +145,14 @@ TEST(Session, TheNextSessionTakesTheSpareFolder)
 
 TEST(Session, RejectsBadIds)
 {
-    for (const char* bad : {"", "..", "a/b", "x y", "ü"})
+    for (const char* bad : {"", "..", "a/b", "x y", "ü", "-x", "--help", ".hidden"})
         EXPECT_FALSE(sb::isValidSessionId(bad)) << bad;
+    for (const char* good : {"x", "a-b", "a.b_c", "_x", "9-"})
+        EXPECT_TRUE(sb::isValidSessionId(good)) << good;
     EXPECT_TRUE(sb::isValidSessionId(sb::newSessionId()));
+    auto dash = sb::checkNewSessionId("-x");
+    ASSERT_TRUE(dash);
+    EXPECT_NE(dash->message.find("not starting with '-'"), std::string::npos) << dash->message;
     auto missing = sb::loadSession("../etc");
     ASSERT_FALSE(missing);
 }
