@@ -215,49 +215,71 @@ void Api::readFile(http::Exchange& ex, Sandbox& sandbox)
 
 namespace {
 
-// Writes one file in parts: the first replaces it (atomically), the others append.
+// Writes one file as one upload (docs/protocol.md, "Files"): parts with "more", the last
+// without, and the target changes only once the last is in. A writer dropped before finish()
+// (the client went away, the upload grew too large) gives the upload up: the target stays as it
+// was. A supervisor from before uploads replaces the file with the first part and appends.
 class FileWriter {
   public:
     FileWriter(SessionLink& link, std::string path) : m_link(link), m_path(std::move(path)) {}
+    FileWriter(const FileWriter&) = delete;
+    FileWriter& operator=(const FileWriter&) = delete;
+    ~FileWriter()
+    {
+        if (m_upload && !m_finished)
+            (void)m_link.file(
+                {{"op", "write"}, {"path", m_path}, {"upload", *m_upload}, {"abort", true}});
+    }
     Status add(std::string_view bytes)
     {
         m_buffer.append(bytes);
-        return m_buffer.size() >= kPart ? flush() : Status{};
+        while (m_buffer.size() > kPart)
+            if (auto e = send(kPart, true)) return e;
+        return {};
     }
-    Status finish() { return m_written && m_buffer.empty() ? Status{} : flush(); }
+    Status finish()
+    {
+        if (auto e = send(m_buffer.size(), false)) return e;
+        m_finished = true;
+        return {};
+    }
     const std::string& path() const { return m_path; }
 
   private:
-    Status flush()
+    Status send(std::size_t size, bool more)
     {
-        for (std::size_t at = 0; at < m_buffer.size() || !m_written;) {
-            const std::string_view part = std::string_view(m_buffer).substr(at, kPart);
-            json request = {{"op", "write"},
-                            {"path", m_path},
-                            {"data_base64", base64(part)},
-                            {"append", m_written}};
-            auto reply = m_link.file(std::move(request));
-            if (!reply) return reply.error();
-            if (!reply->value("ok", false)) {
-                const json error = reply->value("error", json::object());
-                const std::string code = error.value("code", std::string());
-                return Error{code == "not_found" ? ErrorCode::NotFound
-                             : code == "invalid_input" || code == "conflict"
-                                 ? ErrorCode::InvalidInput
-                                 : ErrorCode::System,
-                             0, error.value("message", std::string("write failed: ") + m_path)};
-            }
-            m_written = true;
-            at += part.size();
+        json request = {{"op", "write"},
+                        {"path", m_path},
+                        {"data_base64", base64(std::string_view(m_buffer).substr(0, size))}};
+        if (more && !m_appending) request["more"] = true;
+        if (m_upload) request["upload"] = *m_upload;
+        if (m_appending) request["append"] = true;
+        auto reply = m_link.file(std::move(request));
+        if (!reply) return reply.error();
+        if (!reply->value("ok", false)) {
+            m_upload.reset(); // the supervisor dropped it with the failure
+            const json error = reply->value("error", json::object());
+            const std::string code = error.value("code", std::string());
+            return Error{code == "not_found"                             ? ErrorCode::NotFound
+                         : code == "invalid_input" || code == "conflict" ? ErrorCode::InvalidInput
+                                                                         : ErrorCode::System,
+                         0, error.value("message", std::string("write failed: ") + m_path)};
         }
-        m_buffer.clear();
+        if (more && !m_upload && !m_appending) {
+            if (reply->contains("upload") && (*reply)["upload"].is_number_unsigned())
+                m_upload = (*reply)["upload"].get<std::uint64_t>();
+            else
+                m_appending = true;
+        }
+        m_buffer.erase(0, size);
         return {};
     }
 
     SessionLink& m_link;
     std::string m_path;
     std::string m_buffer;
-    bool m_written = false;
+    std::optional<std::uint64_t> m_upload;
+    bool m_appending = false, m_finished = false;
 };
 
 int statusOf(const Error& e)

@@ -205,6 +205,12 @@ Status ExecService::continueUpload(std::unique_ptr<FileOp> op, const json& body)
         return inputError("no upload " + std::to_string(hid) + " of " + op->path +
                           " in progress on this connection");
     Upload& upload = *it->second;
+    if (body.value("abort", false)) { // the client gives it up: the target stays as it was
+        (void)toHelper({{"op", "abort"}, {"id", hid}});
+        m_uploads.erase(it);
+        replyFile(*op, {{"ok", true}});
+        return {};
+    }
     if (int err = writeAll(upload.fd.get(), op->data)) {
         (void)toHelper({{"op", "abort"}, {"id", hid}});
         m_uploads.erase(it);

@@ -4,6 +4,8 @@
 // client closed its end right after). Also: exec's options in front of "--" and its working
 // folder, and options with bad numbers refused by name.
 #include "IntegrationSupport.h"
+#include "base/Bytes.h"
+#include "control/ControlClient.h"
 
 #include <csignal>
 #include <cstring>
@@ -213,6 +215,47 @@ TEST_F(FilesTransfer, AKilledPutLeavesTheTargetAsItWasAndNoTemporaryFile)
     auto size = sb.cli({"exec", session, "--", "sh", "-c", "wc -c < big.bin; tail -c 4 big.bin"});
     EXPECT_EQ(size.out, std::to_string(content.size()) + "\nend\n") << dump(size);
     EXPECT_TRUE(temporaries(session).empty());
+}
+
+TEST_F(FilesTransfer, AnUploadGivenUpLeavesTheTargetAsItWas)
+{
+    startSession();
+    ASSERT_EQ(put("given-up.txt", "the old content\n").status, 0);
+    auto client = sb::ControlClient::connectPath(fs::path(sb.env()["XDG_RUNTIME_DIR"]) /
+                                                     "sandbench" / (session + ".sock"),
+                                                 "test", sb::proto::Role::Viewer);
+    ASSERT_TRUE(client) << client.error().describe();
+    // The reply to request `id` (an error is one too).
+    auto request = [&](nlohmann::json body) {
+        const auto id = body["id"].get<std::uint64_t>();
+        body["path"] = "given-up.txt";
+        EXPECT_FALSE((*client)->send(
+            sb::proto::jsonMessage(sb::proto::MsgType::FileRequest, std::move(body))));
+        for (;;) {
+            auto m = (*client)->receive(30000);
+            if (!m) return nlohmann::json{{"ok", false}, {"receive", m.error().describe()}};
+            if ((m->type == sb::proto::MsgType::FileReply ||
+                 m->type == sb::proto::MsgType::Error) &&
+                m->body.value("id", std::uint64_t{0}) == id)
+                return m->type == sb::proto::MsgType::Error ? nlohmann::json{{"ok", false}}
+                                                            : m->body;
+        }
+    };
+    auto first =
+        request({{"id", 1}, {"op", "write"}, {"data_base64", sb::base64("new ")}, {"more", true}});
+    ASSERT_TRUE(first.value("ok", false)) << first;
+    ASSERT_TRUE(first.contains("upload")) << first;
+    EXPECT_EQ(temporaries(session).size(), 1u);
+    auto abort =
+        request({{"id", 2}, {"op", "write"}, {"upload", first["upload"]}, {"abort", true}});
+    EXPECT_TRUE(abort.value("ok", false)) << abort;
+    EXPECT_TRUE(waitFor([&] { return temporaries(session).empty(); }));
+    auto late = request({{"id", 3},
+                         {"op", "write"},
+                         {"upload", first["upload"]},
+                         {"data_base64", sb::base64("content\n")}});
+    EXPECT_FALSE(late.value("ok", false)) << "a part of an upload given up was taken: " << late;
+    EXPECT_EQ(sb.cli({"files", "get", session, "given-up.txt"}).out, "the old content\n");
 }
 
 TEST_F(FilesTransfer, TemporaryFilesNeverReachTheChanges)

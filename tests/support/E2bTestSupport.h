@@ -3,6 +3,7 @@
 // other end of each sandbox's control connection that answers exec and file requests at once.
 #pragma once
 
+#include "base/Bytes.h"
 #include "control/ControlClient.h"
 #include "e2b/E2bApi.h"
 #include "e2b/SessionLink.h"
@@ -10,10 +11,12 @@
 
 #include <atomic>
 #include <fcntl.h>
+#include <mutex>
 #include <poll.h>
 #include <sys/socket.h>
 #include <thread>
 #include <unistd.h>
+#include <vector>
 
 namespace sbtest {
 
@@ -128,6 +131,12 @@ class FakeSupervisor {
     {
         return std::make_unique<sb::e2b::SessionLink>(sb::ControlClient::adopt(m_client));
     }
+    // The writes it was asked for, their contents as "bytes" (a size).
+    std::vector<nlohmann::json> writes() const
+    {
+        std::lock_guard lock(m_mutex);
+        return m_writes;
+    }
 
   private:
     void send(const sb::proto::Message& m)
@@ -153,6 +162,14 @@ class FakeSupervisor {
             const std::string op = m.body.value("op", std::string());
             const std::string path = m.body.value("path", std::string());
             nlohmann::json reply = {{"id", id}, {"ok", true}};
+            if (op == "write") {
+                nlohmann::json seen = m.body;
+                seen.erase("data_base64");
+                seen["bytes"] = sb::fromBase64(m.body.value("data_base64", "")).value_or("").size();
+                std::lock_guard lock(m_mutex);
+                m_writes.push_back(seen);
+                if (m.body.value("more", false) && !m.body.contains("upload")) reply["upload"] = id;
+            }
             const bool hello = path == "/home/user/hello.txt";
             if ((op == "stat" || op == "read") && !hello)
                 reply = {{"id", id},
@@ -207,6 +224,8 @@ class FakeSupervisor {
     int m_fd = -1, m_client = -1;
     int m_stop[2] = {-1, -1};
     std::thread m_thread;
+    mutable std::mutex m_mutex;
+    std::vector<nlohmann::json> m_writes;
 };
 
 } // namespace sbtest

@@ -41,10 +41,12 @@ Stream parseStream(std::string_view body)
 
 class E2bApi : public ::testing::Test {
   protected:
-    E2bApi()
+    E2bApi() { makeApi(std::size_t{1} << 30); }
+    void makeApi(std::size_t maxUpload)
     {
         sb::e2b::ApiOptions options;
         options.apiKey = "sb_key";
+        options.maxUpload = maxUpload;
         options.connect =
             [this](const std::string&) -> sb::Result<std::unique_ptr<sb::e2b::SessionLink>> {
             std::lock_guard lock(m_mutex);
@@ -255,6 +257,36 @@ TEST_F(E2bApi, FilesAndTheFilesystemServiceAnswerAsEnvdDoes)
     auto wrote = envd(sandbox, "/files?path=notes%2Fa.txt", "text", "POST");
     ASSERT_EQ(wrote.status, 200) << wrote.response;
     EXPECT_EQ(json::parse(wrote.response)[0]["path"], "/home/user/notes/a.txt");
+}
+
+// A file larger than one request is one upload: the target changes only with its last part,
+// and an upload refused half way is given up, so that the target stays as it was.
+TEST_F(E2bApi, ALargeFileIsOneUploadGivenUpWhenItFails)
+{
+    makeApi(std::size_t{10} << 20);
+    const json sandbox = create();
+    const std::size_t part = sb::proto::kMaxFileChunk / 2;
+    auto wrote = envd(sandbox, "/files?path=big.bin", std::string(part + part / 2, 'x'), "POST");
+    ASSERT_EQ(wrote.status, 200) << wrote.response;
+    auto writes = m_supervisors.back().writes();
+    ASSERT_EQ(writes.size(), 2u) << json(writes);
+    EXPECT_EQ(writes[0].value("more", false), true) << writes[0];
+    EXPECT_FALSE(writes[0].contains("append")) << writes[0];
+    EXPECT_EQ(writes[0]["bytes"], part);
+    EXPECT_TRUE(writes[1].contains("upload")) << writes[1];
+    EXPECT_FALSE(writes[1].value("more", false)) << writes[1];
+    EXPECT_FALSE(writes[1].contains("append")) << writes[1];
+    EXPECT_EQ(writes[1]["bytes"], part / 2);
+
+    auto tooLarge =
+        envd(sandbox, "/files?path=big.bin", std::string(std::size_t{11} << 20, 'y'), "POST");
+    EXPECT_EQ(tooLarge.status, 400) << tooLarge.response;
+    writes = m_supervisors.back().writes();
+    ASSERT_GE(writes.size(), 4u) << json(writes);
+    EXPECT_EQ(writes.back().value("abort", false), true) << writes.back();
+    EXPECT_EQ(writes.back()["upload"], writes[2]["id"]) << json(writes);
+    for (std::size_t i = 2; i + 1 < writes.size(); ++i)
+        EXPECT_TRUE(writes[i].value("more", false)) << "a part replaced the file: " << writes[i];
 }
 
 TEST_F(E2bApi, TheInSandboxApiNeedsTheSandboxAndItsToken)
