@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstring>
 #include <fcntl.h>
 #include <set>
 #include <unistd.h>
@@ -27,6 +28,46 @@ Change changeOf(std::string path, ChangeKind kind, EntryType type, std::uint64_t
     change.type = type;
     change.size = size;
     return change;
+}
+
+// Whether two descriptors' files hold the same bytes (their sizes are equal).
+bool sameBytes(int a, int b)
+{
+    constexpr std::size_t kChunk = 64 * 1024;
+    std::vector<char> left(kChunk), right(kChunk);
+    for (;;) {
+        const ssize_t n = ::read(a, left.data(), kChunk);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) return false;
+        std::size_t got = 0;
+        while (got < static_cast<std::size_t>(n)) {
+            const ssize_t m = ::read(b, right.data() + got, static_cast<std::size_t>(n) - got);
+            if (m < 0 && errno == EINTR) continue;
+            if (m <= 0) return false;
+            got += static_cast<std::size_t>(m);
+        }
+        if (std::memcmp(left.data(), right.data(), got) != 0) return false;
+        if (n == 0) return true;
+    }
+}
+
+// An upper entry that only its timestamps (or owner) set apart from the project's (`touch`,
+// an editor that saved without a change, a chmod back): no change. Cheap checks first: type,
+// permission bits and size; then a symlink's target or a file's bytes.
+bool sameAsProject(int upperDir, int realDir, const std::string& name, const struct statx& us,
+                   const struct statx& rs)
+{
+    if (us.stx_mode != rs.stx_mode || us.stx_size != rs.stx_size) return false;
+    if (S_ISLNK(us.stx_mode)) {
+        char a[4096], b[4096];
+        const ssize_t n = ::readlinkat(upperDir, name.c_str(), a, sizeof a);
+        const ssize_t m = ::readlinkat(realDir, name.c_str(), b, sizeof b);
+        return n >= 0 && n == m && std::memcmp(a, b, static_cast<std::size_t>(n)) == 0;
+    }
+    if (!S_ISREG(us.stx_mode)) return false;
+    const UniqueFd upper(::openat(upperDir, name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+    const UniqueFd real(::openat(realDir, name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+    return upper.valid() && real.valid() && sameBytes(upper.get(), real.get());
 }
 
 struct Scanner {
@@ -81,6 +122,7 @@ struct Scanner {
             // A file request's temporary file is never a change of the session's (an upload in
             // progress, or what a killed one left before the supervisor removed it).
             if (!rs && S_ISREG(us->stx_mode) && isWriteTemporaryName(name)) return {};
+            if (rs && !opaque && sameAsProject(upperDir, realDir, name, *us, *rs)) return {};
             out.changes.push_back({changeOf(rel, rs ? ChangeKind::Modified : ChangeKind::Added,
                                             entryType(us->stx_mode), sizeOf(*us)),
                                    false, opaque, us->stx_mode});
