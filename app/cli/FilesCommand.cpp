@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <csignal>
 #include <cstring>
+#include <ctime>
 #include <fcntl.h>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -44,12 +45,30 @@ sb::Result<json> fileRequest(sb::ControlClient& client, json request)
         if ((m->type == MsgType::FileReply || m->type == MsgType::Error) &&
             m->body.value("id", std::uint64_t{0}) == id) {
             if (m->type == MsgType::Error) return sb::proto::errorFromBody(m->body);
-            if (!m->body.value("ok", false))
-                return sb::Error{sb::ErrorCode::System, m->body["error"].value("errno", 0),
-                                 m->body["error"].value("message", std::string("failed"))};
+            if (!m->body.value("ok", false)) {
+                // The message names the path and says the errno's text already (protocol.md):
+                // no errno here, or describe() would say it twice.
+                const json& error = m->body["error"];
+                const std::string code = error.value("code", "");
+                return sb::Error{code == "not_found"       ? sb::ErrorCode::NotFound
+                                 : code == "conflict"      ? sb::ErrorCode::Conflict
+                                 : code == "invalid_input" ? sb::ErrorCode::InvalidInput
+                                                           : sb::ErrorCode::System,
+                                 0, error.value("message", std::string("failed"))};
+            }
             return m->body;
         }
     }
+}
+
+// A failed request about `path`, said once: the supervisor's messages name the path already;
+// the others (a request refused as a whole) get it in front.
+int failOn(const std::string& path, const sb::Error& error)
+{
+    const std::string& m = error.message;
+    const bool named = m.compare(0, path.size(), path) == 0 &&
+                       (m.size() == path.size() || m[path.size()] == ':' || m[path.size()] == ' ');
+    return fail(named ? error : error.within(path));
 }
 
 // The temporary file of the copy in progress, for a stop signal's handler to remove.
@@ -156,7 +175,7 @@ int getFile(sb::ControlClient& c, const FilesArgs& args)
     for (std::uint64_t offset = 0;;) {
         read["offset"] = offset;
         auto reply = fileRequest(c, read);
-        if (!reply) return fail(args.path + ": " + reply.error().describe());
+        if (!reply) return failOn(args.path, reply.error());
         auto data = sb::fromBase64(reply->value("data_base64", std::string()));
         if (!data) return fail("a malformed reply from the supervisor");
         if (toStdout)
@@ -216,13 +235,86 @@ int putFile(sb::ControlClient& c, const FilesArgs& args)
         if (upload) request["upload"] = *upload;
         if (appending) request["append"] = true;
         auto reply = fileRequest(c, request);
-        if (!reply) return fail(args.target + ": " + reply.error().describe());
+        if (!reply) return failOn(args.target, reply.error());
         if (*end) return 0;
         if (first && reply->contains("upload") && (*reply)["upload"].is_number_unsigned())
             upload = (*reply)["upload"].get<std::uint64_t>();
         else if (first)
             appending = true;
     }
+}
+
+// A mode as stat(1) writes it: "0644".
+std::string octal(unsigned mode)
+{
+    char text[8];
+    std::snprintf(text, sizeof text, "%04o", mode & 07777);
+    return text;
+}
+
+// The protocol's entry (stat's reply, a list's entry) for --json: its mode also in octal, since
+// JSON numbers are decimal (420 is 0644).
+json withOctalMode(json entry)
+{
+    if (entry.contains("mode") && entry["mode"].is_number_unsigned())
+        entry["mode_octal"] = octal(entry["mode"].get<unsigned>());
+    return entry;
+}
+
+// One entry as `ls -l` would name it: "d src/", "l a -> b", "f x.txt (12 bytes)".
+void printEntry(const json& e, const std::string& path)
+{
+    const std::string type = e.value("type", "");
+    if (type == "directory")
+        std::printf("d %s/\n", path.c_str());
+    else if (type == "symlink")
+        std::printf("l %s -> %s\n", path.c_str(), sb::getBytes(e, "target").value_or("").c_str());
+    else
+        std::printf("%c %s (%llu bytes)\n", type == "file" ? 'f' : 'o', path.c_str(),
+                    e.value("size", 0ULL));
+}
+
+// stat's reply as stat(1) says it: type, size, mode in octal, owner, modification time.
+void printStat(const json& st, const std::string& path)
+{
+    std::printf("  path: %s\n", path.c_str());
+    std::printf("  type: %s", st.value("type", "?").c_str());
+    if (auto target = sb::getBytes(st, "target"))
+        std::printf(" -> %s%s", target->c_str(), st.value("broken", false) ? " (broken)" : "");
+    std::printf("\n  size: %llu bytes\n", st.value("size", 0ULL));
+    std::printf("  mode: %s\n", octal(st.value("mode", 0U)).c_str());
+    std::printf(" owner: uid %llu, gid %llu (as the sandbox numbers them)\n", st.value("uid", 0ULL),
+                st.value("gid", 0ULL));
+    const std::int64_t ns = st.value("mtime_ns", std::int64_t{0});
+    const std::time_t seconds = static_cast<std::time_t>(ns / 1000000000);
+    std::tm tm{};
+    ::localtime_r(&seconds, &tm);
+    char day[32], zone[8];
+    std::strftime(day, sizeof day, "%Y-%m-%d %H:%M:%S", &tm);
+    std::strftime(zone, sizeof zone, "%z", &tm);
+    std::printf(" mtime: %s.%09lld %s\n", day, static_cast<long long>(ns % 1000000000), zone);
+}
+
+// `ls FILE` lists that one file, as ls does: a list of a path that is no folder asks for its
+// stat instead. An error is the list's when the path is not there either.
+int listOneEntry(sb::ControlClient& c, const FilesArgs& args, const sb::Error& listError)
+{
+    json request = {{"op", "stat"}};
+    sb::putBytes(request, "path", args.path);
+    auto st = fileRequest(c, request);
+    if (!st || st->value("type", "") == "directory") return failOn(args.path, listError);
+    json entry = *st;
+    entry.erase("ok");
+    entry.erase("id");
+    sb::putBytes(entry, "path", args.path);
+    if (args.json)
+        std::printf("%s\n", sb::dumpJson(json{{"entries", json::array({withOctalMode(entry)})},
+                                              {"truncated", false}},
+                                         2)
+                                .c_str());
+    else
+        printEntry(entry, args.path);
+    return 0;
 }
 
 int filesCommand(const std::string& op, const FilesArgs& args)
@@ -239,22 +331,21 @@ int filesCommand(const std::string& op, const FilesArgs& args)
     if (op == "remove") request["recursive"] = args.recursive;
     if (op == "rename") sb::putBytes(request, "to", args.target);
     auto reply = fileRequest(c, request);
-    if (!reply) return fail(args.path + ": " + reply.error().describe());
-    if (args.json || op == "stat") {
+    if (!reply && op == "list" && reply.error().code != sb::ErrorCode::InvalidInput)
+        return listOneEntry(c, args, reply.error());
+    if (!reply) return failOn(args.path, reply.error());
+    reply->erase("id");
+    if (op == "stat" && !args.json) {
+        printStat(*reply, args.path);
+    } else if (args.json && op == "list") {
+        for (auto& e : (*reply)["entries"])
+            e = withOctalMode(e);
         std::printf("%s\n", sb::dumpJson(*reply, 2).c_str());
+    } else if (args.json) {
+        std::printf("%s\n", sb::dumpJson(withOctalMode(*reply), 2).c_str());
     } else if (op == "list") {
-        for (const auto& e : (*reply)["entries"]) {
-            const std::string type = e.value("type", "");
-            const std::string path = sb::getBytes(e, "path").value_or("?");
-            if (type == "directory")
-                std::printf("d %s/\n", path.c_str());
-            else if (type == "symlink")
-                std::printf("l %s -> %s\n", path.c_str(),
-                            sb::getBytes(e, "target").value_or("").c_str());
-            else
-                std::printf("%c %s (%llu bytes)\n", type == "file" ? 'f' : 'o', path.c_str(),
-                            e.value("size", 0ULL));
-        }
+        for (const auto& e : (*reply)["entries"])
+            printEntry(e, sb::getBytes(e, "path").value_or("?"));
         if (reply->value("truncated", false))
             std::fprintf(stderr, "sandbench: the list stops here (its size bound)\n");
     }
@@ -290,15 +381,16 @@ void addFilesCommand(CLI::App& app)
         const char* target; // second positional, or nullptr
     };
     static const Op ops[] = {
-        {"ls", "list", "List a folder (-R: all the way down)", "Folder (default: the workspace)",
-         nullptr},
+        {"ls", "list", "List a folder (-R: all the way down), or name one file",
+         "Folder or file (default: the workspace)", nullptr},
         {"get", "get",
          "Copy a file out (to FILE, replaced only once all of it arrived; or - for "
          "stdout)",
          "File in the sandbox", "Local file"},
         {"put", "put", "Copy a file in, replacing the target atomically (all of it or nothing)",
          "Local file (- for stdin)", "Path in the sandbox"},
-        {"stat", "stat", "What is at a path", "Path", nullptr},
+        {"stat", "stat", "What is at a path: type, size, mode, owner, modification time", "Path",
+         nullptr},
         {"mkdir", "mkdir", "Make a folder (-p: with its parents)", "Folder", nullptr},
         {"rm", "remove", "Remove a file (-r: a folder and what is in it)", "Path", nullptr},
         {"mv", "rename", "Rename or move", "Path", "New path"},
@@ -322,7 +414,9 @@ void addFilesCommand(CLI::App& app)
         if (name == "mkdir") cmd->add_flag("-p,--parents", args->parents, "Make parents");
         if (name == "put")
             cmd->add_option("--mode", args->mode, "Octal mode (0644)")->check(octalMode());
-        if (name == "ls") cmd->add_flag("--json", args->json, "Output as JSON");
+        if (name == "ls" || name == "stat")
+            cmd->add_flag("--json", args->json,
+                          "Output as JSON (the protocol's fields; mode_octal: the mode as 0644)");
         const std::string op = o.op;
         cmd->callback([args, op] { exitWith(filesCommand(op, *args)); });
     }
