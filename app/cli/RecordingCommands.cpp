@@ -252,11 +252,38 @@ sb::Result<std::size_t> pendingChanges(const sb::SessionInfo& session)
     return changes->size();
 }
 
+// A folder named like the session without a valid session.json: removed unless a supervisor
+// holds it, or it holds files and rm was not forced.
+int rmLeftover(const RecordingArgs& args, const sb::LeftoverSessionFolder& left, bool recorded)
+{
+    if (left.live)
+        return fail("the folder of session " + args.session +
+                    " is in use by a running supervisor: stop it first");
+    if (left.holdsFiles && !args.force)
+        return fail("the folder of session " + args.session + " is not a valid session (" +
+                    left.problem +
+                    ") and holds files in its layer of changes: rm --force "
+                    "removes them");
+    if (auto e = sb::removeLeftoverSessionFolder(left)) return fail(*e);
+    std::printf("removed session %s (%s)\n", args.session.c_str(),
+                recorded ? "its recording and its folder, which had no valid session.json"
+                         : "its folder, which had no valid session.json");
+    return 0;
+}
+
 int rmCommand(const RecordingArgs& args)
 {
     auto store = openStore(args);
     if (!store) return fail(store.error());
     auto session = sb::loadSession(args.session);
+    if (!session)
+        if (auto left = sb::leftoverSessionFolder(args.session)) {
+            const bool recorded = static_cast<bool>(store->session(args.session));
+            if (const int status = rmLeftover(args, *left, recorded); status != 0) return status;
+            if (recorded)
+                if (auto e = store->remove(args.session)) return fail(*e);
+            return 0;
+        }
     if (session) {
         if (sb::sessionIsLive(*session))
             return fail("session " + args.session + " is running: stop it first");
@@ -318,6 +345,25 @@ int gcCommand(const RecordingArgs& args)
             }
         ++folders;
         std::printf("%s the folder of %s\n", remove, session.id.c_str());
+    }
+    // Folders without a valid session.json (a start that failed in an older version, a damaged
+    // record): nothing can use them, and they block their ids.
+    for (const sb::LeftoverSessionFolder& left : sb::leftoverSessionFolders()) {
+        if (left.live) continue;
+        if (left.holdsFiles) {
+            std::fprintf(stderr,
+                         "sandbench-cli: kept the folder of %s: not a valid session (%s), and "
+                         "it holds files; 'rm %s --force' removes it\n",
+                         left.id.c_str(), left.problem.c_str(), left.id.c_str());
+            continue;
+        }
+        if (!args.dryRun)
+            if (auto e = sb::removeLeftoverSessionFolder(left)) {
+                std::fprintf(stderr, "sandbench-cli: %s\n", e->describe().c_str());
+                continue;
+            }
+        ++folders;
+        std::printf("%s the folder of %s (no valid session.json)\n", remove, left.id.c_str());
     }
     std::printf("%s %s, %s kept", args.dryRun ? "would free" : "freed",
                 humanBytes(report->freedBytes).c_str(), humanBytes(report->keptBytes).c_str());

@@ -1,8 +1,10 @@
 #include "Commands.h"
+#include "base/ProcessLimits.h"
 #include "config.h"
 #include "recording/RecordingStore.h"
 
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <fcntl.h>
 #include <spdlog/sinks/stdout_sinks.h>
@@ -19,7 +21,7 @@ int fail(const std::string& message, int code)
 
 int fail(const sb::Error& error, int code)
 {
-    return fail(error.describe(), code);
+    return fail(error.describe() + (error.sysErrno == EFBIG ? sb::fileSizeLimitNote() : ""), code);
 }
 
 [[noreturn]] void exitWith(int code)
@@ -37,6 +39,10 @@ int main(int argc, char** argv)
     // and a sandboxed command would read or write it as if it were a stream: fill the gaps.
     for (int fd = 0; fd <= 2; ++fd)
         if (::fcntl(fd, F_GETFD) == -1 && errno == EBADF) ::open("/dev/null", O_RDWR);
+    // Under a file-size limit (ulimit -f), a write past it fails with EFBIG, an error that
+    // names the file, instead of killing the supervisor with SIGXFSZ before it says anything.
+    // The sandbox's processes start with every signal's default again.
+    ::signal(SIGXFSZ, SIG_IGN);
     // Diagnostics go to stderr: stdout belongs to the sandboxed command and to data (--json).
     // From any thread: the recording's threads warn too.
     spdlog::set_default_logger(spdlog::stderr_logger_mt("sandbench-cli"));

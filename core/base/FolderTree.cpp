@@ -46,4 +46,12 @@ Status removeFolderTree(const std::filesystem::path& path)
     return removeAt(AT_FDCWD, path.string(), path.string());
 }
 
+bool mayHoldFiles(const std::filesystem::path& path)
+{
+    std::error_code ec;
+    std::filesystem::directory_iterator entries(path, ec);
+    if (ec) return ec != std::errc::no_such_file_or_directory;
+    return entries != std::filesystem::directory_iterator();
+}
+
 } // namespace sb

@@ -12,4 +12,8 @@ namespace sb {
 // `path` (a folder, a file or a link) and all it holds; nothing there is no error.
 Status removeFolderTree(const std::filesystem::path& path);
 
+// Whether folder `path` holds anything, or cannot be read (it may then hold something, which
+// removing it would lose). A folder that is not there holds nothing.
+bool mayHoldFiles(const std::filesystem::path& path);
+
 } // namespace sb

@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <fstream>
 #include <linux/fs.h>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <sstream>
@@ -146,10 +147,11 @@ Status fillSessionFolder(const fs::path& dir)
     return {};
 }
 
-// session.json, replaced whole. Never synced: see createSession() and saveSession().
-Status writeSessionFile(const SessionInfo& session)
+// session.json in `dir` (the session's folder unless given), replaced whole. Never synced: see
+// createSession() and saveSession().
+Status writeSessionFile(const SessionInfo& session, const fs::path& dir = {})
 {
-    return writeFileAtomically(session.directory() / "session.json",
+    return writeFileAtomically((dir.empty() ? session.directory() : dir) / "session.json",
                                dumpJson(toJson(session), 2) + "\n",
                                {.newFileMode = 0600, .durable = false});
 }
@@ -204,6 +206,32 @@ Status checkNewSessionId(const std::string& id)
     return {};
 }
 
+namespace {
+
+// Not a valid session id either: a folder being made, given its session's name once session.json
+// is in it, so that no session folder ever exists without its record. One per process at a
+// time (createSession's mutex); one left by a killed process of the same pid goes at the next.
+std::string freshFolderName()
+{
+    return ".new+" + std::to_string(::getpid());
+}
+
+// Gives `from` the name `to` unless something has that name (EEXIST, ENOTEMPTY).
+int renameNoReplace(const fs::path& from, const fs::path& to)
+{
+    if (::renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE) == 0) return 0;
+    if (errno != EINVAL) return -1;
+    // A file system without RENAME_NOREPLACE: rename() still refuses a folder that is not empty.
+    std::error_code ec;
+    if (fs::symlink_status(to, ec).type() != fs::file_type::not_found) {
+        errno = EEXIST;
+        return -1;
+    }
+    return ::rename(from.c_str(), to.c_str());
+}
+
+} // namespace
+
 Result<SessionInfo> createSession(const fs::path& project, std::vector<std::string> command,
                                   std::string id)
 {
@@ -215,29 +243,44 @@ Result<SessionInfo> createSession(const fs::path& project, std::vector<std::stri
     s.startedNs = nowNs();
 
     std::error_code ec;
-    fs::create_directories(sessionsDirectory(), ec);
-    if (ec) return sysError("create " + sessionsDirectory().string(), ec.value());
+    const fs::path sessions = sessionsDirectory();
+    fs::create_directories(sessions, ec);
+    if (ec) return sysError("create " + sessions.string(), ec.value());
+    if (!generated)
+        if (auto e = checkNewSessionId(id)) return *e; // before the spare is taken for nothing
+    static std::mutex freshFolder;
+    std::lock_guard lock(freshFolder);
+    const fs::path fresh = sessions / freshFolderName();
+    removeSessionFolder(fresh);
+    // The spare, if one waits (two starts may race for it: one gets it, the other makes its own).
+    if (::rename((sessions / kSpare).c_str(), fresh.c_str()) != 0) {
+        spreadSessionFolders(sessions);
+        if (::mkdir(fresh.c_str(), 0700) != 0) return sysError("create " + fresh.string());
+        if (auto e = fillSessionFolder(fresh)) {
+            removeSessionFolder(fresh);
+            return *e;
+        }
+    }
     // A name given is refused when taken; a generated one is drawn again.
     for (int attempt = 1;; ++attempt) {
         s.id = generated ? newSessionId() : id;
-        const fs::path dir = s.directory();
-        // The spare, if one waits (two starts may race for it: one gets it, the other makes its
-        // own).
-        if (::rename((sessionsDirectory() / kSpare).c_str(), dir.c_str()) == 0) break;
-        if (errno != EEXIST && errno != ENOTEMPTY) {
-            spreadSessionFolders(sessionsDirectory());
-            if (::mkdir(dir.c_str(), 0700) == 0) {
-                if (auto e = fillSessionFolder(dir)) return *e;
-                break;
-            }
-            if (errno != EEXIST) return sysError("create " + dir.string());
+        // Not synced: the session's start is on the cold-start path, and a machine crash before
+        // the next sync loses a session that had not done anything yet.
+        if (auto e = writeSessionFile(s, fresh)) {
+            removeSessionFolder(fresh);
+            return e->within("cannot create session " + s.id);
         }
-        if (!generated || attempt == 10) return sessionIdTaken(s.id);
+        if (renameNoReplace(fresh, s.directory()) == 0) return s;
+        const int err = errno;
+        if (err != EEXIST && err != ENOTEMPTY) {
+            removeSessionFolder(fresh);
+            return sysError("create " + s.directory().string(), err);
+        }
+        if (!generated || attempt == 10) {
+            removeSessionFolder(fresh);
+            return sessionIdTaken(s.id);
+        }
     }
-    // Not synced: the session's start is on the cold-start path, and a machine crash before the
-    // next sync loses a session that had not done anything yet.
-    if (auto e = writeSessionFile(s)) return *e;
-    return s;
 }
 
 Status saveSession(const SessionInfo& session)
@@ -336,6 +379,46 @@ Status removeSessionFolder(const SessionInfo& session)
         return Error{ErrorCode::Conflict, 0,
                      "session " + session.id + " is running: stop it first"};
     return removeFolderTree(session.directory());
+}
+
+Result<LeftoverSessionFolder> leftoverSessionFolder(const std::string& id)
+{
+    SessionInfo probe;
+    probe.id = id;
+    std::error_code ec;
+    auto loaded = loadSession(id);
+    if (loaded || !isValidSessionId(id) || !fs::is_directory(probe.directory(), ec))
+        return Error{ErrorCode::NotFound, 0, "no leftover folder of a session '" + id + "'"};
+    LeftoverSessionFolder left;
+    left.id = id;
+    left.problem = loaded.error().code == ErrorCode::NotFound ? "it has no session.json"
+                                                              : loaded.error().message;
+    left.live = sessionIsLive(probe);
+    left.holdsFiles = mayHoldFiles(probe.upperDir());
+    return left;
+}
+
+std::vector<LeftoverSessionFolder> leftoverSessionFolders()
+{
+    std::vector<LeftoverSessionFolder> out;
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(sessionsDirectory(), ec))
+        if (auto left = leftoverSessionFolder(entry.path().filename().string()))
+            out.push_back(std::move(left.value()));
+    std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
+    return out;
+}
+
+Status removeLeftoverSessionFolder(const LeftoverSessionFolder& left)
+{
+    SessionInfo probe;
+    probe.id = left.id;
+    // Held while the folder goes: a supervisor that takes it meanwhile is refused its lock.
+    auto lock = lockSession(probe);
+    if (!lock)
+        return Error{ErrorCode::Conflict, 0,
+                     "the folder of session " + left.id + " is in use by a running supervisor"};
+    return removeFolderTree(probe.directory());
 }
 
 } // namespace sb

@@ -78,4 +78,20 @@ Result<UniqueFd> waitForSessionEnd(const SessionInfo& session);
 // (overlayfs leaves its work folder at mode 000). Refuses while the session runs.
 Status removeSessionFolder(const SessionInfo& session);
 
+// A folder in sessionsDirectory() named like a session but without a valid session.json: what a
+// start that failed after making it left (older versions did), or a damaged record. Such a
+// folder blocks its id, and neither `rm` nor `gc` saw it as a session.
+struct LeftoverSessionFolder {
+    std::string id;
+    std::string problem;     // why its session.json does not count: missing, not valid, …
+    bool live = false;       // a supervisor holds its lock
+    bool holdsFiles = false; // its upper layer holds something (or cannot be read)
+};
+// NotFound when `id` names no such folder (a valid session, or nothing).
+Result<LeftoverSessionFolder> leftoverSessionFolder(const std::string& id);
+std::vector<LeftoverSessionFolder> leftoverSessionFolders();
+// Removes it with its lock held; refused while a supervisor holds the lock. The caller decides
+// whether files in its upper layer may go.
+Status removeLeftoverSessionFolder(const LeftoverSessionFolder& left);
+
 } // namespace sb

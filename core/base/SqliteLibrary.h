@@ -39,7 +39,8 @@ namespace sb {
     X(open_v2)                                                                                     \
     X(prepare_v2)                                                                                  \
     X(reset)                                                                                       \
-    X(step)
+    X(step)                                                                                        \
+    X(system_errno)
 
 struct SqliteLibrary {
 #define SB_SQLITE_POINTER(name) decltype(&::sqlite3_##name) name = nullptr;

@@ -317,7 +317,9 @@ Result<std::unique_ptr<PortForwarder>> PortForwarder::start(SocketSource source)
     if (::epoll_ctl(impl->epoll.get(), EPOLL_CTL_ADD, impl->wake.get(), &ev) != 0)
         return sysError("set up the port forwarder");
     Impl* raw = impl.get();
-    impl->thread = startSignalFreeThread([raw] { raw->run(); });
+    auto thread = startThread("the port forwarder's thread", [raw] { raw->run(); });
+    if (!thread) return thread.error();
+    impl->thread = std::move(thread.value());
     return std::unique_ptr<PortForwarder>(new PortForwarder(std::move(impl)));
 }
 

@@ -1,5 +1,6 @@
 // The proxy's thread: lifecycle, the epoll loop, accepting, timeouts and closing.
 #include "base/OpenFileLimit.h"
+#include "base/SignalFreeThread.h"
 #include "network/ProxyInternal.h"
 
 #include <csignal>
@@ -89,12 +90,19 @@ Result<std::unique_ptr<Proxy>> Proxy::start(int listenFd, NetworkPolicy policy, 
         ::close(listenFd);
         return rules.error();
     }
-    auto impl =
-        std::make_unique<Impl>(listenFd, std::make_shared<const NetworkRules>(std::move(*rules)),
-                               std::move(hooks), std::move(options));
-    if (auto e = impl->init()) return *e;
+    std::unique_ptr<Impl> impl;
+    try { // init() starts its resolver's threads
+        impl = std::make_unique<Impl>(listenFd,
+                                      std::make_shared<const NetworkRules>(std::move(*rules)),
+                                      std::move(hooks), std::move(options));
+        if (auto e = impl->init()) return *e;
+    } catch (const std::system_error& e) {
+        return threadNotStarted("the network proxy's name resolvers", e);
+    }
     Impl* raw = impl.get();
-    raw->m_thread = std::thread([raw] { raw->run(); });
+    auto thread = startThread("the network proxy's thread", [raw] { raw->run(); });
+    if (!thread) return thread.error();
+    raw->m_thread = std::move(thread.value());
     return std::unique_ptr<Proxy>(new Proxy(std::move(impl)));
 }
 

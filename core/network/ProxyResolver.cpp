@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstring>
 #include <netdb.h>
+#include <system_error>
 
 namespace sb::proxy {
 
@@ -43,19 +44,29 @@ Resolver::Resolver(unsigned threads, Fn fn, std::shared_ptr<Mailbox> mailbox)
 {
     m_state->resolve = std::move(fn);
     m_state->mailbox = std::move(mailbox);
-    for (unsigned i = 0; i < threads; ++i) {
-        std::thread([state = m_state] {
-            for (;;) {
-                std::unique_lock lock(state->mutex);
-                state->wake.wait(lock, [&] { return state->stopping || !state->jobs.empty(); });
-                if (state->stopping) return;
-                auto [conn, gen, host] = std::move(state->jobs.front());
-                state->jobs.pop_front();
-                lock.unlock();
-                auto addresses = state->resolve(host);
-                state->mailbox->post(ResolveDone{conn, gen, std::move(addresses)});
-            }
-        }).detach();
+    try {
+        for (unsigned i = 0; i < threads; ++i) {
+            std::thread([state = m_state] {
+                for (;;) {
+                    std::unique_lock lock(state->mutex);
+                    state->wake.wait(lock, [&] { return state->stopping || !state->jobs.empty(); });
+                    if (state->stopping) return;
+                    auto [conn, gen, host] = std::move(state->jobs.front());
+                    state->jobs.pop_front();
+                    lock.unlock();
+                    auto addresses = state->resolve(host);
+                    state->mailbox->post(ResolveDone{conn, gen, std::move(addresses)});
+                }
+            }).detach();
+        }
+    } catch (const std::system_error&) {
+        // Those started end (no destructor will tell them), and the caller hears of it.
+        {
+            std::lock_guard lock(m_state->mutex);
+            m_state->stopping = true;
+        }
+        m_state->wake.notify_all();
+        throw;
     }
 }
 

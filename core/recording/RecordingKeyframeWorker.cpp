@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <spdlog/spdlog.h>
+#include <system_error>
 
 namespace sb {
 
@@ -14,7 +15,14 @@ void KeyframeWorker::startLocked()
 {
     // On the first work, not at construction: a session that prints nothing (or has not yet)
     // costs neither the thread nor libvterm's screen.
-    if (!m_thread.joinable()) m_thread = std::thread([this] { run(); });
+    if (m_thread.joinable()) return;
+    try {
+        m_thread = std::thread([this] { run(); });
+    } catch (const std::system_error& e) {
+        // Keyframes only make seeking in a replay fast: the recording goes on without them.
+        spdlog::warn("no keyframes for this recording: no thread to make them: {}", e.what());
+        giveUpLocked();
+    }
 }
 
 KeyframeWorker::~KeyframeWorker()

@@ -1,5 +1,6 @@
 #include "recording/RecordingSqlite.h"
 
+#include "base/ProcessLimits.h"
 #include "base/SqliteLibrary.h"
 
 #include <cerrno>
@@ -67,8 +68,16 @@ Error SqliteDb::errorFromCode(int code, const std::string& what) const
         return Error{ErrorCode::Conflict, EBUSY, message};
     case SQLITE_FULL:
         return Error{ErrorCode::System, ENOSPC, message};
-    case SQLITE_IOERR:
-        return Error{ErrorCode::System, 0, message};
+    case SQLITE_IOERR: {
+        // The system call's errno says more than "disk I/O error". SQLite's copy of it is the
+        // thread's errno after its clean-up, so a write that stopped at a file-size limit
+        // (ulimit -f) is told by the files' sizes.
+        int err = m_db != nullptr ? sqlite().system_errno(m_db) : 0;
+        for (const char* suffix : {"", "-wal", "-journal"})
+            if (code == SQLITE_IOERR_WRITE && reachedFileSizeLimit(m_file.string() + suffix))
+                err = EFBIG;
+        return Error{ErrorCode::System, err, message};
+    }
     default:
         return Error{ErrorCode::Internal, 0, message};
     }

@@ -1,6 +1,7 @@
 #include "recording/RecordingWriter.h"
 
 #include "base/Session.h"
+#include "base/SignalFreeThread.h"
 #include "recording/RecordingStore.h"
 #include "recording/RecordingWriterInternal.h"
 
@@ -122,7 +123,9 @@ Result<std::unique_ptr<RecordingWriter>> RecordingWriter::start(const std::files
     // Time 0 is when the caller can start recording: after the open.
     (*impl)->monoStart = limits.clock ? limits.clock() : monotonicNs();
     Impl* raw = impl->get();
-    (*impl)->thread = std::thread([raw] { raw->run(); });
+    auto thread = startThread("the recording's thread", [raw] { raw->run(); });
+    if (!thread) return thread.error();
+    (*impl)->thread = std::move(thread.value());
     return std::unique_ptr<RecordingWriter>(new RecordingWriter(std::move(impl.value())));
 }
 
@@ -134,7 +137,7 @@ RecordingWriter::startInBackground(const std::filesystem::path& file, const Sess
     if (!impl) return impl.error();
     (*impl)->opening = true;
     Impl* raw = impl->get();
-    (*impl)->thread = std::thread([raw] {
+    auto thread = startThread("the recording's thread", [raw] {
         Status failed = raw->open();
         {
             std::lock_guard lock(raw->mutex);
@@ -151,6 +154,8 @@ RecordingWriter::startInBackground(const std::filesystem::path& file, const Sess
         if (!failed) return raw->run();
         if (raw->limits.onOpenFailed) raw->limits.onOpenFailed(*failed);
     });
+    if (!thread) return thread.error();
+    (*impl)->thread = std::move(thread.value());
     return std::unique_ptr<RecordingWriter>(new RecordingWriter(std::move(impl.value())));
 }
 

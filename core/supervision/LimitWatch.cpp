@@ -261,7 +261,9 @@ Result<std::unique_ptr<LimitWatch>> LimitWatch::start(CgroupSupport::Kind kind,
     if ((*state)->stop < 0) return sysError("eventfd");
     std::unique_ptr<LimitWatch> watch(new LimitWatch(std::move(*state)));
     State* s = watch->m_state.get();
-    watch->m_thread = startSignalFreeThread([s] { s->run(); });
+    auto thread = startThread("the thread that watches the session's limits", [s] { s->run(); });
+    if (!thread) return thread.error();
+    watch->m_thread = std::move(thread.value());
     return watch;
 }
 

@@ -1,6 +1,7 @@
 #include "supervision/SessionLoop.h"
 
 #include "base/ActivityKinds.h"
+#include "base/SignalFreeThread.h"
 #include "base/Terminal.h"
 #include "recording/RecordingTypes.h"
 
@@ -76,9 +77,13 @@ SessionLoop::SessionLoop(RunningPolicy policy, const SandboxProcess& sandbox, Lo
             queue(std::move(e));
         };
         hooks.activity = [this](nlohmann::json event) { publishActivity(std::move(event)); };
-        m_exec = std::make_unique<ExecApproval>(
-            sandbox.execListener, CommandMatcher(m_policy.merged().commands), m_broker,
-            m_options.recorder, clock, std::move(hooks));
+        try {
+            m_exec = std::make_unique<ExecApproval>(
+                sandbox.execListener, CommandMatcher(m_policy.merged().commands), m_broker,
+                m_options.recorder, clock, std::move(hooks));
+        } catch (const std::system_error& e) {
+            if (!m_setUpError) m_setUpError = threadNotStarted("the exec approval thread", e);
+        }
     }
     if (m_exec && (sandbox.initChannel >= 0 || sandbox.helperChannel >= 0)) {
         ExecServiceHooks hooks;

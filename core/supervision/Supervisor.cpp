@@ -1,8 +1,10 @@
 #include "supervision/Supervisor.h"
 
 #include "base/ActivityKinds.h"
+#include "base/FolderTree.h"
 #include "base/OpenFileLimit.h"
 #include "base/Paths.h"
+#include "base/ProcessLimits.h"
 #include "base/SignalFreeThread.h"
 #include "base/Terminal.h"
 #include "base/UniqueFd.h"
@@ -387,10 +389,12 @@ Ended superviseSession(const RunOptions& options, PreparedRun& prepared,
         [&loop](nlohmann::json e) { loop.publishActivity(std::move(e)); }, options.notice);
     std::jthread spare; // tidies up for the next start while this command runs
     loop.whenStarted([&] {
-        spare = startSignalFreeThread<std::jthread>([&cgroups] {
+        // Without it (no thread to be had), the next start makes its own folder.
+        auto tidy = startThread<std::jthread>("the tidying thread", [&cgroups] {
             prepareSpareSession();
             removeAbandonedCgroups(cgroups);
         });
+        if (tidy) spare = std::move(tidy.value());
     });
     loop.whenLive([&] {
         if (auto e = loop.listen(summaryOf(session, options, config)))
@@ -445,6 +449,7 @@ Result<RunOutcome> runSession(const RunOptions& options, PreparedRun prepared)
 {
     const fs::path& workspace = prepared.workspace;
     if (auto e = raiseOpenFileLimit()) return *e;
+    if (auto e = checkProcessLimits()) return *e;
     // A stop signal waits for the session loop's signalfd, whichever thread the kernel would
     // give it: blocked before any thread starts, so that every one inherits the block (the
     // sandbox's processes set their own masks). Arriving before the loop runs, it waits.
@@ -454,28 +459,39 @@ Result<RunOutcome> runSession(const RunOptions& options, PreparedRun prepared)
 
     auto session = createSession(workspace, options.command, options.sessionId);
     if (!session) return session.error();
-    config.sessionDir = session->directory();
-    if (auto e = saveSessionRunLaterRules(*session, prepared.runLater)) {
-        session->state = SessionState::Ended;
-        (void)saveSession(*session);
-        return e->within("cannot save the session's list of files that run later");
+    // Held from here on, so that gc and rm leave the folder alone whatever happens to it.
+    auto lock = lockSession(*session);
+    if (!lock) {
+        (void)removeFolderTree(session->directory());
+        return lock.error();
     }
-    if (prepared.resumed) {
-        if (auto e = takeOverChanges(*prepared.resumed, *session)) {
+    config.sessionDir = session->directory();
+    // Refused before it was recorded: nothing of the session is left, and its id is free for the
+    // next try, unless its folder holds changes (resumed ones, or what a sandbox wrote), which
+    // stay as an ended session's.
+    auto abandon = [&](Error e) {
+        if (!prepared.resumed && !mayHoldFiles(session->upperDir())) {
+            (void)removeFolderTree(session->directory());
+        } else {
             session->state = SessionState::Ended;
+            session->endedNs = nowNs();
             (void)saveSession(*session);
-            return *e;
         }
+        lock->reset();
+        return e;
+    };
+    if (auto e = saveSessionRunLaterRules(*session, prepared.runLater))
+        return abandon(e->within("cannot save the session's list of files that run later"));
+    if (prepared.resumed) {
+        if (auto e = takeOverChanges(*prepared.resumed, *session)) return abandon(*e);
         say(options, "session " + session->id + " continues " + prepared.resumed->id +
                          ": its changes are this session's now");
     }
-    if (auto e = prepareUpperLayer(*session, workspace)) return *e;
-    auto lock = lockSession(*session);
-    if (!lock) return lock.error();
+    if (auto e = prepareUpperLayer(*session, workspace)) return abandon(*e);
 
     const CgroupSupport cgroups = chooseCgroups(options, *session, config);
     Pipe out, err;
-    if (auto e = chooseStdio(options, config, out, err)) return *e;
+    if (auto e = chooseStdio(options, config, out, err)) return abandon(*e);
 
     // Recorded, or stopped at once: never a sandbox running unrecorded without saying so. What
     // can fail cheaply (folder, file, header) is checked before anything starts. The database
@@ -483,18 +499,19 @@ Result<RunOutcome> runSession(const RunOptions& options, PreparedRun prepared)
     // exist before) so that it overlaps init's mounts, and nothing on the command's path waits
     // for it. Should it fail after all, the writer kills init through a pidfd (never another
     // process of a reused pid) and the session is reported as not recorded.
-    auto endEarly = [&](Error e) {
+    auto endEarly = [&](Error e, bool recorded = true) {
         out = {};
         err = {};
+        removeCgroups(config.cgroups);
+        if (!recorded) return abandon(std::move(e));
         session->state = SessionState::Ended;
         session->endedNs = nowNs();
         (void)saveSession(*session);
-        removeCgroups(config.cgroups);
         lock->reset();
         return e;
     };
     if (auto e = checkRecordingDb(options.recordingsDb))
-        return endEarly(e->within("cannot record the session, so it was not started"));
+        return endEarly(e->within("cannot record the session, so it was not started"), false);
     say(options, "session " + session->id + " started");
     // Init's pidfd for the writer's thread; declared before the writer, so closed after it.
     UniqueFd killFd;
@@ -526,9 +543,9 @@ Result<RunOutcome> runSession(const RunOptions& options, PreparedRun prepared)
         Status notRecorded = recorder ? recorder->opened() : Status{};
         if (recorder) (void)recorder->finish(125);
         if (notRecorded)
-            return endEarly(
-                notRecorded->within("cannot record the session, so it was not started"));
-        return endEarly(sandbox.error().within("sandbox setup failed"));
+            return endEarly(notRecorded->within("cannot record the session, so it was not started"),
+                            false);
+        return endEarly(withLimitsHint(sandbox.error().within("sandbox setup failed")));
     }
     if (!recorder) {
         ::kill(sandbox->initPid, SIGKILL);
@@ -536,7 +553,8 @@ Result<RunOutcome> runSession(const RunOptions& options, PreparedRun prepared)
         for (int fd : {sandbox->ptyMaster, sandbox->execListener, sandbox->proxyListener})
             if (fd >= 0) ::close(fd);
         releaseWorkDir(*session);
-        return endEarly(recorderError->within("cannot record the session, so it was not started"));
+        return endEarly(recorderError->within("cannot record the session, so it was not started"),
+                        false);
     }
 
     const LoopOptions loopOptions =
@@ -555,7 +573,8 @@ Result<RunOutcome> runSession(const RunOptions& options, PreparedRun prepared)
     }
     if (recordingFailed) {
         (void)recorder->finish(outcome.exitStatus);
-        return endEarly(recordingFailed->within("cannot record the session, so it was stopped"));
+        return endEarly(recordingFailed->within("cannot record the session, so it was stopped"),
+                        false);
     }
     outcome.changes = recordChanges(*recorder, *session);
     recorder->requestFinish(outcome.exitStatus); // its last commit overlaps what follows

@@ -413,7 +413,10 @@ Result<std::unique_ptr<WorkspaceWatch>> WorkspaceWatch::start(const std::filesys
 
     std::unique_ptr<WorkspaceWatch> watch(new WorkspaceWatch(std::move(state)));
     State* s = watch->m_state.get();
-    watch->m_thread = startSignalFreeThread([s, startAfter] { s->run(startAfter); });
+    auto thread = startThread("the thread that watches the workspace",
+                              [s, startAfter] { s->run(startAfter); });
+    if (!thread) return thread.error();
+    watch->m_thread = std::move(thread.value());
     return watch;
 }
 
