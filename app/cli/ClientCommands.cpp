@@ -17,6 +17,7 @@
 #include <limits>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <poll.h>
 #include <sstream>
 #include <sys/signalfd.h>
@@ -47,9 +48,28 @@ struct ClientArgs {
 struct LiveSession {
     sb::proto::SessionSummary summary;
     std::vector<sb::ApprovalRequest> pending;
+    // False for a supervisor that holds its session's lock but did not answer on its socket in
+    // time: stopped (Ctrl-Z, kill -STOP) or stuck. Its summary then comes from session.json.
+    bool responding = true;
 };
 
-// Every session with a listening supervisor; sockets nobody listens on are removed.
+constexpr int kAnswerWithinMs = 2000;
+
+// The session behind a socket that connects but does not answer, if its supervisor lives.
+std::optional<LiveSession> notResponding(const fs::path& socket)
+{
+    auto session = sb::loadSession(socket.stem().string());
+    if (!session || !sb::sessionIsLive(*session)) return std::nullopt;
+    LiveSession out;
+    out.summary.id = session->id;
+    out.summary.command = session->command;
+    out.summary.workspace = session->project.string();
+    out.summary.startedUnixMs = session->startedNs / 1000000;
+    out.responding = false;
+    return out;
+}
+
+// Every session with a live supervisor; sockets nobody listens on are removed.
 std::vector<LiveSession> liveSessions()
 {
     std::vector<LiveSession> out;
@@ -58,10 +78,13 @@ std::vector<LiveSession> liveSessions()
         const fs::path& path = entry.path();
         std::string name = path.filename().string();
         if (path.extension() != ".sock" || name.front() == '.') continue;
-        auto client = sb::ControlClient::connectPath(path, "sandbench-cli ls", Role::Viewer, 2000);
+        auto client =
+            sb::ControlClient::connectPath(path, "sandbench-cli ls", Role::Viewer, kAnswerWithinMs);
         if (!client) {
             if (client.error().sysErrno == ECONNREFUSED)
                 ::unlink(path.c_str());
+            else if (auto stuck = notResponding(path))
+                out.push_back(std::move(*stuck));
             else
                 fail(path.string() + ": " + client.error().describe());
             continue;
@@ -74,17 +97,27 @@ std::vector<LiveSession> liveSessions()
     return out;
 }
 
+void warnNotResponding(const LiveSession& s)
+{
+    std::fprintf(stderr,
+                 "sandbench: session %s is not responding: its supervisor runs but did not answer "
+                 "within %d s (stopped with Ctrl-Z or kill -STOP? 'kill -CONT' resumes it)\n",
+                 s.summary.id.c_str(), kAnswerWithinMs / 1000);
+}
+
 int lsCommand(const ClientArgs& args)
 {
     auto sessions = liveSessions();
     if (args.json) {
         json out = json::array();
         for (const auto& s : sessions)
-            out.push_back({{"id", s.summary.id},
-                           {"command", s.summary.command},
-                           {"workspace", s.summary.workspace},
-                           {"started_unix_ms", s.summary.startedUnixMs},
-                           {"pending_approvals", s.pending.size()}});
+            out.push_back(
+                {{"id", s.summary.id},
+                 {"command", s.summary.command},
+                 {"workspace", s.summary.workspace},
+                 {"started_unix_ms", s.summary.startedUnixMs},
+                 {"responding", s.responding},
+                 {"pending_approvals", s.responding ? json(s.pending.size()) : json(nullptr)}});
         std::printf("%s\n", sb::dumpJson(out, 2).c_str());
         return 0;
     }
@@ -95,9 +128,13 @@ int lsCommand(const ClientArgs& args)
     std::printf("%-24s %-19s %-7s %-30s %s\n", "SESSION", "STARTED", "PENDING", "COMMAND",
                 "WORKSPACE");
     for (const auto& s : sessions)
-        std::printf("%-24s %-19s %-7zu %-30s %s\n", s.summary.id.c_str(),
-                    localTime(s.summary.startedUnixMs).c_str(), s.pending.size(),
-                    commandSummary(s.summary.command, 60).c_str(), s.summary.workspace.c_str());
+        std::printf("%-24s %-19s %-7s %-30s %s%s\n", s.summary.id.c_str(),
+                    localTime(s.summary.startedUnixMs).c_str(),
+                    s.responding ? std::to_string(s.pending.size()).c_str() : "?",
+                    commandSummary(s.summary.command, 60).c_str(), s.summary.workspace.c_str(),
+                    s.responding ? "" : "  (not responding)");
+    for (const auto& s : sessions)
+        if (!s.responding) warnNotResponding(s);
     return 0;
 }
 
@@ -123,6 +160,8 @@ int pendingCommand(const ClientArgs& args)
         sessions.push_back({(*client)->session(), (*client)->pendingAtWelcome()});
     }
     json out = json::array();
+    for (const auto& s : sessions)
+        if (!s.responding) warnNotResponding(s);
     for (const auto& s : sessions)
         for (const auto& r : s.pending) {
             json j = sb::proto::toJson(r);
