@@ -457,6 +457,38 @@ NetworkDecision NetworkRules::decideAddress(std::string_view host, const IpAddre
     return decide(host, &address, port, own);
 }
 
+std::vector<std::uint16_t> NetworkRules::distinctPorts() const
+{
+    std::vector<std::uint16_t> ports;
+    for (const auto& rule : m_rules)
+        ports.insert(ports.end(), rule.ports.begin(), rule.ports.end());
+    std::sort(ports.begin(), ports.end());
+    ports.erase(std::unique(ports.begin(), ports.end()), ports.end());
+    // The smallest port no rule lists stands for all of them: rules treat them alike.
+    std::uint16_t unlisted = 1;
+    for (auto port : ports)
+        if (port == unlisted) ++unlisted;
+    if (unlisted != 0) ports.push_back(unlisted); // 0 only if every port from 1 is listed
+    return ports;
+}
+
+bool NetworkRules::couldAllowHost(std::string_view host, std::span<const IpAddress> own) const
+{
+    for (auto port : distinctPorts()) {
+        auto d = decideHost(host, port, own);
+        if (d.action != RuleAction::Deny || !d.final) return true;
+    }
+    return false;
+}
+
+bool NetworkRules::couldAllowAddress(std::string_view host, const IpAddress& address,
+                                     std::span<const IpAddress> own) const
+{
+    for (auto port : distinctPorts())
+        if (decideAddress(host, address, port, own).action != RuleAction::Deny) return true;
+    return false;
+}
+
 NetworkDecision NetworkRules::decide(std::string_view host, const IpAddress* address,
                                      std::uint16_t port, std::span<const IpAddress> own) const
 {

@@ -69,6 +69,15 @@ class NetworkRules {
     NetworkDecision decideAddress(std::string_view normalisedHost, const IpAddress& address,
                                   std::uint16_t port, std::span<const IpAddress> own = {}) const;
 
+    // For the sandbox's DNS resolver, which answers before any port is known: whether
+    // decideHost() allows or asks for `normalisedHost` on at least one port, or denies it only
+    // provisionally (an address rule could still match what it resolves to). False means no
+    // connection to that name could ever be allowed, so it need not be looked up at all.
+    bool couldAllowHost(std::string_view normalisedHost, std::span<const IpAddress> own = {}) const;
+    // The same for one address `normalisedHost` resolved to (decideAddress() on some port).
+    bool couldAllowAddress(std::string_view normalisedHost, const IpAddress& address,
+                           std::span<const IpAddress> own = {}) const;
+
     struct Rule {
         enum class Kind { Any, Suffix, Name, Cidr } kind = Kind::Any;
         RuleAction action = RuleAction::Deny;
@@ -82,6 +91,8 @@ class NetworkRules {
   private:
     NetworkDecision decide(std::string_view host, const IpAddress* address, std::uint16_t port,
                            std::span<const IpAddress> own) const;
+    // One port of each kind the rules tell apart: every listed port, and one listed nowhere.
+    std::vector<std::uint16_t> distinctPorts() const;
 
     NetworkMode m_mode = NetworkMode::Filtered;
     RuleAction m_default = RuleAction::Ask;

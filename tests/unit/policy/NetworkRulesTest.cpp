@@ -321,3 +321,50 @@ TEST(NetworkRulesTest, OneShotFormsMatchTheCompiledOnes)
     EXPECT_EQ(d.action, RuleAction::Deny);
     EXPECT_EQ(d.rule, "rule 1 (deny 10.0.0.0/8)");
 }
+
+TEST(NetworkRulesTest, CouldAllowHostLooksAtEveryPort)
+{
+    // Denied by default, allowed on one port only: the name may be looked up.
+    auto onePort =
+        compiled(policy(RuleAction::Deny, {rule(RuleAction::Allow, "git.example.com", {22})}));
+    EXPECT_TRUE(onePort.couldAllowHost("git.example.com"));
+    EXPECT_FALSE(onePort.couldAllowHost("other.example.com"));
+    // A deny on the listed port and the default on every other port.
+    auto closed = compiled(policy(RuleAction::Deny, {rule(RuleAction::Deny, "x.com", {443})}));
+    EXPECT_FALSE(closed.couldAllowHost("x.com"));
+    // Asking counts as possibly allowed; an earlier deny of the same name does not hide an
+    // allow on a port it does not list.
+    auto asks = compiled(policy(RuleAction::Ask, {rule(RuleAction::Deny, "*.evil.com")}));
+    EXPECT_FALSE(asks.couldAllowHost("a.evil.com"));
+    EXPECT_TRUE(asks.couldAllowHost("good.com"));
+    auto split = compiled(policy(RuleAction::Deny, {rule(RuleAction::Deny, "y.com", {80}),
+                                                    rule(RuleAction::Allow, "y.com")}));
+    EXPECT_TRUE(split.couldAllowHost("y.com"));
+    EXPECT_FALSE(split.decideHost("y.com", 80).action == RuleAction::Allow);
+}
+
+TEST(NetworkRulesTest, CouldAllowHostKeepsTheBuiltInBlocks)
+{
+    auto any = compiled(policy(RuleAction::Allow, {rule(RuleAction::Allow, "*")}));
+    EXPECT_FALSE(any.couldAllowHost("localhost"));
+    EXPECT_FALSE(any.couldAllowHost("metadata.google.internal"));
+    EXPECT_TRUE(any.couldAllowHost("example.com"));
+    auto named = compiled(policy(RuleAction::Deny, {rule(RuleAction::Allow, "localhost")}));
+    EXPECT_TRUE(named.couldAllowHost("localhost"));
+    // A name denied by its rules may still reach an address an address rule allows.
+    auto byAddress =
+        compiled(policy(RuleAction::Deny, {rule(RuleAction::Allow, "203.0.113.0/24")}));
+    EXPECT_TRUE(byAddress.couldAllowHost("anything.example"));
+    EXPECT_TRUE(byAddress.couldAllowAddress("anything.example", ip("203.0.113.9")));
+    EXPECT_FALSE(byAddress.couldAllowAddress("anything.example", ip("198.51.100.1")));
+    // Resolved addresses meet the blocks: allow * never opens a private address.
+    EXPECT_FALSE(any.couldAllowAddress("example.com", ip("10.0.0.1")));
+    EXPECT_FALSE(any.couldAllowAddress("example.com", ip("::1")));
+    EXPECT_TRUE(any.couldAllowAddress("example.com", ip("2001:db8::1")));
+    auto intranet =
+        compiled(policy(RuleAction::Deny, {rule(RuleAction::Allow, "git.corp", {443})}));
+    EXPECT_TRUE(intranet.couldAllowAddress("git.corp", ip("10.1.2.3")));
+    NetworkPolicy none = policy(RuleAction::Allow, {rule(RuleAction::Allow, "*")});
+    none.mode = NetworkMode::None;
+    EXPECT_FALSE(compiled(none).couldAllowHost("example.com"));
+}
