@@ -2,6 +2,7 @@
 #pragma once
 
 #include "base/Error.h"
+#include "base/SessionChain.h"
 #include "control/ControlClient.h"
 #include "supervision/Supervisor.h"
 
@@ -61,6 +62,11 @@ sb::Result<std::unique_ptr<sb::ControlClient>> programClient(const std::string& 
 void addFilesCommand(CLI::App& app); // by addProgramCommands
 void addMcpCommand(CLI::App& app);
 void addServeCommand(CLI::App& app);
+
+// The lasting workspace session `id` belongs to (base/SessionChain.h). When its changes went on
+// in a resumed session, says so on stderr, and that `acting` ("applying those of") the current
+// one is what the command does.
+sb::Result<sb::SessionChain> followChain(const std::string& id, const char* acting);
 
 // Ends the program from inside a CLI11 callback with this exit code.
 [[noreturn]] void exitWith(int code);

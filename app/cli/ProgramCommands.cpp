@@ -196,6 +196,7 @@ int startCommand(const ProgramArgs& args)
     if (!options) return fail(options.error(), kUsageError);
     options->workspaceInside = args.workspaceAt;
     options->resumeFrom = args.resume;
+    if (!args.resume.empty()) (void)followChain(args.resume, "resuming");
     auto started = startDetachedSession(std::move(*options), false);
     if (!started)
         return fail(started.error(), started.error().code == sb::ErrorCode::InvalidInput

@@ -40,6 +40,7 @@ int runCommand(const RunArgs& args)
     options.command = args.command;
     options.sessionId = args.sessionId;
     options.resumeFrom = args.resume;
+    if (!args.resume.empty()) (void)followChain(args.resume, "resuming");
     if (args.headless)
         if (auto e = makeHeadless(options, args.size)) return fail(*e, kUsageError);
     args.policy.describeSource(options);

@@ -27,14 +27,19 @@ std::string describe(const sb::LayerCopyStats& s)
 }
 
 // A running session's snapshot is its supervisor's to take, with the sandbox frozen.
-int snapshotRunning(const SnapshotArgs& args)
+int snapshotRunning(const SnapshotArgs& args, const sb::SessionChain& chain)
 {
-    auto client = connectSession(args.session, sb::proto::Role::Viewer, "sandbench-cli snapshot");
+    const std::string& id = chain.current().id;
+    if (!args.name.empty())
+        if (auto taken = sb::findChainSnapshot(chain, args.name))
+            return fail("the session has a snapshot named '" + args.name + "' already (taken in " +
+                        "session " + taken->session.id + ")");
+    auto client = connectSession(id, sb::proto::Role::Viewer, "sandbench-cli snapshot");
     if (!client) return fail(client.error());
     auto taken = (*client)->snapshot(args.name);
-    if (!taken) return fail(taken.error().within("snapshot of running session " + args.session));
+    if (!taken) return fail(taken.error().within("snapshot of running session " + id));
     std::printf("snapshot %s of %s: %s entries, %s bytes, the sandbox frozen %.1f ms\n",
-                taken->value("name", "").c_str(), args.session.c_str(),
+                taken->value("name", "").c_str(), id.c_str(),
                 taken->value("entries", nlohmann::json(0)).dump().c_str(),
                 taken->value("bytes", nlohmann::json(0)).dump().c_str(),
                 taken->value("frozen_ms", 0.0));
@@ -43,54 +48,67 @@ int snapshotRunning(const SnapshotArgs& args)
 
 int snapshotCommand(const SnapshotArgs& args)
 {
-    if (auto session = sb::loadSession(args.session); session && sb::sessionIsLive(*session))
-        return snapshotRunning(args);
+    auto chain = followChain(args.session, "taking the snapshot of");
+    if (!chain) return fail(chain.error());
+    if (sb::sessionIsLive(chain->current())) return snapshotRunning(args, *chain);
     const auto start = std::chrono::steady_clock::now();
     auto snapshot = sb::snapshotStoppedSession(args.session, args.name);
     if (!snapshot) return fail(snapshot.error());
     const auto ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    std::printf("snapshot %s of %s: %s, %.1f ms\n", snapshot->name.c_str(), args.session.c_str(),
-                describe(snapshot->stats).c_str(), ms);
+    std::printf("snapshot %s of %s: %s, %.1f ms\n", snapshot->name.c_str(),
+                chain->current().id.c_str(), describe(snapshot->stats).c_str(), ms);
     return 0;
 }
 
+// The snapshots of the session's whole chain: those taken before a resume too, each saying
+// which session took it when there is more than one.
 int listCommand(const SnapshotArgs& args)
 {
-    auto session = sb::loadSession(args.session);
-    if (!session) return fail(session.error());
-    auto snapshots = sb::listSnapshots(session->directory());
-    if (!snapshots) return fail(snapshots.error());
+    auto chain = sb::loadSessionChain(args.session);
+    if (!chain) return fail(chain.error());
+    const auto snapshots = sb::listChainSnapshots(*chain);
     if (args.json) {
         nlohmann::json out = nlohmann::json::array();
-        for (const auto& s : *snapshots)
-            out.push_back({{"name", s.name},
-                           {"taken_unix_ms", s.takenUnixMs},
-                           {"entries", s.stats.entries},
-                           {"bytes", s.stats.bytes}});
+        for (const auto& s : snapshots)
+            out.push_back({{"name", s.info.name},
+                           {"session", s.session.id},
+                           {"taken_unix_ms", s.info.takenUnixMs},
+                           {"entries", s.info.stats.entries},
+                           {"bytes", s.info.stats.bytes}});
         std::printf("%s\n", out.dump(2).c_str());
         return 0;
     }
-    if (snapshots->empty())
+    if (snapshots.empty())
         std::printf("no snapshots of %s (sandbench-cli snapshot %s [NAME])\n", args.session.c_str(),
                     args.session.c_str());
-    for (const auto& s : *snapshots)
-        std::printf("%-24s %s  %s\n", s.name.c_str(), localTime(s.takenUnixMs).c_str(),
-                    describe(s.stats).c_str());
+    for (const auto& s : snapshots) {
+        std::printf("%-24s %s  %s", s.info.name.c_str(), localTime(s.info.takenUnixMs).c_str(),
+                    describe(s.info.stats).c_str());
+        if (chain->sessions.size() > 1) std::printf("  (in session %s)", s.session.id.c_str());
+        std::printf("\n");
+    }
     return 0;
 }
 
 int restoreCommand(const SnapshotArgs& args)
 {
+    auto chain = followChain(args.session, "restoring");
+    if (!chain) return fail(chain.error());
     if (auto e = sb::restoreStoppedSession(args.session, args.name)) return fail(*e);
-    std::printf("restored %s to its snapshot %s (sandbench-cli changes %s)\n", args.session.c_str(),
-                args.name.c_str(), args.session.c_str());
+    const std::string& id = chain->current().id;
+    std::printf("restored %s to its snapshot %s (sandbench-cli changes %s)\n", id.c_str(),
+                args.name.c_str(), id.c_str());
     return 0;
 }
 
 int forkCommand(const SnapshotArgs& args)
 {
     if (auto e = sb::checkNewSessionId(args.as)) return fail(*e, kUsageError);
+    if (args.name.empty()) {
+        auto chain = followChain(args.session, "forking");
+        if (!chain) return fail(chain.error());
+    }
     auto fork = sb::forkStoppedSession(args.session, args.name, args.as);
     if (!fork) return fail(fork.error());
     std::printf("forked %s as %s: %s; go on with it: sandbench-cli run --resume %s -- CMD\n",
@@ -111,7 +129,9 @@ void addSnapshotCommands(CLI::App& app)
     snapshot->add_option("name", args->name, "Its name (default: snapshot-N)");
     snapshot->callback([args] { exitWith(snapshotCommand(*args)); });
 
-    CLI::App* list = app.add_subcommand("snapshots", "A session's snapshots");
+    CLI::App* list = app.add_subcommand(
+        "snapshots",
+        "A session's snapshots (with those of the sessions it resumed or that resumed it)");
     list->add_option("session", args->session, "Session id")->required();
     list->add_flag("--json", args->json, "Output as JSON");
     list->callback([args] { exitWith(listCommand(*args)); });

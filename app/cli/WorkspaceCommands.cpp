@@ -3,6 +3,7 @@
 #include "base/Bytes.h"
 #include "base/Paths.h"
 #include "base/Session.h"
+#include "base/SessionChain.h"
 #include "supervision/SessionReview.h"
 #include "workspace/Workspace.h"
 
@@ -53,22 +54,32 @@ const char* typeName(sb::EntryType type)
     return "?";
 }
 
-// The session whose changes are reviewed; one whose changes went on in a resumed session says
-// where they are now.
-sb::Result<sb::SessionInfo> loadReviewed(const std::string& id)
+} // namespace
+
+sb::Result<sb::SessionChain> followChain(const std::string& id, const char* acting)
 {
-    auto session = sb::loadSession(id);
-    if (session && !session->continuedIn.empty())
+    auto chain = sb::loadSessionChain(id);
+    if (chain && chain->followed())
         std::fprintf(stderr,
                      "sandbench-cli: the changes of session %s went on in session %s (resumed): "
-                     "review and apply them there\n",
-                     session->id.c_str(), session->continuedIn.c_str());
-    return session;
+                     "%s %s\n",
+                     id.c_str(), chain->current().id.c_str(), acting, chain->current().id.c_str());
+    return chain;
+}
+
+namespace {
+
+// The session whose changes are reviewed: the current one of the chain `id` belongs to.
+sb::Result<sb::SessionInfo> loadReviewed(const std::string& id, const char* acting)
+{
+    auto chain = followChain(id, acting);
+    if (!chain) return chain.error();
+    return chain->current();
 }
 
 int changesCommand(const WorkspaceArgs& args)
 {
-    auto session = loadReviewed(args.session);
+    auto session = loadReviewed(args.session, "listing those of");
     if (!session) return fail(session.error());
     auto changes = sb::listChanges(session->upperDir(), session->project);
     if (!changes) return fail(changes.error());
@@ -103,7 +114,7 @@ int changesCommand(const WorkspaceArgs& args)
 
 int diffCommand(const WorkspaceArgs& args)
 {
-    auto session = loadReviewed(args.session);
+    auto session = loadReviewed(args.session, "showing those of");
     if (!session) return fail(session.error());
     auto rules = sb::sessionRunLaterRules(*session);
     if (!rules) return fail(rules.error());
@@ -140,7 +151,7 @@ int applyCommand(const WorkspaceArgs& args)
         return fail("--run-later applies only the files you name: give their paths "
                     "(see `sandbench-cli changes SESSION`, marked '!')",
                     kUsageError);
-    auto session = loadReviewed(args.session);
+    auto session = loadReviewed(args.session, "applying those of");
     if (!session) return fail(session.error());
     auto lock = holdSession(*session, args.noWait);
     if (!lock) return fail(lock.error());
@@ -198,7 +209,7 @@ int applyCommand(const WorkspaceArgs& args)
 
 int discardCommand(const WorkspaceArgs& args)
 {
-    auto session = loadReviewed(args.session);
+    auto session = loadReviewed(args.session, "discarding those of");
     if (!session) return fail(session.error());
     auto lock = holdSession(*session, args.noWait);
     if (!lock) return fail(lock.error());

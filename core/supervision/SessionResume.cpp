@@ -1,5 +1,6 @@
 #include "supervision/SessionResume.h"
 
+#include "base/SessionChain.h"
 #include "workspace/Workspace.h"
 
 #include <cerrno>
@@ -11,22 +12,24 @@ namespace fs = std::filesystem;
 
 Result<SessionInfo> checkResumable(const std::string& id, const fs::path& workspace)
 {
-    auto old = loadSession(id);
-    if (!old) return old.error().within("resume");
-    const std::string named = "session " + id;
-    if (sessionIsLive(*old)) return inputError("cannot resume " + named + ": it is still running");
-    if (!old->continuedIn.empty())
-        return inputError("cannot resume " + named + ": its changes went on in session " +
-                          old->continuedIn + " (resume that one)");
+    // Any id of a lasting workspace names it: the session to resume is the one its changes are
+    // in now, the chain's current one.
+    auto chain = loadSessionChain(id);
+    if (!chain) return chain.error().within("resume");
+    SessionInfo old = chain->current();
+    const std::string named =
+        "session " + old.id +
+        (chain->followed() ? " (where the changes of " + id + " went on)" : "");
+    if (sessionIsLive(old)) return inputError("cannot resume " + named + ": it is still running");
     std::error_code ec;
-    if (!fs::is_directory(old->upperDir(), ec))
+    if (!fs::is_directory(old.upperDir(), ec))
         return inputError("cannot resume " + named + ": it has no layer of changes (" +
-                          old->upperDir().string() + ")");
+                          old.upperDir().string() + ")");
     if (!workspace.empty()) {
         const fs::path wanted = fs::weakly_canonical(workspace, ec);
-        if (wanted != old->project)
+        if (wanted != old.project)
             return inputError("cannot resume " + named + " over " + workspace.string() +
-                              ": its changes are to " + old->project.string());
+                              ": its changes are to " + old.project.string());
     }
     return old;
 }

@@ -13,9 +13,9 @@
 
 namespace sb {
 
-// The ended session `id`, when a session over `workspace` (empty: the ended one's project) may
-// take over its changes; else why not: unknown, still running, continued already, another
-// project.
+// The ended session whose changes a new session over `workspace` (empty: the ended one's
+// project) takes over: `id`, or the session its changes went on in (the current one of its
+// chain, base/SessionChain.h); else why not: unknown, still running, another project.
 Result<SessionInfo> checkResumable(const std::string& id, const std::filesystem::path& workspace);
 
 // Moves `from`'s layer into `to` (a session just created, its layer still empty), under

@@ -5,36 +5,58 @@
 namespace sb {
 namespace {
 
-// The session, locked while its layer is read or replaced.
+// The chain's current session, locked while its layer is read or replaced.
 struct Held {
-    SessionInfo session;
+    SessionChain chain;
     UniqueFd lock;
+    const SessionInfo& session() const { return chain.current(); }
 };
 
-Result<Held> hold(const std::string& id, bool ownLayer = true)
+Result<Held> hold(const std::string& id)
 {
-    auto session = loadSession(id);
-    if (!session) return session.error();
-    if (sessionIsLive(*session))
-        return inputError("session " + id + " is running: stop it first (sandbench-cli stop " + id +
-                          ")");
-    // Its layer went on in a resumed session: that one's changes are the ones to keep.
-    if (ownLayer && !session->continuedIn.empty())
-        return inputError("the changes of session " + id + " went on in session " +
-                          session->continuedIn + ": use that one");
-    auto lock = lockSession(*session);
+    auto chain = loadSessionChain(id);
+    if (!chain) return chain.error();
+    const SessionInfo& current = chain->current();
+    if (sessionIsLive(current))
+        return inputError("session " + current.id +
+                          " is running: stop it first (sandbench-cli stop " + current.id + ")");
+    auto lock = lockSession(current);
     if (!lock) return lock.error();
-    return Held{std::move(*session), std::move(*lock)};
+    return Held{std::move(*chain), std::move(*lock)};
 }
 
 } // namespace
 
+std::vector<ChainSnapshot> listChainSnapshots(const SessionChain& chain)
+{
+    std::vector<ChainSnapshot> out;
+    for (const SessionInfo& session : chain.sessions)
+        if (auto snapshots = listSnapshots(session.directory()))
+            for (auto& snapshot : *snapshots)
+                out.push_back({std::move(snapshot), session});
+    return out;
+}
+
+Result<ChainSnapshot> findChainSnapshot(const SessionChain& chain, const std::string& name)
+{
+    if (auto e = checkSnapshotName(name)) return *e;
+    for (auto it = chain.sessions.rbegin(); it != chain.sessions.rend(); ++it)
+        if (auto found = findSnapshot(it->directory(), name)) return ChainSnapshot{*found, *it};
+    const std::string named = chain.sessions[chain.named].id;
+    return Error{ErrorCode::NotFound, 0,
+                 "no snapshot '" + name + "' of session " + named +
+                     (chain.sessions.size() > 1 ? " or the sessions it resumed or that resumed it"
+                                                : std::string()) +
+                     " (sandbench-cli snapshots " + named + " lists them)"};
+}
+
 std::string nextSnapshotName(const SessionInfo& session)
 {
-    auto taken = listSnapshots(session.directory());
-    for (std::size_t n = (taken ? taken->size() : 0) + 1;; ++n) {
+    auto chain = loadSessionChain(session.id);
+    const SessionChain whole = chain ? std::move(*chain) : SessionChain{{session}, 0};
+    for (std::size_t n = listChainSnapshots(whole).size() + 1;; ++n) {
         std::string name = "snapshot-" + std::to_string(n);
-        if (!findSnapshot(session.directory(), name)) return name;
+        if (!findChainSnapshot(whole, name)) return name;
     }
 }
 
@@ -42,30 +64,44 @@ Result<SnapshotInfo> snapshotStoppedSession(const std::string& id, std::string n
 {
     auto held = hold(id);
     if (!held) return held.error();
-    if (name.empty()) name = nextSnapshotName(held->session);
-    return takeSnapshot(held->session.directory(), held->session.upperDir(), name);
+    if (name.empty()) name = nextSnapshotName(held->session());
+    if (auto e = checkSnapshotName(name)) return *e;
+    if (auto taken = findChainSnapshot(held->chain, name))
+        return inputError("the session has a snapshot named '" + name + "' already" +
+                          (taken->session.id != held->session().id
+                               ? " (taken in session " + taken->session.id + ", which it resumes)"
+                               : std::string()));
+    return takeSnapshot(held->session().directory(), held->session().upperDir(), name);
 }
 
 Status restoreStoppedSession(const std::string& id, const std::string& name)
 {
     auto held = hold(id);
     if (!held) return held.error();
-    return restoreSnapshot(held->session.directory(), held->session.upperDir(), name);
+    auto found = findChainSnapshot(held->chain, name);
+    if (!found) return found.error();
+    return restoreSnapshot(found->session.directory(), held->session().upperDir(), name);
 }
 
 Result<ForkedSession> forkStoppedSession(const std::string& id, const std::string& snapshot,
                                          const std::string& newId)
 {
-    // A snapshot of a session whose changes went on elsewhere is still its own.
-    auto held = hold(id, snapshot.empty());
-    if (!held) return held.error();
-    const SessionInfo& from = held->session;
-    std::filesystem::path layer = from.upperDir();
-    if (!snapshot.empty()) {
-        auto found = findSnapshot(from.directory(), snapshot);
-        if (!found) return found.error();
-        layer = found->upper;
+    // A snapshot is whole once taken: forking one needs no hold on the layer, which may run.
+    std::optional<Held> held;
+    std::optional<ChainSnapshot> found;
+    if (snapshot.empty()) {
+        auto h = hold(id);
+        if (!h) return h.error();
+        held = std::move(*h);
+    } else {
+        auto chain = loadSessionChain(id);
+        if (!chain) return chain.error();
+        auto f = findChainSnapshot(*chain, snapshot);
+        if (!f) return f.error();
+        found = std::move(*f);
     }
+    const SessionInfo& from = held ? held->session() : found->session;
+    const std::filesystem::path layer = held ? from.upperDir() : found->info.upper;
     if (auto e = checkNewSessionId(newId)) return *e;
     auto made = createSession(from.project, from.command, newId);
     if (!made) return made.error();

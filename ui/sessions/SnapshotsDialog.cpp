@@ -99,16 +99,16 @@ void SnapshotsDialog::reload()
 {
     const QString selected = selectedName();
     m_table->clear();
-    auto session = sb::loadSession(m_id.toStdString());
-    auto snapshots = session ? sb::listSnapshots(session->directory())
-                             : sb::Result<std::vector<sb::SnapshotInfo>>(session.error());
-    if (!snapshots) {
-        setMessage(QString::fromStdString(snapshots.error().describe()), true);
+    // A lasting workspace's snapshots: those taken before a resume too.
+    auto chain = sb::loadSessionChain(m_id.toStdString());
+    if (!chain) {
+        setMessage(QString::fromStdString(chain.error().describe()), true);
         updateButtons();
         return;
     }
     const QLocale locale;
-    for (const sb::SnapshotInfo& s : *snapshots) {
+    for (const sb::ChainSnapshot& taken : sb::listChainSnapshots(*chain)) {
+        const sb::SnapshotInfo& s = taken.info;
         auto* item = new QTreeWidgetItem(m_table);
         item->setText(Name, QString::fromStdString(s.name));
         item->setText(Taken, locale.toString(QDateTime::fromMSecsSinceEpoch(s.takenUnixMs),
