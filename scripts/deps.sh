@@ -11,6 +11,7 @@ packages=(
   # libraries
   libseccomp-dev nlohmann-json3-dev libcli11-dev libspdlog-dev libfmt-dev libgtest-dev
   libsqlite3-dev libvterm-dev libzstd-dev libdtl-dev libcivetweb-dev libarchive-dev
+  libnftables-dev
   # the GUI: Qt 6 Widgets, SVG icons, Qt Test, Linguist tools; the offscreen and X11 platforms
   qt6-base-dev qt6-svg-dev qt6-tools-dev qt6-tools-dev-tools qt6-l10n-tools qt6-qpa-plugins
   libgl-dev fonts-dejavu-core

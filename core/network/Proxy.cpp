@@ -143,8 +143,9 @@ std::shared_ptr<const NetworkRules> Proxy::Impl::rules() const
 
 Proxy::Impl::Impl(int listenFd, std::shared_ptr<const NetworkRules> rules, Hooks hooks,
                   Options options)
-    : m_listenFd(listenFd), m_rules(std::move(rules)), m_hooks(std::move(hooks)),
-      m_options(std::move(options)), m_mailbox(std::make_shared<Mailbox>())
+    : m_listenFd(listenFd), m_transparentFd(options.transparentListenFd), m_rules(std::move(rules)),
+      m_hooks(std::move(hooks)), m_options(std::move(options)),
+      m_mailbox(std::make_shared<Mailbox>())
 {
 }
 
@@ -156,6 +157,7 @@ Proxy::Impl::~Impl()
     m_mailbox->close();
     if (m_epollFd >= 0) ::close(m_epollFd);
     if (m_listenFd >= 0) ::close(m_listenFd);
+    if (m_transparentFd >= 0) ::close(m_transparentFd);
 }
 
 Status Proxy::Impl::init()
@@ -166,18 +168,23 @@ Status Proxy::Impl::init()
         return sysError("proxy listener: getsockname");
     auto* in = reinterpret_cast<sockaddr_in*>(&address);
     m_port = ntohs(in->sin_port); // sin_port and sin6_port share their offset
-    int flags = fcntl(m_listenFd, F_GETFL);
-    if (flags < 0 || fcntl(m_listenFd, F_SETFL, flags | O_NONBLOCK) != 0 ||
-        fcntl(m_listenFd, F_SETFD, FD_CLOEXEC) != 0)
-        return sysError("proxy listener: fcntl");
     if (m_mailbox->fd() < 0) return sysError("proxy: eventfd");
     m_epollFd = epoll_create1(EPOLL_CLOEXEC);
     if (m_epollFd < 0) return sysError("proxy: epoll_create1");
+    for (int fd : {m_listenFd, m_transparentFd}) {
+        if (fd < 0) continue;
+        int flags = fcntl(fd, F_GETFL);
+        if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) != 0 ||
+            fcntl(fd, F_SETFD, FD_CLOEXEC) != 0)
+            return sysError("proxy listener: fcntl");
+        epoll_event ev{};
+        ev.events = EPOLLIN;
+        ev.data.u64 = tag(fd == m_transparentFd ? 1 : 0, kTagListener);
+        if (epoll_ctl(m_epollFd, EPOLL_CTL_ADD, fd, &ev) != 0)
+            return sysError("proxy: epoll_ctl listener");
+    }
     epoll_event ev{};
     ev.events = EPOLLIN;
-    ev.data.u64 = tag(0, kTagListener);
-    if (epoll_ctl(m_epollFd, EPOLL_CTL_ADD, m_listenFd, &ev) != 0)
-        return sysError("proxy: epoll_ctl listener");
     ev.data.u64 = tag(0, kTagMailbox);
     if (epoll_ctl(m_epollFd, EPOLL_CTL_ADD, m_mailbox->fd(), &ev) != 0)
         return sysError("proxy: epoll_ctl eventfd");
@@ -209,7 +216,7 @@ void Proxy::Impl::run()
             std::uint64_t data = events[i].data.u64;
             std::uint64_t kind = data & 3;
             if (kind == kTagListener)
-                accept();
+                accept(data >> 2 == 1);
             else if (kind == kTagMailbox)
                 mail = true; // handled after the batch
             else
@@ -256,17 +263,16 @@ void Proxy::Impl::onMessages()
 
 // ---- accepting and events ----
 
-void Proxy::Impl::accept()
+void Proxy::Impl::accept(bool transparent)
 {
+    const int listener = transparent ? m_transparentFd : m_listenFd;
     for (int i = 0; i < 64; ++i) {
-        int fd = accept4(m_listenFd, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        int fd = accept4(listener, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
         if (fd < 0) {
             if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
                 // Out of descriptors: stop listening for a moment instead of spinning on a
                 // listener that stays readable.
-                epoll_event ev{};
-                ev.data.u64 = tag(0, kTagListener);
-                epoll_ctl(m_epollFd, EPOLL_CTL_MOD, m_listenFd, &ev);
+                pauseListeners(true);
                 m_listenPaused = true;
                 m_listenPausedUntil = Clock::now() + milliseconds(100);
             }
@@ -301,7 +307,19 @@ void Proxy::Impl::accept()
         auto id = c->id;
         m_conns.emplace(id, std::move(c));
         m_active = m_conns.size();
+        if (transparent) startRedirected(*m_conns[id]);
         drive(*m_conns[id]);
+    }
+}
+
+void Proxy::Impl::pauseListeners(bool pause)
+{
+    for (int fd : {m_listenFd, m_transparentFd}) {
+        if (fd < 0) continue;
+        epoll_event ev{};
+        ev.events = pause ? 0U : std::uint32_t{EPOLLIN};
+        ev.data.u64 = tag(fd == m_transparentFd ? 1 : 0, kTagListener);
+        epoll_ctl(m_epollFd, EPOLL_CTL_MOD, fd, &ev);
     }
 }
 
@@ -437,10 +455,7 @@ void Proxy::Impl::setPhase(Conn& c, Phase phase, milliseconds timeout)
 void Proxy::Impl::sweep(Clock::time_point now)
 {
     if (m_listenPaused && now >= m_listenPausedUntil) {
-        epoll_event ev{};
-        ev.events = EPOLLIN;
-        ev.data.u64 = tag(0, kTagListener);
-        epoll_ctl(m_epollFd, EPOLL_CTL_MOD, m_listenFd, &ev);
+        pauseListeners(false);
         m_listenPaused = false;
     }
     if (now - m_ownRefreshed > std::chrono::seconds(10)) {

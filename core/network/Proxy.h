@@ -21,7 +21,7 @@ namespace sb {
 struct ConnectionRequest {
     std::string host; // normalised (NetworkRules.h): "example.com", "10.0.0.1", "::1"
     std::uint16_t port = 0;
-    std::string protocol; // "connect", "http" or "socks5"
+    std::string protocol; // "connect", "http", "socks5", or "tcp" (a redirected connection)
     std::string address;  // the resolved address the proxy would connect to; empty before DNS
     std::uint64_t connection = 0; // the agent's connection, to tie events together
 };
@@ -69,6 +69,11 @@ class Proxy {
         std::size_t maxHeaderBytes = 64 * 1024;             // request or response head
         std::size_t maxConnections = 8192;                  // agent connections at once
         unsigned resolverThreads = 4;
+        // A listener for the sandbox's redirected connections (sandbox/NetworkRedirect.h),
+        // taken over like listenFd; -1: none. A connection accepted there says where it was
+        // going (SO_ORIGINAL_DST) and is decided as a request for that address and port
+        // (protocol "tcp"); allowed, its bytes go through unchanged; refused, it is reset.
+        int transparentListenFd = -1;
         // Replaces getaddrinfo (tests map names to loopback servers); called on a resolver
         // thread. Empty: getaddrinfo on the supervisor's side.
         std::function<Result<std::vector<IpAddress>>(const std::string& host)> resolve;

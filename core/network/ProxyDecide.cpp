@@ -71,6 +71,10 @@ void Proxy::Impl::request(Conn& c, std::string host, std::uint16_t port, std::st
         }
         closeUpstream(c);
     }
+    if (c.fixedAddress) { // a redirected connection: exactly where the agent connected
+        onResolved(c, std::vector<IpAddress>{*c.fixedAddress});
+        return;
+    }
     if (auto ip = ipLiteral(c.req.host)) {
         onResolved(c, std::vector<IpAddress>{*ip});
         return;
@@ -223,6 +227,10 @@ void Proxy::Impl::onUpstreamOpen(Conn& c)
         startHttpExchange(c);
         return;
     }
+    if (c.req.protocol == "tcp") { // redirected: the agent's connect already succeeded
+        startTunnel(c);
+        return;
+    }
     if (c.req.protocol == "connect") {
         static constexpr std::string_view kEstablished =
             "HTTP/1.1 200 Connection established\r\n\r\n";
@@ -247,6 +255,10 @@ void Proxy::Impl::startTunnel(Conn& c)
 
 void Proxy::Impl::deny(Conn& c, const std::string& rule)
 {
+    if (c.req.protocol == "tcp") {
+        reset(c);
+        return;
+    }
     if (c.req.protocol == "socks5") {
         socksReply(c, 0x02, true); // "connection not allowed by ruleset"
         return;
@@ -272,6 +284,10 @@ void Proxy::Impl::failUpstream(Conn& c, int httpStatus, std::uint8_t socksCode, 
     e.request = c.req;
     e.detail = why;
     emit(std::move(e));
+    if (c.req.protocol == "tcp") {
+        reset(c);
+        return;
+    }
     if (c.req.protocol == "socks5") {
         closeUpstream(c);
         socksReply(c, socksCode, true);

@@ -14,6 +14,7 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <sys/epoll.h>
@@ -203,7 +204,10 @@ struct Conn {
     std::string httpDetail;  // "GET /path"
     std::string pendingHead; // HTTP: the rewritten head and any body bytes, sent once connected
     HttpState http;
-    std::string askedRule;             // non-empty once the current request was approved by ask
+    std::string askedRule; // non-empty once the current request was approved by ask
+    // A redirected connection's destination: the request is decided for it (by the name the
+    // program looked it up by, when the sandbox's resolver gave it) and connects only there.
+    std::optional<IpAddress> fixedAddress;
     std::vector<IpAddress> candidates; // checked addresses still to try
     std::size_t nextCandidate = 0;
     std::string upstreamKey; // "host port" the open upstream serves (HTTP reuse)
@@ -231,7 +235,10 @@ struct Proxy::Impl {
     void requestStop();
 
     // Proxy.cpp: loop, accept, events, timers, closing
-    void accept();
+    void accept(bool transparent);
+    void startRedirected(proxy::Conn& c); // a connection accepted on the transparent listener
+    void reset(proxy::Conn& c);           // closes the agent's side with RST (a refused "tcp")
+    void pauseListeners(bool pause);      // out of descriptors: accept nothing for a while
     void onFdEvent(std::uint64_t id, bool isUpstream, std::uint32_t events);
     void onMessages();
     void sweep(proxy::Clock::time_point now);
@@ -275,6 +282,7 @@ struct Proxy::Impl {
     void startHttpExchange(proxy::Conn& c);
 
     int m_listenFd = -1;
+    int m_transparentFd = -1; // Options::transparentListenFd, owned
     int m_epollFd = -1;
     std::uint16_t m_port = 0;
     // Replaced by updatePolicy() from any thread; read once per decision.

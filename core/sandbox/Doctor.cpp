@@ -4,6 +4,7 @@
 #include "policy/RunLater.h"
 #include "sandbox/Identity.h"
 #include "sandbox/Landlock.h"
+#include "sandbox/NetworkRedirect.h"
 #include "sandbox/ResourceLimits.h"
 #include "sandbox/Sandbox.h"
 #include "sandbox/Seccomp.h"
@@ -173,6 +174,38 @@ DoctorCheck checkCgroups()
     return c;
 }
 
+DoctorCheck checkTransparentNetwork(const SandboxIdentity& id)
+{
+    DoctorCheck c{"transparent network", false, false, "", ""};
+    auto why = makePipe();
+    if (!why) return c;
+    const int writeEnd = why->write.get();
+    int result = inChild(CLONE_NEWNET | (id.privileged ? 0 : CLONE_NEWUSER), [writeEnd] {
+        auto e = bringUpLoopback();
+        if (!e) e = redirectOutboundTraffic();
+        if (!e) return 0;
+        const std::string text = e->describe();
+        (void)!::write(writeEnd, text.data(), text.size());
+        return 1;
+    });
+    why->write.reset();
+    char buf[1024];
+    const ssize_t n = ::read(why->read.get(), buf, sizeof buf);
+    c.ok = result == 0;
+    if (c.ok) {
+        c.detail = "every TCP connection of a filtered sandbox meets the policy, also from "
+                   "programs that ignore HTTP_PROXY (nftables redirect to the proxy); UDP and "
+                   "ICMP out are refused";
+    } else {
+        c.detail = (n > 0 ? std::string(buf, static_cast<std::size_t>(n))
+                          : "the probe failed (" + std::to_string(result) + ")") +
+                   "; a filtered sandbox then lets only programs that use the proxy connect";
+        c.fix = "libnftables1 (apt install libnftables1) and a kernel with nf_tables NAT "
+                "(CONFIG_NFT_NAT, CONFIG_NFT_REDIR)";
+    }
+    return c;
+}
+
 } // namespace
 
 // Not a kernel feature: which list of files that run later this build holds back.
@@ -193,8 +226,9 @@ DoctorCheck describeRunLater()
 std::vector<DoctorCheck> runDoctor()
 {
     SandboxIdentity id = sandboxIdentity();
-    return {checkUserNamespaces(id), checkOverlay(id), checkSeccomp(),    checkSeccompNotify(),
-            checkLandlock(),         checkCgroups(),   describeRunLater()};
+    return {checkUserNamespaces(id),     checkOverlay(id),  checkSeccomp(),
+            checkSeccompNotify(),        checkLandlock(),   checkCgroups(),
+            checkTransparentNetwork(id), describeRunLater()};
 }
 
 } // namespace sb

@@ -7,6 +7,7 @@
 #include "sandbox/Identity.h"
 #include "sandbox/Landlock.h"
 #include "sandbox/Mounts.h"
+#include "sandbox/NetworkRedirect.h"
 #include "sandbox/ResourceLimits.h"
 #include "sandbox/SandboxChannel.h"
 #include "sandbox/SandboxProcess.h"
@@ -96,19 +97,6 @@ Status setHostname()
     return {};
 }
 
-Status bringUpLoopback(NetworkMode mode)
-{
-    if (mode == NetworkMode::Host) return {};
-    UniqueFd fd(::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
-    if (!fd) return sysError("socket for loopback setup");
-    ifreq req{};
-    std::strncpy(req.ifr_name, "lo", IFNAMSIZ - 1);
-    if (::ioctl(fd.get(), SIOCGIFFLAGS, &req) != 0) return sysError("read loopback flags");
-    req.ifr_flags = static_cast<short>(req.ifr_flags | IFF_UP | IFF_RUNNING);
-    if (::ioctl(fd.get(), SIOCSIFFLAGS, &req) != 0) return sysError("bring up loopback");
-    return {};
-}
-
 Status forbidPrivilegeGain()
 {
     if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return sysError("set no_new_privs");
@@ -151,12 +139,18 @@ Result<int> listenForProxy()
     return fd.release();
 }
 
-// Init's own containment: namespaces were made by clone; this is everything after.
-Status containInit(const SandboxConfig& config, const SandboxIdentity& id)
+// Init's own containment: namespaces were made by clone; this is everything after. In network
+// mode filtered, `transparent` says why connections cannot be redirected to the proxy (empty
+// when they are): the sandbox is no weaker without, only its programs that ignore the proxy
+// variables cannot connect at all.
+Status containInit(const SandboxConfig& config, const SandboxIdentity& id, std::string& transparent)
 {
     if (auto e = scheduleAsBatchWork()) return e;
     if (auto e = setHostname()) return e;
-    if (auto e = bringUpLoopback(config.network)) return e;
+    if (config.network != NetworkMode::Host)
+        if (auto e = bringUpLoopback()) return e;
+    if (config.network == NetworkMode::Filtered)
+        if (auto e = redirectOutboundTraffic()) transparent = e->describe();
     if (auto e = buildRootFilesystem(config, id)) return e;
     if (id.privileged)
         if (auto e = becomeSandboxUser(id)) return e;
@@ -256,13 +250,19 @@ void makeSocketFor(int socketFd)
         (void)sendMessage(syncFd, "E" + e.describe());
         ::_exit(kSetupFailed);
     };
-    if (auto e = containInit(config, id)) fail(*e);
+    std::string noTransparent;
+    if (auto e = containInit(config, id, noTransparent)) fail(*e);
 
-    int proxyFd = -1;
+    int proxyFd = -1, transparentFd = -1;
     if (config.network == NetworkMode::Filtered) {
         auto listener = listenForProxy();
         if (!listener) fail(listener.error());
         proxyFd = *listener;
+        if (noTransparent.empty()) {
+            auto redirected = listenTransparent();
+            if (!redirected) fail(redirected.error());
+            transparentFd = *redirected;
+        }
     }
     PtyPair pty;
     if (config.terminal.enabled) {
@@ -304,8 +304,11 @@ void makeSocketFor(int socketFd)
     if (pty.master >= 0) handOver.push_back(pty.master), flags += 'p';
     if (started->execListener >= 0) handOver.push_back(started->execListener), flags += 'n';
     if (proxyFd >= 0) handOver.push_back(proxyFd), flags += 'x';
+    if (transparentFd >= 0) handOver.push_back(transparentFd), flags += 't';
     if (channel[0] >= 0) handOver.push_back(channel[0]), flags += 'h';
     if (sockets[0] >= 0) handOver.push_back(sockets[0]), flags += 'c';
+    // After the flags, on a line of its own: why connections are not redirected, if they are not.
+    if (!noTransparent.empty()) flags += "\n" + noTransparent;
     (void)sendMessage(syncFd, flags, handOver);
     for (int fd : handOver)
         ::close(fd);
@@ -343,7 +346,9 @@ Result<SandboxProcess> startSandbox(const SandboxConfig& config,
         ::close(sync[0]);
         return e;
     }
-    SandboxProcess sandbox{static_cast<pid_t>(pid), pidFd};
+    SandboxProcess sandbox;
+    sandbox.initPid = static_cast<pid_t>(pid);
+    sandbox.pidFd = pidFd;
     auto abandon = [&](Error e) -> Result<SandboxProcess> {
         ::kill(sandbox.initPid, SIGKILL);
         ::waitpid(sandbox.initPid, nullptr, 0);
@@ -374,16 +379,20 @@ Result<SandboxProcess> startSandbox(const SandboxConfig& config,
     }
     if (auto e = sendMessage(sync[0], "J", cgroupTasks)) return failedEarly(*e);
     Message reply = receiveMessage(sync[0]);
-    if (reply.text.empty() || reply.text[0] != 'K' || reply.fds.size() != reply.text.size() - 1)
+    const std::string kinds = reply.text.substr(0, reply.text.find('\n'));
+    if (kinds.empty() || kinds[0] != 'K' || reply.fds.size() != kinds.size() - 1)
         return abandon(setupFailure(reply));
-    for (size_t i = 1; i < reply.text.size(); ++i) {
-        char kind = reply.text[i];
+    for (size_t i = 1; i < kinds.size(); ++i) {
+        char kind = kinds[i];
         (kind == 'p'   ? sandbox.ptyMaster
          : kind == 'n' ? sandbox.execListener
          : kind == 'h' ? sandbox.helperChannel
          : kind == 'c' ? sandbox.socketChannel
+         : kind == 't' ? sandbox.transparentListener
                        : sandbox.proxyListener) = reply.fds[i - 1].release();
     }
+    if (kinds.size() < reply.text.size())
+        sandbox.noTransparent = reply.text.substr(kinds.size() + 1);
     // Kept: the supervisor asks init for exec helpers on it (requestExecHelper).
     sandbox.initChannel = sync[0];
     return sandbox;

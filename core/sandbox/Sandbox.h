@@ -74,6 +74,11 @@ struct SandboxProcess {
     int ptyMaster = -1;     // the command's terminal, when SandboxConfig::terminal asked for one
     int execListener = -1;  // seccomp notifications of every exec, with superviseExec
     int proxyListener = -1; // 127.0.0.1:kProxyPort inside the sandbox, in network mode filtered
+    // [::]:kTransparentPort inside the sandbox, where its redirected connections arrive
+    // (NetworkRedirect.h), in network mode filtered; -1 and `noTransparent` says why when
+    // connections could not be redirected there.
+    int transparentListener = -1;
+    std::string noTransparent;
     // Without a command (SandboxConfig::argv empty) the session's command is an exec helper
     // (ExecHelper.h): its channel, and execListener is its filter's.
     int helperChannel = -1;

@@ -77,8 +77,9 @@ class SessionLoop final : public SessionBackend {
     ApprovalBroker& broker() { return m_broker; }
     // Opens the session's control socket, for `sandbench-cli attach`, the GUI and other clients.
     Status listen(SessionSummary summary);
-    // Serves the sandbox's proxy listener (network mode filtered); asks go to the broker.
-    Status startProxy(int listenFd);
+    // Serves the sandbox's proxy listener and its transparent one (-1: none) in network mode
+    // filtered; asks go to the broker.
+    Status startProxy(int listenFd, int transparentFd);
     // Runs until init exits (true) or the deadline passes (false).
     bool run();
     // Tells clients how it ended and gives them a moment to hear it.

@@ -34,14 +34,16 @@ void SessionLoop::onApprovalEvent(const ApprovalRequest* request, const Approval
     queue(std::move(e));
 }
 
-Status SessionLoop::startProxy(int listenFd)
+Status SessionLoop::startProxy(int listenFd, int transparentFd)
 {
     Proxy::Hooks hooks;
     hooks.ask = [this](const ConnectionRequest& r, const std::string& rule, Proxy::Decide decide) {
         onProxyAsk(r, rule, std::move(decide));
     };
     hooks.onEvent = [this](const ProxyEvent& e) { onProxyEvent(e); };
-    auto proxy = Proxy::start(listenFd, m_policy.merged().network, std::move(hooks));
+    Proxy::Options options;
+    options.transparentListenFd = transparentFd;
+    auto proxy = Proxy::start(listenFd, m_policy.merged().network, std::move(hooks), options);
     if (!proxy) return proxy.error();
     m_proxy = std::move(proxy.value());
     return {};

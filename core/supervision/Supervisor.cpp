@@ -406,7 +406,7 @@ Ended superviseSession(const RunOptions& options, PreparedRun& prepared,
     // A loop that cannot run stops the sandbox; runSession then ends the session its one way.
     ended.setUpFailed = loop.setUpError();
     if (!ended.setUpFailed && sandbox.proxyListener >= 0)
-        if (auto e = loop.startProxy(sandbox.proxyListener))
+        if (auto e = loop.startProxy(sandbox.proxyListener, sandbox.transparentListener))
             ended.setUpFailed = e->within("network proxy");
     bool finished = true;
     if (ended.setUpFailed) {
@@ -550,13 +550,18 @@ Result<RunOutcome> runSession(const RunOptions& options, PreparedRun prepared)
     if (!recorder) {
         ::kill(sandbox->initPid, SIGKILL);
         waitSandbox(*sandbox);
-        for (int fd : {sandbox->ptyMaster, sandbox->execListener, sandbox->proxyListener})
+        for (int fd : {sandbox->ptyMaster, sandbox->execListener, sandbox->proxyListener,
+                       sandbox->transparentListener})
             if (fd >= 0) ::close(fd);
         releaseWorkDir(*session);
         return endEarly(recorderError->within("cannot record the session, so it was not started"),
                         false);
     }
 
+    if (!sandbox->noTransparent.empty())
+        say(options, "note: only programs that use the proxy (HTTP_PROXY, ALL_PROXY) can connect "
+                     "out; the others' connections fail: " +
+                         sandbox->noTransparent);
     const LoopOptions loopOptions =
         loopOptionsOf(options, config, *sandbox, *session, *recorder, out, err);
     Ended ended = superviseSession(options, prepared, config, cgroups, *sandbox, *session,

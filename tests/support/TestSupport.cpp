@@ -154,6 +154,11 @@ std::string trySyscallPath()
 {
     return SANDBENCH_TRY_SYSCALL;
 }
+
+std::string testNetworkPath()
+{
+    return SANDBENCH_TEST_NETWORK;
+}
 std::string staticTrySyscallPath()
 {
     return SANDBENCH_TRY_SYSCALL_STATIC;

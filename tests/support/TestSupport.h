@@ -62,6 +62,9 @@ class IsolatedXdg {
 
 std::string cliPath();              // the built sandbench-cli
 std::string trySyscallPath();       // the syscall probe program
+// test-network (tests/probe/test-network.c): runs a command in a network namespace of its own
+// where 198.18.0.1 and 2001:db8::1 are local and answer HTTP on the port it is given.
+std::string testNetworkPath();
 std::string staticTrySyscallPath(); // the same, linked statically (for image roots)
 
 } // namespace sbtest

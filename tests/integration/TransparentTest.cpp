@@ -1,0 +1,212 @@
+// Every connection of a filtered sandbox meets the policy, also from programs that ignore the
+// proxy variables (issue 34). The sessions run inside test-network (tests/probe): a network
+// namespace of the test's own where 198.18.0.1 and 2001:db8::1 are local addresses with an HTTP
+// server on them, so the proxy's upstream connections stay on this machine, as root and as an
+// unprivileged user alike.
+#include "IntegrationSupport.h"
+
+#include <nlohmann/json.hpp>
+#include <random>
+#include <sstream>
+
+namespace fs = std::filesystem;
+using sbit::contains;
+using sbit::dump;
+
+namespace {
+
+class Transparent : public ::testing::Test {
+  protected:
+    sbit::Sandbench sb;
+    const int port = 20000 + static_cast<int>(std::random_device{}() % 30000);
+
+    // `run` of `script` (bash) in a session `id` under `policy`, inside the test network.
+    // PORT in the script is the test server's port, OTHER one nobody listens on.
+    sbtest::RunResult run(const std::string& id, const fs::path& policy, std::string script)
+    {
+        for (auto [word, value] :
+             {std::pair{std::string("PORT"), port}, std::pair{std::string("OTHER"), port + 1}})
+            for (auto at = script.find(word); at != std::string::npos; at = script.find(word))
+                script.replace(at, word.size(), std::to_string(value));
+        const std::vector<std::string> argv = {sbtest::testNetworkPath(),
+                                               std::to_string(port),
+                                               sbtest::cliPath(),
+                                               "run",
+                                               "--workspace",
+                                               sb.workspace().string(),
+                                               "--session-id",
+                                               id,
+                                               "--policy",
+                                               policy.string(),
+                                               "--",
+                                               "bash",
+                                               "-c",
+                                               script};
+        return sbtest::run(argv, {}, sb.env(), 90);
+    }
+
+    fs::path allowPolicy()
+    {
+        const std::string p = std::to_string(port);
+        return sb.writePolicy(R"({"version": 1, "network": {"mode": "filtered", "default": "deny",
+            "rules": [{"action": "allow", "host": "198.18.0.1", "ports": [)" +
+                              p + R"(]},
+                      {"action": "allow", "host": "2001:db8::1", "ports": [)" +
+                              p + R"(]}]}})");
+    }
+
+    std::vector<nlohmann::json> networkDecisions(const std::string& id)
+    {
+        auto exported = sb.cli({"export", id, "--format", "jsonl"});
+        std::vector<nlohmann::json> out;
+        std::istringstream lines(exported.out);
+        for (std::string line; std::getline(lines, line);) {
+            auto j = nlohmann::json::parse(line, nullptr, false);
+            if (!j.is_discarded() && j.value("type", "") == "network_decision")
+                out.push_back(j["payload"]);
+        }
+        return out;
+    }
+};
+
+// A plain socket, whatever the language: Python's, with and without O_NONBLOCK, IPv4 and IPv6,
+// and Node's fetch() (undici, which ignores HTTP_PROXY): allowed destinations answer, and the
+// program's socket names the destination as its peer.
+TEST_F(Transparent, ProgramsThatIgnoreTheProxyReachAnAllowedDestination)
+{
+    const std::string script = R"SH(
+python3 - <<'EOF'
+import socket, select, errno
+def get(family, address, blocking=True):
+    s = socket.socket(family)
+    if blocking:
+        s.settimeout(10)
+        s.connect((address, PORT))
+    else:
+        s.setblocking(False)
+        rc = s.connect_ex((address, PORT))
+        print("nonblocking connect:", errno.errorcode.get(rc, rc))
+        select.select([], [s], [], 10)
+        print("connect result:", s.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR))
+        s.setblocking(True)
+        s.settimeout(10)
+    s.sendall(b"GET / HTTP/1.0\r\n\r\n")
+    reply = b""
+    while True:
+        chunk = s.recv(4096)
+        if not chunk: break
+        reply += chunk
+    print("peer", s.getpeername()[0], "body", reply.split(b"\r\n\r\n", 1)[-1].decode().strip())
+get(socket.AF_INET, "198.18.0.1")
+get(socket.AF_INET6, "2001:db8::1")
+get(socket.AF_INET, "198.18.0.1", blocking=False)
+EOF
+node -e 'fetch("http://198.18.0.1:PORT/").then(r => r.text()).then(t => console.log("fetch:", t.trim()), e => console.log("fetch failed:", e.cause ?? e))'
+)SH";
+    auto r = run("plain", allowPolicy(), script);
+    ASSERT_EQ(r.status, 0) << dump(r);
+    EXPECT_TRUE(contains(r.out, "peer 198.18.0.1 body hello from 198.18.0.1")) << dump(r);
+    EXPECT_TRUE(contains(r.out, "peer 2001:db8::1 body hello from 2001:db8::1")) << dump(r);
+    EXPECT_TRUE(contains(r.out, "nonblocking connect: EINPROGRESS")) << dump(r);
+    EXPECT_TRUE(contains(r.out, "connect result: 0")) << dump(r);
+    EXPECT_TRUE(contains(r.out, "fetch: hello from 198.18.0.1")) << dump(r);
+
+    auto decisions = networkDecisions("plain");
+    ASSERT_GE(decisions.size(), 4u) << sb.cli({"export", "plain", "--format", "jsonl"}).out;
+    for (const auto& d : decisions) {
+        EXPECT_EQ(d.value("protocol", ""), "tcp") << d.dump();
+        EXPECT_EQ(d.value("decision", ""), "allow") << d.dump();
+        EXPECT_TRUE(contains(d.value("rule", ""), "rule ")) << d.dump();
+    }
+    auto show = sb.cli({"show", "plain"});
+    EXPECT_TRUE(contains(show.out, "198.18.0.1:" + std::to_string(port))) << dump(show);
+}
+
+// What the policy does not allow is refused, and recorded with the rule that refused it; UDP and
+// ICMP to an address outside the sandbox are refused too (DNS has the sandbox's own resolver).
+TEST_F(Transparent, WhatThePolicyDoesNotAllowIsRefusedAndRecorded)
+{
+    const std::string script = R"SH(
+python3 - <<'EOF'
+import socket
+for family, address in [(socket.AF_INET, "198.18.0.1"), (socket.AF_INET6, "2001:db8::1")]:
+    s = socket.socket(family)
+    s.settimeout(10)
+    try:
+        s.connect((address, OTHER))
+        s.sendall(b"GET / HTTP/1.0\r\n\r\n")
+        print("REACHED", address, s.recv(100))
+    except OSError as e:
+        print("refused", address, e.errno)
+u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+try:
+    u.sendto(b"x", ("198.18.0.1", 9))
+    print("UDP SENT")
+except OSError as e:
+    print("udp refused", e.errno)
+try:
+    ping = socket.socket(socket.AF_INET, socket.SOCK_DGRAM, socket.IPPROTO_ICMP)
+    ping.sendto(b"\x08\x00\x00\x00\x00\x01\x00\x01", ("198.18.0.1", 0))
+    print("PING SENT")
+except OSError as e:
+    print("ping refused", e.errno)
+EOF
+)SH";
+    auto r = run("refused", allowPolicy(), script);
+    ASSERT_EQ(r.status, 0) << dump(r);
+    EXPECT_FALSE(contains(r.out, "REACHED")) << dump(r);
+    EXPECT_TRUE(contains(r.out, "refused 198.18.0.1 104")) << "ECONNRESET\n" << dump(r);
+    EXPECT_TRUE(contains(r.out, "refused 2001:db8::1 104")) << dump(r);
+    EXPECT_TRUE(contains(r.out, "udp refused")) << dump(r);
+    EXPECT_FALSE(contains(r.out, "UDP SENT")) << dump(r);
+    EXPECT_FALSE(contains(r.out, "PING SENT")) << dump(r);
+
+    auto decisions = networkDecisions("refused");
+    ASSERT_EQ(decisions.size(), 2u);
+    for (const auto& d : decisions) {
+        EXPECT_EQ(d.value("decision", ""), "deny") << d.dump();
+        EXPECT_EQ(d.value("rule", ""), "default (deny)") << d.dump();
+        EXPECT_EQ(d.value("port", 0), port + 1) << d.dump();
+    }
+}
+
+// The sandbox's own loopback stays its own: a server the agent starts inside is reached
+// directly, never through the proxy.
+TEST_F(Transparent, TheSandboxesOwnLoopbackIsNotRedirected)
+{
+    const std::string script = R"SH(
+python3 - <<'EOF'
+import socket, threading
+server = socket.socket(socket.AF_INET6)
+server.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+server.bind(("::", 8765))
+server.listen()
+def serve():
+    for _ in range(2):
+        c, _ = server.accept()
+        c.sendall(b"inside")
+        c.close()
+threading.Thread(target=serve, daemon=True).start()
+for address in ["127.0.0.1", "::1"]:
+    s = socket.create_connection((address, 8765), timeout=10)
+    print("loopback", address, s.recv(10).decode())
+EOF
+)SH";
+    auto r = run("loopback", allowPolicy(), script);
+    ASSERT_EQ(r.status, 0) << dump(r);
+    EXPECT_TRUE(contains(r.out, "loopback 127.0.0.1 inside")) << dump(r);
+    EXPECT_TRUE(contains(r.out, "loopback ::1 inside")) << dump(r);
+    EXPECT_TRUE(networkDecisions("loopback").empty());
+}
+
+// doctor says whether connections are redirected; on a machine whose kernel has nftables NAT
+// (CI's), they must be, as root and as a user.
+TEST_F(Transparent, DoctorReportsTheTransparentNetwork)
+{
+    auto doctor = sb.cli({"doctor"});
+    ASSERT_TRUE(contains(doctor.out, "transparent network")) << dump(doctor);
+    if (!contains(doctor.out, "ok      transparent network"))
+        SB_SKIP("this kernel cannot redirect a sandbox's connections: " + doctor.out);
+}
+
+} // namespace
