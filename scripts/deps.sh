@@ -12,9 +12,11 @@ packages=(
   libseccomp-dev nlohmann-json3-dev libcli11-dev libspdlog-dev libfmt-dev libgtest-dev
   libsqlite3-dev libvterm-dev libzstd-dev libdtl-dev libcivetweb-dev libarchive-dev
   libnftables-dev
-  # the GUI: Qt 6 Widgets, SVG icons, Qt Test, Linguist tools; the offscreen and X11 platforms
+  # the GUI: Qt 6 Widgets, SVG icons, Qt Test, Linguist tools; the offscreen and X11 platforms;
+  # the fonts of a Debian or Ubuntu desktop, whose monospace font (Noto Sans Mono) is not
+  # flagged fixed-pitch, so the GUI tests meet it
   qt6-base-dev qt6-svg-dev qt6-tools-dev qt6-tools-dev-tools qt6-l10n-tools qt6-qpa-plugins
-  libgl-dev fonts-dejavu-core
+  libgl-dev fonts-dejavu-core fonts-noto-mono
   # run time: diff for reviews, the demo agent's tools; Qt's own translations (standard buttons
   # in German)
   diffutils python3 bash qt6-translations-l10n

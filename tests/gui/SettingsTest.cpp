@@ -16,6 +16,7 @@
 #include "settings/Language.h"
 #include "settings/RecordingCleaner.h"
 #include "settings/SettingsDialog.h"
+#include "terminal/MonospaceFont.h"
 #include "terminal/TerminalWidget.h"
 
 #include <QAction>
@@ -23,7 +24,6 @@
 #include <QComboBox>
 #include <QDir>
 #include <QFileInfo>
-#include <QFontComboBox>
 #include <QFontDatabase>
 #include <QLabel>
 #include <QLibraryInfo>
@@ -55,7 +55,7 @@ const QByteArray kAskTouch = R"({
 QString otherMonospaceFamily(const QString& family)
 {
     for (const QString& f : QFontDatabase::families())
-        if (f != family && QFontDatabase::isFixedPitch(f) && !QFontDatabase::isPrivateFamily(f))
+        if (f != family && sbui::isMonospaceFamily(f) && !QFontDatabase::isPrivateFamily(f))
             return f;
     return {};
 }
@@ -162,7 +162,7 @@ class SettingsTest : public QObject {
         QCOMPARE(d.keepDays, 90);
         QCOMPARE(d.keepSizeMb, 2048);
         QCOMPARE(d.language, QString());
-        QVERIFY2(QFontDatabase::isFixedPitch(d.fontFamily), qPrintable(d.fontFamily));
+        QVERIFY2(sbui::isMonospaceFamily(d.fontFamily), qPrintable(d.fontFamily));
         QVERIFY(d.fontSize > 0);
         QVERIFY(Settings::load() == d); // nothing stored yet
         QVERIFY(Settings::instance().values() == d);
@@ -206,6 +206,36 @@ class SettingsTest : public QObject {
         QCOMPARE(loaded.approvalTimeoutSeconds, 45);
     }
 
+    // Monospace is measured, not read from the family's fixed-pitch flag: Noto Sans Mono (the
+    // monospace font of most Debian and Ubuntu desktops) does not set it. Every family whose
+    // characters advance alike may be the terminal's, stays so through a save, and leaves
+    // nothing to apply in a dialog opened on it; a proportional one is never the default.
+    void monospaceIsMeasured()
+    {
+        if (QFontDatabase::families().contains(QStringLiteral("Noto Sans Mono")))
+            QVERIFY(sbui::isMonospaceFamily(QStringLiteral("Noto Sans Mono")));
+        if (QFontDatabase::families().contains(QStringLiteral("DejaVu Sans")))
+            QVERIFY(!sbui::isMonospaceFamily(QStringLiteral("DejaVu Sans")));
+        QVERIFY(sbui::hasFixedAdvance(sbui::monospaceFont()));
+        int monospace = 0;
+        for (const QString& family : QFontDatabase::families()) {
+            if (!sbui::isMonospaceFamily(family)) continue;
+            ++monospace;
+            SettingsValues v = Settings::defaults();
+            v.fontFamily = family;
+            QString error;
+            QVERIFY2(Settings::save(v, &error), qPrintable(error));
+            QCOMPARE(Settings::load().fontFamily, family);
+            Settings::instance().reload();
+            SettingsDialog dialog(Settings::instance());
+            QVERIFY2(!dialog.button(QDialogButtonBox::Apply)->isEnabled(),
+                     qPrintable(family + QStringLiteral(" shown as ") + dialog.values().fontFamily +
+                                QStringLiteral(" stored ") +
+                                Settings::instance().values().fontFamily));
+        }
+        QVERIFY(monospace > 0);
+    }
+
     // The dialog shows the font the settings hold, even one its monospace list leaves out,
     // and hands it back unchanged when nothing was edited.
     void dialogShowsTheStoredFont()
@@ -226,9 +256,11 @@ class SettingsTest : public QObject {
     {
         sbui::MainWindow window;
         SettingsDialog dialog(Settings::instance(), &window);
-        QVERIFY(!dialog.button(QDialogButtonBox::Apply)->isEnabled()); // nothing edited yet
+        QVERIFY2(!dialog.button(QDialogButtonBox::Apply)->isEnabled(),
+                 qPrintable(dialog.values().fontFamily + QStringLiteral(" stored ") +
+                            Settings::instance().values().fontFamily)); // nothing edited yet
         const QString family = otherMonospaceFamily(window.terminal()->terminalFont().family());
-        if (!family.isEmpty()) dialog.fontBox()->setCurrentFont(QFont(family));
+        if (!family.isEmpty()) dialog.fontBox()->setCurrentText(family);
         dialog.fontSizeBox()->setValue(17);
         dialog.scrollbackBox()->setValue(2500);
         QVERIFY(dialog.button(QDialogButtonBox::Apply)->isEnabled());

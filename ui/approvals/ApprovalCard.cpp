@@ -3,13 +3,13 @@
 #include "control/Protocol.h"
 #include "policy/CommandRules.h"
 #include "policy/LearnedRules.h"
+#include "terminal/MonospaceFont.h"
 
 #include <QAction>
 #include <QApplication>
 #include <QClipboard>
 #include <QComboBox>
 #include <QEvent>
-#include <QFontDatabase>
 #include <QHBoxLayout>
 #include <QIcon>
 #include <QLabel>
@@ -95,7 +95,7 @@ ApprovalCard::ApprovalCard(const sb::ApprovalRequest& request, sb::Clock& clock,
     subjectLabel->setTextFormat(Qt::PlainText);
     subjectLabel->setWordWrap(true);
     subjectLabel->setToolTip(subject.left(4000));
-    QFont mono = QFontDatabase::systemFont(QFontDatabase::FixedFont);
+    QFont mono = monospaceFont();
     mono.setBold(true);
     subjectLabel->setFont(mono);
 

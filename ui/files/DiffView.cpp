@@ -1,9 +1,10 @@
 #include "DiffView.h"
 
+#include "terminal/MonospaceFont.h"
+
 #include <QAction>
 #include <QBuffer>
 #include <QEvent>
-#include <QFontDatabase>
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -163,7 +164,7 @@ DiffView::DiffView(QWidget* parent) : QWidget(parent)
     m_table = new QTableView(this);
     m_table->setModel(m_model);
     m_table->setItemDelegate(new DiffDelegate(m_table));
-    m_table->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    m_table->setFont(monospaceFont());
     m_table->horizontalHeader()->hide();
     m_table->verticalHeader()->hide();
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Fixed);

@@ -1,5 +1,7 @@
 #include "CommandRulesModel.h"
 
+#include "terminal/MonospaceFont.h"
+
 #include <QFont>
 
 namespace sbui {
@@ -41,9 +43,7 @@ QVariant CommandRulesModel::cellData(const Row& row, int column, int role) const
         if (column == CommentColumn) return row.comment;
     } else if (role == Qt::FontRole && column == MatchColumn) {
         // Patterns are command lines: shown as a terminal would.
-        QFont mono(QStringLiteral("monospace"));
-        mono.setStyleHint(QFont::TypeWriter);
-        return mono;
+        return monospaceFont();
     }
     return {};
 }

@@ -7,13 +7,13 @@
 #include "policy/PolicyJson.h"
 #include "settings/Settings.h"
 #include "supervision/Supervisor.h"
+#include "terminal/MonospaceFont.h"
 
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QFontDatabase>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -146,7 +146,7 @@ NewSessionDialog::NewSessionDialog(QWidget* parent) : QDialog(parent)
 
     m_preview = new QPlainTextEdit;
     m_preview->setReadOnly(true);
-    m_preview->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    m_preview->setFont(monospaceFont());
     m_preview->setMinimumWidth(380);
 
     m_buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);

@@ -3,9 +3,8 @@
 #include "Language.h"
 #include "policy/Policy.h"
 #include "recording/RecordingStore.h"
+#include "terminal/MonospaceFont.h"
 
-#include <QFontDatabase>
-#include <QFontInfo>
 #include <QSettings>
 #include <algorithm>
 
@@ -20,11 +19,6 @@ const QString kPreset = QStringLiteral("new_session/preset");
 const QString kApprovalTimeout = QStringLiteral("new_session/approval_timeout_seconds");
 const QString kNotifications = QStringLiteral("notifications/desktop");
 const QString kLanguage = QStringLiteral("ui/language");
-
-bool isMonospaceFamily(const QString& family)
-{
-    return QFontDatabase::families().contains(family) && QFontDatabase::isFixedPitch(family);
-}
 
 bool isPreset(const QString& name)
 {
@@ -63,9 +57,8 @@ Settings& Settings::instance()
 SettingsValues Settings::defaults()
 {
     SettingsValues v;
-    const QFont fixed = QFontDatabase::systemFont(QFontDatabase::FixedFont);
-    // The family the system's monospace alias resolves to, so the font box can show it.
-    v.fontFamily = QFontInfo(fixed).family();
+    const QFont fixed = monospaceFont();
+    v.fontFamily = fixed.family();
     if (fixed.pointSize() > 0) v.fontSize = fixed.pointSize();
     const sb::RetentionLimits retention;
     v.keepDays = static_cast<int>(retention.maxAgeDays);

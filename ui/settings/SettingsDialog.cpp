@@ -4,10 +4,11 @@
 #include "RecordingCleaner.h"
 #include "main/Prompt.h"
 #include "policy/Policy.h"
+#include "terminal/MonospaceFont.h"
 
 #include <QCheckBox>
 #include <QComboBox>
-#include <QFontComboBox>
+#include <QFontDatabase>
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
@@ -64,8 +65,14 @@ SettingsDialog::SettingsDialog(Settings& settings, QWidget* parent)
     auto* layout = new QVBoxLayout(this);
 
     QFormLayout* terminal = group(layout, tr("Terminal"));
-    m_font = new QFontComboBox;
-    m_font->setFontFilters(QFontComboBox::MonospacedFonts);
+    // Measured (isMonospaceFamily), not QFontComboBox's fixed-pitch flag, which leaves out
+    // monospace families that do not set it (Noto Sans Mono).
+    m_font = new QComboBox;
+    for (const QString& family : QFontDatabase::families())
+        if (!QFontDatabase::isPrivateFamily(family) && isMonospaceFamily(family)) {
+            m_font->addItem(family);
+            m_font->setItemData(m_font->count() - 1, QFont(family), Qt::FontRole);
+        }
     m_fontSize = spinBox(4, 72, tr(" pt"));
     auto* fontRow = new QHBoxLayout;
     fontRow->addWidget(m_font, 1);
@@ -127,7 +134,7 @@ SettingsDialog::SettingsDialog(Settings& settings, QWidget* parent)
 
     setValues(m_settings.values());
 
-    connect(m_font, &QFontComboBox::currentFontChanged, this, &SettingsDialog::edited);
+    connect(m_font, &QComboBox::currentTextChanged, this, &SettingsDialog::edited);
     connect(m_preset, &QComboBox::currentIndexChanged, this, &SettingsDialog::edited);
     connect(m_language, &QComboBox::currentIndexChanged, this, &SettingsDialog::edited);
     connect(m_notifications, &QCheckBox::toggled, this, &SettingsDialog::edited);
@@ -154,7 +161,7 @@ QPushButton* SettingsDialog::button(QDialogButtonBox::StandardButton which) cons
 SettingsValues SettingsDialog::values() const
 {
     SettingsValues v;
-    v.fontFamily = m_font->currentFont().family();
+    v.fontFamily = m_font->currentText();
     v.fontSize = m_fontSize->value();
     v.scrollbackLines = m_scrollback->value();
     v.defaultPreset = m_preset->currentData().toString();
@@ -168,11 +175,10 @@ SettingsValues SettingsDialog::values() const
 
 void SettingsDialog::setValues(const SettingsValues& v)
 {
-    // The family exactly as stored: one the monospace filter leaves out of the list (a family
-    // the writing-system check excludes) is added, not replaced by the list's first entry.
+    // The family exactly as stored: one the list leaves out (not measured as monospace, or not
+    // installed here) is added, not replaced by the list's first entry.
     if (m_font->findText(v.fontFamily, Qt::MatchFixedString) < 0) m_font->addItem(v.fontFamily);
     m_font->setCurrentIndex(m_font->findText(v.fontFamily, Qt::MatchFixedString));
-    m_font->setCurrentFont(QFont(v.fontFamily));
     m_fontSize->setValue(v.fontSize);
     m_scrollback->setValue(v.scrollbackLines);
     m_preset->setCurrentIndex(std::max(0, m_preset->findData(v.defaultPreset)));

@@ -12,7 +12,6 @@
 
 class QCheckBox;
 class QComboBox;
-class QFontComboBox;
 class QLabel;
 class QPushButton;
 class QSpinBox;
@@ -36,7 +35,7 @@ class SettingsDialog : public QDialog {
     // Restore defaults: the widgets show the defaults; nothing is stored until OK or Apply.
     void restoreDefaults();
 
-    QFontComboBox* fontBox() const { return m_font; }
+    QComboBox* fontBox() const { return m_font; }
     QSpinBox* fontSizeBox() const { return m_fontSize; }
     QSpinBox* scrollbackBox() const { return m_scrollback; }
     QComboBox* presetBox() const { return m_preset; }
@@ -56,7 +55,7 @@ class SettingsDialog : public QDialog {
     void showRetention(const CleanupResult& result);
 
     Settings& m_settings;
-    QFontComboBox* m_font;
+    QComboBox* m_font; // the monospace families, each shown in itself
     QSpinBox* m_fontSize;
     QSpinBox* m_scrollback;
     QComboBox* m_preset;

@@ -1,8 +1,8 @@
 #include "TerminalWidget.h"
 
+#include "MonospaceFont.h"
 #include "TerminalSearchBar.h"
 
-#include <QFontDatabase>
 #include <QInputMethodEvent>
 #include <QPaintEvent>
 #include <QPainter>
@@ -67,7 +67,7 @@ TerminalWidget::TerminalWidget(QWidget* parent)
         setFocus(Qt::OtherFocusReason);
     });
 
-    setTerminalFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    setTerminalFont(monospaceFont());
     syncScrollBar();
 }
 
