@@ -116,8 +116,7 @@ sb::Result<StartedSession> startDetachedSession(sb::RunOptions options, bool tie
         };
         auto outcome = sb::runSession(options, std::move(*prepared));
         if (!outcome) {
-            std::fprintf(stderr, "sandbench-cli: %s\n", outcome.error().describe().c_str());
-            ::_exit(kSandboxFailure);
+            ::_exit(fail(outcome.error(), kSandboxFailure)); // as run says it
         }
         ::_exit(0);
     }
