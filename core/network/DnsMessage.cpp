@@ -47,7 +47,6 @@ class Reader {
         return true;
     }
     std::size_t pos() const { return m_pos; }
-    void seek(std::size_t pos) { m_pos = pos; }
     std::size_t left() const { return m_bytes.size() - m_pos; }
     std::span<const std::uint8_t> bytes() const { return m_bytes; }
 
@@ -56,43 +55,27 @@ class Reader {
     std::size_t m_pos = 0;
 };
 
-// A name at the reader's position; the reader ends after it (after the first pointer, if any).
-// Every pointer must point strictly before the start of the labels it ends, and never into the
-// header: each jump goes backwards, so no name can loop, and a name's 255 bytes bound its
-// labels. Returns what is wrong, or an empty string.
+// The question's name at the reader's position, which the reader then passes. The question is
+// the first name of a message, so a compression pointer in it has nothing before it to point
+// to: it could only point at itself, forward or into the header, and is refused as the loop or
+// garbage it would be. Returns what is wrong, or an empty string.
 std::string readName(Reader& in, std::vector<std::string>& labels)
 {
-    const auto bytes = in.bytes();
-    std::size_t pos = in.pos();
-    std::size_t segmentStart = pos; // where the labels read since the last jump begin
-    std::size_t wireLength = 1;     // the root's zero
-    bool jumped = false;
+    std::size_t wireLength = 1; // the root's zero
     labels.clear();
     for (;;) {
-        if (pos >= bytes.size()) return "a name runs past the end of the message";
-        const std::uint8_t length = bytes[pos];
-        if ((length & 0xC0) == 0xC0) {
-            if (pos + 1 >= bytes.size()) return "a compression pointer is cut short";
-            const std::size_t target = (std::size_t{length} & 0x3F) << 8 | bytes[pos + 1];
-            if (target < kHeaderSize) return "a compression pointer points into the header";
-            if (target >= segmentStart)
-                return "a compression pointer does not point backwards (a loop)";
-            if (!jumped) in.seek(pos + 2);
-            jumped = true;
-            pos = segmentStart = target;
-            continue;
-        }
+        std::uint8_t length = 0;
+        if (!in.u8(length)) return "a name runs past the end of the message";
+        if ((length & 0xC0) == 0xC0)
+            return "a compression pointer in the question (it has no earlier name to point to)";
         if (length & 0xC0)
             return "label length " + std::to_string(length) + " over 63 (a reserved label type)";
-        if (length == 0) {
-            if (!jumped) in.seek(pos + 1);
-            return {};
-        }
-        if (pos + 1 + length > bytes.size()) return "a label runs past the end of the message";
+        if (length == 0) return {};
         wireLength += 1 + std::size_t{length};
         if (wireLength > kMaxName) return "a name longer than 255 bytes";
-        labels.emplace_back(reinterpret_cast<const char*>(bytes.data()) + pos + 1, length);
-        pos += 1 + std::size_t{length};
+        const std::size_t at = in.pos();
+        if (!in.skip(length)) return "a label runs past the end of the message";
+        labels.emplace_back(reinterpret_cast<const char*>(in.bytes().data()) + at, length);
     }
 }
 
@@ -324,12 +307,14 @@ std::vector<std::uint8_t> buildDnsResponse(const DnsQuery& query, bool withQuest
     put16(out, query.edns ? 1 : 0);
     if (withQuestion) putQuestion(out, query.question);
 
-    const std::size_t reserved = query.edns ? kOptSize : 0;
+    const std::size_t reserved = query.edns ? kOptSize : 0; // the OPT record stays in
     std::uint16_t answers = 0;
-    for (const auto& address : answer.addresses) {
+    // An answer's owner is the question's name: without a question there is nothing to answer.
+    std::span<const IpAddress> addresses = answer.addresses;
+    if (!withQuestion) addresses = {};
+    for (const auto& address : addresses) {
         const bool v4 = address.family == AF_INET;
         const std::size_t dataLength = v4 ? 4 : 16;
-        if (!withQuestion) break; // an answer's owner is the question's name
         if (out.size() + 12 + dataLength + reserved > limit) {
             out[2] |= kFlagTc >> 8;
             break;

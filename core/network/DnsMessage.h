@@ -11,7 +11,8 @@
 // building an answer through it would take some thirty lazily opened symbols to write what is
 // here a header, the question, fixed-size records and a pointer. The subset is small enough
 // to read in one sitting: a header, one name (labels of at most 63 bytes, at most 255 bytes in
-// all, a compression pointer followed only backwards), two 16-bit fields, one OPT record.
+// all, no compression pointer: the question is the first name, with nothing before it to point
+// to), two 16-bit fields, one OPT record.
 // tests/fuzz/FuzzDns.cpp fuzzes it.
 #pragma once
 
@@ -93,9 +94,10 @@ struct DnsParse {
 
 // Reads one UDP message. Refuses with NOTIMP an opcode other than QUERY; with FORMERR a count
 // other than one question and no answer or authority records, a malformed name (a label over
-// 63 bytes or of a reserved type, a name over 255 bytes, a compression pointer into the header
-// or not strictly backwards), an additional record that is not one well-formed OPT with the
-// root as owner, and bytes after the message; with BADVERS an EDNS version other than 0.
+// 63 bytes or of a reserved type, a name over 255 bytes, a compression pointer: in a message's
+// first name one can only point at itself, forward or into the header), an additional record
+// that is not one well-formed OPT owned by the root, and bytes after the message; with BADVERS
+// an EDNS version other than 0.
 DnsParse parseDnsQuery(std::span<const std::uint8_t> message);
 
 struct DnsAnswer {

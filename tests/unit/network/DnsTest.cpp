@@ -182,7 +182,8 @@ TEST(DnsMessage, RefusesMalformedQueries)
     expectRefused(two, DnsRcode::FormErr, "two questions");
     expectRefused(header(7, 0x0100, 0), DnsRcode::FormErr, "no question");
     expectRefused(withName(wireName({"a"}), 1, 1), DnsRcode::FormErr, "an answer in a query");
-    // The question is the first name: a pointer in it has nothing before it to point to.
+    // The question is the first name: a pointer in it has nothing before it to point to, and
+    // could only point at itself, forward or into the header.
     expectRefused(withName(bytes({0xC0, 12})), DnsRcode::FormErr, "pointer to itself");
     expectRefused(withName(bytes({1, 'a', 0xC0, 12})), DnsRcode::FormErr, "pointer loop");
     expectRefused(withName(bytes({1, 'a', 0xC0, 40, 0})), DnsRcode::FormErr, "forward pointer");
