@@ -206,36 +206,6 @@ class SettingsTest : public QObject {
         QCOMPARE(loaded.approvalTimeoutSeconds, 45);
     }
 
-    // Monospace is measured, not read from the family's fixed-pitch flag: Noto Sans Mono (the
-    // monospace font of most Debian and Ubuntu desktops) does not set it. Every family whose
-    // characters advance alike may be the terminal's, stays so through a save, and leaves
-    // nothing to apply in a dialog opened on it; a proportional one is never the default.
-    void monospaceIsMeasured()
-    {
-        if (QFontDatabase::families().contains(QStringLiteral("Noto Sans Mono")))
-            QVERIFY(sbui::isMonospaceFamily(QStringLiteral("Noto Sans Mono")));
-        if (QFontDatabase::families().contains(QStringLiteral("DejaVu Sans")))
-            QVERIFY(!sbui::isMonospaceFamily(QStringLiteral("DejaVu Sans")));
-        QVERIFY(sbui::hasFixedAdvance(sbui::monospaceFont()));
-        int monospace = 0;
-        for (const QString& family : QFontDatabase::families()) {
-            if (!sbui::isMonospaceFamily(family)) continue;
-            ++monospace;
-            SettingsValues v = Settings::defaults();
-            v.fontFamily = family;
-            QString error;
-            QVERIFY2(Settings::save(v, &error), qPrintable(error));
-            QCOMPARE(Settings::load().fontFamily, family);
-            Settings::instance().reload();
-            SettingsDialog dialog(Settings::instance());
-            QVERIFY2(!dialog.button(QDialogButtonBox::Apply)->isEnabled(),
-                     qPrintable(family + QStringLiteral(" shown as ") + dialog.values().fontFamily +
-                                QStringLiteral(" stored ") +
-                                Settings::instance().values().fontFamily));
-        }
-        QVERIFY(monospace > 0);
-    }
-
     // The dialog shows the font the settings hold, even one its monospace list leaves out,
     // and hands it back unchanged when nothing was edited.
     void dialogShowsTheStoredFont()
