@@ -4,7 +4,7 @@
 // network rules could allow, and remembers which name each answered address was looked up by,
 // so that a later transparent connection to that address is decided by the name.
 // Behaviour (what is answered, NXDOMAIN, TTL, types) is described in docs/network.md,
-// "Name lookups".
+// "Name lookups". Not synchronised: one thread (the proxy's) owns it.
 #pragma once
 
 #include "base/Clock.h"
