@@ -1,5 +1,5 @@
 // glibc's own stub resolver accepts DnsResponder's answers: a UDP server on 127.0.0.1 (a free
-// port) answers with it, and getaddrinfo and res_nquery ask it, pointed there through the
+// port) answers with it, and getaddrinfo and res_query ask it, pointed there through the
 // thread's resolver state (_res) as a program's /etc/resolv.conf would point them at
 // 127.0.0.53 in the sandbox. Only loopback; no privileges.
 #include "TestSupport.h"
