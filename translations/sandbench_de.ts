@@ -272,6 +272,10 @@
         <translation>%1 geschlossen (%2 gesendet, %3 empfangen)</translation>
     </message>
     <message>
+        <source>looked up %1 (%2): %3</source>
+        <translation>%1 nachgeschlagen (%2): %3</translation>
+    </message>
+    <message>
         <source>approval #%1 asked: %2</source>
         <translation>Freigabe #%1 angefragt: %2</translation>
     </message>

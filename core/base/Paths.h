@@ -21,6 +21,7 @@ std::filesystem::path configDirectory();  // $XDG_CONFIG_HOME/sandbench (~/.conf
 std::vector<std::filesystem::path> ownDirectories();
 // Makes those that are missing (mode 0700, parents as needed), so that a sandbox starting now
 // finds each there to mask: one made later inside a writable exposure would be the agent's.
+// Stops at the first that cannot be made, and says which.
 Status makeOwnDirectories();
 
 // Shipped read-only data (presets, demo): $SANDBENCH_DATA_DIR, the installed share directory

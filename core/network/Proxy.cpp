@@ -143,9 +143,9 @@ std::shared_ptr<const NetworkRules> Proxy::Impl::rules() const
 
 Proxy::Impl::Impl(int listenFd, std::shared_ptr<const NetworkRules> rules, Hooks hooks,
                   Options options)
-    : m_listenFd(listenFd), m_transparentFd(options.transparentListenFd), m_rules(std::move(rules)),
-      m_hooks(std::move(hooks)), m_options(std::move(options)),
-      m_mailbox(std::make_shared<Mailbox>())
+    : m_listenFd(listenFd), m_transparentFd(options.transparentListenFd),
+      m_resolverFd(options.resolverFd), m_rules(std::move(rules)), m_hooks(std::move(hooks)),
+      m_options(std::move(options)), m_mailbox(std::make_shared<Mailbox>())
 {
 }
 
@@ -158,6 +158,7 @@ Proxy::Impl::~Impl()
     if (m_epollFd >= 0) ::close(m_epollFd);
     if (m_listenFd >= 0) ::close(m_listenFd);
     if (m_transparentFd >= 0) ::close(m_transparentFd);
+    if (m_resolverFd >= 0) ::close(m_resolverFd);
 }
 
 Status Proxy::Impl::init()
@@ -171,7 +172,7 @@ Status Proxy::Impl::init()
     if (m_mailbox->fd() < 0) return sysError("proxy: eventfd");
     m_epollFd = epoll_create1(EPOLL_CLOEXEC);
     if (m_epollFd < 0) return sysError("proxy: epoll_create1");
-    for (int fd : {m_listenFd, m_transparentFd}) {
+    for (int fd : {m_listenFd, m_transparentFd, m_resolverFd}) {
         if (fd < 0) continue;
         int flags = fcntl(fd, F_GETFL);
         if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) != 0 ||
@@ -179,7 +180,7 @@ Status Proxy::Impl::init()
             return sysError("proxy listener: fcntl");
         epoll_event ev{};
         ev.events = EPOLLIN;
-        ev.data.u64 = tag(fd == m_transparentFd ? 1 : 0, kTagListener);
+        ev.data.u64 = tag(fd == m_listenFd ? 0 : fd == m_transparentFd ? 1 : 2, kTagListener);
         if (epoll_ctl(m_epollFd, EPOLL_CTL_ADD, fd, &ev) != 0)
             return sysError("proxy: epoll_ctl listener");
     }
@@ -192,7 +193,7 @@ Status Proxy::Impl::init()
     m_resolver = std::make_unique<Resolver>(std::max(1U, m_options.resolverThreads),
                                             std::move(resolve), m_mailbox);
     m_ownAddresses = hostAddresses();
-    m_ownRefreshed = Clock::now();
+    m_ownRefreshed = proxy::Clock::now();
     return std::nullopt;
 }
 
@@ -206,7 +207,7 @@ void Proxy::Impl::run()
     pthread_sigmask(SIG_BLOCK, &pipe, nullptr);
 
     epoll_event events[256];
-    auto nextSweep = Clock::now();
+    auto nextSweep = proxy::Clock::now();
     while (!m_stopping.load() || !m_conns.empty()) {
         int timeout = m_ready.empty() ? 100 : 0;
         int n = epoll_wait(m_epollFd, events, 256, timeout);
@@ -215,7 +216,9 @@ void Proxy::Impl::run()
         for (int i = 0; i < n; ++i) {
             std::uint64_t data = events[i].data.u64;
             std::uint64_t kind = data & 3;
-            if (kind == kTagListener)
+            if (kind == kTagListener && data >> 2 == 2)
+                onResolverReadable();
+            else if (kind == kTagListener)
                 accept(data >> 2 == 1);
             else if (kind == kTagMailbox)
                 mail = true; // handled after the batch
@@ -227,7 +230,7 @@ void Proxy::Impl::run()
         auto ready = std::exchange(m_ready, {});
         for (auto id : ready)
             if (auto it = m_conns.find(id); it != m_conns.end()) drive(*it->second);
-        auto now = Clock::now();
+        auto now = proxy::Clock::now();
         if (now >= nextSweep) {
             sweep(now);
             nextSweep = now + milliseconds(100);
@@ -243,6 +246,9 @@ void Proxy::Impl::onMessages()
     for (auto& message : m_mailbox->take()) {
         if (std::holds_alternative<StopLoop>(message)) {
             m_stopping = true;
+        } else if (auto* lookup = std::get_if<ResolveDone>(&message);
+                   lookup != nullptr && (lookup->conn & kLookupTag) != 0) {
+            onLookupResolved(lookup->conn, std::move(lookup->addresses));
         } else if (auto* done = std::get_if<ResolveDone>(&message)) {
             auto it = m_conns.find(done->conn);
             if (it != m_conns.end() && it->second->gen == done->gen &&
@@ -274,18 +280,16 @@ void Proxy::Impl::accept(bool transparent)
                 // listener that stays readable.
                 pauseListeners(true);
                 m_listenPaused = true;
-                m_listenPausedUntil = Clock::now() + milliseconds(100);
+                m_listenPausedUntil = proxy::Clock::now() + milliseconds(100);
             }
             return;
         }
         if (m_conns.size() >= m_options.maxConnections) {
             ::close(fd);
-            emit({ProxyEvent::Kind::Failed,
-                  {},
-                  RuleAction::Deny,
-                  {},
-                  false,
-                  "too many connections (" + std::to_string(m_options.maxConnections) + ")"});
+            ProxyEvent e;
+            e.kind = ProxyEvent::Kind::Failed;
+            e.detail = "too many connections (" + std::to_string(m_options.maxConnections) + ")";
+            emit(std::move(e));
             continue;
         }
         int one = 1;
@@ -294,7 +298,7 @@ void Proxy::Impl::accept(bool transparent)
         auto c = std::make_unique<Conn>();
         c->id = m_nextId++;
         c->client.fd = fd;
-        c->lastActivity = Clock::now();
+        c->lastActivity = proxy::Clock::now();
         c->req.connection = c->id;
         epoll_event ev{};
         ev.events = kSideEvents;
@@ -359,7 +363,7 @@ void Proxy::Impl::drive(Conn& c)
             return;
         }
         if (!step(c)) break;
-        c.lastActivity = Clock::now();
+        c.lastActivity = proxy::Clock::now();
     }
     if (c.client.fd < 0) {
         m_conns.erase(c.id); // destroys c
@@ -447,12 +451,12 @@ bool Proxy::Impl::step(Conn& c)
 void Proxy::Impl::setPhase(Conn& c, Phase phase, milliseconds timeout)
 {
     c.phase = phase;
-    c.deadline = timeout.count() > 0 ? Clock::now() + timeout : Clock::time_point::max();
+    c.deadline = timeout.count() > 0 ? proxy::Clock::now() + timeout : proxy::Clock::time_point::max();
 }
 
 // ---- timers ----
 
-void Proxy::Impl::sweep(Clock::time_point now)
+void Proxy::Impl::sweep(proxy::Clock::time_point now)
 {
     if (m_listenPaused && now >= m_listenPausedUntil) {
         pauseListeners(false);

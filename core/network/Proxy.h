@@ -32,6 +32,7 @@ struct ProxyEvent {
         Failed,    // an allowed request could not be carried out (DNS, connect, timeout)
         Malformed, // the agent sent something the proxy does not accept; it got 400 or a failure
         Closed,    // an upstream connection ended; bytes moved over it
+        Lookup,    // the sandbox's resolver answered a query (`lookup`)
     };
     Kind kind = Kind::Decided;
     ConnectionRequest request; // host/port empty for a Malformed request without a target
@@ -41,6 +42,10 @@ struct ProxyEvent {
     std::string detail; // Failed, Malformed: what went wrong; Decided (http): "GET /path"
     std::uint64_t bytesUp = 0;   // Closed: agent → destination
     std::uint64_t bytesDown = 0; // Closed: destination → agent
+    // Lookup: the name (request.host, as asked), its type ("A", "AAAA", …), the answer's code
+    // ("NOERROR", "NXDOMAIN", …), the addresses answered, and why (detail).
+    std::string lookupType, lookupRcode;
+    std::vector<std::string> lookupAddresses;
 };
 
 class Proxy {
@@ -74,6 +79,11 @@ class Proxy {
         // going (SO_ORIGINAL_DST) and is decided as a request for that address and port
         // (protocol "tcp"); allowed, its bytes go through unchanged; refused, it is reset.
         int transparentListenFd = -1;
+        // The sandbox's resolver socket (UDP, sandbox/NetworkRedirect.h), taken over likewise;
+        // -1: none. Its queries are answered by a DnsResponder on the proxy's thread (Lookup
+        // events), names resolved on the host; a redirected connection to an address it
+        // answered is decided by the name it was looked up by.
+        int resolverFd = -1;
         // Replaces getaddrinfo (tests map names to loopback servers); called on a resolver
         // thread. Empty: getaddrinfo on the supervisor's side.
         std::function<Result<std::vector<IpAddress>>(const std::string& host)> resolve;

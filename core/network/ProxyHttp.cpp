@@ -43,7 +43,7 @@ bool Proxy::Impl::stepHttpHead(Conn& c)
             return true;
         }
         if (n > 0 && wasEmpty && !c.firstHead)
-            c.deadline = std::min(c.deadline, Clock::now() + m_options.handshakeTimeout);
+            c.deadline = std::min(c.deadline, proxy::Clock::now() + m_options.handshakeTimeout);
         return n > 0;
     }
     if (parsed == ParseResult::TooLarge) {

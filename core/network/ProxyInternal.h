@@ -3,6 +3,7 @@
 // ProxyHttp.cpp / ProxyHttpParse.cpp (HTTP), ProxySocks.cpp (SOCKS5), ProxyResolver.cpp.
 #pragma once
 
+#include "network/DnsResponder.h"
 #include "network/Proxy.h"
 #include "network/Relay.h"
 #include "policy/NetworkRules.h"
@@ -41,6 +42,8 @@ struct AskDone {
 };
 struct StopLoop {};
 using Message = std::variant<ResolveDone, AskDone, StopLoop>;
+// ResolveDone::conn of a lookup of the sandbox's resolver, not of a connection.
+constexpr std::uint64_t kLookupTag = std::uint64_t{1} << 62;
 
 // Shared with resolver threads and Decide callbacks, which may outlive the proxy: after
 // close() posting does nothing.
@@ -239,6 +242,12 @@ struct Proxy::Impl {
     void startRedirected(proxy::Conn& c); // a connection accepted on the transparent listener
     void reset(proxy::Conn& c);           // closes the agent's side with RST (a refused "tcp")
     void pauseListeners(bool pause);      // out of descriptors: accept nothing for a while
+
+    // ProxyDns.cpp: the sandbox's resolver
+    void onResolverReadable();
+    void onLookupResolved(std::uint64_t id, Result<std::vector<IpAddress>> addresses);
+    void answerLookup(const DnsResponder::Reply& reply, const sockaddr_storage& to,
+                      socklen_t length);
     void onFdEvent(std::uint64_t id, bool isUpstream, std::uint32_t events);
     void onMessages();
     void sweep(proxy::Clock::time_point now);
@@ -283,6 +292,16 @@ struct Proxy::Impl {
 
     int m_listenFd = -1;
     int m_transparentFd = -1; // Options::transparentListenFd, owned
+    int m_resolverFd = -1;    // Options::resolverFd, owned
+    DnsResponder m_dns;
+    // Queries waiting for the host's resolver, by their id (kLookupTag | n) in ResolveDone.
+    struct PendingLookup {
+        DnsResponder::Resolve request;
+        sockaddr_storage from{};
+        socklen_t length = 0;
+    };
+    std::unordered_map<std::uint64_t, PendingLookup> m_lookups;
+    std::uint64_t m_nextLookup = 1;
     int m_epollFd = -1;
     std::uint16_t m_port = 0;
     // Replaced by updatePolicy() from any thread; read once per decision.

@@ -26,7 +26,11 @@ Result<std::vector<IpAddress>> systemResolve(const std::string& host)
     hints.ai_socktype = SOCK_STREAM;
     addrinfo* list = nullptr;
     int rc = getaddrinfo(host.c_str(), nullptr, &hints, &list);
-    if (rc != 0) return Error{ErrorCode::NotFound, 0, gai_strerror(rc)};
+    // A name that does not exist (NotFound: the sandbox's resolver answers NXDOMAIN) is not a
+    // resolver that failed (SERVFAIL, which a program retries).
+    const bool missing = rc == EAI_NONAME || rc == EAI_NODATA || rc == EAI_ADDRFAMILY;
+    if (rc != 0)
+        return Error{missing ? ErrorCode::NotFound : ErrorCode::System, 0, gai_strerror(rc)};
     std::vector<IpAddress> out;
     for (auto* i = list; i; i = i->ai_next) {
         sockaddr_storage storage{};

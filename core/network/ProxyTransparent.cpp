@@ -59,7 +59,10 @@ void Proxy::Impl::startRedirected(Conn& c)
         return;
     }
     c.fixedAddress = target->first;
-    request(c, target->first.toString(), target->second, "tcp");
+    // Looked up through the sandbox's resolver: decided by that name (a rule for *.example.com
+    // holds), still connecting to exactly this address.
+    auto name = m_dns.nameFor(target->first);
+    request(c, name ? *name : target->first.toString(), target->second, "tcp");
 }
 
 void Proxy::Impl::reset(Conn& c)

@@ -199,7 +199,8 @@ Result<RecordedSessionSummary> RecordingStore::summary(const std::string& id)
         if (j.is_discarded() || !j.is_object()) continue;
         switch (static_cast<EventKind>(stmt->columnInt(0))) {
         case EventKind::NetworkRequest:
-            hosts.insert(stringField(j, "host") + ":" + stringField(j, "port"));
+            if (j.value("type", "") != "lookup") // a name looked up is no host contacted
+                hosts.insert(stringField(j, "host") + ":" + stringField(j, "port"));
             break;
         case EventKind::ExecDecision:
         case EventKind::NetworkDecision: {

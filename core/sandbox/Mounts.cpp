@@ -312,13 +312,40 @@ Status enterNewRoot()
     return {};
 }
 
+// A file of the sandbox's /etc with the text given: a file of the staging folder bound over
+// the one the system folders brought, or over where its link points (systemd-resolved's
+// /run/systemd/resolve/stub-resolv.conf, made in the new root where the sandbox has none).
+Status replaceEtcFile(const fs::path& path, const std::string& text)
+{
+    const fs::path file = kStaging / path.filename();
+    const UniqueFd fd(::open(file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+    if (!fd || ::write(fd.get(), text.data(), text.size()) != static_cast<ssize_t>(text.size()))
+        return sysError("write the sandbox's " + path.string());
+    fs::path target = path;
+    for (int hops = 0; hops < 8; ++hops) {
+        struct stat st {};
+        const fs::path inside = under(kNewRoot, target);
+        if (::lstat(inside.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) break;
+        std::error_code ec;
+        const fs::path link = fs::read_symlink(inside, ec);
+        if (ec) return sysError("read the link " + target.string());
+        target = (link.is_absolute() ? link : target.parent_path() / link).lexically_normal();
+    }
+    if (auto e = bindMount(file, under(kNewRoot, target), AccessMode::ReadOnly))
+        return e->within("replace the sandbox's " + path.string());
+    return {};
+}
+
 } // namespace
 
-Status buildRootFilesystem(const SandboxConfig& config, const SandboxIdentity& id)
+Status buildRootFilesystem(const SandboxConfig& config, const SandboxIdentity& id,
+                           const EtcFiles& etcFiles)
 {
     if (auto e = enterScratchRoot()) return e;
     if (auto e = mountFs("tmpfs", kNewRoot, MS_NOSUID | MS_NODEV, "mode=0755")) return e;
     if (auto e = bindSystemFolders(config.systemRoot)) return e;
+    for (const auto& [path, text] : etcFiles)
+        if (auto e = replaceEtcFile(path, text)) return e;
     if (auto e = mountDev(id)) return e;
     if (auto e = mountProc()) // needs the host's /proc still visible at /oldroot
         return e;

@@ -42,7 +42,7 @@ Status addIpv4DefaultRoute(unsigned loopback)
             reinterpret_cast<rtattr*>(reinterpret_cast<char*>(&request) + NLMSG_ALIGN(length));
         a->rta_type = type;
         a->rta_len = static_cast<unsigned short>(RTA_LENGTH(size));
-        std::memcpy(RTA_DATA(a), data, size);
+        std::memcpy(reinterpret_cast<char*>(a) + RTA_LENGTH(0), data, size);
         length = NLMSG_ALIGN(length) + RTA_ALIGN(a->rta_len);
     };
     const std::uint32_t source = htonl(INADDR_LOOPBACK);
@@ -55,7 +55,7 @@ Status addIpv4DefaultRoute(unsigned loopback)
     if (n < static_cast<ssize_t>(NLMSG_LENGTH(sizeof(nlmsgerr))))
         return sysError("read the answer to the IPv4 route");
     const auto* answer = reinterpret_cast<const nlmsghdr*>(reply);
-    const auto* error = static_cast<const nlmsgerr*>(NLMSG_DATA(answer));
+    const auto* error = reinterpret_cast<const nlmsgerr*>(reply + NLMSG_HDRLEN);
     if (answer->nlmsg_type == NLMSG_ERROR && error->error != 0 && error->error != -EEXIST)
         return sysError("add the IPv4 default route through loopback", -error->error);
     return {};
@@ -136,6 +136,29 @@ Status redirectOutboundTraffic()
                          why};
     }
     return {};
+}
+
+Result<int> bindResolver()
+{
+    UniqueFd fd(::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+    if (!fd) return sysError("socket for the sandbox's resolver");
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(53);
+    ::inet_pton(AF_INET, kResolverAddress, &addr.sin_addr);
+    if (::bind(fd.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0)
+        return sysError(std::string("bind the sandbox's resolver to ") + kResolverAddress + ":53");
+    return fd.release();
+}
+
+std::vector<std::pair<std::filesystem::path, std::string>>
+resolverEtcFiles(std::string_view hostname)
+{
+    const std::string name(hostname);
+    return {{"/etc/resolv.conf", std::string("nameserver ") + kResolverAddress + "\n"},
+            {"/etc/hosts", "127.0.0.1 localhost\n::1 localhost ip6-localhost ip6-loopback\n"
+                           "127.0.1.1 " +
+                               name + "\n"}};
 }
 
 Result<int> listenTransparent()

@@ -13,7 +13,11 @@
 #include "base/Error.h"
 
 #include <cstdint>
+#include <filesystem>
 #include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 namespace sb {
 
@@ -29,6 +33,19 @@ Status bringUpLoopback();
 // (no libnftables, a kernel without nftables NAT): the sandbox then has no way out but the
 // proxy, as before.
 Status redirectOutboundTraffic();
+
+// The sandbox's resolver: a UDP socket on 127.0.0.53:53 (the address systemd-resolved's stub
+// uses, which many programs expect), for the supervisor's proxy to answer; the sandbox's
+// /etc/resolv.conf names it (Mounts.h). Port 53 needs CAP_NET_BIND_SERVICE: init makes it before
+// it drops its capabilities.
+constexpr const char* kResolverAddress = "127.0.0.53";
+Result<int> bindResolver();
+
+// The sandbox's /etc/resolv.conf (the resolver above) and /etc/hosts (loopback and `hostname`
+// only: every other name goes through the resolver, which resolves it on the host, this
+// machine's /etc/hosts included, and so knows the name a later connection was made by).
+std::vector<std::pair<std::filesystem::path, std::string>>
+resolverEtcFiles(std::string_view hostname);
 
 // The transparent listener ([::]:kTransparentPort, IPv4 too), for the supervisor's proxy.
 Result<int> listenTransparent();

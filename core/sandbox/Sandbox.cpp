@@ -90,10 +90,11 @@ Result<PtyPair> openTerminal(const SandboxConfig::Terminal& request)
     return pty;
 }
 
+constexpr std::string_view kHostname = "sandbench";
+
 Status setHostname()
 {
-    static const char name[] = "sandbench";
-    if (::sethostname(name, sizeof name - 1) != 0) return sysError("set hostname");
+    if (::sethostname(kHostname.data(), kHostname.size()) != 0) return sysError("set hostname");
     return {};
 }
 
@@ -139,19 +140,34 @@ Result<int> listenForProxy()
     return fd.release();
 }
 
-// Init's own containment: namespaces were made by clone; this is everything after. In network
-// mode filtered, `transparent` says why connections cannot be redirected to the proxy (empty
-// when they are): the sandbox is no weaker without, only its programs that ignore the proxy
-// variables cannot connect at all.
-Status containInit(const SandboxConfig& config, const SandboxIdentity& id, std::string& transparent)
+// In network mode filtered, what init sets up for the supervisor's proxy besides its listener.
+struct FilteredNetwork {
+    std::string noTransparent; // why connections are not redirected to the proxy; empty: they are
+    int resolver = -1;         // the sandbox's resolver socket, with the redirect
+};
+
+// Init's own containment: namespaces were made by clone; this is everything after. Where the
+// redirect cannot be set up the sandbox is no weaker, only its programs that ignore the proxy
+// variables cannot connect at all (`filtered` says why).
+Status containInit(const SandboxConfig& config, const SandboxIdentity& id,
+                   FilteredNetwork& filtered)
 {
     if (auto e = scheduleAsBatchWork()) return e;
     if (auto e = setHostname()) return e;
     if (config.network != NetworkMode::Host)
         if (auto e = bringUpLoopback()) return e;
-    if (config.network == NetworkMode::Filtered)
-        if (auto e = redirectOutboundTraffic()) transparent = e->describe();
-    if (auto e = buildRootFilesystem(config, id)) return e;
+    EtcFiles etcFiles;
+    if (config.network == NetworkMode::Filtered) {
+        if (auto e = redirectOutboundTraffic()) {
+            filtered.noTransparent = e->describe();
+        } else {
+            auto resolver = bindResolver();
+            if (!resolver) return resolver.error();
+            filtered.resolver = *resolver;
+            etcFiles = resolverEtcFiles(kHostname);
+        }
+    }
+    if (auto e = buildRootFilesystem(config, id, etcFiles)) return e;
     if (id.privileged)
         if (auto e = becomeSandboxUser(id)) return e;
     if (auto e = dropCapabilities()) return e;
@@ -250,8 +266,9 @@ void makeSocketFor(int socketFd)
         (void)sendMessage(syncFd, "E" + e.describe());
         ::_exit(kSetupFailed);
     };
-    std::string noTransparent;
-    if (auto e = containInit(config, id, noTransparent)) fail(*e);
+    FilteredNetwork filtered;
+    if (auto e = containInit(config, id, filtered)) fail(*e);
+    const std::string& noTransparent = filtered.noTransparent;
 
     int proxyFd = -1, transparentFd = -1;
     if (config.network == NetworkMode::Filtered) {
@@ -305,6 +322,7 @@ void makeSocketFor(int socketFd)
     if (started->execListener >= 0) handOver.push_back(started->execListener), flags += 'n';
     if (proxyFd >= 0) handOver.push_back(proxyFd), flags += 'x';
     if (transparentFd >= 0) handOver.push_back(transparentFd), flags += 't';
+    if (filtered.resolver >= 0) handOver.push_back(filtered.resolver), flags += 'd';
     if (channel[0] >= 0) handOver.push_back(channel[0]), flags += 'h';
     if (sockets[0] >= 0) handOver.push_back(sockets[0]), flags += 'c';
     // After the flags, on a line of its own: why connections are not redirected, if they are not.
@@ -389,6 +407,7 @@ Result<SandboxProcess> startSandbox(const SandboxConfig& config,
          : kind == 'h' ? sandbox.helperChannel
          : kind == 'c' ? sandbox.socketChannel
          : kind == 't' ? sandbox.transparentListener
+         : kind == 'd' ? sandbox.resolverSocket
                        : sandbox.proxyListener) = reply.fds[i - 1].release();
     }
     if (kinds.size() < reply.text.size())

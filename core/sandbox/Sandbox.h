@@ -79,6 +79,8 @@ struct SandboxProcess {
     // connections could not be redirected there.
     int transparentListener = -1;
     std::string noTransparent;
+    // The sandbox's resolver socket (127.0.0.53:53 inside, UDP), with the transparent listener.
+    int resolverSocket = -1;
     // Without a command (SandboxConfig::argv empty) the session's command is an exec helper
     // (ExecHelper.h): its channel, and execListener is its filter's.
     int helperChannel = -1;

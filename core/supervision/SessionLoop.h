@@ -77,9 +77,9 @@ class SessionLoop final : public SessionBackend {
     ApprovalBroker& broker() { return m_broker; }
     // Opens the session's control socket, for `sandbench-cli attach`, the GUI and other clients.
     Status listen(SessionSummary summary);
-    // Serves the sandbox's proxy listener and its transparent one (-1: none) in network mode
-    // filtered; asks go to the broker.
-    Status startProxy(int listenFd, int transparentFd);
+    // Serves the sandbox's proxy listener, its transparent one and its resolver socket (-1:
+    // none) in network mode filtered; asks go to the broker.
+    Status startProxy(int listenFd, int transparentFd, int resolverFd);
     // Runs until init exits (true) or the deadline passes (false).
     bool run();
     // Tells clients how it ended and gives them a moment to hear it.

@@ -34,7 +34,7 @@ void SessionLoop::onApprovalEvent(const ApprovalRequest* request, const Approval
     queue(std::move(e));
 }
 
-Status SessionLoop::startProxy(int listenFd, int transparentFd)
+Status SessionLoop::startProxy(int listenFd, int transparentFd, int resolverFd)
 {
     Proxy::Hooks hooks;
     hooks.ask = [this](const ConnectionRequest& r, const std::string& rule, Proxy::Decide decide) {
@@ -43,6 +43,7 @@ Status SessionLoop::startProxy(int listenFd, int transparentFd)
     hooks.onEvent = [this](const ProxyEvent& e) { onProxyEvent(e); };
     Proxy::Options options;
     options.transparentListenFd = transparentFd;
+    options.resolverFd = resolverFd;
     auto proxy = Proxy::start(listenFd, m_policy.merged().network, std::move(hooks), options);
     if (!proxy) return proxy.error();
     m_proxy = std::move(proxy.value());
@@ -75,7 +76,7 @@ void SessionLoop::onProxyAsk(const ConnectionRequest& r, const std::string& rule
 
 void SessionLoop::onProxyEvent(const ProxyEvent& e)
 {
-    static const char* const kinds[] = {"decided", "failed", "malformed", "closed"};
+    static const char* const kinds[] = {"decided", "failed", "malformed", "closed", "lookup"};
     nlohmann::json event = {{"kind", activity::kNetwork},
                             {"type", kinds[static_cast<int>(e.kind)]},
                             {"host", e.request.host},
@@ -89,6 +90,14 @@ void SessionLoop::onProxyEvent(const ProxyEvent& e)
         event["asked"] = e.asked;
     }
     if (!e.detail.empty()) event["detail"] = e.detail;
+    if (e.kind == ProxyEvent::Kind::Lookup) {
+        // A name the sandbox's resolver answered: no port, no connection.
+        for (const char* key : {"port", "address", "connection"})
+            event.erase(key);
+        event["query_type"] = e.lookupType;
+        event["rcode"] = e.lookupRcode;
+        event["addresses"] = e.lookupAddresses;
+    }
     if (e.kind == ProxyEvent::Kind::Closed) {
         event["bytes_up"] = e.bytesUp;
         event["bytes_down"] = e.bytesDown;

@@ -101,7 +101,9 @@ Result<PreparedRun> prepareRun(const RunOptions& options)
     auto runLater = runLaterOf(options, *workspace);
     if (!runLater) return runLater.error();
     const fs::path home = homeDirectory();
-    if (auto e = makeOwnDirectories()) return *e;
+    // One that cannot be made (a read-only file system, a folder of another user) cannot be
+    // made from inside either; the start then fails where it needs it, naming it (exit 125).
+    (void)makeOwnDirectories();
     const std::vector<fs::path> own = ownDirectories();
     auto plan = planExposures(options.policy.filesystem, home, *runLater, own);
     if (!plan) return plan.error();

@@ -406,7 +406,8 @@ Ended superviseSession(const RunOptions& options, PreparedRun& prepared,
     // A loop that cannot run stops the sandbox; runSession then ends the session its one way.
     ended.setUpFailed = loop.setUpError();
     if (!ended.setUpFailed && sandbox.proxyListener >= 0)
-        if (auto e = loop.startProxy(sandbox.proxyListener, sandbox.transparentListener))
+        if (auto e = loop.startProxy(sandbox.proxyListener, sandbox.transparentListener,
+                                     sandbox.resolverSocket))
             ended.setUpFailed = e->within("network proxy");
     bool finished = true;
     if (ended.setUpFailed) {
@@ -551,7 +552,7 @@ Result<RunOutcome> runSession(const RunOptions& options, PreparedRun prepared)
         ::kill(sandbox->initPid, SIGKILL);
         waitSandbox(*sandbox);
         for (int fd : {sandbox->ptyMaster, sandbox->execListener, sandbox->proxyListener,
-                       sandbox->transparentListener})
+                       sandbox->transparentListener, sandbox->resolverSocket})
             if (fd >= 0) ::close(fd);
         releaseWorkDir(*session);
         return endEarly(recorderError->within("cannot record the session, so it was not started"),

@@ -257,6 +257,31 @@ class ActivityModelTest : public QObject {
         QCOMPARE(model.decision(8), Decision::Denied);
     }
 
+    // The sandbox's resolver's answers: the name, its type, and the addresses or why none.
+    void lookupsReadAsSentences()
+    {
+        ActivityModel model;
+        fill(model, {json{{"kind", "network"},
+                          {"type", "lookup"},
+                          {"host", "api.example.com"},
+                          {"query_type", "A"},
+                          {"rcode", "NOERROR"},
+                          {"addresses", {"192.0.2.1", "192.0.2.2"}}},
+                     json{{"kind", "network"},
+                          {"type", "lookup"},
+                          {"host", "tracker.invalid"},
+                          {"query_type", "AAAA"},
+                          {"rcode", "NXDOMAIN"},
+                          {"addresses", json::array()}}});
+        QCOMPARE(model.rowCount(), 2);
+        QVERIFY(findRow(model, QStringLiteral("looked up api.example.com (A): 192.0.2.1, "
+                                              "192.0.2.2")) >= 0);
+        const int refused = findRow(model, QStringLiteral("looked up tracker.invalid (AAAA): "
+                                                          "NXDOMAIN"));
+        QVERIFY(refused >= 0);
+        QCOMPARE(model.category(refused), Category::Network);
+    }
+
     void exitBySignalAndQuotedArguments()
     {
         ActivityModel model;

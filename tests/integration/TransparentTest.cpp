@@ -199,6 +199,61 @@ EOF
     EXPECT_TRUE(networkDecisions("loopback").empty());
 }
 
+// Names: the sandbox's resolver answers what the rules could allow (resolved on the host, whose
+// /etc/hosts knows the test names), refuses the rest with NXDOMAIN, records each lookup, and a
+// connection to an address it answered is decided by the name (a rule names only the name).
+TEST_F(Transparent, NamesAreLookedUpOnTheHostAndConnectionsDecidedByThem)
+{
+    const std::string p = std::to_string(port);
+    auto policy =
+        sb.writePolicy(R"({"version": 1, "network": {"mode": "filtered", "default": "deny",
+        "rules": [{"action": "allow", "host": "api.test.example", "ports": [)" +
+                       p + R"(]}]}})");
+    const std::string script = R"SH(
+getent hosts api.test.example
+getent hosts other.test.example || echo "other: not found"
+python3 - <<'EOF'
+import socket
+print("getaddrinfo:", sorted({a[4][0] for a in socket.getaddrinfo("api.test.example", PORT, type=socket.SOCK_STREAM)}))
+for family in (socket.AF_INET, socket.AF_INET6):
+    s = socket.create_connection((socket.getaddrinfo("api.test.example", PORT, family)[0][4][0], PORT), timeout=10)
+    s.sendall(b"GET / HTTP/1.0\r\n\r\n")
+    print("by name:", s.makefile("rb").read().split(b"\r\n\r\n", 1)[-1].decode().strip())
+EOF
+)SH";
+    auto r = run("names", policy, script);
+    ASSERT_EQ(r.status, 0) << dump(r);
+    EXPECT_TRUE(contains(r.out, "     api.test.example\n")) << "getent\n" << dump(r);
+    EXPECT_TRUE(contains(r.out, "other: not found")) << dump(r);
+    EXPECT_TRUE(contains(r.out, "getaddrinfo: ['198.18.0.1', '2001:db8::1']")) << dump(r);
+    EXPECT_TRUE(contains(r.out, "by name: hello from 198.18.0.1")) << dump(r);
+    EXPECT_TRUE(contains(r.out, "by name: hello from 2001:db8::1")) << dump(r);
+
+    auto exported = sb.cli({"export", "names", "--format", "jsonl"});
+    std::istringstream lines(exported.out);
+    bool answered = false, refused = false;
+    for (std::string line; std::getline(lines, line);) {
+        auto j = nlohmann::json::parse(line, nullptr, false);
+        if (j.is_discarded() || j.value("type", "") != "network_request") continue;
+        const auto& e = j["payload"];
+        if (e.value("type", "") != "lookup") continue;
+        if (e.value("host", "") == "api.test.example" && e.value("rcode", "") == "NOERROR" &&
+            !e["addresses"].empty())
+            answered = true;
+        if (e.value("host", "") == "other.test.example" && e.value("rcode", "") == "NXDOMAIN")
+            refused = true;
+    }
+    EXPECT_TRUE(answered) << exported.out;
+    EXPECT_TRUE(refused) << exported.out;
+    for (const auto& d : networkDecisions("names")) {
+        EXPECT_EQ(d.value("host", ""), "api.test.example") << d.dump();
+        EXPECT_EQ(d.value("decision", ""), "allow") << d.dump();
+    }
+    EXPECT_EQ(networkDecisions("names").size(), 2u);
+    auto show = sb.cli({"show", "names"});
+    EXPECT_TRUE(contains(show.out, "api.test.example:" + p)) << dump(show);
+}
+
 // doctor says whether connections are redirected; on a machine whose kernel has nftables NAT
 // (CI's), they must be, as root and as a user.
 TEST_F(Transparent, DoctorReportsTheTransparentNetwork)

@@ -3,7 +3,9 @@
  * own addresses and a tiny HTTP server answers on both at PORT: a destination the integration
  * tests may connect to that is not loopback, with nothing ever leaving the machine (198.18.0.0/15
  * is the benchmarking range, 2001:db8::/32 the documentation one). The server answers every
- * request with "HTTP/1.0 200 OK" and a body naming the address it was reached on, then closes. */
+ * request with "HTTP/1.0 200 OK" and a body naming the address it was reached on, then closes.
+ * In a mount namespace of its own, /etc/hosts names them: api.test.example (both addresses) and
+ * other.test.example (198.18.0.1), for the sandbox's resolver to find on the "host". */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
@@ -17,6 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -43,18 +47,44 @@ static void writeFile(const char* path, const char* text)
 static void ownNamespaces(void)
 {
     if (geteuid() == 0) {
-        if (unshare(CLONE_NEWNET) != 0) die("unshare a network namespace");
+        if (unshare(CLONE_NEWNET | CLONE_NEWNS) != 0) die("unshare network and mount namespaces");
         return;
     }
     uid_t uid = getuid();
     gid_t gid = getgid();
-    if (unshare(CLONE_NEWUSER | CLONE_NEWNET) != 0) die("unshare user and network namespaces");
+    if (unshare(CLONE_NEWUSER | CLONE_NEWNET | CLONE_NEWNS) != 0)
+        die("unshare user, network and mount namespaces");
     char map[64];
     writeFile("/proc/self/setgroups", "deny");
     snprintf(map, sizeof map, "%u %u 1", (unsigned)uid, (unsigned)uid);
     writeFile("/proc/self/uid_map", map);
     snprintf(map, sizeof map, "%u %u 1", (unsigned)gid, (unsigned)gid);
     writeFile("/proc/self/gid_map", map);
+}
+
+/* The hosts file bound over /etc/hosts: removed by the server when the command ends (a file
+ * unlinked while bound would be a mount point nothing can be bound over again). */
+static char hostsPath[] = "/tmp/test-network-hosts-XXXXXX";
+
+static void removeHostsFile(int sig)
+{
+    (void)sig;
+    unlink(hostsPath);
+    _exit(0);
+}
+
+static void nameAddresses(void)
+{
+    if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) die("make mounts private");
+    char* path = hostsPath;
+    int fd = mkstemp(path);
+    const char* hosts = "127.0.0.1 localhost\n::1 localhost\n"
+                        "198.18.0.1 api.test.example other.test.example\n"
+                        "2001:db8::1 api.test.example\n";
+    if (fd < 0 || write(fd, hosts, strlen(hosts)) != (ssize_t)strlen(hosts)) die(path);
+    fchmod(fd, 0644);
+    close(fd);
+    if (mount(path, "/etc/hosts", NULL, MS_BIND, NULL) != 0) die("bind /etc/hosts");
 }
 
 static void addAddresses(void)
@@ -144,7 +174,8 @@ static void answer(int fd, const char* reachedOn)
 
 static void serve(int v4, int v6)
 {
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    signal(SIGTERM, removeHostsFile);
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
     signal(SIGCHLD, SIG_IGN);
     struct pollfd fds[2] = {{v4, POLLIN, 0}, {v6, POLLIN, 0}};
     for (;;) {
@@ -170,6 +201,7 @@ int main(int argc, char** argv)
     }
     int port = atoi(argv[1]);
     ownNamespaces();
+    nameAddresses();
     addAddresses();
     int v4 = listenOn(AF_INET, "198.18.0.1", port);
     int v6 = listenOn(AF_INET6, "2001:db8::1", port);

@@ -194,6 +194,16 @@ ActivityModel::Row ActivityModel::makeRow(const json& e)
             row.summary =
                 tr("%1 closed (%2 up, %3 down)")
                     .arg(hostPort(e), bytes(number(e, "bytes_up")), bytes(number(e, "bytes_down")));
+        } else if (type == "lookup") {
+            // A name the sandbox's resolver answered: its addresses, or why none.
+            QStringList addresses;
+            if (auto list = e.find("addresses"); list != e.end() && list->is_array())
+                for (const auto& a : *list)
+                    if (a.is_string()) addresses << QString::fromStdString(a.get<std::string>());
+            row.summary = tr("looked up %1 (%2): %3")
+                              .arg(str(e, "host"), str(e, "query_type"),
+                                   addresses.isEmpty() ? str(e, "rcode")
+                                                       : addresses.join(QStringLiteral(", ")));
         } else {
             row.summary = hostPort(e);
         }
