@@ -2,6 +2,8 @@
 // (which carries them to clients) and the recording (which keeps them).
 #pragma once
 
+#include "policy/ProcessChain.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -28,6 +30,8 @@ struct ApprovalRequest {
     std::uint64_t id = 0; // unique within the session
     ApprovalKind kind = ApprovalKind::Command;
     // Command: the program as resolved inside the sandbox, argv, the working directory.
+    // Network: the program and argv of the process that connects, when the supervisor knows it
+    // (program "": unknown).
     std::string program;
     std::vector<std::string> argv;
     std::string cwd;
@@ -43,6 +47,8 @@ struct ApprovalRequest {
     // What the activity events call what is asked about: the command's "id" or the network
     // connection's "connection" (0: none).
     std::uint64_t subject = 0;
+    // Network: the process that connects and its parents (empty: unknown).
+    ProcessChain process;
 };
 
 struct ApprovalAnswer {
@@ -50,6 +56,10 @@ struct ApprovalAnswer {
     ApprovalScope scope = ApprovalScope::ExactCommand;
     ApprovalDuration duration = ApprovalDuration::Once;
     std::string answeredBy; // "cli", "gui", "tty", a client name
+    // Network: the rule made from the answer names the request's program (its exact path), so
+    // it covers that program's connections only. Needs a request whose program is known.
+    // Braced, so that {allow, scope, duration, answeredBy} stays a complete initializer.
+    bool programOnly{};
 };
 
 struct ApprovalOutcome {

@@ -5,6 +5,7 @@
 #include "base/Paths.h"
 #include "base/UniqueFd.h"
 #include "policy/CommandRules.h"
+#include "policy/NetworkClient.h"
 #include "policy/PolicyRules.h"
 #include "policy/SchemaChecker.h"
 
@@ -78,6 +79,7 @@ std::string learnedComment(const ApprovalRequest& r, const ApprovalAnswer& a)
 {
     std::string what =
         r.kind == ApprovalKind::Command ? commandLine(r) : r.host + ':' + std::to_string(r.port);
+    if (r.kind == ApprovalKind::Network && !r.program.empty()) what += " from " + r.program;
     if (what.size() > 200) what = what.substr(0, 197) + "...";
     return std::string("learned: ") + (a.allow ? "allowed" : "denied") + " always" +
            (a.answeredBy.empty() ? "" : " by " + a.answeredBy) + " when asked about " + what;
@@ -87,6 +89,9 @@ Result<LearnedRule> commandRuleFromAnswer(const ApprovalRequest& r, const Approv
 {
     const std::string program = r.program.empty() && !r.argv.empty() ? r.argv[0] : r.program;
     if (program.empty()) return inputError("the approval request names no program");
+    if (a.programOnly)
+        return inputError("\"this program only\" applies to connections; a command's scope "
+                          "names its program already");
     CommandRule rule;
     rule.action = a.allow ? RuleAction::Allow : RuleAction::Deny;
     rule.comment = learnedComment(r, a);
@@ -153,6 +158,18 @@ Result<LearnedRule> networkRuleFromAnswer(const ApprovalRequest& r, const Approv
         return inputError("a command scope does not apply to a connection (expected host and "
                           "port, host or domain)");
     }
+    if (a.programOnly) {
+        // The exact executable: a file name would let any program of that name through.
+        if (r.program.empty() || r.program.front() != '/')
+            return inputError("the program that connected to " + r.host +
+                              " is unknown, so the answer cannot be limited to it");
+        rule.program = programPatternFor(r.program);
+        const NetworkClient client{{0, r.program, r.argv}, {}};
+        auto pattern = ClientPattern::compile(rule.program, "");
+        if (!pattern || !pattern->matches(&client))
+            return Error{ErrorCode::Internal, 0,
+                         "the program '" + rule.program + "' does not match '" + r.program + "'"};
+    }
     return LearnedRule(std::move(rule));
 }
 
@@ -167,6 +184,8 @@ std::string ruleLine(const LearnedRule& rule)
             } else {
                 out += ", \"host\": " + json(r.host).dump();
                 if (!r.ports.empty()) out += ", \"ports\": " + json(r.ports).dump();
+                if (!r.program.empty()) out += ", \"program\": " + json(r.program).dump();
+                if (!r.command.empty()) out += ", \"command\": " + json(r.command).dump();
             }
             if (!r.comment.empty()) out += ", \"comment\": " + json(r.comment).dump();
         },
@@ -225,7 +244,8 @@ bool sameTarget(const LearnedRule& a, const LearnedRule& b)
     if (const auto* c = std::get_if<CommandRule>(&a)) return c->match == std::get<0>(b).match;
     const NetworkRule& x = std::get<1>(a);
     const NetworkRule& y = std::get<1>(b);
-    return lower(x.host) == lower(y.host) && x.ports == y.ports;
+    return lower(x.host) == lower(y.host) && x.ports == y.ports && x.program == y.program &&
+           x.command == y.command;
 }
 
 // Could some command match both patterns? Over-approximated: a glob is assumed to match whatever
@@ -285,9 +305,11 @@ int hostRank(HostPatternKind kind)
     }
 }
 
+// A rule naming a program or command is narrower than the same rule for every process.
 int networkSpecificity(const NetworkRule& rule, HostPatternKind kind)
 {
-    return hostRank(kind) * 2 + (rule.ports.empty() ? 0 : 1);
+    const bool limited = !rule.program.empty() || !rule.command.empty();
+    return hostRank(kind) * 4 + (rule.ports.empty() ? 0 : 2) + (limited ? 1 : 0);
 }
 
 // Names are compared as names; anything involving an address or a range is assumed to overlap,

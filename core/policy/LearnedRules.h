@@ -39,7 +39,8 @@ Result<LearnedRules> loadLearnedRules(const std::filesystem::path& file);
 // learned allow for the same or a broader pattern; only a strictly narrower learned rule (an
 // exact command under a "deny git push *") goes first. Specificity: commands count the words a
 // pattern fixes (CommandPattern::specificity); network rules rank "*" < CIDR < "*.domain" <
-// name or address, and listed ports above none.
+// name or address, then listed ports above none, then a rule naming a program or command above
+// one that does not.
 void mergeLearned(Policy& policy, const LearnedRules& learned);
 Status mergeLearned(Policy& policy, const std::filesystem::path& learnedFile);
 
@@ -50,7 +51,8 @@ Result<Policy> loadPresetWithLearned(std::string_view presetName);
 // The rule an answer stands for. Commands: ExactCommand → the program's path and the arguments,
 // quoted ("/usr/bin/git commit -m 'a b'"); Subcommand → "git commit *"; AnyArguments → "git *".
 // Network: HostPort → host + [port]; Host → host; Domain → "*.example.com" for the host's
-// registrable domain. InvalidInput when the scope does not fit the request (a subcommand of a
+// registrable domain; with `programOnly`, the rule's `program` is the request's program's exact
+// path. InvalidInput when the scope does not fit the request (a subcommand of a
 // program run without arguments, the domain of an IP address, a command scope for a connection).
 Result<LearnedRule> ruleFromAnswer(const ApprovalRequest& request, const ApprovalAnswer& answer);
 

@@ -230,6 +230,8 @@ std::string describeRule(std::size_t index, const NetworkRule& rule)
         for (std::size_t i = 0; i < rule.ports.size(); ++i)
             text += (i ? "," : "") + std::to_string(rule.ports[i]);
     }
+    if (!rule.program.empty()) text += " program " + rule.program;
+    if (!rule.command.empty()) text += " command \"" + rule.command + "\"";
     if (!rule.comment.empty()) text += ": " + rule.comment; // why the rule is there
     return text + ")";
 }
@@ -245,6 +247,9 @@ Result<NetworkRules::Rule> compileRule(std::size_t index, const NetworkRule& in)
         return inputError("network rule " + std::to_string(index + 1) + " (host \"" + in.host +
                           "\"): " + why);
     };
+    auto client = ClientPattern::compile(in.program, in.command);
+    if (!client) return fail(client.error().message);
+    rule.client = std::move(*client);
     std::string_view host = in.host;
     if (host == "*") {
         rule.kind = Kind::Any;
@@ -433,16 +438,33 @@ Result<NetworkRules> NetworkRules::compile(const NetworkPolicy& policy)
 }
 
 NetworkDecision NetworkRules::decideHost(std::string_view host, std::uint16_t port,
-                                         std::span<const IpAddress> own) const
+                                         std::span<const IpAddress> own,
+                                         const NetworkClient* client) const
 {
-    if (auto ip = ipLiteral(host)) return decide(host, &*ip, port, own);
-    auto decision = decide(host, nullptr, port, own);
+    return decideHostFor(host, port, own, client, Clients::Given);
+}
+
+bool NetworkRules::clientMatches(const Rule& rule, const NetworkClient* client,
+                                 Clients clients) const
+{
+    if (!rule.client.limited()) return true;
+    if (clients == Clients::AnyThatMay) return rule.action != RuleAction::Deny;
+    return rule.client.matches(client);
+}
+
+NetworkDecision NetworkRules::decideHostFor(std::string_view host, std::uint16_t port,
+                                            std::span<const IpAddress> own,
+                                            const NetworkClient* client, Clients clients) const
+{
+    if (auto ip = ipLiteral(host)) return decide(host, &*ip, port, own, client, clients);
+    auto decision = decide(host, nullptr, port, own, client, clients);
     // Only an address rule that allows or asks at this port could turn a denial around after
     // resolution: otherwise the name is not looked up at all.
-    auto mayAllow = [port](const Rule& rule) {
+    auto mayAllow = [&](const Rule& rule) {
         return rule.kind == Rule::Kind::Cidr && rule.action != RuleAction::Deny &&
                (rule.ports.empty() ||
-                std::find(rule.ports.begin(), rule.ports.end(), port) != rule.ports.end());
+                std::find(rule.ports.begin(), rule.ports.end(), port) != rule.ports.end()) &&
+               clientMatches(rule, client, clients);
     };
     decision.final =
         decision.action == RuleAction::Deny &&
@@ -451,10 +473,10 @@ NetworkDecision NetworkRules::decideHost(std::string_view host, std::uint16_t po
 }
 
 NetworkDecision NetworkRules::decideAddress(std::string_view host, const IpAddress& address,
-                                            std::uint16_t port,
-                                            std::span<const IpAddress> own) const
+                                            std::uint16_t port, std::span<const IpAddress> own,
+                                            const NetworkClient* client) const
 {
-    return decide(host, &address, port, own);
+    return decide(host, &address, port, own, client, Clients::Given);
 }
 
 std::vector<std::uint16_t> NetworkRules::distinctPorts() const
@@ -475,7 +497,7 @@ std::vector<std::uint16_t> NetworkRules::distinctPorts() const
 bool NetworkRules::couldAllowHost(std::string_view host, std::span<const IpAddress> own) const
 {
     for (auto port : distinctPorts()) {
-        auto d = decideHost(host, port, own);
+        auto d = decideHostFor(host, port, own, nullptr, Clients::AnyThatMay);
         if (d.action != RuleAction::Deny || !d.final) return true;
     }
     return false;
@@ -485,12 +507,15 @@ bool NetworkRules::couldAllowAddress(std::string_view host, const IpAddress& add
                                      std::span<const IpAddress> own) const
 {
     for (auto port : distinctPorts())
-        if (decideAddress(host, address, port, own).action != RuleAction::Deny) return true;
+        if (decide(host, &address, port, own, nullptr, Clients::AnyThatMay).action !=
+            RuleAction::Deny)
+            return true;
     return false;
 }
 
 NetworkDecision NetworkRules::decide(std::string_view host, const IpAddress* address,
-                                     std::uint16_t port, std::span<const IpAddress> own) const
+                                     std::uint16_t port, std::span<const IpAddress> own,
+                                     const NetworkClient* client, Clients clients) const
 {
     if (m_mode == NetworkMode::None) return {RuleAction::Deny, "network mode none", true};
     const bool isName = !ipLiteral(host);
@@ -506,6 +531,7 @@ NetworkDecision NetworkRules::decide(std::string_view host, const IpAddress* add
         if (!rule.ports.empty() &&
             std::find(rule.ports.begin(), rule.ports.end(), port) == rule.ports.end())
             continue;
+        if (!clientMatches(rule, client, clients)) continue;
         bool hit = false;
         bool explicitName = false;
         switch (rule.kind) {
@@ -532,11 +558,12 @@ NetworkDecision NetworkRules::decide(std::string_view host, const IpAddress* add
         return {m_default, "default (" + std::string(toString(m_default)) + ")", true};
     }
     // First match wins, except that a later rule of equal specificity (the same pattern, with or
-    // without a port list alike) and a stricter action overrides it.
+    // without a port list alike, naming a program or not alike) and a stricter action overrides
+    // it: "allow github.com for ssh" before "deny github.com" still lets ssh through.
     const Rule* winner = matches.front();
     auto sameSpecificity = [](const Rule& a, const Rule& b) {
         return a.kind == b.kind && a.name.size() == b.name.size() && a.prefix == b.prefix &&
-               a.ports.empty() == b.ports.empty();
+               a.ports.empty() == b.ports.empty() && a.client.limited() == b.client.limited();
     };
     for (const Rule* m : matches)
         if (sameSpecificity(*m, *winner) && strictness(m->action) > strictness(winner->action))

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "base/Error.h"
+#include "policy/NetworkClient.h"
 #include "policy/Policy.h"
 
 #include <array>
@@ -62,17 +63,23 @@ class NetworkRules {
     static Result<NetworkRules> compile(const NetworkPolicy& policy);
 
     // The decision on what the agent named, before any DNS. For an IP literal it is complete.
-    // `own` holds the host's own addresses (hostAddresses()), denied unless named.
+    // `own` holds the host's own addresses (hostAddresses()), denied unless named. `client` is
+    // the process that asks; null when unknown, and then no rule naming a program or command
+    // matches (the next rules, or the default, decide).
     NetworkDecision decideHost(std::string_view normalisedHost, std::uint16_t port,
-                               std::span<const IpAddress> own = {}) const;
+                               std::span<const IpAddress> own = {},
+                               const NetworkClient* client = nullptr) const;
     // The decision for connecting to `address`, which `normalisedHost` resolved to (or is).
     NetworkDecision decideAddress(std::string_view normalisedHost, const IpAddress& address,
-                                  std::uint16_t port, std::span<const IpAddress> own = {}) const;
+                                  std::uint16_t port, std::span<const IpAddress> own = {},
+                                  const NetworkClient* client = nullptr) const;
 
     // For the sandbox's DNS resolver, which answers before any port is known: whether
     // decideHost() allows or asks for `normalisedHost` on at least one port, or denies it only
     // provisionally (an address rule could still match what it resolves to). False means no
-    // connection to that name could ever be allowed, so it need not be looked up at all.
+    // connection to that name could ever be allowed, so it need not be looked up at all. The
+    // resolver does not know which program asks, so a rule naming one counts when it allows or
+    // asks, and not when it denies.
     bool couldAllowHost(std::string_view normalisedHost, std::span<const IpAddress> own = {}) const;
     // The same for one address `normalisedHost` resolved to (decideAddress() on some port).
     bool couldAllowAddress(std::string_view normalisedHost, const IpAddress& address,
@@ -85,12 +92,23 @@ class NetworkRules {
         IpAddress network; // Cidr (an IP address is a CIDR of full length)
         int prefix = 0;    // Cidr
         std::vector<std::uint16_t> ports;
-        std::string text; // "rule 2 (allow *.github.com port 443)"
+        ClientPattern client; // `program`, `command`
+        std::string text;     // "rule 2 (allow *.github.com port 443)"
     };
 
   private:
+    // Which requests a rule naming a program matches.
+    enum class Clients {
+        Given,      // the one `client` points to (null: unknown, matches none)
+        AnyThatMay, // any process: such a rule matches if it allows or asks, never if it denies
+    };
+    bool clientMatches(const Rule& rule, const NetworkClient* client, Clients clients) const;
     NetworkDecision decide(std::string_view host, const IpAddress* address, std::uint16_t port,
-                           std::span<const IpAddress> own) const;
+                           std::span<const IpAddress> own, const NetworkClient* client,
+                           Clients clients) const;
+    NetworkDecision decideHostFor(std::string_view host, std::uint16_t port,
+                                  std::span<const IpAddress> own, const NetworkClient* client,
+                                  Clients clients) const;
     // One port of each kind the rules tell apart: every listed port, and one listed nowhere.
     std::vector<std::uint16_t> distinctPorts() const;
 

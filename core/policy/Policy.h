@@ -42,11 +42,16 @@ std::string_view toString(RuleAction action);
 
 // {"action": "deny", "host": "*.example.com", "ports": [443]}. host: an exact name, "*.suffix"
 // (the suffix and its subdomains), an IPv4/IPv6 address or a CIDR range, or "*" for any.
+// `program` and `command` limit the rule to requests of a process they match
+// (policy/NetworkClient.h); empty: any process, known or not.
 struct NetworkRule {
     RuleAction action = RuleAction::Deny;
     std::string host;
     std::vector<std::uint16_t> ports; // empty: any port
     std::string comment;
+    // Braced, so that {action, host, ports, comment} stays a complete initializer.
+    std::string program{}; // "/usr/bin/ssh", "ssh": the connecting process's executable
+    std::string command{}; // "git *": the connecting process or one of its parents
 };
 
 struct NetworkPolicy {

@@ -52,6 +52,8 @@ Members membersOf(const NetworkRule& r)
             ports += (ports.empty() ? "" : ", ") + std::to_string(p);
         m.emplace_back("ports", "[" + ports + "]");
     }
+    if (!r.program.empty()) m.emplace_back("program", jsonString(r.program));
+    if (!r.command.empty()) m.emplace_back("command", jsonString(r.command));
     if (!r.comment.empty()) m.emplace_back("comment", jsonString(r.comment));
     return m;
 }
@@ -63,7 +65,8 @@ bool sameRule(const CommandRule& a, const CommandRule& b)
 
 bool sameRule(const NetworkRule& a, const NetworkRule& b)
 {
-    return a.action == b.action && a.host == b.host && a.ports == b.ports && a.comment == b.comment;
+    return a.action == b.action && a.host == b.host && a.ports == b.ports &&
+           a.program == b.program && a.command == b.command && a.comment == b.comment;
 }
 
 template <class Rule> bool sameRules(const std::vector<Rule>& a, const std::vector<Rule>& b)

@@ -16,6 +16,8 @@ Json networkJson(const NetworkPolicy& n)
     for (const auto& r : n.rules) {
         Json rule = {{"action", str(toString(r.action))}, {"host", r.host}};
         if (!r.ports.empty()) rule["ports"] = r.ports;
+        if (!r.program.empty()) rule["program"] = r.program;
+        if (!r.command.empty()) rule["command"] = r.command;
         if (!r.comment.empty()) rule["comment"] = r.comment;
         rules.push_back(std::move(rule));
     }

@@ -2,6 +2,7 @@
 
 #include "base/JsonLocator.h"
 #include "policy/CommandRules.h"
+#include "policy/NetworkClient.h"
 
 #include <algorithm>
 #include <arpa/inet.h>
@@ -156,6 +157,21 @@ void readNetworkRule(SchemaChecker& c, const json& v, const std::string& p, Netw
                },
                "\"host\": a host name, \"*.domain\", an IP address, a CIDR range or \"*\""},
               {"ports", readPorts},
+              {"program",
+               [&](const json& x, const std::string& at) {
+                   auto s = c.string(x, at, "a program's path such as \"/usr/bin/ssh\"");
+                   if (!s) return;
+                   if (auto e = checkProgramPattern(*s)) c.failAtValue(at, e->message);
+                   out.program = *s;
+               }},
+              {"command",
+               [&](const json& x, const std::string& at) {
+                   auto s = c.string(x, at, "a command pattern such as \"git *\"");
+                   if (!s) return;
+                   if (auto pattern = parseCommandPattern(*s); !pattern)
+                       c.failAtValue(at, pattern.error().message);
+                   out.command = *s;
+               }},
               {"comment", [&](const json& x, const std::string& at) {
                    if (auto s = c.string(x, at, "a string")) out.comment = *s;
                }}});

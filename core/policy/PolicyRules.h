@@ -29,7 +29,8 @@ Result<HostPatternKind> checkHostPattern(std::string_view host);
 std::optional<RuleAction> readRuleAction(SchemaChecker& c, const nlohmann::json& v,
                                          const std::string& pointer);
 
-// {"action", "host", "ports"?, "comment"?} and {"action", "match", "comment"?}
+// {"action", "host", "ports"?, "program"?, "command"?, "comment"?} and
+// {"action", "match", "comment"?}
 void readNetworkRule(SchemaChecker& c, const nlohmann::json& v, const std::string& pointer,
                      NetworkRule& out);
 void readCommandRule(SchemaChecker& c, const nlohmann::json& v, const std::string& pointer,

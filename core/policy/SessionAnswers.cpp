@@ -32,7 +32,11 @@ void SessionAnswers::add(const LearnedRule& rule)
         m_commands.push_back(*c);
         m_patterns.push_back(std::move(*pattern));
     } else {
-        m_network.push_back(std::get<NetworkRule>(rule));
+        const auto& n = std::get<NetworkRule>(rule);
+        auto client = ClientPattern::compile(n.program, n.command);
+        if (!client) return;
+        m_network.push_back(n);
+        m_clients.push_back(std::move(*client));
     }
 }
 
@@ -48,12 +52,13 @@ std::optional<bool> SessionAnswers::decideCommand(std::string_view program,
     return decision;
 }
 
-std::optional<bool> SessionAnswers::decideConnection(std::string_view host,
-                                                     std::uint16_t port) const
+std::optional<bool> SessionAnswers::decideConnection(std::string_view host, std::uint16_t port,
+                                                     const NetworkClient* client) const
 {
     std::optional<bool> decision;
-    for (const NetworkRule& rule : m_network) {
-        if (!matches(rule, host, port)) continue;
+    for (std::size_t i = 0; i < m_network.size(); ++i) {
+        const NetworkRule& rule = m_network[i];
+        if (!matches(rule, host, port) || !m_clients[i].matches(client)) continue;
         if (rule.action == RuleAction::Deny) return false;
         decision = true;
     }

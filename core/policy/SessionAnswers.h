@@ -7,6 +7,7 @@
 #include "base/Error.h"
 #include "policy/CommandRules.h"
 #include "policy/LearnedRules.h"
+#include "policy/NetworkClient.h"
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
@@ -18,13 +19,15 @@ namespace sb {
 
 class SessionAnswers {
   public:
-    // A rule from ruleFromAnswer(); a command rule whose pattern does not parse is ignored.
+    // A rule from ruleFromAnswer(); a rule whose pattern (or program) does not parse is ignored.
     void add(const LearnedRule& rule);
     // true: allowed, false: denied, nothing: no answer decides.
     std::optional<bool> decideCommand(std::string_view program,
                                       const std::vector<std::string>& argv) const;
-    // `host` as the proxy has it (lower case, no trailing dot).
-    std::optional<bool> decideConnection(std::string_view host, std::uint16_t port) const;
+    // `host` as the proxy has it (lower case, no trailing dot). An answer for "this program
+    // only" decides only requests of a known `client` that its rule matches.
+    std::optional<bool> decideConnection(std::string_view host, std::uint16_t port,
+                                         const NetworkClient* client = nullptr) const;
 
     const std::vector<CommandRule>& commands() const { return m_commands; }
     const std::vector<NetworkRule>& network() const { return m_network; }
@@ -39,6 +42,7 @@ class SessionAnswers {
     std::vector<CommandRule> m_commands;
     std::vector<CommandPattern> m_patterns; // m_commands' patterns, parsed once
     std::vector<NetworkRule> m_network;
+    std::vector<ClientPattern> m_clients; // m_network's program and command, compiled once
 };
 
 } // namespace sb

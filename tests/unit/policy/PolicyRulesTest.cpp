@@ -62,7 +62,7 @@ INSTANTIATE_TEST_SUITE_P(
                   "of: allow, ask, deny; did you mean 'allow'?)"},
         Malformed{R"({"version": 1, "network": {"rules": [{"action": "deny", "hots": "*"}]}})",
                   "test.json:1:57: at /network/rules/0/hots: unknown key 'hots' (expected one of: "
-                  "action, host, ports, comment; did you mean 'host'?)\n"
+                  "action, host, ports, program, command, comment; did you mean 'host'?)\n"
                   "test.json:1:38: at /network/rules/0: missing required key 'host' (expected "
                   "\"host\": a host name, \"*.domain\", an IP address, a CIDR range or \"*\")"},
         Malformed{R"({"version": 1, "network": {"rules": [{"action": "deny", "host": 7}]}})",
