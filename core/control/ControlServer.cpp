@@ -288,6 +288,7 @@ void ControlServer::dispatch(Client& c, proto::Message& m)
     case MsgType::ExecInput:
     case MsgType::ExecControl:
     case MsgType::FileRequest:
+    case MsgType::FileData:
     case MsgType::PortRequest:
     case MsgType::SnapshotRequest:
         onProgramRequest(c, m);
@@ -397,7 +398,12 @@ void ControlServer::onProgramRequest(Client& c, proto::Message& m)
         id = m.body["id"].get<std::uint64_t>();
     else if (proto::carriesBytes(m.type))
         id = m.seq;
-    if (auto e = m_backend.clientRequest(c.id, c.name, m)) {
+    // File contents as file_data frames came with version 4: an older client gets base64 only.
+    Status refused;
+    if (m.type == MsgType::FileRequest && c.version < 4 && m.body.value("data_frame", false))
+        refused = inputError("\"data_frame\" needs protocol version 4 (this connection speaks " +
+                             std::to_string(c.version) + ")");
+    if (auto e = refused ? refused : m_backend.clientRequest(c.id, c.name, m)) {
         json body = proto::errorBody(*e, false, ref);
         if (id) body["id"] = *id;
         sendControl(c, proto::encodeJson(MsgType::Error, body));

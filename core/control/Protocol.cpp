@@ -110,7 +110,8 @@ const char* typeName(MsgType type)
                                         "port_request",
                                         "port_reply",
                                         "snapshot_request",
-                                        "snapshot_reply"};
+                                        "snapshot_reply",
+                                        "file_data"};
     auto index = static_cast<std::size_t>(type);
     return index < std::size(names) ? names[index] : "?";
 }
@@ -123,15 +124,16 @@ bool isKnownType(std::uint8_t type)
 bool carriesBytes(MsgType type)
 {
     return type == MsgType::Output || type == MsgType::Input || type == MsgType::ExecOutput ||
-           type == MsgType::ExecInput;
+           type == MsgType::ExecInput || type == MsgType::FileData;
 }
 
 std::uint32_t versionOf(MsgType type)
 {
     const auto t = static_cast<std::uint8_t>(type);
-    return t >= static_cast<std::uint8_t>(MsgType::PortRequest) ? 3
-           : t >= static_cast<std::uint8_t>(MsgType::ExecStart) ? 2
-                                                                : 1;
+    return t >= static_cast<std::uint8_t>(MsgType::FileData)      ? 4
+           : t >= static_cast<std::uint8_t>(MsgType::PortRequest) ? 3
+           : t >= static_cast<std::uint8_t>(MsgType::ExecStart)   ? 2
+                                                                  : 1;
 }
 
 const char* roleName(Role role)
@@ -389,7 +391,8 @@ std::string describeRequest(const ApprovalRequest& r)
 {
     if (r.kind == ApprovalKind::Network)
         return r.host + ":" + std::to_string(r.port) +
-               (r.protocol.empty() ? "" : " (" + r.protocol + ")");
+               (r.protocol.empty() ? "" : " (" + r.protocol + ")") +
+               (r.process.empty() ? "" : " by " + describeChain(r.process));
     std::string line;
     for (const std::string& arg : r.argv)
         line += (line.empty() ? "" : " ") + arg;
@@ -412,6 +415,7 @@ json toJson(const ApprovalRequest& r)
         j["host"] = r.host;
         j["port"] = r.port;
         j["protocol"] = r.protocol;
+        if (!r.process.empty()) j["process"] = toJson(r.process);
     }
     return j;
 }
@@ -452,6 +456,7 @@ Result<ApprovalRequest> approvalRequestFromJson(const json& j)
         r.host = j.value("host", std::string());
         r.port = j.value("port", std::uint16_t{0});
         r.protocol = j.value("protocol", std::string());
+        if (j.contains("process")) r.process = processChainFromJson(j.at("process"));
         r.rule = j.value("rule", std::string());
         r.deadlineUnixMs = j.value("deadline_unix_ms", std::int64_t{0});
         return r;

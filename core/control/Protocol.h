@@ -28,8 +28,9 @@ namespace sb::proto {
 inline constexpr long long kStopGraceMs = 5000;
 
 // The newest version this build speaks; a supervisor also serves version 1 clients (which know
-// no exec or file messages) and version 2 ones (no port messages).
-constexpr std::uint32_t kVersion = 3;
+// no exec or file messages), version 2 ones (no port messages) and version 3 ones (file contents
+// in base64 only).
+constexpr std::uint32_t kVersion = 4;
 constexpr std::uint32_t kOldestVersion = 1;
 constexpr std::size_t kLengthBytes = 4;
 constexpr std::size_t kHeaderBytes = kLengthBytes + 1;
@@ -73,17 +74,20 @@ enum class MsgType : std::uint8_t {
     PortReply = 29,       // server → client: {id, ok, listening, forwards | forward}
     SnapshotRequest = 30, // client → server: {id, name}
     SnapshotReply = 31,   // server → client: {id, ok, snapshot: {name, entries, bytes, …}}
+    // Version 4: file contents as bytes, not base64 in JSON (docs/protocol.md, "Files").
+    FileData = 32, // either way, bytes: seq = a file request's id; before its request or reply
 };
-constexpr std::uint8_t kLastType = static_cast<std::uint8_t>(MsgType::SnapshotReply);
+constexpr std::uint8_t kLastType = static_cast<std::uint8_t>(MsgType::FileData);
 // The exec stream numbers inside an ExecOutput's seq.
 constexpr std::uint64_t kExecStdout = 1, kExecStderr = 2;
-// The largest file content one FileRequest or FileReply carries (base64 in the JSON body):
-// larger files are read with offset/limit, written as an upload of several parts ("more").
+// The largest file content one FileRequest or FileReply carries (base64 in the JSON body, or
+// a FileData frame before it): larger files are read with offset/limit, written as an upload of
+// several parts ("more").
 constexpr std::size_t kMaxFileChunk = std::size_t{8} << 20;
 
 const char* typeName(MsgType type);
 bool isKnownType(std::uint8_t type);
-bool carriesBytes(MsgType type); // Output, Input, ExecOutput, ExecInput
+bool carriesBytes(MsgType type); // Output, Input, ExecOutput, ExecInput, FileData
 // The version a message type came with.
 std::uint32_t versionOf(MsgType type);
 

@@ -98,6 +98,8 @@ Status ExecService::request(std::uint64_t client, const std::string& name, proto
         return execControl(client, m.body);
     case MsgType::FileRequest:
         return fileRequest(client, name, m.body);
+    case MsgType::FileData:
+        return fileData(client, m.seq, std::move(m.bytes));
     default:
         return inputError(std::string("not a program's request: ") + proto::typeName(m.type));
     }
@@ -319,6 +321,7 @@ void ExecService::clientGone(std::uint64_t client)
     for (auto& [hid, op] : m_files)
         if (op->client == client) op->clientGone = true; // the helper's answer ends it
     abortUploads(client);
+    std::erase_if(m_fileData, [&](const auto& d) { return d.first.first == client; });
 }
 
 void ExecService::onApprovalRequest(const ApprovalRequest& request)

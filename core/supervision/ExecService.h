@@ -86,6 +86,7 @@ class ExecService {
     Status execControl(std::uint64_t client, const nlohmann::json& body);
     Status fileRequest(std::uint64_t client, const std::string& name, const nlohmann::json& body);
     Status continueUpload(std::unique_ptr<FileOp> op, const nlohmann::json& body);
+    Status fileData(std::uint64_t client, std::uint64_t id, std::string bytes);
     void abortUploads(std::uint64_t client); // 0: every client's
     Exec* findExec(std::uint64_t client, std::uint64_t id);
 
@@ -118,6 +119,8 @@ class ExecService {
     std::map<std::uint64_t, std::unique_ptr<Exec>> m_execs;
     std::map<std::uint64_t, std::unique_ptr<FileOp>> m_files;
     std::map<std::uint64_t, std::unique_ptr<Upload>> m_uploads; // by the helper's write id
+    // Writes' contents (file_data frames) waiting for their file_request, by client and id.
+    std::map<std::pair<std::uint64_t, std::uint64_t>, std::string> m_fileData;
 };
 
 } // namespace sb

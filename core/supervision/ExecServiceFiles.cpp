@@ -135,13 +135,24 @@ Status ExecService::fileRequest(std::uint64_t client, const std::string& name, c
     putBytes(toSend, "path", op->path);
     if (op->op == "read") {
         op->offset = body.value("offset", std::uint64_t{0});
+        op->dataFrame = body.value("data_frame", false);
         op->limit = std::min<std::uint64_t>(body.value("limit", proto::kMaxFileChunk),
                                             proto::kMaxFileChunk);
         toSend["op"] = "open_read";
     } else if (op->op == "write") {
-        auto data = body.contains("data_base64") && body["data_base64"].is_string()
-                        ? fromBase64(body["data_base64"].get<std::string>())
-                        : std::optional<std::string>(body.value("data", std::string()));
+        std::optional<std::string> data;
+        if (body.value("data_frame", false)) { // its content came first, as bytes
+            auto it = m_fileData.find({client, op->clientId});
+            if (it == m_fileData.end())
+                return inputError("a write with \"data_frame\" comes after its file_data frame "
+                                  "(seq: the write's id)");
+            data = std::move(it->second);
+            m_fileData.erase(it);
+        } else if (body.contains("data_base64") && body["data_base64"].is_string()) {
+            data = fromBase64(body["data_base64"].get<std::string>());
+        } else {
+            data = body.value("data", std::string());
+        }
         if (!data) return inputError("file_request: \"data_base64\" is not base64");
         if (data->size() > proto::kMaxFileChunk)
             return inputError("a write carries at most " + std::to_string(proto::kMaxFileChunk) +
@@ -190,6 +201,22 @@ Status ExecService::fileRequest(std::uint64_t client, const std::string& name, c
         }
     };
     whenHelperReady(std::move(send));
+    return {};
+}
+
+// A write's content as bytes (version 4), kept until its file_request comes: the next frame on
+// the same connection, in order.
+Status ExecService::fileData(std::uint64_t client, std::uint64_t id, std::string bytes)
+{
+    if (bytes.size() > proto::kMaxFileChunk)
+        return inputError("a file_data frame carries at most " +
+                          std::to_string(proto::kMaxFileChunk) + " bytes");
+    if (std::count_if(m_fileData.begin(), m_fileData.end(), [&](const auto& d) {
+            return d.first.first == client;
+        }) >= static_cast<std::ptrdiff_t>(kMaxUploadsPerClient))
+        return inputError("file_data frames wait for their file_request: at most " +
+                          std::to_string(kMaxUploadsPerClient) + " at once");
+    m_fileData[{client, id}] = std::move(bytes);
     return {};
 }
 
@@ -282,8 +309,20 @@ void ExecService::onFileReply(FileOp& op, const json& reply, const std::vector<U
                        {"size", size},
                        {"offset", op.offset},
                        {"eof", op.offset + got >= size},
-                       {"mode", reply.value("mode", 0)},
-                       {"data_base64", base64(data)}};
+                       {"mode", reply.value("mode", 0)}};
+        if (op.dataFrame) { // the bytes, then the reply that says they were all, queued as one
+            answer["data_frame"] = true;
+            answer["length"] = got;
+            answer["id"] = op.clientId;
+            const std::uint64_t client = op.client;
+            std::string frames = proto::encodeBytes(MsgType::FileData, op.clientId, data);
+            frames += proto::encodeJson(MsgType::FileReply, answer);
+            m_files.erase(hid); // `op` with it
+            sendToClient(client, frames);
+            return;
+        } else {
+            answer["data_base64"] = base64(data);
+        }
         return done(answer);
     }
     if (op.op == "write" && !op.committing) {

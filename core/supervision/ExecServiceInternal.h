@@ -81,6 +81,7 @@ struct ExecService::FileOp {
     bool more = false;                   // write: the first part of an upload
     bool committing = false;             // write: the data is in, the rename asked for
     bool clientGone = false;             // nobody waits for the answer: a write is rolled back
+    bool dataFrame = false;              // read: the content goes in a file_data frame
 };
 
 // A write of several parts (file_request "more"): the helper's temporary file beside the target,

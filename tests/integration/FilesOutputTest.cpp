@@ -2,9 +2,12 @@
 // reads as stat(1) does (the mode in octal), its JSON keeps the protocol's fields; `ls FILE`
 // lists that file as ls does. And a file only touched in a session is no change.
 #include "IntegrationSupport.h"
+#include "base/Bytes.h"
+#include "control/ControlClient.h"
 
 #include <nlohmann/json.hpp>
 
+namespace fs = std::filesystem;
 using sbit::contains;
 using sbit::dump;
 
@@ -110,6 +113,90 @@ TEST_F(FilesOutput, LsOfAFileListsThatFile)
     auto missing = sb.cli({"files", "ls", session, "sub/nothing"});
     EXPECT_NE(missing.status, 0) << dump(missing);
     EXPECT_TRUE(contains(missing.err, "sub/nothing: No such file or directory")) << missing.err;
+}
+
+// Contents travel as bytes (file_data frames): every byte value, across a part's boundary.
+TEST_F(FilesOutput, EveryByteArrivesAsItWasInBothDirections)
+{
+    std::string content((std::size_t{8} << 20) + 4099, '\0');
+    for (std::size_t i = 0; i < content.size(); ++i)
+        content[i] = static_cast<char>((i * 7 + i / 256) & 0xff);
+    ASSERT_EQ(put("bytes.bin", content).status, 0);
+    sbtest::TempDir local;
+    auto got = sb.cli({"files", "get", session, "bytes.bin", (local.path() / "back.bin").string()});
+    ASSERT_EQ(got.status, 0) << dump(got);
+    EXPECT_TRUE(sbtest::readFile(local.path() / "back.bin") == content) << "changed on the way";
+    auto size = sb.cli({"exec", session, "--", "stat", "-c", "%s", "bytes.bin"});
+    EXPECT_EQ(size.out, std::to_string(content.size()) + "\n") << dump(size);
+}
+
+// The protocol under it: a version 4 client's contents as file_data frames, a version 3
+// client's as base64, and a write that says its frame came first when none did is refused.
+TEST_F(FilesOutput, ContentsTravelAsFramesFromVersionFourAndAsBase64Before)
+{
+    using sb::proto::MsgType;
+    const fs::path socket =
+        fs::path(sb.env()["XDG_RUNTIME_DIR"]) / "sandbench" / (session + ".sock");
+    auto v4 = sb::ControlClient::connectPath(socket, "test", sb::proto::Role::Viewer);
+    ASSERT_TRUE(v4) << v4.error().describe();
+    ASSERT_EQ((*v4)->version(), 4u);
+    // Every message up to the reply to `id`, that one last.
+    auto until = [](sb::ControlClient& c, std::uint64_t id) {
+        std::vector<sb::proto::Message> got;
+        for (;;) {
+            auto m = c.receive(30000);
+            if (!m) return got;
+            got.push_back(*m);
+            if (m->type != MsgType::FileData && m->body.value("id", std::uint64_t{0}) == id)
+                return got;
+        }
+    };
+    sb::proto::Message data;
+    data.type = MsgType::FileData;
+    data.seq = 1;
+    data.bytes = std::string("bytes\0as they are\n", 18);
+    ASSERT_FALSE((*v4)->send(data));
+    ASSERT_FALSE((*v4)->send(sb::proto::jsonMessage(
+        MsgType::FileRequest,
+        {{"id", 1}, {"op", "write"}, {"path", "framed.bin"}, {"data_frame", true}})));
+    auto wrote = until(**v4, 1);
+    ASSERT_FALSE(wrote.empty());
+    EXPECT_TRUE(wrote.back().body.value("ok", false)) << wrote.back().body;
+
+    ASSERT_FALSE((*v4)->send(sb::proto::jsonMessage(
+        MsgType::FileRequest,
+        {{"id", 2}, {"op", "write"}, {"path", "framed.bin"}, {"data_frame", true}})));
+    auto refused = until(**v4, 2);
+    ASSERT_FALSE(refused.empty());
+    EXPECT_EQ(refused.back().type, MsgType::Error);
+    EXPECT_TRUE(contains(refused.back().body.value("message", ""), "file_data frame"))
+        << refused.back().body;
+
+    ASSERT_FALSE((*v4)->send(sb::proto::jsonMessage(
+        MsgType::FileRequest,
+        {{"id", 3}, {"op", "read"}, {"path", "framed.bin"}, {"data_frame", true}})));
+    auto read = until(**v4, 3);
+    ASSERT_EQ(read.size(), 2u);
+    EXPECT_EQ(read[0].type, MsgType::FileData);
+    EXPECT_EQ(read[0].seq, 3u);
+    EXPECT_EQ(read[0].bytes, data.bytes);
+    EXPECT_EQ(read[1].body.value("length", 0), 18);
+    EXPECT_FALSE(read[1].body.contains("data_base64"));
+
+    auto v3 = sb::ControlClient::connectPath(socket, "old", sb::proto::Role::Viewer, 5000, 3);
+    ASSERT_TRUE(v3) << v3.error().describe();
+    ASSERT_FALSE((*v3)->send(sb::proto::jsonMessage(
+        MsgType::FileRequest,
+        {{"id", 4}, {"op", "read"}, {"path", "framed.bin"}, {"data_frame", true}})));
+    auto refusedOld = until(**v3, 4);
+    ASSERT_EQ(refusedOld.size(), 1u) << "no file_data frame for a version 3 client";
+    EXPECT_EQ(refusedOld[0].type, MsgType::Error);
+    EXPECT_TRUE(contains(refusedOld[0].body.value("message", ""), "needs protocol version 4"));
+    ASSERT_FALSE((*v3)->send(sb::proto::jsonMessage(
+        MsgType::FileRequest, {{"id", 5}, {"op", "read"}, {"path", "framed.bin"}})));
+    auto old = until(**v3, 5);
+    ASSERT_EQ(old.size(), 1u);
+    EXPECT_EQ(sb::fromBase64(old[0].body.value("data_base64", "")), data.bytes);
 }
 
 TEST(TouchedFile, IsNoChange)

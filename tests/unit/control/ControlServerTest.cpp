@@ -105,7 +105,7 @@ TEST(ControlServer, TheNewestVersionBothSpeakIsAgreed)
 {
     IsolatedXdg xdg;
     ServerHarness h;
-    for (auto [asked, agreed] : {std::pair{1, 1}, {2, 2}, {3, 3}, {9, 3}}) {
+    for (auto [asked, agreed] : {std::pair{1, 1}, {2, 2}, {3, 3}, {4, 4}, {9, 4}}) {
         RawConnection raw(h.socketPath());
         ASSERT_TRUE(raw.connected());
         raw.send(sb::proto::encodeJson(MsgType::Hello, {{"version", asked}, {"client", "c"}}));
@@ -133,6 +133,21 @@ TEST(ControlServer, AVersionTwoClientMayNotSendPortRequests)
               std::string::npos);
 }
 
+TEST(ControlServer, AVersionThreeClientMayNotSendFileData)
+{
+    IsolatedXdg xdg;
+    ServerHarness h;
+    RawConnection raw(h.socketPath());
+    ASSERT_TRUE(raw.connected());
+    raw.send(sb::proto::encodeJson(MsgType::Hello, {{"version", 3}, {"client", "v3"}}));
+    raw.send(sb::proto::encodeBytes(MsgType::FileData, 1, "content"));
+    std::vector<Message> got;
+    ASSERT_TRUE(raw.readUntilClosed(got));
+    ASSERT_EQ(got.back().type, MsgType::Error);
+    EXPECT_NE(got.back().body["message"].get<std::string>().find("needs protocol version 4"),
+              std::string::npos);
+}
+
 TEST(ControlServer, AVersionOneClientMayNotSendVersionTwoMessages)
 {
     IsolatedXdg xdg;
@@ -154,7 +169,7 @@ TEST(ControlServer, ASessionWithoutProgramsRefusesExecWithoutClosing)
     ServerHarness h;
     auto client = connectAs(h, Role::Viewer);
     ASSERT_TRUE(client);
-    EXPECT_EQ(client->version(), 3u);
+    EXPECT_EQ(client->version(), sb::proto::kVersion);
     EXPECT_FALSE(client->servesPrograms());
     EXPECT_FALSE(client->servesPorts());
     auto ports = client->ports({{"op", "list"}});

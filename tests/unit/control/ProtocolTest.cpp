@@ -256,13 +256,31 @@ TEST(Protocol, VersionThreeAddsPortPreviewsAndRunningSnapshots)
     EXPECT_EQ(static_cast<int>(MsgType::SnapshotRequest), 30);
     EXPECT_EQ(static_cast<int>(MsgType::SnapshotReply), 31);
     EXPECT_TRUE(isKnownType(31));
-    EXPECT_FALSE(isKnownType(32));
     EXPECT_STREQ(typeName(MsgType::SnapshotReply), "snapshot_reply");
     EXPECT_EQ(sb::proto::versionOf(MsgType::SnapshotRequest), 3u);
     EXPECT_STREQ(typeName(MsgType::PortRequest), "port_request");
     EXPECT_STREQ(typeName(MsgType::PortReply), "port_reply");
     EXPECT_EQ(sb::proto::versionOf(MsgType::PortRequest), 3u);
     EXPECT_EQ(sb::proto::versionOf(MsgType::FileReply), 2u);
+}
+
+TEST(Protocol, VersionFourCarriesFileContentsAsBytes)
+{
+    EXPECT_EQ(static_cast<int>(MsgType::FileData), 32);
+    EXPECT_TRUE(isKnownType(32));
+    EXPECT_FALSE(isKnownType(33));
+    EXPECT_STREQ(typeName(MsgType::FileData), "file_data");
+    EXPECT_EQ(sb::proto::versionOf(MsgType::FileData), 4u);
+    EXPECT_TRUE(carriesBytes(MsgType::FileData));
+    // Any byte, a NUL too, as it is: no base64.
+    const std::string content("a\0\xff\n", 4);
+    FrameDecoder decoder;
+    decoder.feed(encodeBytes(MsgType::FileData, 7, content));
+    auto got = decodeAll(decoder);
+    ASSERT_EQ(got.size(), 1u);
+    EXPECT_EQ(got[0].type, MsgType::FileData);
+    EXPECT_EQ(got[0].seq, 7u);
+    EXPECT_EQ(got[0].bytes, content);
 }
 
 TEST(Protocol, VersionTwoAddsProcessesAndFiles)
