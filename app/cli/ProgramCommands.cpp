@@ -393,8 +393,10 @@ void addProgramCommands(CLI::App& app)
     start->add_option("--workspace,-w", args->workspace,
                       "Project folder (default: current folder; with --resume, that session's)");
     start->add_option("--name", args->name, "The session's id (default: a fresh one)");
-    start->add_option("--resume", args->resume,
-                      "Go on with an ended session's changes (they move to this session)");
+    start->add_option(
+        "--resume", args->resume,
+        "Go on with an ended session's changes (they move to this session); any id of "
+        "sessions resumed one from another names the latest");
     start->parse_complete_callback([args, start] {
         if (!args->resume.empty() && start->count("--workspace") == 0) args->workspace.clear();
     });

@@ -79,7 +79,8 @@ void addRunCommand(CLI::App& app)
                     "Project folder (default: current folder; with --resume, that session's)");
     run->add_option("--session-id", args->sessionId, "Name the session instead of a fresh id");
     run->add_option("--resume", args->resume,
-                    "Go on with an ended session's changes (they move to this session)");
+                    "Go on with an ended session's changes (they move to this session); any id of "
+                    "sessions resumed one from another names the latest");
     // With --resume and no --workspace: the resumed session's project.
     run->parse_complete_callback([args, run] {
         if (!args->resume.empty() && run->count("--workspace") == 0) args->workspace.clear();
