@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Sandbench benchmarks: cold start against bubblewrap, per-exec overhead inside the sandbox,
-# the supervisor's idle memory, and the terminal pane against bare libvterm. See BENCHMARKS.md
+# the supervisor's idle memory, transparent connections against direct ones (when
+# tests/test-network is built), and the terminal pane against bare libvterm. See BENCHMARKS.md
 # for what each one measures.
 #
 # Usage: tests/bench/run-benchmarks.sh [--quick] [--write] [--user NAME | --no-user]
@@ -11,7 +12,8 @@
 #   --no-user   root only
 #
 # Builds nothing: the CLI is $SANDBENCH_BUILD_DIR/app/sandbench-cli (default ./build), the
-# terminal benchmark $SANDBENCH_BUILD_DIR/tests/bench/terminal_bench.
+# terminal benchmark $SANDBENCH_BUILD_DIR/tests/bench/terminal_bench, row 7's network
+# $SANDBENCH_BUILD_DIR/tests/test-network.
 # Machines are shared and noisy, so every timing is a ratio against a reference measured in
 # the same run, interleaved round by round (A,B then B,A), reported as median and spread.
 # Exit status: 0 when every benchmark ran (targets met or not: timings are not assertions),
@@ -34,7 +36,7 @@ while (($#)); do
     --user) BENCH_USER=${2:?--user needs a name}; shift ;;
     --no-user) NO_USER=1 ;;
     --worker) WORKER=1 ;; # internal: run the benchmarks as the current user, print RESULT lines
-    -h | --help) sed -n '2,17p' "$SELF" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,20p' "$SELF" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "run-benchmarks: unknown option $1" >&2; exit 2 ;;
     esac
     shift
@@ -324,6 +326,27 @@ bench_rss()
 }
 
 # ---------------------------------------------------------------------------------------------
+# 7. Transparent connections (issue 34): tests/bench/transparent_bench.py, inside test-network,
+# a session's redirected connections and lookups against the same client run directly there.
+
+TRANSPARENT_BENCH="$REPO/tests/bench/transparent_bench.py"
+bench_transparent()
+{
+    if [[ ! -x $BUILD_DIR/tests/test-network ]]; then
+        note "no test-network at $BUILD_DIR/tests (cmake --build … --target test-network): row 7 skipped"
+        return 0
+    fi
+    local out
+    if ! out=$(SANDBENCH_BUILD_DIR=$BUILD_DIR python3 "$TRANSPARENT_BENCH" --result \
+        $( ((QUICK)) && echo --quick) </dev/null 2>&1); then
+        note "transparent_bench failed:"
+        tail -5 <<<"$out" >&2
+        return 1
+    fi
+    grep '^RESULT transparent' <<<"$out"
+}
+
+# ---------------------------------------------------------------------------------------------
 
 worker()
 {
@@ -366,6 +389,7 @@ worker()
     bench_exec || { echo "RESULT failed what=exec"; failed=1; }
     bench_latency || { echo "RESULT failed what=latency"; failed=1; }
     bench_rss || { echo "RESULT failed what=rss"; failed=1; }
+    bench_transparent || { echo "RESULT failed what=transparent"; failed=1; }
     return $failed
 }
 
@@ -523,6 +547,30 @@ table()
         r=$(field "$line" sb_outer_kb)
         echo "| 3. supervisor VmRSS, idle (n=$(field "$line" n)) | $who | $(mb "$r") MB (anon $(mb "$(field "$line" sb_outer_anon_kb)") MB) | bwrap outer $(mb "$(field "$line" bw_outer_kb)") MB | $(mb "$r") MB | ≤ 10 MB | $(verdict "$(mb "$r")" 10) |"
         echo "| 3b. sandbox init VmRSS | $who | $(mb "$(field "$line" sb_inner_kb)") MB | bwrap pid 1 $(mb "$(field "$line" bw_inner_kb)") MB | — | (reported) | |"
+    done
+    for who in "${RUNS[@]}"; do
+        line=$(grep '^RESULT transparent ' <<<"${OUT[$who]}")
+        [[ -n $line ]] || continue
+        r=$(field "$line" added_p50_us)
+        echo "| 7. transparent connect + first byte, added p50; p90 (n=$(field "$line" n)×$(field "$line" conns)) | $who | p50 $(us "$(field "$line" first_p50_us)") µs, p90 $(us "$(field "$line" first_p90_us)") µs | direct p50 $(us "$(field "$line" direct_p50_us)") µs, p90 $(us "$(field "$line" direct_p90_us)") µs | $(plus "$r") µs [$(num "$(field "$line" added_p50_us 2)")–$(num "$(field "$line" added_p50_us 3)")]; $(plus "$(field "$line" added_p90_us)") µs | ≤ 300 µs (p50) | $(verdict "$r" 300) |"
+    done
+    for who in "${RUNS[@]}"; do
+        line=$(grep '^RESULT transparent_bulk ' <<<"${OUT[$who]}")
+        [[ -n $line ]] || continue
+        r=$(field "$line" ratio)
+        echo "| 7b. transparent bulk, $(field "$line" mib) MiB (n=$(field "$line" n)) | $who | $(us "$(field "$line" mib_s)") MiB/s | direct $(us "$(field "$line" direct_mib_s)") MiB/s; a bare splice() relay (floor) $(us "$(field "$line" floor_mib_s)") MiB/s, $(x "$(field "$line" floor_ratio)") | $(x "$r") [$(x "$(field "$line" ratio 2)")–$(x "$(field "$line" ratio 3)")] | ≥ 0.8× | $(verdict_ge "$r" 0.8) |"
+    done
+    for who in "${RUNS[@]}"; do
+        line=$(grep '^RESULT transparent_dns ' <<<"${OUT[$who]}")
+        [[ -n $line ]] || continue
+        r=$(field "$line" p50_us)
+        echo "| 7c. lookup through the sandbox's resolver, p50 (n=$(field "$line" n)×$(field "$line" lookups)) | $who | $(us "$r") µs | /etc/hosts directly $(us "$(field "$line" direct_p50_us)") µs | $(plus "$(field "$line" added_us)") µs [$(num "$(field "$line" added_us 2)")–$(num "$(field "$line" added_us 3)")] | ≤ 1 ms | $(verdict "$r" 1000) |"
+    done
+    for who in "${RUNS[@]}"; do
+        line=$(grep '^RESULT transparent_held ' <<<"${OUT[$who]}")
+        [[ -n $line ]] || continue
+        r=$(awk -v a="$(field "$line" during_kb)" -v b="$(field "$line" before_kb)" 'BEGIN { print a - b }')
+        echo "| 7d. $(field "$line" conns) transparent connections held, supervisor VmRSS growth | $who | $(mb "$(field "$line" before_kb)") → $(mb "$(field "$line" during_kb)") MB (opened in $(field "$line" opened_ms) ms) | — | +$(mb "$r") MB | ≤ 20 MB | $(verdict "$(mb "$r")" 20) |"
     done
     line=$(grep '^RESULT terminal ' <<<"$TERMINAL_OUT")
     r=$(field "$line" ratio)
