@@ -535,12 +535,18 @@ void addClientCommands(CLI::App& app)
 
     CLI::App* policy = app.add_subcommand(
         "policy", "Give a running session a new policy: its command and network rules and "
-                  "approvals apply at once, the rest to new sessions only");
-    sessionArg(policy, true);
+                  "approvals apply at once, the rest to new sessions only (or `policy test`)");
+    // Both required unless `policy test` is given, whose callback runs first and exits.
+    sessionArg(policy, false);
     policy->add_option("file", args->policyFile, "The policy file (JSON with comments)")
-        ->required()
         ->check(CLI::ExistingFile);
-    policy->callback([args] { exitWith(policyCommand(*args)); });
+    addPolicyTestCommand(*policy);
+    policy->callback([args] {
+        if (args->session.empty() || args->policyFile.empty())
+            exitWith(
+                fail("policy needs a SESSION and a FILE (or: policy test --help)", kUsageError));
+        exitWith(policyCommand(*args));
+    });
 
     CLI::App* stop = app.add_subcommand("stop", "Ask a running session to end (SIGTERM)");
     sessionArg(stop, true);

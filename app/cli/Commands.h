@@ -21,6 +21,7 @@ void addProgramCommands(CLI::App& app);
 void addImageCommands(CLI::App& app);
 void addSnapshotCommands(CLI::App& app);
 void addPortCommands(CLI::App& app);
+void addPolicyTestCommand(CLI::App& policy); // `policy test`, by addClientCommands
 
 // Exit codes of sandbench-cli's own failures (the command's own status passes through).
 constexpr int kUsageError = 2;
