@@ -632,6 +632,14 @@
         <translation>über %1</translation>
     </message>
     <message>
+        <source>wanted by %1</source>
+        <translation>verlangt von %1</translation>
+    </message>
+    <message>
+        <source>started by %1</source>
+        <translation>gestartet von %1</translation>
+    </message>
+    <message>
         <source>asked by %1</source>
         <translation>nachgefragt durch %1</translation>
     </message>

@@ -298,6 +298,11 @@ void Proxy::Impl::accept(bool transparent)
         auto c = std::make_unique<Conn>();
         c->id = m_nextId++;
         c->client.fd = fd;
+        // The agent's socket is the other end: its address is our peer, its peer our address.
+        socklen_t length = sizeof c->agentLocal;
+        getpeername(fd, reinterpret_cast<sockaddr*>(&c->agentLocal), &length);
+        length = sizeof c->agentRemote;
+        getsockname(fd, reinterpret_cast<sockaddr*>(&c->agentRemote), &length);
         c->lastActivity = proxy::Clock::now();
         c->req.connection = c->id;
         epoll_event ev{};
@@ -451,7 +456,8 @@ bool Proxy::Impl::step(Conn& c)
 void Proxy::Impl::setPhase(Conn& c, Phase phase, milliseconds timeout)
 {
     c.phase = phase;
-    c.deadline = timeout.count() > 0 ? proxy::Clock::now() + timeout : proxy::Clock::time_point::max();
+    c.deadline =
+        timeout.count() > 0 ? proxy::Clock::now() + timeout : proxy::Clock::time_point::max();
 }
 
 // ---- timers ----

@@ -8,12 +8,14 @@
 #include "base/Error.h"
 #include "policy/NetworkRules.h"
 #include "policy/Policy.h"
+#include "policy/ProcessChain.h"
 
 #include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
+#include <sys/socket.h>
 #include <vector>
 
 namespace sb {
@@ -24,6 +26,8 @@ struct ConnectionRequest {
     std::string protocol; // "connect", "http", "socks5", or "tcp" (a redirected connection)
     std::string address;  // the resolved address the proxy would connect to; empty before DNS
     std::uint64_t connection = 0; // the agent's connection, to tie events together
+    // Who made it (Hooks::identify): the process and its parents; empty when unknown.
+    ProcessChain process;
 };
 
 struct ProxyEvent {
@@ -64,6 +68,13 @@ class Proxy {
         // Every decision, failure, malformed request and closed upstream, on the proxy's thread,
         // for the activity log and the recording. Keep it quick.
         std::function<void(const ProxyEvent&)> onEvent;
+        // The process behind an agent's socket, from the supervisor's view of the sandbox:
+        // `local` is the socket's own address, `remote` its peer as it sees it (the proxy
+        // listener, or where a redirected connection was going, or the resolver). Called on the
+        // proxy's thread once per connection or lookup, before it is decided. Empty: unknown.
+        std::function<ProcessChain(const sockaddr_storage& local, const sockaddr_storage& remote,
+                                   bool udp)>
+            identify;
     };
 
     struct Options {

@@ -51,7 +51,11 @@ bool stillOpen(const Side& upstream)
 void Proxy::Impl::request(Conn& c, std::string host, std::uint16_t port, std::string protocol)
 {
     c.gen++;
-    c.req = ConnectionRequest{std::move(host), port, std::move(protocol), {}, c.id};
+    if (!c.identified && m_hooks.identify) {
+        c.process = m_hooks.identify(c.agentLocal, c.agentRemote, false);
+        c.identified = true;
+    }
+    c.req = ConnectionRequest{std::move(host), port, std::move(protocol), {}, c.id, c.process};
     c.candidates.clear();
     c.nextCandidate = 0;
     c.reuse = false;

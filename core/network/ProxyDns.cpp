@@ -53,10 +53,19 @@ void Proxy::Impl::onLookupResolved(std::uint64_t id, Result<std::vector<IpAddres
 void Proxy::Impl::answerLookup(const DnsResponder::Reply& reply, const sockaddr_storage& to,
                                socklen_t length)
 {
+    ProxyEvent e;
+    // Who asked, while its socket is still open to be found: it may close once answered.
+    const bool query = !reply.lookup.name.empty() || reply.lookup.type != 0;
+    if (query && m_hooks.identify) {
+        sockaddr_storage resolver{};
+        socklen_t own = sizeof resolver;
+        getsockname(m_resolverFd, reinterpret_cast<sockaddr*>(&resolver), &own);
+        e.request.process = m_hooks.identify(to, resolver, true);
+    }
     if (!reply.message.empty())
         sendto(m_resolverFd, reply.message.data(), reply.message.size(), MSG_DONTWAIT,
                reinterpret_cast<const sockaddr*>(&to), length);
-    ProxyEvent e;
+    if (!query) return; // not a DNS query at all: nothing to record
     e.kind = ProxyEvent::Kind::Lookup;
     e.request.host = reply.lookup.name;
     e.request.protocol = "dns";

@@ -211,6 +211,11 @@ struct Conn {
     // A redirected connection's destination: the request is decided for it (by the name the
     // program looked it up by, when the sandbox's resolver gave it) and connects only there.
     std::optional<IpAddress> fixedAddress;
+    // Who the agent's side is: its socket's address and its peer's as it sees them, and the
+    // process found behind them (once, at the first request).
+    sockaddr_storage agentLocal{}, agentRemote{};
+    bool identified = false;
+    ProcessChain process;
     std::vector<IpAddress> candidates; // checked addresses still to try
     std::size_t nextCandidate = 0;
     std::string upstreamKey; // "host port" the open upstream serves (HTTP reuse)

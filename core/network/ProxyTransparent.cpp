@@ -59,6 +59,9 @@ void Proxy::Impl::startRedirected(Conn& c)
         return;
     }
     c.fixedAddress = target->first;
+    // The agent's socket names as its peer where it was going, not this listener.
+    socklen_t length = 0;
+    c.agentRemote = target->first.toSockaddr(target->second, length);
     // Looked up through the sandbox's resolver: decided by that name (a rule for *.example.com
     // holds), still connecting to exactly this address.
     auto name = m_dns.nameFor(target->first);

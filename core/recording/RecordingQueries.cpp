@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -199,8 +200,14 @@ Result<RecordedSessionSummary> RecordingStore::summary(const std::string& id)
         if (j.is_discarded() || !j.is_object()) continue;
         switch (static_cast<EventKind>(stmt->columnInt(0))) {
         case EventKind::NetworkRequest:
-            if (j.value("type", "") != "lookup") // a name looked up is no host contacted
-                hosts.insert(stringField(j, "host") + ":" + stringField(j, "port"));
+            if (j.value("type", "") != "lookup") { // a name looked up is no host contacted
+                std::string by;                    // the program that connected, when it was found
+                if (auto p = j.find("process"); p != j.end() && p->is_array() && !p->empty())
+                    by = " by " +
+                         std::filesystem::path(p->front().value("program", "")).filename().string();
+                hosts.insert(stringField(j, "host") + ":" + stringField(j, "port") +
+                             (by == " by " ? "" : by));
+            }
             break;
         case EventKind::ExecDecision:
         case EventKind::NetworkDecision: {

@@ -64,7 +64,7 @@ struct RecordedSessionSummary {
     SessionRecord session;
     std::vector<std::string> commands;       // execs that ran (allowed, or approved), as lines
     std::vector<std::string> deniedCommands; // execs refused by a rule, an answer or a timeout
-    std::vector<std::string> hosts;          // host:port contacted (distinct)
+    std::vector<std::string> hosts; // "host:port", "host:port by PROGRAM" contacted (distinct)
     // Final decisions: an `ask` counts once answered, as what the answer (or its timeout) was;
     // prompts: approval requests; timeouts: those of them no one answered in time.
     unsigned allowed = 0, denied = 0, prompts = 0, timeouts = 0;

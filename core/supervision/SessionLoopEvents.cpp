@@ -2,6 +2,7 @@
 // proxy's questions and events. Queued under a mutex and a wake-up of the loop, whose thread
 // emits them (the control server is the loop's alone): drainApprovalEvents().
 #include "base/ActivityKinds.h"
+#include "sandbox/SocketOwner.h"
 #include "supervision/SessionLoop.h"
 
 #include <unistd.h>
@@ -34,13 +35,17 @@ void SessionLoop::onApprovalEvent(const ApprovalRequest* request, const Approval
     queue(std::move(e));
 }
 
-Status SessionLoop::startProxy(int listenFd, int transparentFd, int resolverFd)
+Status SessionLoop::startProxy(int listenFd, int transparentFd, int resolverFd, pid_t initPid)
 {
     Proxy::Hooks hooks;
     hooks.ask = [this](const ConnectionRequest& r, const std::string& rule, Proxy::Decide decide) {
         onProxyAsk(r, rule, std::move(decide));
     };
     hooks.onEvent = [this](const ProxyEvent& e) { onProxyEvent(e); };
+    // Only the proxy's thread calls it: the owners' cache needs no lock.
+    auto owners = std::make_shared<SocketOwners>(initPid);
+    hooks.identify = [owners](const sockaddr_storage& local, const sockaddr_storage& remote,
+                              bool udp) { return owners->owner(local, remote, udp); };
     Proxy::Options options;
     options.transparentListenFd = transparentFd;
     options.resolverFd = resolverFd;
@@ -61,6 +66,7 @@ void SessionLoop::onProxyAsk(const ConnectionRequest& r, const std::string& rule
     request.protocol = r.protocol;
     request.rule = rule;
     request.subject = r.connection;
+    request.process = r.process;
     if (auto earlier = m_broker.decidedBySession(request)) {
         decide(*earlier, "an answer earlier in this session");
         return;
@@ -90,6 +96,7 @@ void SessionLoop::onProxyEvent(const ProxyEvent& e)
         event["asked"] = e.asked;
     }
     if (!e.detail.empty()) event["detail"] = e.detail;
+    if (!e.request.process.empty()) event["process"] = toJson(e.request.process);
     if (e.kind == ProxyEvent::Kind::Lookup) {
         // A name the sandbox's resolver answered: no port, no connection.
         for (const char* key : {"port", "address", "connection"})

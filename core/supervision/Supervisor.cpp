@@ -407,7 +407,7 @@ Ended superviseSession(const RunOptions& options, PreparedRun& prepared,
     ended.setUpFailed = loop.setUpError();
     if (!ended.setUpFailed && sandbox.proxyListener >= 0)
         if (auto e = loop.startProxy(sandbox.proxyListener, sandbox.transparentListener,
-                                     sandbox.resolverSocket))
+                                     sandbox.resolverSocket, sandbox.initPid))
             ended.setUpFailed = e->within("network proxy");
     bool finished = true;
     if (ended.setUpFailed) {

@@ -180,6 +180,23 @@ class ApprovalPanelTest : public QObject {
         QVERIFY(panel.card(5)->setScope(sb::ApprovalScope::Host));
     }
 
+    // Which program wants the connection, and what started it.
+    void networkCardNamesTheProgramAndItsParents()
+    {
+        sb::MockClock clock;
+        ApprovalPanel panel(clock);
+        sb::ApprovalRequest request = networkRequest(6, "api.example.com", clock.unixMs() + 60000);
+        request.process = {{12, "/usr/bin/node", {"node", "build.js"}},
+                           {9, "/usr/bin/node", {"npm", "run", "build"}},
+                           {2, "/usr/bin/bash", {"bash"}}};
+        panel.addRequest(request);
+        const QString text = visibleText(panel.card(6));
+        QVERIFY2(text.contains(QStringLiteral("wanted by node build.js (pid 12)")),
+                 qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("started by npm run build (pid 9) < bash (pid 2)")),
+                 qPrintable(text));
+    }
+
     void countdownFollowsTheClock()
     {
         sb::MockClock clock;

@@ -220,6 +220,7 @@ for family in (socket.AF_INET, socket.AF_INET6):
     s.sendall(b"GET / HTTP/1.0\r\n\r\n")
     print("by name:", s.makefile("rb").read().split(b"\r\n\r\n", 1)[-1].decode().strip())
 EOF
+curl -s "http://api.test.example:PORT/" | sed 's/^/through the proxy: /'
 )SH";
     auto r = run("names", policy, script);
     ASSERT_EQ(r.status, 0) << dump(r);
@@ -228,6 +229,7 @@ EOF
     EXPECT_TRUE(contains(r.out, "getaddrinfo: ['198.18.0.1', '2001:db8::1']")) << dump(r);
     EXPECT_TRUE(contains(r.out, "by name: hello from 198.18.0.1")) << dump(r);
     EXPECT_TRUE(contains(r.out, "by name: hello from 2001:db8::1")) << dump(r);
+    EXPECT_TRUE(contains(r.out, "through the proxy: hello from ")) << dump(r);
 
     auto exported = sb.cli({"export", "names", "--format", "jsonl"});
     std::istringstream lines(exported.out);
@@ -240,18 +242,31 @@ EOF
         if (e.value("host", "") == "api.test.example" && e.value("rcode", "") == "NOERROR" &&
             !e["addresses"].empty())
             answered = true;
-        if (e.value("host", "") == "other.test.example" && e.value("rcode", "") == "NXDOMAIN")
+        if (e.value("host", "") == "other.test.example" && e.value("rcode", "") == "NXDOMAIN") {
             refused = true;
+            EXPECT_TRUE(e.contains("process") &&
+                        contains(e["process"][0].value("program", ""), "getent"))
+                << e.dump();
+        }
     }
     EXPECT_TRUE(answered) << exported.out;
     EXPECT_TRUE(refused) << exported.out;
+    // Who asked: the process found behind the socket, and its parents up to the session's
+    // command (bash -c SCRIPT).
     for (const auto& d : networkDecisions("names")) {
         EXPECT_EQ(d.value("host", ""), "api.test.example") << d.dump();
         EXPECT_EQ(d.value("decision", ""), "allow") << d.dump();
+        ASSERT_TRUE(d.contains("process") && d["process"].size() >= 2) << d.dump();
+        const std::string program = d["process"][0].value("program", "");
+        EXPECT_TRUE(contains(program, d.value("protocol", "") == "http" ? "curl" : "python3"))
+            << d.dump();
+        EXPECT_GT(d["process"][0].value("pid", 0), 1) << d.dump();
+        EXPECT_EQ(d["process"].back()["argv"][0], "bash") << d.dump();
     }
-    EXPECT_EQ(networkDecisions("names").size(), 2u);
+    EXPECT_EQ(networkDecisions("names").size(), 3u);
     auto show = sb.cli({"show", "names"});
-    EXPECT_TRUE(contains(show.out, "api.test.example:" + p)) << dump(show);
+    EXPECT_TRUE(contains(show.out, "api.test.example:" + p + " by python3")) << dump(show);
+    EXPECT_TRUE(contains(show.out, "api.test.example:" + p + " by curl")) << dump(show);
 }
 
 // doctor says whether connections are redirected; on a machine whose kernel has nftables NAT

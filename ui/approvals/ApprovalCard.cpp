@@ -117,9 +117,23 @@ ApprovalCard::ApprovalCard(const sb::ApprovalRequest& request, sb::Clock& clock,
         if (!m_request.program.empty())
             layout->addWidget(
                 mutedLabel(tr("program %1").arg(QString::fromStdString(m_request.program)), this));
-    } else if (!m_request.protocol.empty()) {
-        layout->addWidget(
-            mutedLabel(tr("via %1").arg(QString::fromStdString(m_request.protocol)), this));
+    } else {
+        if (!m_request.protocol.empty())
+            layout->addWidget(
+                mutedLabel(tr("via %1").arg(QString::fromStdString(m_request.protocol)), this));
+        // Which program wants it, and what started that one: a decision a person can make.
+        const sb::ProcessChain& chain = m_request.process;
+        if (!chain.empty()) {
+            layout->addWidget(mutedLabel(
+                tr("wanted by %1").arg(QString::fromStdString(sb::describeProcess(chain[0]))),
+                this));
+            QStringList parents;
+            for (std::size_t i = 1; i < chain.size(); ++i)
+                parents << QString::fromStdString(sb::describeProcess(chain[i]));
+            if (!parents.isEmpty())
+                layout->addWidget(
+                    mutedLabel(tr("started by %1").arg(parents.join(QStringLiteral(" < "))), this));
+        }
     }
     layout->addWidget(mutedLabel(tr("asked by %1").arg(ruleText()), this));
 

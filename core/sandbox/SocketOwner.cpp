@@ -1,0 +1,204 @@
+#include "sandbox/SocketOwner.h"
+
+#include <arpa/inet.h>
+#include <cstring>
+#include <dirent.h>
+#include <fstream>
+#include <netinet/in.h>
+#include <sstream>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+
+namespace sb {
+namespace {
+
+// An address as 16 bytes, IPv4 as IPv4-mapped, and its port: how the two tables' entries and
+// the caller's sockaddr compare.
+struct Endpoint {
+    std::array<unsigned char, 16> address{};
+    unsigned port = 0;
+    bool any() const
+    {
+        static constexpr std::array<unsigned char, 16> zero{};
+        static const std::array<unsigned char, 16> mappedZero = [] {
+            std::array<unsigned char, 16> a{};
+            a[10] = a[11] = 0xff;
+            return a;
+        }();
+        return (address == zero || address == mappedZero) && port == 0;
+    }
+    bool operator==(const Endpoint&) const = default;
+};
+
+Endpoint endpointOf(const sockaddr_storage& s)
+{
+    Endpoint e;
+    if (s.ss_family == AF_INET) {
+        const auto& in = reinterpret_cast<const sockaddr_in&>(s);
+        e.address[10] = e.address[11] = 0xff;
+        std::memcpy(e.address.data() + 12, &in.sin_addr, 4);
+        e.port = ntohs(in.sin_port);
+    } else if (s.ss_family == AF_INET6) {
+        const auto& in6 = reinterpret_cast<const sockaddr_in6&>(s);
+        std::memcpy(e.address.data(), &in6.sin6_addr, 16);
+        e.port = ntohs(in6.sin6_port);
+    }
+    return e;
+}
+
+// "0100007F:1F90" (IPv4) or 32 hex digits and a port (IPv6), as /proc/net/tcp prints them: each
+// 32-bit word in this machine's byte order.
+std::optional<Endpoint> parseProcEndpoint(const std::string& text)
+{
+    const auto colon = text.find(':');
+    if (colon == std::string::npos || (colon != 8 && colon != 32)) return std::nullopt;
+    Endpoint e;
+    unsigned char* out = e.address.data();
+    if (colon == 8) {
+        e.address[10] = e.address[11] = 0xff;
+        out += 12;
+    }
+    for (std::size_t word = 0; word < colon / 8; ++word) {
+        const std::uint32_t value =
+            static_cast<std::uint32_t>(std::stoul(text.substr(word * 8, 8), nullptr, 16));
+        std::memcpy(out + word * 4, &value, 4);
+    }
+    e.port = static_cast<unsigned>(std::stoul(text.substr(colon + 1), nullptr, 16));
+    return e;
+}
+
+std::string readFile(const fs::path& file)
+{
+    std::ifstream in(file, std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+std::vector<pid_t> childrenOf(pid_t pid)
+{
+    std::vector<pid_t> out;
+    std::error_code ec;
+    for (fs::directory_iterator task("/proc/" + std::to_string(pid) + "/task", ec), end;
+         !ec && task != end; task.increment(ec)) {
+        std::istringstream kids(readFile(task->path() / "children"));
+        for (pid_t child = 0; kids >> child;)
+            out.push_back(child);
+    }
+    return out;
+}
+
+} // namespace
+
+std::optional<unsigned long> SocketOwners::inodeOf(const sockaddr_storage& local,
+                                                   const sockaddr_storage& remote, bool udp) const
+{
+    const Endpoint want = endpointOf(local), peer = endpointOf(remote);
+    const std::string base = "/proc/" + std::to_string(m_initPid) + "/net/";
+    for (const char* table : udp ? std::array{"udp", "udp6"} : std::array{"tcp", "tcp6"}) {
+        std::ifstream in(base + table);
+        std::string line;
+        std::getline(in, line); // the header
+        while (std::getline(in, line)) {
+            std::istringstream fields(line);
+            std::string slot, localText, remoteText, state, queues, timer, retransmits, uid,
+                timeout;
+            unsigned long inode = 0;
+            if (!(fields >> slot >> localText >> remoteText >> state >> queues >> timer >>
+                  retransmits >> uid >> timeout >> inode))
+                continue;
+            try {
+                auto l = parseProcEndpoint(localText), r = parseProcEndpoint(remoteText);
+                // An unconnected UDP socket (sendto) has no peer in the table.
+                if (l && r && *l == want && (*r == peer || (udp && r->any())) && inode != 0)
+                    return inode;
+            } catch (const std::exception&) { // a line of another format: not ours to read
+            }
+        }
+    }
+    return std::nullopt;
+}
+
+void SocketOwners::rescan()
+{
+    m_holders.clear();
+    std::vector<pid_t> pending = childrenOf(m_initPid);
+    for (std::size_t i = 0; i < pending.size() && i < 65536; ++i) {
+        const pid_t pid = pending[i];
+        const std::string fds = "/proc/" + std::to_string(pid) + "/fd";
+        if (DIR* dir = ::opendir(fds.c_str())) {
+            while (const dirent* entry = ::readdir(dir)) {
+                char target[64];
+                const std::string link = fds + "/" + entry->d_name;
+                const ssize_t n = ::readlink(link.c_str(), target, sizeof target - 1);
+                if (n <= 8 || std::strncmp(target, "socket:[", 8) != 0) continue;
+                target[n] = '\0';
+                m_holders.emplace(std::strtoul(target + 8, nullptr, 10), pid);
+            }
+            ::closedir(dir);
+        }
+        for (pid_t child : childrenOf(pid))
+            pending.push_back(child);
+    }
+}
+
+ProcessChain SocketOwners::chainOf(pid_t hostPid) const
+{
+    ProcessChain chain;
+    for (pid_t pid = hostPid; pid > 0 && pid != m_initPid && chain.size() < 256;) {
+        const std::string dir = "/proc/" + std::to_string(pid);
+        ProcessInfo info;
+        std::istringstream status(readFile(dir + "/status"));
+        for (std::string line; std::getline(status, line);)
+            if (line.starts_with("NSpid:")) {
+                std::istringstream pids(line.substr(6));
+                for (std::int64_t p = 0; pids >> p;)
+                    info.pid = p; // the innermost: the sandbox's number
+            }
+        std::error_code ec;
+        info.program = fs::read_symlink(dir + "/exe", ec).string();
+        const std::string cmdline = readFile(dir + "/cmdline");
+        for (std::size_t at = 0; at < cmdline.size();) {
+            const std::size_t end = cmdline.find('\0', at);
+            info.argv.push_back(cmdline.substr(at, end - at));
+            if (end == std::string::npos) break;
+            at = end + 1;
+        }
+        chain.push_back(std::move(info));
+        // The parent: the fourth field of stat, after the command name in parentheses.
+        const std::string stat = readFile(dir + "/stat");
+        const auto close = stat.rfind(')');
+        std::istringstream rest(close == std::string::npos ? "" : stat.substr(close + 1));
+        std::string state;
+        pid_t parent = 0;
+        if (!(rest >> state >> parent)) break;
+        pid = parent;
+        // Only a process of this sandbox leads to its init; anything else (a pid of a process
+        // that ended, reused outside) is no answer.
+        if (pid == m_initPid) return chain;
+    }
+    return {};
+}
+
+ProcessChain SocketOwners::owner(const sockaddr_storage& local, const sockaddr_storage& remote,
+                                 bool udp)
+{
+    auto inode = inodeOf(local, remote, udp);
+    if (!inode) return {};
+    auto holder = m_holders.find(*inode);
+    if (holder == m_holders.end()) { // a socket new since the last scan
+        rescan();
+        holder = m_holders.find(*inode);
+        if (holder == m_holders.end()) return {};
+    }
+    ProcessChain chain = chainOf(holder->second);
+    if (chain.empty()) { // the process it was found in has gone: look again
+        rescan();
+        holder = m_holders.find(*inode);
+        if (holder != m_holders.end()) chain = chainOf(holder->second);
+    }
+    return chain;
+}
+
+} // namespace sb
