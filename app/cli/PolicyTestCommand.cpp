@@ -27,14 +27,14 @@ struct PolicyTestArgs {
 
 // A command line as typed, as the process that would run it: the program is --program, or else
 // the line's first word.
-sb::Result<sb::ClientProcess> processOf(const std::string& line, const std::string& program,
-                                        const char* option)
+sb::Result<sb::ProcessInfo> processOf(const std::string& line, const std::string& program,
+                                      const char* option)
 {
     auto argv = sb::splitCommandLine(line);
     if (!argv) return sb::inputError(std::string(option) + ": " + argv.error().message);
     if (argv->empty() && program.empty())
         return sb::inputError(std::string(option) + " is empty (expected a command line)");
-    sb::ClientProcess p;
+    sb::ProcessInfo p;
     p.argv = std::move(*argv);
     p.program = !program.empty() ? program : p.argv.front();
     if (p.argv.empty()) p.argv.push_back(p.program);
@@ -79,20 +79,19 @@ int policyTestCommand(const PolicyTestArgs& args)
     if (policy->network.mode == sb::NetworkMode::Host)
         return report(args, sb::RuleAction::Allow, "network mode host", "");
     // The process that connects and the ones that started it, or none: an unknown process.
-    std::unique_ptr<sb::NetworkClient> client;
+    sb::ProcessChain chain;
     if (!args.program.empty() || !args.command.empty()) {
-        client = std::make_unique<sb::NetworkClient>();
         if (!args.command.empty()) {
             auto p = processOf(args.command, args.program, "--command");
             if (!p) return fail(p.error(), kUsageError);
-            client->process = std::move(*p);
+            chain.push_back(std::move(*p));
         } else {
-            client->process = {0, args.program, {args.program}};
+            chain.push_back({0, args.program, {args.program}});
         }
         for (const std::string& line : args.parents) {
             auto p = processOf(line, "", "--parent");
             if (!p) return fail(p.error(), kUsageError);
-            client->parents.push_back(std::move(*p));
+            chain.push_back(std::move(*p));
         }
     } else if (!args.parents.empty()) {
         return fail("--parent needs --program or --command (the process that connects)",
@@ -101,7 +100,7 @@ int policyTestCommand(const PolicyTestArgs& args)
     auto rules = sb::NetworkRules::compile(policy->network);
     if (!rules) return fail(rules.error(), kUsageError);
     const auto port = static_cast<std::uint16_t>(args.port);
-    const sb::NetworkDecision d = rules->decideHost(*host, port, {}, client.get());
+    const sb::NetworkDecision d = rules->decideHost(*host, port, {}, chain);
     // A name's addresses are decided again when it is resolved: only a denial can change here.
     std::string note;
     const bool namesAProcess = std::any_of(
@@ -109,7 +108,7 @@ int policyTestCommand(const PolicyTestArgs& args)
         [](const sb::NetworkRule& r) { return !r.program.empty() || !r.command.empty(); });
     if (d.action == sb::RuleAction::Deny && !d.final)
         note = "unless an address rule allows what " + *host + " resolves to";
-    else if (!client && namesAProcess)
+    else if (chain.empty() && namesAProcess)
         note = "no process given (--program, --command): rules naming one did not apply";
     return report(args, d.action, d.rule, note);
 }

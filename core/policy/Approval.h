@@ -30,8 +30,6 @@ struct ApprovalRequest {
     std::uint64_t id = 0; // unique within the session
     ApprovalKind kind = ApprovalKind::Command;
     // Command: the program as resolved inside the sandbox, argv, the working directory.
-    // Network: the program and argv of the process that connects, when the supervisor knows it
-    // (program "": unknown).
     std::string program;
     std::vector<std::string> argv;
     std::string cwd;
@@ -56,8 +54,8 @@ struct ApprovalAnswer {
     ApprovalScope scope = ApprovalScope::ExactCommand;
     ApprovalDuration duration = ApprovalDuration::Once;
     std::string answeredBy; // "cli", "gui", "tty", a client name
-    // Network: the rule made from the answer names the request's program (its exact path), so
-    // it covers that program's connections only. Needs a request whose program is known.
+    // Network: the rule made from the answer names the program of the request's process (its
+    // exact path), so it covers that program's connections only. Needs a known process.
     // Braced, so that {allow, scope, duration, answeredBy} stays a complete initializer.
     bool programOnly{};
 };

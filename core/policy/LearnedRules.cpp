@@ -4,8 +4,8 @@
 #include "base/JsonLocator.h"
 #include "base/Paths.h"
 #include "base/UniqueFd.h"
+#include "policy/ClientPattern.h"
 #include "policy/CommandRules.h"
-#include "policy/NetworkClient.h"
 #include "policy/PolicyRules.h"
 #include "policy/SchemaChecker.h"
 
@@ -79,7 +79,8 @@ std::string learnedComment(const ApprovalRequest& r, const ApprovalAnswer& a)
 {
     std::string what =
         r.kind == ApprovalKind::Command ? commandLine(r) : r.host + ':' + std::to_string(r.port);
-    if (r.kind == ApprovalKind::Network && !r.program.empty()) what += " from " + r.program;
+    if (r.kind == ApprovalKind::Network && !r.process.empty())
+        what += " from " + r.process.front().program;
     if (what.size() > 200) what = what.substr(0, 197) + "...";
     return std::string("learned: ") + (a.allow ? "allowed" : "denied") + " always" +
            (a.answeredBy.empty() ? "" : " by " + a.answeredBy) + " when asked about " + what;
@@ -160,15 +161,15 @@ Result<LearnedRule> networkRuleFromAnswer(const ApprovalRequest& r, const Approv
     }
     if (a.programOnly) {
         // The exact executable: a file name would let any program of that name through.
-        if (r.program.empty() || r.program.front() != '/')
+        const std::string program = r.process.empty() ? "" : r.process.front().program;
+        if (program.empty() || program.front() != '/')
             return inputError("the program that connected to " + r.host +
                               " is unknown, so the answer cannot be limited to it");
-        rule.program = programPatternFor(r.program);
-        const NetworkClient client{{0, r.program, r.argv}, {}};
+        rule.program = programPatternFor(program);
         auto pattern = ClientPattern::compile(rule.program, "");
-        if (!pattern || !pattern->matches(&client))
+        if (!pattern || !pattern->matches(r.process))
             return Error{ErrorCode::Internal, 0,
-                         "the program '" + rule.program + "' does not match '" + r.program + "'"};
+                         "the program '" + rule.program + "' does not match '" + program + "'"};
     }
     return LearnedRule(std::move(rule));
 }

@@ -439,32 +439,32 @@ Result<NetworkRules> NetworkRules::compile(const NetworkPolicy& policy)
 
 NetworkDecision NetworkRules::decideHost(std::string_view host, std::uint16_t port,
                                          std::span<const IpAddress> own,
-                                         const NetworkClient* client) const
+                                         const ProcessChain& process) const
 {
-    return decideHostFor(host, port, own, client, Clients::Given);
+    return decideHostFor(host, port, own, process, Clients::Given);
 }
 
-bool NetworkRules::clientMatches(const Rule& rule, const NetworkClient* client,
+bool NetworkRules::clientMatches(const Rule& rule, const ProcessChain& process,
                                  Clients clients) const
 {
     if (!rule.client.limited()) return true;
     if (clients == Clients::AnyThatMay) return rule.action != RuleAction::Deny;
-    return rule.client.matches(client);
+    return rule.client.matches(process);
 }
 
 NetworkDecision NetworkRules::decideHostFor(std::string_view host, std::uint16_t port,
                                             std::span<const IpAddress> own,
-                                            const NetworkClient* client, Clients clients) const
+                                            const ProcessChain& process, Clients clients) const
 {
-    if (auto ip = ipLiteral(host)) return decide(host, &*ip, port, own, client, clients);
-    auto decision = decide(host, nullptr, port, own, client, clients);
+    if (auto ip = ipLiteral(host)) return decide(host, &*ip, port, own, process, clients);
+    auto decision = decide(host, nullptr, port, own, process, clients);
     // Only an address rule that allows or asks at this port could turn a denial around after
     // resolution: otherwise the name is not looked up at all.
     auto mayAllow = [&](const Rule& rule) {
         return rule.kind == Rule::Kind::Cidr && rule.action != RuleAction::Deny &&
                (rule.ports.empty() ||
                 std::find(rule.ports.begin(), rule.ports.end(), port) != rule.ports.end()) &&
-               clientMatches(rule, client, clients);
+               clientMatches(rule, process, clients);
     };
     decision.final =
         decision.action == RuleAction::Deny &&
@@ -474,9 +474,9 @@ NetworkDecision NetworkRules::decideHostFor(std::string_view host, std::uint16_t
 
 NetworkDecision NetworkRules::decideAddress(std::string_view host, const IpAddress& address,
                                             std::uint16_t port, std::span<const IpAddress> own,
-                                            const NetworkClient* client) const
+                                            const ProcessChain& process) const
 {
-    return decide(host, &address, port, own, client, Clients::Given);
+    return decide(host, &address, port, own, process, Clients::Given);
 }
 
 std::vector<std::uint16_t> NetworkRules::distinctPorts() const
@@ -497,7 +497,7 @@ std::vector<std::uint16_t> NetworkRules::distinctPorts() const
 bool NetworkRules::couldAllowHost(std::string_view host, std::span<const IpAddress> own) const
 {
     for (auto port : distinctPorts()) {
-        auto d = decideHostFor(host, port, own, nullptr, Clients::AnyThatMay);
+        auto d = decideHostFor(host, port, own, {}, Clients::AnyThatMay);
         if (d.action != RuleAction::Deny || !d.final) return true;
     }
     return false;
@@ -507,15 +507,14 @@ bool NetworkRules::couldAllowAddress(std::string_view host, const IpAddress& add
                                      std::span<const IpAddress> own) const
 {
     for (auto port : distinctPorts())
-        if (decide(host, &address, port, own, nullptr, Clients::AnyThatMay).action !=
-            RuleAction::Deny)
+        if (decide(host, &address, port, own, {}, Clients::AnyThatMay).action != RuleAction::Deny)
             return true;
     return false;
 }
 
 NetworkDecision NetworkRules::decide(std::string_view host, const IpAddress* address,
                                      std::uint16_t port, std::span<const IpAddress> own,
-                                     const NetworkClient* client, Clients clients) const
+                                     const ProcessChain& process, Clients clients) const
 {
     if (m_mode == NetworkMode::None) return {RuleAction::Deny, "network mode none", true};
     const bool isName = !ipLiteral(host);
@@ -531,7 +530,7 @@ NetworkDecision NetworkRules::decide(std::string_view host, const IpAddress* add
         if (!rule.ports.empty() &&
             std::find(rule.ports.begin(), rule.ports.end(), port) == rule.ports.end())
             continue;
-        if (!clientMatches(rule, client, clients)) continue;
+        if (!clientMatches(rule, process, clients)) continue;
         bool hit = false;
         bool explicitName = false;
         switch (rule.kind) {

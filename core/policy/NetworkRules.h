@@ -4,7 +4,7 @@
 #pragma once
 
 #include "base/Error.h"
-#include "policy/NetworkClient.h"
+#include "policy/ClientPattern.h"
 #include "policy/Policy.h"
 
 #include <array>
@@ -63,16 +63,16 @@ class NetworkRules {
     static Result<NetworkRules> compile(const NetworkPolicy& policy);
 
     // The decision on what the agent named, before any DNS. For an IP literal it is complete.
-    // `own` holds the host's own addresses (hostAddresses()), denied unless named. `client` is
-    // the process that asks; null when unknown, and then no rule naming a program or command
-    // matches (the next rules, or the default, decide).
+    // `own` holds the host's own addresses (hostAddresses()), denied unless named. `process` is
+    // who asks, the process first and then its parents; empty when unknown, and then no rule
+    // naming a program or command matches (the next rules, or the default, decide).
     NetworkDecision decideHost(std::string_view normalisedHost, std::uint16_t port,
                                std::span<const IpAddress> own = {},
-                               const NetworkClient* client = nullptr) const;
+                               const ProcessChain& process = {}) const;
     // The decision for connecting to `address`, which `normalisedHost` resolved to (or is).
     NetworkDecision decideAddress(std::string_view normalisedHost, const IpAddress& address,
                                   std::uint16_t port, std::span<const IpAddress> own = {},
-                                  const NetworkClient* client = nullptr) const;
+                                  const ProcessChain& process = {}) const;
 
     // For the sandbox's DNS resolver, which answers before any port is known: whether
     // decideHost() allows or asks for `normalisedHost` on at least one port, or denies it only
@@ -99,15 +99,15 @@ class NetworkRules {
   private:
     // Which requests a rule naming a program matches.
     enum class Clients {
-        Given,      // the one `client` points to (null: unknown, matches none)
+        Given,      // the `process` given (empty: unknown, matches none)
         AnyThatMay, // any process: such a rule matches if it allows or asks, never if it denies
     };
-    bool clientMatches(const Rule& rule, const NetworkClient* client, Clients clients) const;
+    bool clientMatches(const Rule& rule, const ProcessChain& process, Clients clients) const;
     NetworkDecision decide(std::string_view host, const IpAddress* address, std::uint16_t port,
-                           std::span<const IpAddress> own, const NetworkClient* client,
+                           std::span<const IpAddress> own, const ProcessChain& process,
                            Clients clients) const;
     NetworkDecision decideHostFor(std::string_view host, std::uint16_t port,
-                                  std::span<const IpAddress> own, const NetworkClient* client,
+                                  std::span<const IpAddress> own, const ProcessChain& process,
                                   Clients clients) const;
     // One port of each kind the rules tell apart: every listed port, and one listed nowhere.
     std::vector<std::uint16_t> distinctPorts() const;

@@ -43,7 +43,7 @@ std::string_view toString(RuleAction action);
 // {"action": "deny", "host": "*.example.com", "ports": [443]}. host: an exact name, "*.suffix"
 // (the suffix and its subdomains), an IPv4/IPv6 address or a CIDR range, or "*" for any.
 // `program` and `command` limit the rule to requests of a process they match
-// (policy/NetworkClient.h); empty: any process, known or not.
+// (policy/ClientPattern.h); empty: any process, known or not.
 struct NetworkRule {
     RuleAction action = RuleAction::Deny;
     std::string host;

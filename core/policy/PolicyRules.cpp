@@ -2,7 +2,7 @@
 
 #include "base/JsonLocator.h"
 #include "policy/CommandRules.h"
-#include "policy/NetworkClient.h"
+#include "policy/ClientPattern.h"
 
 #include <algorithm>
 #include <arpa/inet.h>

@@ -53,12 +53,12 @@ std::optional<bool> SessionAnswers::decideCommand(std::string_view program,
 }
 
 std::optional<bool> SessionAnswers::decideConnection(std::string_view host, std::uint16_t port,
-                                                     const NetworkClient* client) const
+                                                     const ProcessChain& process) const
 {
     std::optional<bool> decision;
     for (std::size_t i = 0; i < m_network.size(); ++i) {
         const NetworkRule& rule = m_network[i];
-        if (!matches(rule, host, port) || !m_clients[i].matches(client)) continue;
+        if (!matches(rule, host, port) || !m_clients[i].matches(process)) continue;
         if (rule.action == RuleAction::Deny) return false;
         decision = true;
     }

@@ -5,9 +5,9 @@
 #pragma once
 
 #include "base/Error.h"
+#include "policy/ClientPattern.h"
 #include "policy/CommandRules.h"
 #include "policy/LearnedRules.h"
-#include "policy/NetworkClient.h"
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
@@ -25,9 +25,9 @@ class SessionAnswers {
     std::optional<bool> decideCommand(std::string_view program,
                                       const std::vector<std::string>& argv) const;
     // `host` as the proxy has it (lower case, no trailing dot). An answer for "this program
-    // only" decides only requests of a known `client` that its rule matches.
+    // only" decides only requests whose known `process` its rule matches.
     std::optional<bool> decideConnection(std::string_view host, std::uint16_t port,
-                                         const NetworkClient* client = nullptr) const;
+                                         const ProcessChain& process = {}) const;
 
     const std::vector<CommandRule>& commands() const { return m_commands; }
     const std::vector<NetworkRule>& network() const { return m_network; }

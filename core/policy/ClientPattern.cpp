@@ -1,5 +1,6 @@
-#include "policy/NetworkClient.h"
+#include "policy/ClientPattern.h"
 
+#include <algorithm>
 #include <fnmatch.h>
 
 namespace sb {
@@ -66,22 +67,18 @@ Result<ClientPattern> ClientPattern::compile(const std::string& program, const s
     return out;
 }
 
-bool ClientPattern::matches(const NetworkClient* client) const
+bool ClientPattern::matches(const ProcessChain& chain) const
 {
     if (!limited()) return true;
-    if (!client) return false;
-    if (!m_program.empty() && !matchesProgram(m_program, m_programIsPath, client->process.program))
+    if (chain.empty()) return false;
+    if (!m_program.empty() && !matchesProgram(m_program, m_programIsPath, chain.front().program))
         return false;
     if (!m_command) return true;
     // A command may be the connecting process or one that started it: `git push` connects
     // through the ssh it runs, and a rule for "git *" is meant for that ssh.
-    auto matchesOne = [this](const ClientProcess& p) {
+    return std::any_of(chain.begin(), chain.end(), [this](const ProcessInfo& p) {
         return !p.program.empty() && matchesCommand(*m_command, p.program, p.argv);
-    };
-    if (matchesOne(client->process)) return true;
-    for (const ClientProcess& parent : client->parents)
-        if (matchesOne(parent)) return true;
-    return false;
+    });
 }
 
 } // namespace sb

@@ -31,21 +31,21 @@ NetworkRules compiled(RuleAction defaultAction, std::vector<NetworkRule> rules)
     return std::move(out).value();
 }
 
-ClientProcess process(std::string program, std::vector<std::string> argv)
+ProcessInfo process(std::string program, std::vector<std::string> argv)
 {
-    return ClientProcess{0, std::move(program), std::move(argv)};
+    return ProcessInfo{0, std::move(program), std::move(argv)};
 }
 
-// ssh run by `git push`, run by the agent's shell.
-const NetworkClient kSshFromGit{
-    process("/usr/bin/ssh", {"ssh", "git@github.com"}),
-    {process("/usr/bin/git", {"git", "push", "origin"}), process("/usr/bin/bash", {"bash"})}};
-const NetworkClient kCurl{process("/usr/bin/curl", {"curl", "https://github.com"}),
-                          {process("/usr/bin/bash", {"bash"})}};
+// ssh run by `git push`, run by the agent's shell: the process first, then its parents.
+const ProcessChain kSshFromGit{process("/usr/bin/ssh", {"ssh", "git@github.com"}),
+                               process("/usr/bin/git", {"git", "push", "origin"}),
+                               process("/usr/bin/bash", {"bash"})};
+const ProcessChain kCurl{process("/usr/bin/curl", {"curl", "https://github.com"}),
+                         process("/usr/bin/bash", {"bash"})};
 
 } // namespace
 
-TEST(NetworkClientRules, SchemaAcceptsProgramAndCommandAndWritesThemBack)
+TEST(ClientPattern, SchemaAcceptsProgramAndCommandAndWritesThemBack)
 {
     const Policy p = sbtest::accepted(R"({"version": 1, "network": {"rules": [
         {"action": "allow", "host": "github.com", "ports": [22], "program": "/usr/bin/ssh"},
@@ -65,7 +65,7 @@ TEST(NetworkClientRules, SchemaAcceptsProgramAndCommandAndWritesThemBack)
     EXPECT_EQ(again->network.rules[0].command, "");
 }
 
-TEST(NetworkClientRules, SchemaRefusesBadProgramsAndCommandsAtTheirValue)
+TEST(ClientPattern, SchemaRefusesBadProgramsAndCommandsAtTheirValue)
 {
     EXPECT_EQ(sbtest::refusal(R"({"version": 1, "network": {"rules": [
   {"action": "allow", "host": "x.com", "program": "bin/ssh"}]}})"),
@@ -93,66 +93,66 @@ TEST(NetworkClientRules, SchemaRefusesBadProgramsAndCommandsAtTheirValue)
               "'program'?)");
 }
 
-TEST(NetworkClientRules, ProgramMatchesTheConnectingExecutable)
+TEST(ClientPattern, ProgramMatchesTheConnectingExecutable)
 {
     auto rules =
         compiled(RuleAction::Deny, {rule(RuleAction::Allow, "github.com", {22}, "/usr/bin/ssh")});
-    auto d = rules.decideHost("github.com", 22, {}, &kSshFromGit);
+    auto d = rules.decideHost("github.com", 22, {}, kSshFromGit);
     EXPECT_EQ(d.action, RuleAction::Allow);
     EXPECT_EQ(d.rule, "rule 1 (allow github.com port 22 program /usr/bin/ssh)");
-    EXPECT_EQ(rules.decideHost("github.com", 22, {}, &kCurl).action, RuleAction::Deny);
-    EXPECT_EQ(rules.decideHost("github.com", 443, {}, &kSshFromGit).action, RuleAction::Deny);
+    EXPECT_EQ(rules.decideHost("github.com", 22, {}, kCurl).action, RuleAction::Deny);
+    EXPECT_EQ(rules.decideHost("github.com", 443, {}, kSshFromGit).action, RuleAction::Deny);
     // A program is the connecting process only: bash, an ancestor of both, does not count.
     auto bash = compiled(RuleAction::Deny, {rule(RuleAction::Allow, "github.com", {}, "bash")});
-    EXPECT_EQ(bash.decideHost("github.com", 22, {}, &kCurl).action, RuleAction::Deny);
+    EXPECT_EQ(bash.decideHost("github.com", 22, {}, kCurl).action, RuleAction::Deny);
     // A file name matches in any folder; a path glob stays within its folder.
     auto byName = compiled(RuleAction::Deny, {rule(RuleAction::Allow, "github.com", {}, "ssh")});
-    NetworkClient local = kSshFromGit;
-    local.process.program = "/usr/local/bin/ssh";
-    EXPECT_EQ(byName.decideHost("github.com", 22, {}, &local).action, RuleAction::Allow);
+    ProcessChain local = kSshFromGit;
+    local[0].program = "/usr/local/bin/ssh";
+    EXPECT_EQ(byName.decideHost("github.com", 22, {}, local).action, RuleAction::Allow);
     auto glob =
         compiled(RuleAction::Deny, {rule(RuleAction::Allow, "github.com", {}, "/usr/bin/*")});
-    EXPECT_EQ(glob.decideHost("github.com", 22, {}, &kSshFromGit).action, RuleAction::Allow);
-    EXPECT_EQ(glob.decideHost("github.com", 22, {}, &local).action, RuleAction::Deny);
-    NetworkClient deeper = kSshFromGit;
-    deeper.process.program = "/usr/bin/x/ssh";
-    EXPECT_EQ(glob.decideHost("github.com", 22, {}, &deeper).action, RuleAction::Deny);
+    EXPECT_EQ(glob.decideHost("github.com", 22, {}, kSshFromGit).action, RuleAction::Allow);
+    EXPECT_EQ(glob.decideHost("github.com", 22, {}, local).action, RuleAction::Deny);
+    ProcessChain deeper = kSshFromGit;
+    deeper[0].program = "/usr/bin/x/ssh";
+    EXPECT_EQ(glob.decideHost("github.com", 22, {}, deeper).action, RuleAction::Deny);
 }
 
-TEST(NetworkClientRules, CommandMatchesTheProcessOrAnyOfItsParents)
+TEST(ClientPattern, CommandMatchesTheProcessOrAnyOfItsParents)
 {
     auto rules =
         compiled(RuleAction::Deny, {rule(RuleAction::Allow, "github.com", {22}, "", "git *")});
     // git is ssh's parent: its `git push origin` matches "git *".
-    auto d = rules.decideHost("github.com", 22, {}, &kSshFromGit);
+    auto d = rules.decideHost("github.com", 22, {}, kSshFromGit);
     EXPECT_EQ(d.action, RuleAction::Allow);
     EXPECT_EQ(d.rule, "rule 1 (allow github.com port 22 command \"git *\")");
-    EXPECT_EQ(rules.decideHost("github.com", 22, {}, &kCurl).action, RuleAction::Deny);
+    EXPECT_EQ(rules.decideHost("github.com", 22, {}, kCurl).action, RuleAction::Deny);
     // The process itself counts too.
-    const NetworkClient gitItself{process("/usr/bin/git", {"git", "fetch"}), {}};
-    EXPECT_EQ(rules.decideHost("github.com", 22, {}, &gitItself).action, RuleAction::Allow);
+    const ProcessChain gitItself{process("/usr/bin/git", {"git", "fetch"})};
+    EXPECT_EQ(rules.decideHost("github.com", 22, {}, gitItself).action, RuleAction::Allow);
     // Arguments matter as in commands.rules: "git push *" is not a fetch.
     auto push =
         compiled(RuleAction::Deny, {rule(RuleAction::Allow, "github.com", {}, "", "git push *")});
-    EXPECT_EQ(push.decideHost("github.com", 22, {}, &kSshFromGit).action, RuleAction::Allow);
-    EXPECT_EQ(push.decideHost("github.com", 22, {}, &gitItself).action, RuleAction::Deny);
+    EXPECT_EQ(push.decideHost("github.com", 22, {}, kSshFromGit).action, RuleAction::Allow);
+    EXPECT_EQ(push.decideHost("github.com", 22, {}, gitItself).action, RuleAction::Deny);
 }
 
-TEST(NetworkClientRules, ProgramAndCommandMustBothMatch)
+TEST(ClientPattern, ProgramAndCommandMustBothMatch)
 {
     // ssh, and only when git started it.
     auto rules = compiled(RuleAction::Deny,
                           {rule(RuleAction::Allow, "github.com", {22}, "/usr/bin/ssh", "git *")});
-    EXPECT_EQ(rules.decideHost("github.com", 22, {}, &kSshFromGit).action, RuleAction::Allow);
-    const NetworkClient sshAlone{process("/usr/bin/ssh", {"ssh", "git@github.com"}),
-                                 {process("/usr/bin/bash", {"bash"})}};
-    EXPECT_EQ(rules.decideHost("github.com", 22, {}, &sshAlone).action, RuleAction::Deny);
-    const NetworkClient curlFromGit{process("/usr/bin/curl", {"curl", "x"}),
-                                    {process("/usr/bin/git", {"git", "push"})}};
-    EXPECT_EQ(rules.decideHost("github.com", 22, {}, &curlFromGit).action, RuleAction::Deny);
+    EXPECT_EQ(rules.decideHost("github.com", 22, {}, kSshFromGit).action, RuleAction::Allow);
+    const ProcessChain sshAlone{process("/usr/bin/ssh", {"ssh", "git@github.com"}),
+                                process("/usr/bin/bash", {"bash"})};
+    EXPECT_EQ(rules.decideHost("github.com", 22, {}, sshAlone).action, RuleAction::Deny);
+    const ProcessChain curlFromGit{process("/usr/bin/curl", {"curl", "x"}),
+                                   process("/usr/bin/git", {"git", "push"})};
+    EXPECT_EQ(rules.decideHost("github.com", 22, {}, curlFromGit).action, RuleAction::Deny);
 }
 
-TEST(NetworkClientRules, AnUnknownProcessFallsToTheNextRulesAndTheDefault)
+TEST(ClientPattern, AnUnknownProcessFallsToTheNextRulesAndTheDefault)
 {
     auto rules =
         compiled(RuleAction::Ask, {rule(RuleAction::Allow, "github.com", {22}, "/usr/bin/ssh"),
@@ -164,27 +164,27 @@ TEST(NetworkClientRules, AnUnknownProcessFallsToTheNextRulesAndTheDefault)
     EXPECT_EQ(d.rule, "default (ask)");
     EXPECT_EQ(rules.decideHost("github.com", 443).action, RuleAction::Allow);
     // A process whose executable could not be read is unknown to a program rule.
-    NetworkClient unreadable = kSshFromGit;
-    unreadable.process.program.clear();
-    EXPECT_EQ(rules.decideHost("github.com", 22, {}, &unreadable).rule, "default (ask)");
+    ProcessChain unreadable = kSshFromGit;
+    unreadable[0].program.clear();
+    EXPECT_EQ(rules.decideHost("github.com", 22, {}, unreadable).rule, "default (ask)");
     const auto address = *IpAddress::parse("140.82.112.4");
     EXPECT_EQ(rules.decideAddress("github.com", address, 22).action, RuleAction::Ask);
-    EXPECT_EQ(rules.decideAddress("github.com", address, 22, {}, &kSshFromGit).action,
+    EXPECT_EQ(rules.decideAddress("github.com", address, 22, {}, kSshFromGit).action,
               RuleAction::Allow);
 }
 
-TEST(NetworkClientRules, AProgramRuleIsNarrowerThanTheSameRuleForEveryone)
+TEST(ClientPattern, AProgramRuleIsNarrowerThanTheSameRuleForEveryone)
 {
     // Rules of equal specificity let a later, stricter one win; naming a program makes a rule
     // more specific, so "ssh may, nobody else" reads as written.
     auto rules = compiled(RuleAction::Ask, {rule(RuleAction::Allow, "github.com", {}, "ssh"),
                                             rule(RuleAction::Deny, "github.com", {}, "")});
-    EXPECT_EQ(rules.decideHost("github.com", 22, {}, &kSshFromGit).action, RuleAction::Allow);
-    EXPECT_EQ(rules.decideHost("github.com", 22, {}, &kCurl).action, RuleAction::Deny);
+    EXPECT_EQ(rules.decideHost("github.com", 22, {}, kSshFromGit).action, RuleAction::Allow);
+    EXPECT_EQ(rules.decideHost("github.com", 22, {}, kCurl).action, RuleAction::Deny);
     EXPECT_EQ(rules.decideHost("github.com", 22).action, RuleAction::Deny);
 }
 
-TEST(NetworkClientRules, TheResolverCountsAProgramRuleThatMayAllow)
+TEST(ClientPattern, TheResolverCountsAProgramRuleThatMayAllow)
 {
     // The lookup does not know who asks: a rule allowing one program lets the name resolve.
     auto onlySsh = compiled(RuleAction::Deny, {rule(RuleAction::Allow, "github.com", {22}, "ssh")});
@@ -196,8 +196,8 @@ TEST(NetworkClientRules, TheResolverCountsAProgramRuleThatMayAllow)
     auto byAddress =
         compiled(RuleAction::Deny, {rule(RuleAction::Allow, "140.82.112.0/20", {}, "ssh")});
     EXPECT_TRUE(byAddress.couldAllowHost("github.com"));
-    EXPECT_FALSE(byAddress.decideHost("github.com", 22, {}, &kSshFromGit).final);
-    EXPECT_TRUE(byAddress.decideHost("github.com", 22, {}, &kCurl).final);
+    EXPECT_FALSE(byAddress.decideHost("github.com", 22, {}, kSshFromGit).final);
+    EXPECT_TRUE(byAddress.decideHost("github.com", 22, {}, kCurl).final);
     // A deny naming one program never hides what others may do.
     auto notCurl = compiled(RuleAction::Allow, {rule(RuleAction::Deny, "github.com", {}, "curl")});
     EXPECT_TRUE(notCurl.couldAllowHost("github.com"));
@@ -208,28 +208,27 @@ TEST(NetworkClientRules, TheResolverCountsAProgramRuleThatMayAllow)
     EXPECT_FALSE(closed.couldAllowHost("github.com"));
 }
 
-TEST(NetworkClientRules, SessionAnswersForOneProgram)
+TEST(ClientPattern, SessionAnswersForOneProgram)
 {
     SessionAnswers answers;
     answers.add(rule(RuleAction::Allow, "github.com", {22}, "/usr/bin/ssh"));
-    EXPECT_EQ(answers.decideConnection("github.com", 22, &kSshFromGit), std::optional(true));
-    EXPECT_EQ(answers.decideConnection("github.com", 22, &kCurl), std::nullopt);
+    EXPECT_EQ(answers.decideConnection("github.com", 22, kSshFromGit), std::optional(true));
+    EXPECT_EQ(answers.decideConnection("github.com", 22, kCurl), std::nullopt);
     EXPECT_EQ(answers.decideConnection("github.com", 22), std::nullopt);
     // They travel to clients and back with their program.
     auto again = SessionAnswers::fromJson(answers.toJson());
     ASSERT_EQ(again.network().size(), 1u);
     EXPECT_EQ(again.network()[0].program, "/usr/bin/ssh");
-    EXPECT_EQ(again.decideConnection("github.com", 22, &kCurl), std::nullopt);
+    EXPECT_EQ(again.decideConnection("github.com", 22, kCurl), std::nullopt);
 }
 
-TEST(NetworkClientRules, AnAnswerForThisProgramOnlyMakesARuleNamingIt)
+TEST(ClientPattern, AnAnswerForThisProgramOnlyMakesARuleNamingIt)
 {
     ApprovalRequest r;
     r.kind = ApprovalKind::Network;
     r.host = "GitHub.com";
     r.port = 22;
-    r.program = "/opt/tools [v2]/ssh";
-    r.argv = {"ssh", "git@github.com"};
+    r.process = {process("/opt/tools [v2]/ssh", {"ssh", "git@github.com"})};
     ApprovalAnswer a{true, ApprovalScope::HostPort, ApprovalDuration::Always, "gui"};
     a.programOnly = true;
     auto made = ruleFromAnswer(r, a);
@@ -241,14 +240,14 @@ TEST(NetworkClientRules, AnAnswerForThisProgramOnlyMakesARuleNamingIt)
     EXPECT_EQ(n.comment,
               "learned: allowed always by gui when asked about GitHub.com:22 from /opt/tools "
               "[v2]/ssh");
-    const NetworkClient same{process(r.program, r.argv), {}};
-    const NetworkClient other{process("/opt/tools v/ssh", r.argv), {}};
+    const ProcessChain same = r.process;
+    const ProcessChain other{process("/opt/tools v/ssh", {"ssh"})};
     auto rules = compiled(RuleAction::Deny, {n});
-    EXPECT_EQ(rules.decideHost("github.com", 22, {}, &same).action, RuleAction::Allow);
-    EXPECT_EQ(rules.decideHost("github.com", 22, {}, &other).action, RuleAction::Deny);
+    EXPECT_EQ(rules.decideHost("github.com", 22, {}, same).action, RuleAction::Allow);
+    EXPECT_EQ(rules.decideHost("github.com", 22, {}, other).action, RuleAction::Deny);
 
     // Without a known program there is nothing to limit the rule to.
-    r.program.clear();
+    r.process.clear();
     auto unknown = ruleFromAnswer(r, a);
     ASSERT_FALSE(unknown);
     EXPECT_EQ(unknown.error().message, "the program that connected to GitHub.com is unknown, so "
@@ -262,7 +261,7 @@ TEST(NetworkClientRules, AnAnswerForThisProgramOnlyMakesARuleNamingIt)
     EXPECT_FALSE(ruleFromAnswer(command, a));
 }
 
-TEST(NetworkClientRules, LearnedProgramRulesAreKeptApartAndGoBeforeABroaderDeny)
+TEST(ClientPattern, LearnedProgramRulesAreKeptApartAndGoBeforeABroaderDeny)
 {
     const std::filesystem::path file =
         std::filesystem::path(testing::TempDir()) / "client-rules.learned.json";
@@ -286,7 +285,7 @@ TEST(NetworkClientRules, LearnedProgramRulesAreKeptApartAndGoBeforeABroaderDeny)
     EXPECT_EQ(policy.network.rules[0].program, "/usr/bin/ssh");
     auto rules = NetworkRules::compile(policy.network);
     ASSERT_TRUE(rules);
-    EXPECT_EQ(rules->decideHost("github.com", 22, {}, &kSshFromGit).action, RuleAction::Allow);
-    EXPECT_EQ(rules->decideHost("github.com", 22, {}, &kCurl).action, RuleAction::Deny);
+    EXPECT_EQ(rules->decideHost("github.com", 22, {}, kSshFromGit).action, RuleAction::Allow);
+    EXPECT_EQ(rules->decideHost("github.com", 22, {}, kCurl).action, RuleAction::Deny);
     std::filesystem::remove(file);
 }
