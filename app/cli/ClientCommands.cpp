@@ -42,6 +42,7 @@ struct ClientArgs {
     std::string decision;
     std::string scope;
     std::string duration = "once";
+    bool programOnly = false;
     std::string policyFile;
 };
 
@@ -240,11 +241,23 @@ int approveCommand(const ClientArgs& args)
         answer.scope = *scope;
     }
     answer.duration = *sb::proto::parseApprovalDuration(args.duration);
+    if (args.programOnly) {
+        if (it->kind != sb::ApprovalKind::Network)
+            return fail("--program-only applies to network requests (a command's scope names "
+                        "its program already)",
+                        kUsageError);
+        if (it->process.empty())
+            return fail("the program that made request #" + std::to_string(args.request) +
+                            " is unknown, so the answer cannot be limited to it",
+                        kUsageError);
+        answer.programOnly = true;
+    }
     if (auto e = (*client)->answer(args.request, answer))
         return fail(whyNotAnswered(**client, args, *e));
-    std::printf("approval #%llu %s: %s (%s, %s)\n", static_cast<unsigned long long>(args.request),
-                answer.allow ? "allowed" : "denied", sb::proto::describeRequest(*it).c_str(),
-                sb::proto::approvalScopeName(answer.scope),
+    std::printf("approval #%llu %s: %s (%s%s, %s)\n",
+                static_cast<unsigned long long>(args.request), answer.allow ? "allowed" : "denied",
+                sb::proto::describeRequest(*it).c_str(), sb::proto::approvalScopeName(answer.scope),
+                answer.programOnly ? ", this program only" : "",
                 sb::proto::approvalDurationName(answer.duration));
     return 0;
 }
@@ -531,6 +544,9 @@ void addClientCommands(CLI::App& app)
         ->check(CLI::IsMember({"exact", "subcommand", "program", "hostport", "host", "domain"}));
     approve->add_option("--for", args->duration, "How long: once, session, always")
         ->check(CLI::IsMember({"once", "session", "always"}));
+    approve->add_flag("--program-only", args->programOnly,
+                      "Network: the answer covers only the program that connects (a rule "
+                      "naming its path)");
     approve->callback([args] { exitWith(approveCommand(*args)); });
 
     CLI::App* policy = app.add_subcommand(

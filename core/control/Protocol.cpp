@@ -422,10 +422,12 @@ json toJson(const ApprovalRequest& r)
 
 json toJson(const ApprovalAnswer& a)
 {
-    return {{"allow", a.allow},
-            {"scope", approvalScopeName(a.scope)},
-            {"duration", approvalDurationName(a.duration)},
-            {"answered_by", a.answeredBy}};
+    json j = {{"allow", a.allow},
+              {"scope", approvalScopeName(a.scope)},
+              {"duration", approvalDurationName(a.duration)},
+              {"answered_by", a.answeredBy}};
+    if (a.programOnly) j["program_only"] = true;
+    return j;
 }
 
 json toJson(const ApprovalOutcome& o)
@@ -481,6 +483,7 @@ Result<ApprovalAnswer> approvalAnswerFromJson(const json& j)
         a.scope = *s;
         a.duration = *d;
         a.answeredBy = j.value("answered_by", std::string());
+        a.programOnly = j.value("program_only", false);
         return a;
     });
 }

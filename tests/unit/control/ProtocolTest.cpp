@@ -141,6 +141,12 @@ TEST(Protocol, ApprovalTypesRoundTripThroughJson)
     EXPECT_EQ(ob->answer.answeredBy, "gui");
     EXPECT_EQ(ob->latencyMs, 900);
     EXPECT_EQ(ob->persistError, "policy folder is read-only");
+    EXPECT_FALSE(ob->answer.programOnly);
+    EXPECT_FALSE(toJson(o.answer).contains("program_only")) << "absent unless set";
+    o.answer.programOnly = true;
+    auto only = approvalOutcomeFromJson(toJson(o));
+    ASSERT_TRUE(only);
+    EXPECT_TRUE(only->answer.programOnly);
 
     auto bad = approvalAnswerFromJson({{"allow", true}, {"scope", "everything"}});
     ASSERT_FALSE(bad);
