@@ -59,7 +59,7 @@ void Proxy::Impl::request(Conn& c, std::string host, std::uint16_t port, std::st
     c.candidates.clear();
     c.nextCandidate = 0;
     c.reuse = false;
-    auto decision = rules()->decideHost(c.req.host, port, m_ownAddresses);
+    auto decision = rules()->decideHost(c.req.host, port, m_ownAddresses, c.process);
     if (decision.action == RuleAction::Deny && decision.final) {
         proceed(c, RuleAction::Deny, decision.rule, false); // no DNS for a denied name
         return;
@@ -102,7 +102,7 @@ void Proxy::Impl::onResolved(Conn& c, Result<std::vector<IpAddress>> addresses)
     std::optional<NetworkDecision> firstDenied;
     auto current = rules();
     for (const auto& address : *addresses) {
-        auto d = current->decideAddress(c.req.host, address, c.req.port, m_ownAddresses);
+        auto d = current->decideAddress(c.req.host, address, c.req.port, m_ownAddresses, c.process);
         if (d.action == RuleAction::Deny) {
             if (!firstDenied) firstDenied = d;
             continue;

@@ -17,6 +17,7 @@
 #include <csignal>
 #include <cstring>
 #include <fcntl.h>
+#include <linux/netlink.h>
 #include <linux/sched.h>
 #include <net/if.h>
 #include <netinet/in.h>
@@ -323,6 +324,11 @@ void makeSocketFor(int socketFd)
     if (proxyFd >= 0) handOver.push_back(proxyFd), flags += 'x';
     if (transparentFd >= 0) handOver.push_back(transparentFd), flags += 't';
     if (filtered.resolver >= 0) handOver.push_back(filtered.resolver), flags += 'd';
+    // Made here, in the sandbox's network namespace, for the supervisor's lookups of its sockets.
+    const UniqueFd diag(filtered.resolver >= 0
+                            ? ::socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_SOCK_DIAG)
+                            : -1);
+    if (diag) handOver.push_back(diag.get()), flags += 'g';
     if (channel[0] >= 0) handOver.push_back(channel[0]), flags += 'h';
     if (sockets[0] >= 0) handOver.push_back(sockets[0]), flags += 'c';
     // After the flags, on a line of its own: why connections are not redirected, if they are not.
@@ -408,6 +414,7 @@ Result<SandboxProcess> startSandbox(const SandboxConfig& config,
          : kind == 'c' ? sandbox.socketChannel
          : kind == 't' ? sandbox.transparentListener
          : kind == 'd' ? sandbox.resolverSocket
+         : kind == 'g' ? sandbox.diagSocket
                        : sandbox.proxyListener) = reply.fds[i - 1].release();
     }
     if (kinds.size() < reply.text.size())

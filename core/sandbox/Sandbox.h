@@ -81,6 +81,9 @@ struct SandboxProcess {
     std::string noTransparent;
     // The sandbox's resolver socket (127.0.0.53:53 inside, UDP), with the transparent listener.
     int resolverSocket = -1;
+    // A NETLINK_SOCK_DIAG socket of the sandbox's network namespace, with the transparent
+    // listener: how the supervisor finds one socket of the sandbox (SocketOwner.h).
+    int diagSocket = -1;
     // Without a command (SandboxConfig::argv empty) the session's command is an exec helper
     // (ExecHelper.h): its channel, and execListener is its filter's.
     int helperChannel = -1;

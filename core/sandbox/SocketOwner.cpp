@@ -1,9 +1,13 @@
 #include "sandbox/SocketOwner.h"
 
+#include <algorithm>
 #include <arpa/inet.h>
 #include <cstring>
 #include <dirent.h>
 #include <fstream>
+#include <linux/inet_diag.h>
+#include <linux/netlink.h>
+#include <linux/sock_diag.h>
 #include <netinet/in.h>
 #include <sstream>
 #include <unistd.h>
@@ -89,11 +93,91 @@ std::vector<pid_t> childrenOf(pid_t pid)
     return out;
 }
 
+// Whether process `pid` holds socket `inode` among its descriptors.
+bool holds(pid_t pid, unsigned long inode)
+{
+    const std::string fds = "/proc/" + std::to_string(pid) + "/fd";
+    const std::string want = "socket:[" + std::to_string(inode) + "]";
+    DIR* dir = ::opendir(fds.c_str());
+    if (dir == nullptr) return false;
+    bool found = false;
+    while (const dirent* entry = ::readdir(dir)) {
+        char target[64];
+        const std::string link = fds + "/" + entry->d_name;
+        const ssize_t n = ::readlink(link.c_str(), target, sizeof target);
+        if (n == static_cast<ssize_t>(want.size()) &&
+            want.compare(0, want.size(), target, n) == 0) {
+            found = true;
+            break;
+        }
+    }
+    ::closedir(dir);
+    return found;
+}
+
 } // namespace
+
+SocketOwners::SocketOwners(pid_t initPid, int diagSocket) : m_initPid(initPid), m_diag(diagSocket)
+{
+}
+
+SocketOwners::~SocketOwners()
+{
+    if (m_diag >= 0) ::close(m_diag);
+}
+
+// One socket by its addresses (SOCK_DIAG_BY_FAMILY without NLM_F_DUMP): the kernel looks it up
+// in its hash instead of printing every connection it has.
+std::optional<unsigned long> SocketOwners::askKernel(const sockaddr_storage& local,
+                                                     const sockaddr_storage& remote, bool udp) const
+{
+    const Endpoint l = endpointOf(local), r = endpointOf(remote);
+    const bool mapped = l.address[10] == 0xff && l.address[11] == 0xff &&
+                        std::all_of(l.address.begin(), l.address.begin() + 10,
+                                    [](unsigned char b) { return b == 0; });
+    // An IPv4 socket, or an IPv6 one speaking IPv4 through mapped addresses.
+    for (int family : mapped ? std::array{AF_INET, AF_INET6} : std::array{AF_INET6, 0}) {
+        if (family == 0) break;
+        struct {
+            nlmsghdr header;
+            inet_diag_req_v2 request;
+        } message{};
+        message.header.nlmsg_len = sizeof message;
+        message.header.nlmsg_type = SOCK_DIAG_BY_FAMILY;
+        message.header.nlmsg_flags = NLM_F_REQUEST;
+        message.request.sdiag_family = static_cast<std::uint8_t>(family);
+        message.request.sdiag_protocol = udp ? IPPROTO_UDP : IPPROTO_TCP;
+        message.request.idiag_states = ~0U;
+        // TCP's lookup takes the socket's own address as the source; UDP's looks for the socket
+        // a datagram from the source to the destination would reach, so there the socket's own
+        // address is the destination.
+        const Endpoint& source = udp ? r : l;
+        const Endpoint& destination = udp ? l : r;
+        inet_diag_sockid& id = message.request.id;
+        id.idiag_sport = htons(static_cast<std::uint16_t>(source.port));
+        id.idiag_dport = htons(static_cast<std::uint16_t>(destination.port));
+        const std::size_t offset = family == AF_INET ? 12 : 0, size = family == AF_INET ? 4 : 16;
+        std::memcpy(id.idiag_src, source.address.data() + offset, size);
+        std::memcpy(id.idiag_dst, destination.address.data() + offset, size);
+        id.idiag_cookie[0] = id.idiag_cookie[1] = INET_DIAG_NOCOOKIE;
+        if (::send(m_diag, &message, sizeof message, 0) < 0) return std::nullopt;
+        alignas(nlmsghdr) char reply[1024];
+        const ssize_t n = ::recv(m_diag, reply, sizeof reply, 0);
+        const auto* header = reinterpret_cast<const nlmsghdr*>(reply);
+        if (n >= static_cast<ssize_t>(NLMSG_HDRLEN + sizeof(inet_diag_msg)) &&
+            header->nlmsg_type == SOCK_DIAG_BY_FAMILY) {
+            const auto* found = reinterpret_cast<const inet_diag_msg*>(reply + NLMSG_HDRLEN);
+            if (found->idiag_inode != 0) return found->idiag_inode;
+        }
+    }
+    return std::nullopt;
+}
 
 std::optional<unsigned long> SocketOwners::inodeOf(const sockaddr_storage& local,
                                                    const sockaddr_storage& remote, bool udp) const
 {
+    if (m_diag >= 0)
+        if (auto inode = askKernel(local, remote, udp)) return inode;
     const Endpoint want = endpointOf(local), peer = endpointOf(remote);
     const std::string base = "/proc/" + std::to_string(m_initPid) + "/net/";
     for (const char* table : udp ? std::array{"udp", "udp6"} : std::array{"tcp", "tcp6"}) {
@@ -181,22 +265,36 @@ ProcessChain SocketOwners::chainOf(pid_t hostPid) const
     return {};
 }
 
+std::optional<pid_t> SocketOwners::holderOf(unsigned long inode)
+{
+    if (auto known = m_holders.find(inode); known != m_holders.end()) return known->second;
+    // A new socket is most often another of a process that connected before.
+    for (pid_t pid : m_recent)
+        if (holds(pid, inode)) return m_holders[inode] = pid;
+    rescan();
+    if (auto found = m_holders.find(inode); found != m_holders.end()) return found->second;
+    return std::nullopt;
+}
+
 ProcessChain SocketOwners::owner(const sockaddr_storage& local, const sockaddr_storage& remote,
                                  bool udp)
 {
     auto inode = inodeOf(local, remote, udp);
     if (!inode) return {};
-    auto holder = m_holders.find(*inode);
-    if (holder == m_holders.end()) { // a socket new since the last scan
+    auto holder = holderOf(*inode);
+    ProcessChain chain = holder ? chainOf(*holder) : ProcessChain{};
+    if (holder && chain.empty()) { // that process has gone: whoever holds the socket now
+        m_holders.erase(*inode);
         rescan();
-        holder = m_holders.find(*inode);
-        if (holder == m_holders.end()) return {};
+        if (auto again = m_holders.find(*inode); again != m_holders.end()) {
+            holder = again->second;
+            chain = chainOf(*holder);
+        }
     }
-    ProcessChain chain = chainOf(holder->second);
-    if (chain.empty()) { // the process it was found in has gone: look again
-        rescan();
-        holder = m_holders.find(*inode);
-        if (holder != m_holders.end()) chain = chainOf(holder->second);
+    if (!chain.empty()) {
+        std::erase(m_recent, *holder);
+        m_recent.insert(m_recent.begin(), *holder);
+        if (m_recent.size() > 8) m_recent.pop_back();
     }
     return chain;
 }

@@ -1,7 +1,10 @@
 // The process behind a socket of the sandbox, found from outside it: the socket's inode in the
-// sandbox's network namespace (/proc/INIT/net/tcp, tcp6, udp, udp6), the sandbox process that
-// holds it (/proc/PID/fd), and its parents up to the session's command. Read by the supervisor,
-// which can read the sandbox's processes (its own user's, or the user it made them run as).
+// sandbox's network namespace (asked of the kernel for that one socket through a sock_diag
+// netlink socket init made there, or read from /proc/INIT/net/tcp… without one), the sandbox
+// process that holds it (/proc/PID/fd), and its parents up to the session's command. Read by the
+// supervisor, which can read the sandbox's processes (its own user's, or the user it made them
+// run as). Reading /proc/net/tcp walks the kernel's whole connection table (1.6 ms a read here);
+// the sock_diag lookup takes a few microseconds (docs/benchmarks-log.md).
 #pragma once
 
 #include "policy/ProcessChain.h"
@@ -17,7 +20,12 @@ namespace sb {
 
 class SocketOwners {
   public:
-    explicit SocketOwners(pid_t initPid) : m_initPid(initPid) {}
+    // `diagSocket`: a NETLINK_SOCK_DIAG socket of the sandbox's network namespace, owned from
+    // here on; -1: read /proc/INIT/net instead.
+    SocketOwners(pid_t initPid, int diagSocket);
+    ~SocketOwners();
+    SocketOwners(const SocketOwners&) = delete;
+    SocketOwners& operator=(const SocketOwners&) = delete;
 
     // The chain of the process whose socket has `local` as its own address and `remote` as its
     // peer's (as that socket sees them: a redirected connection's remote is where it was going),
@@ -27,11 +35,16 @@ class SocketOwners {
   private:
     std::optional<unsigned long> inodeOf(const sockaddr_storage& local,
                                          const sockaddr_storage& remote, bool udp) const;
+    std::optional<unsigned long> askKernel(const sockaddr_storage& local,
+                                           const sockaddr_storage& remote, bool udp) const;
+    std::optional<pid_t> holderOf(unsigned long inode);
     void rescan(); // every socket of every sandbox process, by inode
     ProcessChain chainOf(pid_t hostPid) const;
 
     pid_t m_initPid;
+    int m_diag = -1;
     std::map<unsigned long, pid_t> m_holders; // socket inode → host pid, from the last scan
+    std::vector<pid_t> m_recent; // the latest holders found, looked at first for a new socket
 };
 
 } // namespace sb

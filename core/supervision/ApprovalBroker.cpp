@@ -33,7 +33,7 @@ std::optional<bool> ApprovalBroker::decidedBySession(const ApprovalRequest& requ
     std::lock_guard lock(m_mutex);
     if (request.kind == ApprovalKind::Command)
         return m_answers.decideCommand(program(request), request.argv);
-    return m_answers.decideConnection(normalHost(request.host), request.port);
+    return m_answers.decideConnection(normalHost(request.host), request.port, request.process);
 }
 
 SessionAnswers ApprovalBroker::sessionAnswers() const

@@ -79,8 +79,9 @@ class SessionLoop final : public SessionBackend {
     Status listen(SessionSummary summary);
     // Serves the sandbox's proxy listener, its transparent one and its resolver socket (-1:
     // none) in network mode filtered; asks go to the broker.
-    // `initPid`: the sandbox's init, to find the process behind a connection (SocketOwner.h).
-    Status startProxy(int listenFd, int transparentFd, int resolverFd, pid_t initPid);
+    // `initPid` and `diagFd` (taken over; -1: none): to find the process behind a connection
+    // (SocketOwner.h).
+    Status startProxy(int listenFd, int transparentFd, int resolverFd, pid_t initPid, int diagFd);
     // Runs until init exits (true) or the deadline passes (false).
     bool run();
     // Tells clients how it ended and gives them a moment to hear it.

@@ -35,7 +35,8 @@ void SessionLoop::onApprovalEvent(const ApprovalRequest* request, const Approval
     queue(std::move(e));
 }
 
-Status SessionLoop::startProxy(int listenFd, int transparentFd, int resolverFd, pid_t initPid)
+Status SessionLoop::startProxy(int listenFd, int transparentFd, int resolverFd, pid_t initPid,
+                               int diagFd)
 {
     Proxy::Hooks hooks;
     hooks.ask = [this](const ConnectionRequest& r, const std::string& rule, Proxy::Decide decide) {
@@ -43,7 +44,7 @@ Status SessionLoop::startProxy(int listenFd, int transparentFd, int resolverFd, 
     };
     hooks.onEvent = [this](const ProxyEvent& e) { onProxyEvent(e); };
     // Only the proxy's thread calls it: the owners' cache needs no lock.
-    auto owners = std::make_shared<SocketOwners>(initPid);
+    auto owners = std::make_shared<SocketOwners>(initPid, diagFd);
     hooks.identify = [owners](const sockaddr_storage& local, const sockaddr_storage& remote,
                               bool udp) { return owners->owner(local, remote, udp); };
     Proxy::Options options;

@@ -407,7 +407,7 @@ Ended superviseSession(const RunOptions& options, PreparedRun& prepared,
     ended.setUpFailed = loop.setUpError();
     if (!ended.setUpFailed && sandbox.proxyListener >= 0)
         if (auto e = loop.startProxy(sandbox.proxyListener, sandbox.transparentListener,
-                                     sandbox.resolverSocket, sandbox.initPid))
+                                     sandbox.resolverSocket, sandbox.initPid, sandbox.diagSocket))
             ended.setUpFailed = e->within("network proxy");
     bool finished = true;
     if (ended.setUpFailed) {
@@ -552,7 +552,7 @@ Result<RunOutcome> runSession(const RunOptions& options, PreparedRun prepared)
         ::kill(sandbox->initPid, SIGKILL);
         waitSandbox(*sandbox);
         for (int fd : {sandbox->ptyMaster, sandbox->execListener, sandbox->proxyListener,
-                       sandbox->transparentListener, sandbox->resolverSocket})
+                       sandbox->transparentListener, sandbox->resolverSocket, sandbox->diagSocket})
             if (fd >= 0) ::close(fd);
         releaseWorkDir(*session);
         return endEarly(recorderError->within("cannot record the session, so it was not started"),

@@ -269,6 +269,43 @@ curl -s "http://api.test.example:PORT/" | sed 's/^/through the proxy: /'
     EXPECT_TRUE(contains(show.out, "api.test.example:" + p + " by curl")) << dump(show);
 }
 
+// A rule that names a program lets that program through and nobody else: python3 reaches the
+// host, curl (through the proxy) and a python3 run by a shell script named otherwise do not
+// matter; curl falls to the default.
+TEST_F(Transparent, ARuleNamingAProgramHoldsForItAlone)
+{
+    const std::string p = std::to_string(port);
+    auto policy =
+        sb.writePolicy(R"({"version": 1, "network": {"mode": "filtered", "default": "deny",
+        "rules": [{"action": "allow", "host": "api.test.example", "ports": [)" +
+                       p + R"(], "program": "python3*"}]}})");
+    const std::string script = R"SH(
+python3 - <<'EOF'
+import socket
+s = socket.create_connection(("api.test.example", PORT), timeout=10)
+s.sendall(b"GET / HTTP/1.0\r\n\r\n")
+print("python3:", s.makefile("rb").read().split(b"\r\n\r\n", 1)[-1].decode().strip())
+EOF
+curl -s -o /dev/null -w 'curl: %{http_code}\n' "http://api.test.example:PORT/"
+)SH";
+    auto r = run("program", policy, script);
+    ASSERT_EQ(r.status, 0) << dump(r);
+    EXPECT_TRUE(contains(r.out, "python3: hello from ")) << dump(r);
+    EXPECT_TRUE(contains(r.out, "curl: 403")) << dump(r);
+    bool curlDenied = false;
+    for (const auto& d : networkDecisions("program")) {
+        const std::string program = d["process"][0].value("program", "");
+        if (contains(program, "curl")) {
+            curlDenied = d.value("decision", "") == "deny";
+            EXPECT_EQ(d.value("rule", ""), "default (deny)") << d.dump();
+        } else {
+            EXPECT_EQ(d.value("decision", ""), "allow") << d.dump();
+            EXPECT_TRUE(contains(d.value("rule", ""), "python3")) << d.dump();
+        }
+    }
+    EXPECT_TRUE(curlDenied);
+}
+
 // doctor says whether connections are redirected; on a machine whose kernel has nftables NAT
 // (CI's), they must be, as root and as a user.
 TEST_F(Transparent, DoctorReportsTheTransparentNetwork)
