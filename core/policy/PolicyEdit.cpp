@@ -63,10 +63,12 @@ bool sameRule(const CommandRule& a, const CommandRule& b)
     return a.action == b.action && a.match == b.match && a.comment == b.comment;
 }
 
+// `program` and `command` are left out on purpose: the window's editor does not carry them yet,
+// and a rule it sends back must keep its text (its program with it) rather than be written anew
+// without it, which would widen it. The read-back check then refuses such a save as a whole.
 bool sameRule(const NetworkRule& a, const NetworkRule& b)
 {
-    return a.action == b.action && a.host == b.host && a.ports == b.ports &&
-           a.program == b.program && a.command == b.command && a.comment == b.comment;
+    return a.action == b.action && a.host == b.host && a.ports == b.ports && a.comment == b.comment;
 }
 
 template <class Rule> bool sameRules(const std::vector<Rule>& a, const std::vector<Rule>& b)

@@ -460,3 +460,31 @@ TEST(PolicyEdit, WriteLearnedRulesReplacesTheFileAndRefusesInvalidRules)
 }
 
 } // namespace
+
+// Issue 34: a rule that names a program keeps it; a policy that lost it (what the window's
+// editor, which does not show it yet, sends back) is refused rather than saved wider.
+TEST(PolicyEdit, ARuleNamingAProgramKeepsItOrTheSaveIsRefused)
+{
+    const std::string doc = "{\n  \"version\": 1,\n  \"network\": {\n    \"rules\": [\n"
+                            "      // ssh only\n"
+                            "      {\"action\": \"allow\", \"host\": \"github.com\", \"ports\": "
+                            "[22], \"program\": \"/usr/bin/ssh\"},\n"
+                            "      {\"action\": \"deny\", \"host\": \"github.com\"}\n"
+                            "    ]\n  }\n}\n";
+    sb::Policy p = parsed(doc);
+    p.network.rules.push_back({sb::RuleAction::Allow, "example.org", {443}, ""});
+    sb::NetworkRule git{sb::RuleAction::Allow, "*.github.com", {443}, ""};
+    git.command = "git *";
+    p.network.rules.push_back(git);
+    const std::string out = rewritten(doc, p);
+    EXPECT_NE(out.find("      // ssh only\n      {\"action\": \"allow\", \"host\": \"github.com\", "
+                       "\"ports\": [22], \"program\": \"/usr/bin/ssh\"},"),
+              std::string::npos)
+        << out;
+    EXPECT_NE(out.find("\"command\": \"git *\""), std::string::npos) << out;
+
+    sb::Policy lost = parsed(doc);
+    lost.network.rules[0].program.clear();
+    lost.commands.defaultAction = sb::RuleAction::Ask;
+    EXPECT_FALSE(sb::rewritePolicyRules(doc, "my.json", lost));
+}
