@@ -259,6 +259,34 @@ TEST(ApprovalBroker, SessionAnswersDecideTheNextIdenticalRequest)
     EXPECT_EQ(broker.decidedBySession(command({"example.org"})), std::nullopt);
 }
 
+// Issue 34: an answer for this program only decides that program's later connections, no
+// other's, and none whose process is unknown; a request without a process cannot have one.
+TEST(ApprovalBroker, AnAnswerForThisProgramOnlyDecidesItsConnectionsOnly)
+{
+    sb::MockClock clock;
+    sb::ApprovalBroker broker(policy(), clock);
+    Outcomes outcomes;
+    auto from = [](std::string program) {
+        auto r = connection("git.example.net", 22);
+        r.process = {sb::ProcessInfo{7, std::move(program), {"ssh", "git@git.example.net"}},
+                     sb::ProcessInfo{5, "/usr/bin/git", {"git", "push"}}};
+        return r;
+    };
+    auto onlyThis = reply(true, sb::ApprovalScope::HostPort, sb::ApprovalDuration::Session);
+    onlyThis.programOnly = true;
+    ASSERT_FALSE(broker.answer(broker.submit(from("/usr/bin/ssh"), outcomes.callback()), onlyThis));
+    EXPECT_EQ(broker.decidedBySession(from("/usr/bin/ssh")), true);
+    EXPECT_EQ(broker.decidedBySession(from("/usr/bin/curl")), std::nullopt);
+    EXPECT_EQ(broker.decidedBySession(connection("git.example.net", 22)), std::nullopt);
+    ASSERT_EQ(broker.sessionAnswers().network().size(), 1u);
+    EXPECT_EQ(broker.sessionAnswers().network()[0].program, "/usr/bin/ssh");
+
+    const auto unknown = broker.submit(connection("git.example.net", 22), outcomes.callback());
+    auto refused = broker.answer(unknown, onlyThis);
+    ASSERT_TRUE(refused);
+    EXPECT_EQ(refused->code, sb::ErrorCode::InvalidInput);
+}
+
 TEST(ApprovalBroker, AScopeThatDoesNotFitIsRefusedAndTheRequestStaysPending)
 {
     sb::MockClock clock;
