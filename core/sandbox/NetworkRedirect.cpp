@@ -2,6 +2,7 @@
 
 #include "base/NftablesLibrary.h"
 #include "base/UniqueFd.h"
+#include "sandbox/Sandbox.h"
 
 #include <arpa/inet.h>
 #include <cerrno>
@@ -80,6 +81,37 @@ Status addDefaultRoutes()
     return {};
 }
 
+// A listening TCP socket on `address` (an IPv4 or IPv6 literal; "::" takes IPv4 too) at
+// `port` of the calling process's network namespace.
+Result<int> listenOn(const char* address, std::uint16_t port, int backlog, const char* what)
+{
+    sockaddr_storage storage{};
+    socklen_t length = 0;
+    auto* v4 = reinterpret_cast<sockaddr_in*>(&storage);
+    auto* v6 = reinterpret_cast<sockaddr_in6*>(&storage);
+    if (::inet_pton(AF_INET, address, &v4->sin_addr) == 1) {
+        v4->sin_family = AF_INET;
+        v4->sin_port = htons(port);
+        length = sizeof *v4;
+    } else {
+        ::inet_pton(AF_INET6, address, &v6->sin6_addr);
+        v6->sin6_family = AF_INET6;
+        v6->sin6_port = htons(port);
+        length = sizeof *v6;
+    }
+    UniqueFd fd(::socket(storage.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0));
+    if (!fd) return sysError(std::string("socket for ") + what);
+    int off = 0, one = 1;
+    if (storage.ss_family == AF_INET6)
+        ::setsockopt(fd.get(), IPPROTO_IPV6, IPV6_V6ONLY, &off, sizeof off);
+    ::setsockopt(fd.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    if (::bind(fd.get(), reinterpret_cast<sockaddr*>(&storage), length) != 0 ||
+        ::listen(fd.get(), backlog) != 0)
+        return sysError(std::string("listen on ") + address + " port " + std::to_string(port) +
+                        " for " + what);
+    return fd.release();
+}
+
 } // namespace
 
 Status bringUpLoopback()
@@ -119,7 +151,6 @@ Status redirectOutboundTraffic()
 {
     auto nft = loadNftables();
     if (!nft) return nft.error();
-    if (auto e = addDefaultRoutes()) return e;
     nft_ctx* ctx = (*nft)->nft_ctx_new(NFT_CTX_DEFAULT);
     if (ctx == nullptr) return Error{ErrorCode::Unsupported, 0, "libnftables: no context"};
     (*nft)->nft_ctx_buffer_output(ctx);
@@ -135,7 +166,9 @@ Status redirectOutboundTraffic()
                      "nf_tables NAT?): " +
                          why};
     }
-    return {};
+    // Routes last: with them and no redirect, a connection would wait for a SYN answer that
+    // never comes instead of failing at once (ENETUNREACH).
+    return addDefaultRoutes();
 }
 
 Result<int> bindResolver()
@@ -161,22 +194,14 @@ resolverEtcFiles(std::string_view hostname)
                                name + "\n"}};
 }
 
+Result<int> listenForProxy()
+{
+    return listenOn("127.0.0.1", kProxyPort, 512, "the proxy");
+}
+
 Result<int> listenTransparent()
 {
-    UniqueFd fd(::socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0));
-    if (!fd) return sysError("socket for the transparent listener");
-    int off = 0, one = 1;
-    ::setsockopt(fd.get(), IPPROTO_IPV6, IPV6_V6ONLY, &off, sizeof off);
-    ::setsockopt(fd.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    sockaddr_in6 addr{};
-    addr.sin6_family = AF_INET6;
-    addr.sin6_port = htons(kTransparentPort);
-    addr.sin6_addr = in6addr_any;
-    if (::bind(fd.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
-        ::listen(fd.get(), 4096) != 0)
-        return sysError("listen on port " + std::to_string(kTransparentPort) +
-                        " for transparent connections");
-    return fd.release();
+    return listenOn("::", kTransparentPort, 4096, "transparent connections");
 }
 
 } // namespace sb

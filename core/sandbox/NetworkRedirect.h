@@ -47,7 +47,9 @@ Result<int> bindResolver();
 std::vector<std::pair<std::filesystem::path, std::string>>
 resolverEtcFiles(std::string_view hostname);
 
-// The transparent listener ([::]:kTransparentPort, IPv4 too), for the supervisor's proxy.
+// The proxy's listener (127.0.0.1:kProxyPort) and the transparent one ([::]:kTransparentPort,
+// IPv4 too), made by init in the sandbox's network namespace for the supervisor's proxy.
+Result<int> listenForProxy();
 Result<int> listenTransparent();
 
 // The nftables ruleset redirectOutboundTraffic() loads, for doctor and the docs' tests.

@@ -126,21 +126,6 @@ Status scheduleAsBatchWork()
     return {};
 }
 
-// The proxy's listener, made while init is still in the sandbox's network namespace.
-Result<int> listenForProxy()
-{
-    UniqueFd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
-    if (!fd) return sysError("socket for the proxy");
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_port = htons(kProxyPort);
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (::bind(fd.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
-        ::listen(fd.get(), 512) != 0)
-        return sysError("listen on 127.0.0.1:" + std::to_string(kProxyPort) + " for the proxy");
-    return fd.release();
-}
-
 // In network mode filtered, what init sets up for the supervisor's proxy besides its listener.
 struct FilteredNetwork {
     std::string noTransparent; // why connections are not redirected to the proxy; empty: they are

@@ -8,6 +8,7 @@
 #include "supervision/RunningPolicy.h"
 
 #include <atomic>
+#include <cstring>
 #include <fcntl.h>
 #include <functional>
 #include <future>
@@ -21,6 +22,23 @@
 #include <unistd.h>
 
 namespace sbtest {
+
+// For a forked child of a process with threads (async-signal-safe calls only): connects to the
+// control socket at `path` and reads until the server closes. 0 when it was refused at once, with
+// an error frame (type 15) before any hello; 11 when it could not connect; 12 otherwise.
+inline int refusedAtOnce(const char* path)
+{
+    int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    std::strncpy(addr.sun_path, path, sizeof addr.sun_path - 1);
+    if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) return 11;
+    char buf[4096];
+    ssize_t total = 0, n;
+    while ((n = ::read(fd, buf + total, sizeof buf - static_cast<size_t>(total))) > 0)
+        total += n;
+    return total > 5 && buf[4] == 15 ? 0 : 12;
+}
 
 // The session as the server sees it. Called on the server's thread; the test reads it under
 // the mutex.

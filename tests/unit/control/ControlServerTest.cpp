@@ -554,21 +554,12 @@ TEST(ControlServer, PeersOfAnotherUserAreRefused)
     ::chmod((xdg.root() / "XDG_RUNTIME_DIR").c_str(), 0755);
     ::chmod(sb::runtimeDirectory().c_str(), 0755);
     ::chmod(h.socketPath().c_str(), 0666);
+    const std::string socket = h.socketPath().string();
     pid_t pid = ::fork();
     if (pid == 0) {
         // Only async-signal-safe calls: the parent has threads.
         if (::setgid(65534) != 0 || ::setuid(65534) != 0) ::_exit(10);
-        int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
-        sockaddr_un addr{};
-        addr.sun_family = AF_UNIX;
-        std::strncpy(addr.sun_path, h.socketPath().c_str(), sizeof addr.sun_path - 1);
-        if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) ::_exit(11);
-        char buf[4096];
-        ssize_t total = 0, n;
-        while ((n = ::read(fd, buf + total, sizeof buf - static_cast<size_t>(total))) > 0)
-            total += n;
-        // Refused at once, before any hello: an error frame (type 15), then the end.
-        ::_exit(total > 5 && buf[4] == 15 ? 0 : 12);
+        ::_exit(refusedAtOnce(socket.c_str()));
     }
     int status = 0;
     ASSERT_EQ(::waitpid(pid, &status, 0), pid);

@@ -38,19 +38,7 @@ TEST(PeerCheck, APeerInAPidNamespaceOfItsOwnIsRefusedAtOnce)
             ::_exit(20);
         }
         pid_t inside = ::fork(); // pid 1 of the new namespace
-        if (inside == 0) {
-            int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
-            sockaddr_un addr{};
-            addr.sun_family = AF_UNIX;
-            std::strncpy(addr.sun_path, socket.c_str(), sizeof addr.sun_path - 1);
-            if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) ::_exit(11);
-            char buf[4096];
-            ssize_t total = 0, n;
-            while ((n = ::read(fd, buf + total, sizeof buf - static_cast<size_t>(total))) > 0)
-                total += n;
-            // Refused before any hello: an error frame (type 15), then the end.
-            ::_exit(total > 5 && buf[4] == 15 ? 0 : 12);
-        }
+        if (inside == 0) ::_exit(refusedAtOnce(socket.c_str()));
         int status = 0;
         if (inside < 0 || ::waitpid(inside, &status, 0) != inside || !WIFEXITED(status))
             ::_exit(13);
