@@ -265,7 +265,9 @@ Status ExecService::execInput(std::uint64_t client, std::uint64_t id, std::strin
 {
     Exec* e = findExec(client, id);
     if (!e) return Error{ErrorCode::NotFound, 0, "no running exec " + std::to_string(id)};
-    if (e->inputFd() < 0) return inputError("exec " + std::to_string(id) + " takes no input");
+    // A terminal's comes with the process: until then its input waits (pendingInput).
+    if (e->inputFd() < 0 && !(e->tty && e->starting()))
+        return inputError("exec " + std::to_string(id) + " takes no input");
     e->pendingInput.append(bytes);
     flushInput(*e);
     return {};
@@ -279,7 +281,9 @@ Status ExecService::execControl(std::uint64_t client, const json& body)
     if (body.contains("signal")) {
         const int sig = body.value("signal", 0);
         if (sig < 1 || sig >= NSIG) return inputError("no such signal " + std::to_string(sig));
-        if (e->pid > 0 && !e->exited)
+        if (e->starting())
+            e->heldSignals.push_back(sig); // delivered once it runs (onSpawned)
+        else if (e->pid > 0 && !e->exited)
             (void)toHelper({{"op", "signal"}, {"id", e->spawnId}, {"signal", sig}});
     }
     if (body.value("close_stdin", false)) {
@@ -315,7 +319,10 @@ void ExecService::clientGone(std::uint64_t client)
     for (auto& [spawn, e] : m_execs) {
         if (e->client != client) continue;
         e->clientGone = true;
-        if (!e->detached && e->pid > 0 && !e->exited)
+        if (e->detached) continue;
+        if (e->starting())
+            e->heldSignals.push_back(SIGHUP);
+        else if (e->pid > 0 && !e->exited)
             (void)toHelper({{"op", "signal"}, {"id", e->spawnId}, {"signal", SIGHUP}});
     }
     for (auto& [hid, op] : m_files)

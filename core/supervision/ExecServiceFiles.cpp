@@ -117,7 +117,10 @@ void ExecService::onSpawned(Exec& e, const json& reply, std::vector<UniqueFd>& f
     if (m_hooks.pendingApprovals)
         for (const ApprovalRequest& request : m_hooks.pendingApprovals())
             tellApproval(e, request);
+    // What the client sent while it was starting: its input, then its signals, in order.
     flushInput(e);
+    for (int sig : std::exchange(e.heldSignals, {}))
+        (void)toHelper({{"op", "signal"}, {"id", e.spawnId}, {"signal", sig}});
 }
 
 Status ExecService::fileRequest(std::uint64_t client, const std::string& name, const json& body)

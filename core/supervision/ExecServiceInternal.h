@@ -20,8 +20,12 @@ struct ExecService::Exec {
     // The supervisor's ends: stdin's write end (pipes; the pty master writes input with a pty),
     // stdout's and stderr's read ends, or the pty master.
     int stdinFd = -1, outFd = -1, errFd = -1, ptyMaster = -1;
+    // Input and signals a client sent while the process was starting (no pid, no terminal yet)
+    // wait here, and go to it once it runs: input first, then the signals in order.
     std::string pendingInput;
     bool closeInputWhenFlushed = false;
+    std::vector<int> heldSignals;
+    bool starting() const { return pid == 0 && !exited; }
     long long startedMs = 0, deadlineMs = 0, exitedAtMs = 0;
     std::int64_t startedUnixMs = 0;
     bool exited = false, timedOut = false, reported = false;
