@@ -306,6 +306,55 @@ curl -s -o /dev/null -w 'curl: %{http_code}\n' "http://api.test.example:PORT/"
     EXPECT_TRUE(curlDenied);
 }
 
+// A redirected connection the policy asks about waits, data and all, for the answer, which a
+// second client gives (sandbench-cli approve); the request names the program. Many connections
+// at once are each decided and relayed.
+TEST_F(Transparent, AnAskedConnectionWaitsForASecondClientsAnswer)
+{
+    const std::string p = std::to_string(port);
+    auto policy = sb.writePolicy(R"({"version": 1, "network": {"mode": "filtered", "default": "ask",
+        "rules": [{"action": "allow", "host": "2001:db8::1", "ports": [)" +
+                                 p + R"(]}]},
+        "approvals": {"timeout_seconds": 60, "on_timeout": "deny"}})");
+    const std::string cli = sbtest::cliPath();
+    const std::string script = cli + " run --workspace " + sbit::quote(sb.workspace().string()) +
+                               " --session-id asked --policy " + sbit::quote(policy.string()) +
+                               R"( -- python3 -c '
+import socket
+s = socket.create_connection(("198.18.0.1", PORT), timeout=60)
+s.sendall(b"GET / HTTP/1.0\r\n\r\n")
+print("asked:", s.makefile("rb").read().split(b"\r\n\r\n", 1)[-1].decode().strip())
+many = [socket.create_connection(("2001:db8::1", PORT), timeout=30) for _ in range(200)]
+for c in many:
+    c.sendall(b"GET / HTTP/1.0\r\n\r\n")
+print("many:", sum(1 for c in many if b"hello from 2001:db8::1" in c.makefile("rb").read()))
+' &
+run=$!
+for i in $(seq 300); do
+  pending=$()" + cli + R"( pending asked --json 2>/dev/null)
+  case "$pending" in *198.18.0.1*) break;; esac
+  sleep 0.1
+done
+echo "pending: $pending"
+)" + cli + R"( approve asked 1 allow --scope hostport
+wait $run
+)";
+    std::string expanded = script;
+    for (auto at = expanded.find("PORT"); at != std::string::npos; at = expanded.find("PORT"))
+        expanded.replace(at, 4, p);
+    auto r = sbtest::run({sbtest::testNetworkPath(), p, "bash", "-c", expanded}, {}, sb.env(), 120);
+    ASSERT_EQ(r.status, 0) << dump(r);
+    EXPECT_TRUE(contains(r.out, "\"program\"")) << "the request names the program\n" << dump(r);
+    EXPECT_TRUE(contains(r.out, "python3")) << dump(r);
+    EXPECT_TRUE(contains(r.out, "asked: hello from 198.18.0.1")) << dump(r);
+    EXPECT_TRUE(contains(r.out, "many: 200")) << dump(r);
+    auto decisions = networkDecisions("asked");
+    ASSERT_FALSE(decisions.empty());
+    EXPECT_EQ(decisions.front().value("decision", ""), "allow") << decisions.front().dump();
+    EXPECT_TRUE(decisions.front().value("asked", false)) << decisions.front().dump();
+    EXPECT_EQ(decisions.size(), 201u);
+}
+
 // doctor says whether connections are redirected; on a machine whose kernel has nftables NAT
 // (CI's), they must be, as root and as a user.
 TEST_F(Transparent, DoctorReportsTheTransparentNetwork)
