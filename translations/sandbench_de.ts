@@ -819,6 +819,14 @@
         <source>This session&apos;s policy is in no file, so there is nowhere to save a rule: an answer can hold for this session. Save the policy to a file (Policy tab) to keep answers as rules.</source>
         <translation>Die Richtlinie dieser Sitzung steht in keiner Datei, daher kann keine Regel gespeichert werden: Eine Antwort kann für diese Sitzung gelten. Speichern Sie die Richtlinie in einer Datei (Reiter Richtlinie), um Antworten als Regeln zu behalten.</translation>
     </message>
+    <message>
+        <source>This program only</source>
+        <translation>Nur dieses Programm</translation>
+    </message>
+    <message>
+        <source>The answer covers connections by %1 only, not by other programs</source>
+        <translation>Die Antwort gilt nur für Verbindungen von %1, nicht für andere Programme</translation>
+    </message>
 </context>
 <context>
     <name>sbui::ApprovalPanel</name>

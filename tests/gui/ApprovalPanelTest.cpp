@@ -4,6 +4,7 @@
 
 #include "approvals/ApprovalCard.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QLabel>
 #include <QLineEdit>
@@ -323,6 +324,67 @@ class ApprovalPanelTest : public QObject {
         QVERIFY(!a.allow);
         QCOMPARE(a.scope, sb::ApprovalScope::Domain);
         QCOMPARE(a.duration, sb::ApprovalDuration::Always);
+    }
+
+    void thisProgramOnlyTravelsWithTheAnswer()
+    {
+        sb::MockClock clock;
+        ApprovalPanel panel(clock);
+        showPanel(panel);
+        QSignalSpy answered(&panel, &ApprovalPanel::answered);
+        sb::ApprovalRequest request = networkRequest(3, "github.com", clock.unixMs() + 60000);
+        request.process = {{12, "/usr/bin/ssh", {"ssh", "git@github.com"}},
+                           {2, "/usr/bin/git", {"git", "push"}}};
+        panel.addRequest(request);
+        ApprovalCard* card = panel.card(3);
+        QCheckBox* only = card->programOnlyBox();
+        QVERIFY(only);
+        QVERIFY(only->isVisibleTo(card));
+        QVERIFY2(only->toolTip().contains(QStringLiteral("/usr/bin/ssh")),
+                 qPrintable(only->toolTip()));
+        QVERIFY(!only->isChecked());
+        // A once answer covers this request only: nothing to limit.
+        card->setDuration(sb::ApprovalDuration::Once);
+        QVERIFY(!only->isEnabled());
+        card->setDuration(sb::ApprovalDuration::Session);
+        QVERIFY(only->isEnabled());
+        // On its box: a click right of the text would miss it.
+        QTest::mouseClick(only, Qt::LeftButton, {}, QPoint(8, only->height() / 2));
+        QVERIFY(only->isChecked());
+        QTest::mouseClick(card->allowButton(), Qt::LeftButton);
+        QCOMPARE(answered.count(), 1);
+        const sb::ApprovalAnswer a = answerAt(answered, 0);
+        QVERIFY(a.allow);
+        QVERIFY(a.programOnly);
+        QCOMPARE(a.duration, sb::ApprovalDuration::Session);
+
+        // Unticked (the default), the answer covers every program.
+        sb::ApprovalRequest other = request;
+        other.id = 4;
+        panel.addRequest(other);
+        card = panel.card(4);
+        card->setDuration(sb::ApprovalDuration::Session);
+        QTest::mouseClick(card->allowButton(), Qt::LeftButton);
+        QCOMPARE(answered.count(), 2);
+        QVERIFY(!answerAt(answered, 1).programOnly);
+    }
+
+    void noProgramOnlyChoiceWithoutAKnownProcess()
+    {
+        sb::MockClock clock;
+        ApprovalPanel panel(clock);
+        QSignalSpy answered(&panel, &ApprovalPanel::answered);
+        panel.addRequest(networkRequest(5, "example.com", clock.unixMs() + 60000));
+        ApprovalCard* card = panel.card(5);
+        QVERIFY(!card->programOnlyBox());
+        QVERIFY(card->findChildren<QCheckBox*>().isEmpty());
+        // Nor on a command's card, whose scope names its program already.
+        panel.addRequest(commandRequest(6, {"git", "push"}, clock.unixMs() + 60000));
+        QVERIFY(!panel.card(6)->programOnlyBox());
+        card->setDuration(sb::ApprovalDuration::Session);
+        card->answer(true);
+        QCOMPARE(answered.count(), 1);
+        QVERIFY(!answerAt(answered, 0).programOnly);
     }
 
     void shortcutsAnswerTheOldestThenTheFocusedCard()

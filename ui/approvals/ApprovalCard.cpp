@@ -7,6 +7,7 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QCheckBox>
 #include <QClipboard>
 #include <QComboBox>
 #include <QEvent>
@@ -160,6 +161,18 @@ ApprovalCard::ApprovalCard(const sb::ApprovalRequest& request, sb::Clock& clock,
     controls->setSpacing(4);
     controls->addWidget(m_durationBox);
     controls->addWidget(m_scopeBox);
+    // Only with the program's exact path: the rule names it (see sb::ruleFromAnswer).
+    if (!command && !m_request.process.empty() &&
+        m_request.process.front().program.starts_with('/')) {
+        const QString program = QString::fromStdString(m_request.process.front().program);
+        // The program's name is on the "wanted by" line above: a check box does not wrap, and a
+        // long name would widen the panel.
+        m_programOnly = new QCheckBox(tr("This program only"), m_controls);
+        m_programOnly->setObjectName(QStringLiteral("programOnly"));
+        m_programOnly->setToolTip(
+            tr("The answer covers connections by %1 only, not by other programs").arg(program));
+        controls->addWidget(m_programOnly);
+    }
 
     m_status = new QLabel(this);
     m_status->setObjectName(QStringLiteral("status"));
@@ -363,6 +376,9 @@ void ApprovalCard::answer(bool allow)
     a.scope = scope();
     a.duration = duration();
     a.answeredBy = "gui";
+    // A once answer covers this request only, so it names no program either.
+    a.programOnly =
+        m_programOnly && m_programOnly->isChecked() && a.duration != sb::ApprovalDuration::Once;
     m_sent = a;
     m_waiting = true;
     updateState();
@@ -439,6 +455,7 @@ void ApprovalCard::updateState()
     // A "once" answer covers this request only, so its scope would mean nothing.
     const bool scoped = duration() != sb::ApprovalDuration::Once;
     m_scopeBox->setEnabled(answerable && scoped);
+    if (m_programOnly) m_programOnly->setEnabled(answerable && scoped);
     m_scopeBox->setToolTip(scoped ? tr("What the answer covers")
                                   : tr("A once answer covers this request only"));
     m_controls->setVisible(!m_resolved);

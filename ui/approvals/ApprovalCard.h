@@ -1,6 +1,7 @@
 // One pending approval request as a card in the approval panel: what is asked (the command line,
 // its folder and program, or the host, port and protocol), the rule that asked, a countdown to the
-// deadline, the answer's duration and scope, Allow and Deny. The card proposes; the supervisor
+// deadline, the answer's duration and scope (for a connection whose program is known, optionally
+// that program only), Allow and Deny. The card proposes; the supervisor
 // decides, owns the timeout and reports the outcome, which the card shows until the panel
 // removes it.
 #pragma once
@@ -13,6 +14,7 @@
 #include <cstdint>
 #include <optional>
 
+class QCheckBox;
 class QComboBox;
 class QLabel;
 class QPushButton;
@@ -43,6 +45,8 @@ class ApprovalCard : public QFrame {
     QPushButton* denyButton() const { return m_deny; }
     QComboBox* scopeBox() const { return m_scopeBox; }
     QComboBox* durationBox() const { return m_durationBox; }
+    // "This program only": null unless the request is a connection whose program is known.
+    QCheckBox* programOnlyBox() const { return m_programOnly; }
 
     // False (and nothing changes) for a scope that does not fit this request: a network scope for
     // a command, the subcommand of a program run without arguments, the domain of an address.
@@ -107,6 +111,7 @@ class ApprovalCard : public QFrame {
     QLabel* m_status = nullptr;
     QComboBox* m_scopeBox = nullptr;
     QComboBox* m_durationBox = nullptr;
+    QCheckBox* m_programOnly = nullptr;
     QPushButton* m_allow = nullptr;
     QPushButton* m_deny = nullptr;
 };
