@@ -1569,6 +1569,14 @@
         <source>Deny %1 on port %2</source>
         <translation>%1 auf Port %2 verweigern</translation>
     </message>
+    <message>
+        <source>The path of the program that connects, for rules that name a program; empty: unknown, and then no such rule matches</source>
+        <translation>Der Pfad des Programms, das sich verbindet, für Regeln, die ein Programm nennen; leer: unbekannt, und dann passt keine solche Regel</translation>
+    </message>
+    <message>
+        <source>Connecting &amp;program (optional):</source>
+        <translation>Verbindendes &amp;Programm (optional):</translation>
+    </message>
 </context>
 <context>
     <name>sbui::NetworkRulesModel</name>
@@ -1591,6 +1599,18 @@
     <message>
         <source>Comment</source>
         <translation>Kommentar</translation>
+    </message>
+    <message>
+        <source>%1 (program %2)</source>
+        <translation>%1 (Programm %2)</translation>
+    </message>
+    <message>
+        <source>%1 (command %2)</source>
+        <translation>%1 (Befehl %2)</translation>
+    </message>
+    <message>
+        <source>%1 (program %2, command %3)</source>
+        <translation>%1 (Programm %2, Befehl %3)</translation>
     </message>
 </context>
 <context>

@@ -329,6 +329,47 @@ class PolicyEditorTest : public QObject {
         QCOMPARE(policy->commands.rules[0].match, std::string("curl *"));
     }
 
+    void testerTakesTheProgramThatConnects()
+    {
+        const QString path = m_world->writePolicy(R"({
+  "version": 1,
+  "network": {"default": "ask", "rules": [
+    {"action": "allow", "host": "github.com", "ports": [22], "program": "/usr/bin/ssh"},
+    {"action": "deny", "host": "github.com", "ports": [22]}
+  ]}
+})");
+        PolicyEditor& ed = editor();
+        QVERIFY(ed.openFile(path));
+        sbui::NetworkPolicyPage* net = ed.networkPage();
+        // The table shows whom a rule is for, and keeps it.
+        QCOMPARE(ed.document()->networkRules()->index(0, NetworkRulesModel::HostColumn).data(),
+                 QVariant(QStringLiteral("github.com (program /usr/bin/ssh)")));
+        QCOMPARE(ed.document()->policy().network.rules.at(0).program, "/usr/bin/ssh");
+        QLineEdit* program = net->testProgramInput();
+        QVERIFY(program->isVisibleTo(net->testInput()->parentWidget()));
+        net->test(QStringLiteral("github.com:22"));
+        // No program: unknown, so the rule naming ssh does not match and the next one decides.
+        QCOMPARE(net->lastVerdict().userRule, 1);
+        QVERIFY2(net->testHeadline()->text().startsWith("Denied"),
+                 qPrintable(net->testHeadline()->text()));
+        // Typing the program tests again: the rule naming it decides.
+        program->setText(QStringLiteral("/usr/bin/ssh"));
+        QCOMPARE(net->lastVerdict().userRule, 0);
+        QCOMPARE(net->testHeadline()->text(), QStringLiteral("Allowed"));
+        QVERIFY2(net->testReason()->text().startsWith(QStringLiteral("Your rule 1 decides: allow "
+                                                                     "github.com port 22")),
+                 qPrintable(net->testReason()->text()));
+        QVERIFY2(net->testReason()->text().contains(QStringLiteral("/usr/bin/ssh")),
+                 qPrintable(net->testReason()->text()));
+        // Another program meets the next rule.
+        program->setText(QStringLiteral("/usr/bin/curl"));
+        QCOMPARE(net->lastVerdict().userRule, 1);
+        QVERIFY(net->testHeadline()->text().startsWith("Denied"));
+        // The program does not matter where no rule names one.
+        net->test(QStringLiteral("example.com:443"));
+        QVERIFY(net->testReason()->text().contains("the default decides"));
+    }
+
     void testerNamesTheDecidingRule()
     {
         const QString path = m_world->writePolicy(kCommented);

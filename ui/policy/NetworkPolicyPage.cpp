@@ -21,7 +21,7 @@ NetworkPolicyPage::NetworkPolicyPage(PolicyDocument* doc, QWidget* parent)
     : PolicyPage(doc, doc->networkRules(), doc->learnedNetwork(), ObservedModel::Kind::Network,
                  NetworkRulesModel::HostColumn, parent),
       m_mode(new QComboBox(this)), m_default(new QComboBox(this)),
-      m_modeMessage(new MessageBar(this)),
+      m_modeMessage(new MessageBar(this)), m_program(new QLineEdit(this)),
       m_checkAddresses(new QPushButton(tr("Check &addresses"), this))
 {
     m_mode->addItem(tr("Filtered through the proxy"), static_cast<int>(sb::NetworkMode::Filtered));
@@ -69,8 +69,20 @@ NetworkPolicyPage::NetworkPolicyPage(PolicyDocument* doc, QWidget* parent)
                                     "as the proxy does before connecting"));
     m_checkAddresses->hide();
     connect(m_checkAddresses, &QPushButton::clicked, this, &NetworkPolicyPage::checkAddresses);
-    // Under the verdict, in the tester tab.
+    m_program->setClearButtonEnabled(true);
+    m_program->setPlaceholderText(QStringLiteral("/usr/bin/ssh"));
+    m_program->setToolTip(tr("The path of the program that connects, for rules that name a "
+                             "program; empty: unknown, and then no such rule matches"));
+    connect(m_program, &QLineEdit::textChanged, this, &NetworkPolicyPage::retest);
     if (auto* layout = qobject_cast<QVBoxLayout*>(testNote()->parentWidget()->layout())) {
+        // Under the destination.
+        auto* programRow = new QHBoxLayout;
+        auto* programLabel = new QLabel(tr("Connecting &program (optional):"), this);
+        programLabel->setBuddy(m_program);
+        programRow->addWidget(programLabel);
+        programRow->addWidget(m_program, 1);
+        layout->insertLayout(1, programRow);
+        // Under the verdict.
         auto* buttonRow = new QHBoxLayout;
         buttonRow->addWidget(m_checkAddresses);
         buttonRow->addStretch(1);
@@ -123,7 +135,7 @@ TestVerdict NetworkPolicyPage::evaluate(const QString& input) const
 {
     const sb::Policy policy = document()->policy();
     return PolicyTester::testConnection(policy.network, document()->learned().network, input,
-                                        &document()->sessionAnswers());
+                                        &document()->sessionAnswers(), m_program->text());
 }
 
 void NetworkPolicyPage::verdictShown(const TestVerdict& verdict)
@@ -139,6 +151,7 @@ void NetworkPolicyPage::checkAddresses()
     if (!verdict.evaluated || verdict.host.isEmpty()) return;
     m_checkAddresses->setEnabled(false);
     setTestNote(tr("Looking up %1…").arg(verdict.host));
+    // Any change to the test (the program too) aborts the lookup: see verdictShown().
     m_lookup = QHostInfo::lookupHost(verdict.host, this, [this, verdict](const QHostInfo& info) {
         m_lookup = -1;
         m_checkAddresses->setEnabled(true);
@@ -151,7 +164,7 @@ void NetworkPolicyPage::checkAddresses()
         const sb::Policy policy = document()->policy();
         const QStringList lines =
             PolicyTester::testAddresses(policy.network, document()->learned().network, verdict.host,
-                                        verdict.port, info.addresses());
+                                        verdict.port, info.addresses(), m_program->text());
         setTestNote(tr("%1 resolves to:\n%2").arg(verdict.host, lines.join(u'\n')));
     });
 }

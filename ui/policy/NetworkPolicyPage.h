@@ -2,13 +2,15 @@
 // no rule names, the ordered host rules, and the shared tester, learned and observed tabs. The
 // tester decides on the name as typed, without DNS; when the name's addresses could still change
 // the outcome it says so, and "Check addresses" resolves the name (asynchronously, on request
-// only, so typing never sends lookups) and decides for each address.
+// only, so typing never sends lookups) and decides for each address. An optional program
+// (/usr/bin/ssh) is who connects, for the rules that name one.
 #pragma once
 
 #include "PolicyPage.h"
 
 class QBoxLayout;
 class QComboBox;
+class QLineEdit;
 
 namespace sbui {
 
@@ -24,6 +26,8 @@ class NetworkPolicyPage : public PolicyPage {
     // The warning (host) or note (none) about the mode; empty for filtered.
     QString modeMessage() const;
     QPushButton* checkAddressesButton() const { return m_checkAddresses; }
+    // The tester's program: the path of the program that connects; empty: unknown.
+    QLineEdit* testProgramInput() const { return m_program; }
 
   protected:
     int insertBlankRule(int row) override;
@@ -45,6 +49,7 @@ class NetworkPolicyPage : public PolicyPage {
     QComboBox* m_default;
     QBoxLayout* m_settingsRow = nullptr; // mode and default: a row, or a column when narrow
     MessageBar* m_modeMessage;
+    QLineEdit* m_program;
     QPushButton* m_checkAddresses;
     int m_lookup = -1;
 };

@@ -6,8 +6,12 @@ NetworkRulesModel::NetworkRulesModel(QObject* parent) : RuleRowsModel(parent) {}
 
 NetworkRulesModel::Row NetworkRulesModel::toRow(const sb::NetworkRule& rule)
 {
-    return {rule.action, QString::fromStdString(rule.host), RuleText::portsText(rule.ports),
-            QString::fromStdString(rule.comment)};
+    return {rule.action,
+            QString::fromStdString(rule.host),
+            RuleText::portsText(rule.ports),
+            QString::fromStdString(rule.comment),
+            QString::fromStdString(rule.program),
+            QString::fromStdString(rule.command)};
 }
 
 sb::NetworkRule NetworkRulesModel::toRule(const Row& row)
@@ -17,6 +21,8 @@ sb::NetworkRule NetworkRulesModel::toRule(const Row& row)
     out.host = row.host.toStdString();
     out.ports = RuleText::ports(row.ports);
     out.comment = row.comment.toStdString();
+    out.program = row.program.toStdString();
+    out.command = row.command.toStdString();
     return out;
 }
 
@@ -25,6 +31,8 @@ nlohmann::json NetworkRulesModel::entry(const Row& row)
     nlohmann::json e = {{"action", RuleText::actionKeyword(row.action).toStdString()},
                         {"host", row.host.toStdString()}};
     if (nlohmann::json ports = RuleText::portsJson(row.ports); !ports.is_null()) e["ports"] = ports;
+    if (!row.program.isEmpty()) e["program"] = row.program.toStdString();
+    if (!row.command.isEmpty()) e["command"] = row.command.toStdString();
     if (!row.comment.isEmpty()) e["comment"] = row.comment.toStdString();
     return e;
 }
@@ -46,7 +54,12 @@ QVariant NetworkRulesModel::cellData(const Row& row, int column, int role) const
     if (role != Qt::DisplayRole && role != Qt::EditRole) return {};
     switch (column) {
     case HostColumn:
-        return row.host;
+        // Whom the rule is for, beside its host: edited in the file, not in this cell.
+        if (role == Qt::EditRole || (row.program.isEmpty() && row.command.isEmpty()))
+            return row.host;
+        if (row.command.isEmpty()) return tr("%1 (program %2)").arg(row.host, row.program);
+        if (row.program.isEmpty()) return tr("%1 (command %2)").arg(row.host, row.command);
+        return tr("%1 (program %2, command %3)").arg(row.host, row.program, row.command);
     case PortsColumn:
         return role == Qt::DisplayRole && row.ports.trimmed().isEmpty() ? tr("any") : row.ports;
     case CommentColumn:

@@ -1,5 +1,6 @@
 // `network.rules` as an editable, ordered table: action, host pattern, ports, comment. Values
-// are kept as typed, so a wrong one stays visible with the core's message until it is fixed.
+// are kept as typed, so a wrong one stays visible with the core's message until it is fixed. A
+// rule's `program` and `command` are kept and shown beside its host, not edited here.
 #pragma once
 
 #include "RuleRowsModel.h"
@@ -12,6 +13,7 @@ struct NetworkRuleRow {
     QString host;
     QString ports; // "443, 8443"; empty for any port
     QString comment;
+    QString program, command; // whom the rule is for; empty: every process
 };
 
 class NetworkRulesModel : public RuleRowsModel<NetworkRulesModel, NetworkRuleRow, sb::NetworkRule> {

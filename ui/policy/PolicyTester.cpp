@@ -11,6 +11,14 @@
 namespace sbui {
 namespace {
 
+// The chain a connection by `program` alone would carry: that process, no parents known.
+sb::ProcessChain processOf(const QString& program)
+{
+    const QString path = program.trimmed();
+    if (path.isEmpty()) return {};
+    return {sb::ProcessInfo{0, path.toStdString(), {path.toStdString()}}};
+}
+
 // Which rule of the merged list came from where: the merge keeps each rule's comment, so a tag
 // in the comment survives it ("u3": the user's row 3, "l0": learned row 0).
 struct Origin {
@@ -129,7 +137,7 @@ QString PolicyTester::headline(sb::RuleAction action)
 TestVerdict PolicyTester::testConnection(const sb::NetworkPolicy& policy,
                                          const std::vector<sb::NetworkRule>& learned,
                                          const QString& destination,
-                                         const sb::SessionAnswers* answers)
+                                         const sb::SessionAnswers* answers, const QString& program)
 {
     TestVerdict v;
     QString host = destination.trimmed();
@@ -183,7 +191,8 @@ TestVerdict PolicyTester::testConnection(const sb::NetworkPolicy& policy,
         return v;
     }
     const std::vector<sb::IpAddress> own = sb::hostAddresses();
-    const sb::NetworkDecision d = rules->decideHost(*normalised, v.port, own);
+    const sb::ProcessChain process = processOf(program);
+    const sb::NetworkDecision d = rules->decideHost(*normalised, v.port, own, process);
     v.action = d.action;
     v.headline = headline(d.action);
     int index = -1;
@@ -209,7 +218,7 @@ TestVerdict PolicyTester::testConnection(const sb::NetworkPolicy& policy,
                        .arg(RuleText::actionLabel(policy.defaultAction));
     }
     if (d.action == sb::RuleAction::Ask && answers && policy.mode == sb::NetworkMode::Filtered)
-        if (const auto answered = answers->decideConnection(*normalised, v.port)) {
+        if (const auto answered = answers->decideConnection(*normalised, v.port, process)) {
             v.action = *answered ? sb::RuleAction::Allow : sb::RuleAction::Deny;
             v.headline = headline(v.action);
             v.userRule = v.learnedRule = -1;
@@ -231,7 +240,8 @@ TestVerdict PolicyTester::testConnection(const sb::NetworkPolicy& policy,
 QStringList PolicyTester::testAddresses(const sb::NetworkPolicy& policy,
                                         const std::vector<sb::NetworkRule>& learned,
                                         const QString& host, std::uint16_t port,
-                                        const QList<QHostAddress>& addresses)
+                                        const QList<QHostAddress>& addresses,
+                                        const QString& program)
 {
     QStringList lines;
     const sb::Policy all = merged(&policy, &learned, nullptr, nullptr);
@@ -241,7 +251,8 @@ QStringList PolicyTester::testAddresses(const sb::NetworkPolicy& policy,
     for (const QHostAddress& a : addresses) {
         auto ip = sb::IpAddress::parse(a.toString().section(u'%', 0, 0).toStdString());
         if (!ip) continue;
-        const sb::NetworkDecision d = rules->decideAddress(host.toStdString(), *ip, port, own);
+        const sb::NetworkDecision d =
+            rules->decideAddress(host.toStdString(), *ip, port, own, processOf(program));
         int index = -1;
         QString ruleText;
         QString by = QString::fromStdString(d.rule);

@@ -34,16 +34,20 @@ class PolicyTester {
 
   public:
     // `destination`: "host:port", "[v6]:port", or a host alone (port 443 then). `answers`: a
-    // running session's answers for itself, which decide what its rules would ask.
+    // running session's answers for itself, which decide what its rules would ask. `program`:
+    // the program that connects (/usr/bin/ssh), for rules that name one; empty: unknown, as
+    // when the supervisor cannot tell, and then no such rule matches.
     static TestVerdict testConnection(const sb::NetworkPolicy& policy,
                                       const std::vector<sb::NetworkRule>& learned,
                                       const QString& destination,
-                                      const sb::SessionAnswers* answers = nullptr);
+                                      const sb::SessionAnswers* answers = nullptr,
+                                      const QString& program = {});
     // After resolving a name: the decision for each of its addresses, a line each.
     static QStringList testAddresses(const sb::NetworkPolicy& policy,
                                      const std::vector<sb::NetworkRule>& learned,
                                      const QString& host, std::uint16_t port,
-                                     const QList<QHostAddress>& addresses);
+                                     const QList<QHostAddress>& addresses,
+                                     const QString& program = {});
     // A command line as a shell would split it; a program without '/' is looked up on this
     // machine's PATH (the sandbox sees the same /usr), else matched by its name. A running
     // session's `answers` for itself come before the rules, as the session applies them.
