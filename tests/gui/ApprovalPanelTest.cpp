@@ -190,8 +190,10 @@ class ApprovalPanelTest : public QObject {
         request.process = {{12, "/usr/bin/node", {"node", "build.js"}},
                            {9, "/usr/bin/node", {"npm", "run", "build"}},
                            {2, "/usr/bin/bash", {"bash"}}};
+        request.rule = "default (ask)"; // as the network rules name it
         panel.addRequest(request);
         const QString text = visibleText(panel.card(6));
+        QVERIFY2(text.contains(QStringLiteral("asked by the policy's default")), qPrintable(text));
         QVERIFY2(text.contains(QStringLiteral("wanted by node build.js (pid 12)")),
                  qPrintable(text));
         QVERIFY2(text.contains(QStringLiteral("started by npm run build (pid 9) < bash (pid 2)")),

@@ -216,7 +216,10 @@ QString ApprovalCard::subjectText() const
 
 QString ApprovalCard::ruleText() const
 {
-    if (m_request.rule.empty() || m_request.rule == "default") return tr("the policy's default");
+    // The network rules name it "default (ask)".
+    if (m_request.rule.empty() || m_request.rule == "default" ||
+        m_request.rule.starts_with("default ("))
+        return tr("the policy's default");
     return QString::fromStdString(m_request.rule);
 }
 
