@@ -21,8 +21,16 @@ rlim_t softLimit(int resource)
 
 Status checkProcessLimits()
 {
-    const rlim_t processes = softLimit(RLIMIT_NPROC);
-    if (::getuid() != 0 && processes < kMinimumProcesses)
+    rlim_t processes = softLimit(RLIMIT_NPROC);
+    // The kernel holds root to no process limit, but a root session's sandbox runs as another
+    // uid, which it does hold, counting every process of that uid (other root sessions' too):
+    // root lifts the limit when it may (CAP_SYS_RESOURCE), and is refused like anyone else
+    // below the minimum otherwise.
+    if (::getuid() == 0 && processes != RLIM_INFINITY) {
+        const rlimit unlimited{RLIM_INFINITY, RLIM_INFINITY};
+        if (::setrlimit(RLIMIT_NPROC, &unlimited) == 0) processes = RLIM_INFINITY;
+    }
+    if (processes < kMinimumProcesses)
         return Error{ErrorCode::Unsupported, 0,
                      "the process limit (ulimit -u " + std::to_string(processes) +
                          ") is too low: Sandbench needs at least " +

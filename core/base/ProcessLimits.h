@@ -18,8 +18,8 @@ inline constexpr std::uint64_t kMinimumProcesses = 64;
 // the malloc arena glibc reserves for a thread (64 MiB each).
 inline constexpr std::uint64_t kMinimumAddressSpaceKiB = 1024 * 1024;
 
-// An error naming the limit when ulimit -u (for a user other than root, whom the kernel does
-// not hold to it) or ulimit -v is below what a session needs.
+// An error naming the limit when ulimit -u or ulimit -v is below what a session needs. Root
+// lifts its process limit where it may: its sandbox runs as another uid, held to it.
 Status checkProcessLimits();
 
 // For an error with EFBIG: " (the file-size limit, ulimit -f N, …)", naming the limit that
