@@ -10,6 +10,7 @@
 #include <QLineEdit>
 #include <QPushButton>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QSignalSpy>
 #include <QTest>
 #include <QVBoxLayout>
@@ -154,6 +155,31 @@ class ApprovalPanelTest : public QObject {
         QVERIFY(card->subjectText().endsWith(QString(1500, u'x')));
         QVERIFY2(visibleText(card).contains(QStringLiteral("more characters")),
                  qPrintable(visibleText(card)));
+    }
+
+    void longCountdownWrapsInsteadOfWideningThePanel()
+    {
+        sb::MockClock clock;
+        ApprovalPanel panel(clock);
+        showPanel(panel);
+        panel.resize(300, 600); // the dock's narrowest
+        panel.addRequest(networkRequest(1, "api.example.com", clock.unixMs() + 109000));
+        ApprovalCard* card = panel.card(1);
+        // As long as German's "1 min 49 s, dann verweigert" beside "Verbindung #1".
+        card->setOnTimeout(false);
+        auto* countdown = card->findChild<QLabel*>(QStringLiteral("countdown"));
+        QVERIFY(countdown);
+        countdown->setText(countdown->text() + QStringLiteral(", or a little later, denied"));
+        auto* scroll = panel.findChild<QScrollArea*>();
+        QVERIFY(scroll);
+        QTest::qWait(50); // the layouts settle
+        QVERIFY2(panel.width() == 300 && card->isVisible() &&
+                     card->width() <= scroll->viewport()->width() &&
+                     !scroll->horizontalScrollBar()->isVisible(),
+                 qPrintable(QStringLiteral("card %1 px, viewport %2, panel %3")
+                                .arg(card->width())
+                                .arg(scroll->viewport()->width())
+                                .arg(panel.width())));
     }
 
     void networkCardShowsHostPortProtocolAndRule()

@@ -78,12 +78,14 @@ ApprovalCard::ApprovalCard(const sb::ApprovalRequest& request, sb::Clock& clock,
     title->setFont(bold);
     m_countdown = new QLabel(this);
     m_countdown->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    // "1 min 49 s, dann verweigert" beside "Verbindung #1" is wider than a narrow panel: it wraps
+    // rather than widen the card past it.
+    m_countdown->setWordWrap(true);
     m_countdown->setObjectName(QStringLiteral("countdown"));
     auto* header = new QHBoxLayout;
     header->addWidget(icon);
     header->addWidget(title);
-    header->addStretch(1);
-    header->addWidget(m_countdown);
+    header->addWidget(m_countdown, 1); // all the room there is, so that it wraps only when needed
 
     QString subject = subjectText();
     QString shown =
