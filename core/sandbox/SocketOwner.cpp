@@ -292,8 +292,9 @@ ProcessChain SocketOwners::owner(const sockaddr_storage& local, const sockaddr_s
         }
     }
     if (!chain.empty()) {
-        std::erase(m_recent, *holder);
-        m_recent.insert(m_recent.begin(), *holder);
+        const pid_t found = *holder;
+        std::erase(m_recent, found);
+        m_recent.push_front(found);
         if (m_recent.size() > 8) m_recent.pop_back();
     }
     return chain;

@@ -10,6 +10,7 @@
 #include "policy/ProcessChain.h"
 
 #include <array>
+#include <deque>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -44,7 +45,7 @@ class SocketOwners {
     pid_t m_initPid;
     int m_diag = -1;
     std::map<unsigned long, pid_t> m_holders; // socket inode → host pid, from the last scan
-    std::vector<pid_t> m_recent; // the latest holders found, looked at first for a new socket
+    std::deque<pid_t> m_recent; // the latest holders found, looked at first for a new socket
 };
 
 } // namespace sb
