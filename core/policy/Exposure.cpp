@@ -261,7 +261,10 @@ Result<std::vector<fs::path>> planProjectMasks(const fs::path& project, const fs
         const fs::path& p = s.path;
         const bool exists = s.exists;
         const fs::path& r = s.real;
+        // A project inside Sandbench's own folders is one Sandbench made for the session (the
+        // E2B API's sandboxes): it shows that folder alone, none of its neighbours.
         for (const fs::path& secret : {p, r}) {
+            if (s.own) break;
             if (isWithin(projectDir, secret) || isWithin(realProject, secret))
                 return inputError("workspace " + projectDir.string() + " lies inside " +
                                   secret.string() +

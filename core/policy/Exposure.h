@@ -54,8 +54,9 @@ Status checkExposeSpelling(std::string_view path);
 
 // The secrets of sensitiveHomePaths() and the folders of `own` (as for planExposures) that lie
 // inside the project folder (a project that is the home folder, or holds some of it), to mask
-// over its overlay like those inside an exposure. An error (naming the secret or the folder)
-// when the project lies inside one: nothing of it may be shown.
+// over its overlay like those inside an exposure. An error (naming the secret) when the project
+// lies inside a secret: nothing of it may be shown. A project inside one of Sandbench's own
+// folders is one Sandbench made (an E2B sandbox's workspace): allowed, it shows itself alone.
 Result<std::vector<std::filesystem::path>>
 planProjectMasks(const std::filesystem::path& project, const std::filesystem::path& home,
                  const std::vector<std::filesystem::path>& own = {});
