@@ -51,6 +51,10 @@ sb::Policy demoPolicy(sb::Policy generic, const DemoServer& server)
     network.insert(
         network.begin() + 1,
         {RuleAction::Deny, "127.0.0.1", {server.collectorPort()}, "the demo's collector"});
+    // The agent's raw connection to the internet (no proxy): refused by a rule, not asked (the
+    // demo asks about one thing, its rm -rf), and never leaving this machine.
+    network.insert(network.begin() + 2,
+                   {RuleAction::Deny, "1.1.1.1", {}, "the demo agent's raw connection"});
     generic.commands.rules.push_back(
         {RuleAction::Ask, "rm -rf *", "deleting whole folders is put to you"});
     generic.approvals.timeoutSeconds = kDemoApprovalSeconds;

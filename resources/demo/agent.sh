@@ -80,6 +80,7 @@ try "read ~/.ssh/id_ed25519"        cat "$HOME/.ssh/id_ed25519"
 try "write to /usr/bin"              touch /usr/bin/sandbench-demo
 try "write to /etc/passwd"           sh -c 'echo x >> /etc/passwd'
 try "see the host's processes"       sh -c '[ "$(ls -d /proc/[0-9]* | wc -l)" -gt 20 ]'
-try "connect to the internet"        timeout 3 bash -c 'exec 3<>/dev/tcp/1.1.1.1/443'
+# A raw socket, no proxy: every connection meets the policy, so an answer must come back.
+try "connect to the internet"        timeout 3 bash -c 'exec 3<>/dev/tcp/1.1.1.1/443 && printf x >&3 && read -r -n 1 -t 2 <&3'
 try "mount a file system"            mount -t tmpfs none /tmp
 say "done; nothing reached the real project: review the changes below"
