@@ -254,9 +254,9 @@ int approveCommand(const ClientArgs& args)
     }
     if (auto e = (*client)->answer(args.request, answer))
         return fail(whyNotAnswered(**client, args, *e));
-    std::printf("approval #%llu %s: %s (%s%s, %s)\n",
-                static_cast<unsigned long long>(args.request), answer.allow ? "allowed" : "denied",
-                sb::proto::describeRequest(*it).c_str(), sb::proto::approvalScopeName(answer.scope),
+    std::printf("approval #%llu %s: %s (%s%s, %s)\n", static_cast<unsigned long long>(args.request),
+                answer.allow ? "allowed" : "denied", sb::proto::describeRequest(*it).c_str(),
+                sb::proto::approvalScopeName(answer.scope),
                 answer.programOnly ? ", this program only" : "",
                 sb::proto::approvalDurationName(answer.duration));
     return 0;

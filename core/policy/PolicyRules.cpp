@@ -1,8 +1,8 @@
 #include "policy/PolicyRules.h"
 
 #include "base/JsonLocator.h"
-#include "policy/CommandRules.h"
 #include "policy/ClientPattern.h"
+#include "policy/CommandRules.h"
 
 #include <algorithm>
 #include <arpa/inet.h>

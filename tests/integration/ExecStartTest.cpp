@@ -58,10 +58,9 @@ TEST_F(ExecStart, InputSentAtOnceReachesATerminalProcess)
     auto client = startSession();
     ASSERT_TRUE(client);
     ASSERT_FALSE(client->send(sb::proto::jsonMessage(
-        MsgType::ExecStart,
-        {{"id", 1},
-         {"argv", {"bash", "-c", "read line; echo got:$line"}},
-         {"tty", {{"rows", 24}, {"cols", 80}}}})));
+        MsgType::ExecStart, {{"id", 1},
+                             {"argv", {"bash", "-c", "read line; echo got:$line"}},
+                             {"tty", {{"rows", 24}, {"cols", 80}}}})));
     // No wait for exec_started: the terminal does not exist yet.
     ASSERT_FALSE(client->sendFrame(sb::proto::encodeBytes(MsgType::ExecInput, 1, "hello\n")));
     auto [out, exit] = until(*client, 1);
@@ -81,8 +80,8 @@ TEST_F(ExecStart, ASignalSentAtOnceReachesTheProcess)
         ASSERT_FALSE(client->send(
             sb::proto::jsonMessage(MsgType::ExecControl, {{"id", id}, {"signal", SIGINT}})));
         auto [out, exit] = until(*client, id);
-        ASSERT_FALSE(exit.is_null()) << "the signal was lost: still running after 20 s (exec "
-                                     << id << ")";
+        ASSERT_FALSE(exit.is_null())
+            << "the signal was lost: still running after 20 s (exec " << id << ")";
         EXPECT_EQ(exit.value("signal", std::string()), "SIGINT") << exit.dump();
     }
 }

@@ -60,8 +60,8 @@ class IsolatedXdg {
     std::map<std::string, std::string> m_saved;
 };
 
-std::string cliPath();              // the built sandbench-cli
-std::string trySyscallPath();       // the syscall probe program
+std::string cliPath();        // the built sandbench-cli
+std::string trySyscallPath(); // the syscall probe program
 // test-network (tests/probe/test-network.c): runs a command in a network namespace of its own
 // where 198.18.0.1 and 2001:db8::1 are local and answer HTTP on the port it is given.
 std::string testNetworkPath();

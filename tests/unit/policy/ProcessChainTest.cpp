@@ -1,7 +1,8 @@
 // Who made a connection travels with it: in JSON (events, approval requests over the control
 // socket) and in the words a card or a prompt shows.
-#include "control/Protocol.h"
 #include "policy/ProcessChain.h"
+
+#include "control/Protocol.h"
 
 #include <gtest/gtest.h>
 
