@@ -94,24 +94,28 @@ std::vector<pid_t> childrenOf(pid_t pid)
 }
 
 // Whether process `pid` holds socket `inode` among its descriptors.
-bool holds(pid_t pid, unsigned long inode)
+// Calls visit(inode) for each socket among `pid`'s descriptors until it returns false.
+template <class Visit> void forEachSocket(pid_t pid, Visit visit)
 {
     const std::string fds = "/proc/" + std::to_string(pid) + "/fd";
-    const std::string want = "socket:[" + std::to_string(inode) + "]";
     DIR* dir = ::opendir(fds.c_str());
-    if (dir == nullptr) return false;
-    bool found = false;
+    if (dir == nullptr) return;
     while (const dirent* entry = ::readdir(dir)) {
         char target[64];
         const std::string link = fds + "/" + entry->d_name;
-        const ssize_t n = ::readlink(link.c_str(), target, sizeof target);
-        if (n == static_cast<ssize_t>(want.size()) &&
-            want.compare(0, want.size(), target, n) == 0) {
-            found = true;
-            break;
-        }
+        const ssize_t n = ::readlink(link.c_str(), target, sizeof target - 1);
+        if (n <= 8 || std::strncmp(target, "socket:[", 8) != 0) continue;
+        target[n] = '\0';
+        if (!visit(std::strtoul(target + 8, nullptr, 10))) break;
     }
     ::closedir(dir);
+}
+
+// Whether process `pid` holds socket `inode` among its descriptors.
+bool holds(pid_t pid, unsigned long inode)
+{
+    bool found = false;
+    forEachSocket(pid, [&](unsigned long socket) { return !(found = socket == inode); });
     return found;
 }
 
@@ -210,18 +214,10 @@ void SocketOwners::rescan()
     std::vector<pid_t> pending = childrenOf(m_initPid);
     for (std::size_t i = 0; i < pending.size() && i < 65536; ++i) {
         const pid_t pid = pending[i];
-        const std::string fds = "/proc/" + std::to_string(pid) + "/fd";
-        if (DIR* dir = ::opendir(fds.c_str())) {
-            while (const dirent* entry = ::readdir(dir)) {
-                char target[64];
-                const std::string link = fds + "/" + entry->d_name;
-                const ssize_t n = ::readlink(link.c_str(), target, sizeof target - 1);
-                if (n <= 8 || std::strncmp(target, "socket:[", 8) != 0) continue;
-                target[n] = '\0';
-                m_holders.emplace(std::strtoul(target + 8, nullptr, 10), pid);
-            }
-            ::closedir(dir);
-        }
+        forEachSocket(pid, [&](unsigned long inode) {
+            m_holders.emplace(inode, pid);
+            return true;
+        });
         for (pid_t child : childrenOf(pid))
             pending.push_back(child);
     }
