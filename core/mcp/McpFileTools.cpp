@@ -331,7 +331,8 @@ std::unique_ptr<Call> makeWriteFile(const json& args, std::string& error)
 {
     auto mode = octalMode(args);
     if (args.contains("mode") && !mode) {
-        error = "mode must be octal, such as \"0644\"";
+        error = "argument 'mode' of write_file must be an octal mode such as \"0644\", not " +
+                args["mode"].dump();
         return nullptr;
     }
     return std::make_unique<WriteFile>(args["path"].get<std::string>(),

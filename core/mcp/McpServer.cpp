@@ -19,6 +19,9 @@ namespace {
 constexpr const char* kProtocolVersions[] = {"2025-11-25", "2025-06-18", "2025-03-26",
                                              "2024-11-05"};
 
+// The one revision with JSON-RPC batches: 2025-03-26 added them, 2025-06-18 removed them again.
+constexpr const char* kBatchProtocol = "2025-03-26";
+
 // JSON-RPC error codes.
 constexpr int kParseError = -32700;
 constexpr int kInvalidRequest = -32600;
@@ -67,14 +70,20 @@ void Server::send(const json& message)
     }
 }
 
+void Server::answer(json response)
+{
+    if (m_reading) return m_reading->responses.push_back(std::move(response));
+    send(response);
+}
+
 void Server::respond(const json& id, json result)
 {
-    send({{"jsonrpc", "2.0"}, {"id", id}, {"result", std::move(result)}});
+    answer({{"jsonrpc", "2.0"}, {"id", id}, {"result", std::move(result)}});
 }
 
 void Server::respondError(const json& id, int code, const std::string& message)
 {
-    send({{"jsonrpc", "2.0"}, {"id", id}, {"error", {{"code", code}, {"message", message}}}});
+    answer({{"jsonrpc", "2.0"}, {"id", id}, {"error", {{"code", code}, {"message", message}}}});
 }
 
 void Server::onLine(std::string_view line)
@@ -84,6 +93,47 @@ void Server::onLine(std::string_view line)
     if (line.empty()) return;
     json message = json::parse(line, nullptr, false);
     if (message.is_discarded()) return respondError(nullptr, kParseError, "not JSON");
+    if (message.is_array()) return onBatch(message);
+    onMessage(message);
+}
+
+void Server::onBatch(const json& batch)
+{
+    if (m_protocol != kBatchProtocol)
+        return respondError(nullptr, kInvalidRequest,
+                            std::string("JSON-RPC batches are part of MCP protocol revision ") +
+                                kBatchProtocol + " only, and " +
+                                (m_protocol.empty()
+                                     ? "no revision was agreed yet (initialize comes alone, first)"
+                                     : "this connection agreed on " + m_protocol) +
+                                ": send each request as a line of its own");
+    if (batch.empty()) return respondError(nullptr, kInvalidRequest, "an empty batch");
+    // Its requests run as any others do, concurrently; their answers are collected and go out
+    // as one array once the last one has its answer (none at all for notifications only).
+    auto collected = std::make_shared<Batch>();
+    m_reading = collected;
+    for (const json& message : batch)
+        onMessage(message);
+    m_reading = nullptr;
+    collected->reading = false;
+    if (collected->running == 0) flush(*collected);
+}
+
+void Server::settle(Call& call)
+{
+    if (!call.batch) return;
+    std::shared_ptr<Batch> batch = std::move(call.batch);
+    if (--batch->running == 0 && !batch->reading) flush(*batch);
+}
+
+void Server::flush(Batch& batch)
+{
+    if (!batch.responses.empty()) send(batch.responses);
+    batch.responses = json::array();
+}
+
+void Server::onMessage(const json& message)
+{
     if (!message.is_object() || !message.contains("jsonrpc") || message["jsonrpc"] != "2.0")
         return respondError(nullptr, kInvalidRequest, "not a JSON-RPC 2.0 message");
     // A field of an unexpected type deep in a request is the client's error, not a crash.
@@ -113,17 +163,22 @@ void Server::onRequest(const json& message)
             if (it != m_calls.end() && !it->second->done) {
                 it->second->done = true; // no answer goes out for a cancelled call
                 it->second->cancel();
+                settle(*it->second);
             }
         }
         return;
     }
     if (method == "initialize") {
+        if (m_reading)
+            return respondError(id, kInvalidRequest,
+                                "initialize must come alone, never in a JSON-RPC batch");
         std::string asked = params.is_object() ? params.value("protocolVersion", "") : "";
         std::string version = kProtocolVersions[0];
         for (const char* v : kProtocolVersions)
             if (asked == v) version = v;
         if (params.is_object() && params.contains("clientInfo") && params["clientInfo"].is_object())
             m_origin = "mcp:" + params["clientInfo"].value("name", std::string("client"));
+        m_protocol = version;
         respond(id, {{"protocolVersion", version},
                      {"capabilities", {{"tools", {{"listChanged", false}}}}},
                      {"serverInfo", {{"name", "sandbench"}, {"version", m_options.version}}},
@@ -163,9 +218,19 @@ void Server::callTool(const json& id, const json& params)
     if (params.contains("_meta") && params["_meta"].is_object() &&
         params["_meta"].contains("progressToken"))
         call->progressToken = params["_meta"]["progressToken"];
+    if (m_reading) {
+        call->batch = m_reading;
+        ++m_reading->running;
+    }
     Call& raw = *call;
     m_calls[key] = std::move(call);
-    raw.start();
+    // A tool that trips over its arguments fails as a tool; it never leaves a call unanswered.
+    if (auto e = guarded(params["name"].get<std::string>(), [&]() -> Status {
+            raw.start();
+            return {};
+        }))
+        finish(raw, {{"content", json::array({{{"type", "text"}, {"text", e->message}}})},
+                     {"isError", true}});
     reap();
 }
 
@@ -173,7 +238,10 @@ void Server::finish(Call& call, json result)
 {
     if (call.done) return; // cancelled meanwhile: the client expects no answer
     call.done = true;
-    respond(call.id, std::move(result));
+    json response = {{"jsonrpc", "2.0"}, {"id", call.id}, {"result", std::move(result)}};
+    if (!call.batch) return send(response);
+    call.batch->responses.push_back(std::move(response));
+    settle(call);
 }
 
 void Server::progress(Call& call, const std::string& message)

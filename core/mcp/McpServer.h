@@ -5,7 +5,8 @@
 // changes to the real project. Tools and their limits: docs/mcp.md.
 //
 // One thread, one poll() over stdin and the session's control socket: calls run concurrently,
-// each waiting for its own replies.
+// each waiting for its own replies. A client that negotiated protocol 2025-03-26 may send
+// JSON-RPC batches (the only revision that has them); their answers go out together.
 #pragma once
 
 #include "base/Error.h"
@@ -30,6 +31,14 @@ constexpr std::size_t kMaxProcessBuffer = 1024 * 1024;
 
 class Server;
 
+// A JSON-RPC batch being answered: its responses wait here until every request in it has one,
+// then go out as one array.
+struct Batch {
+    nlohmann::json responses = nlohmann::json::array();
+    std::size_t running = 0; // its tools/calls still without an answer
+    bool reading = true;     // its requests are still being read
+};
+
 // One tools/call in progress. It sends control requests through the server and hears about
 // their replies; it ends by Server::finish().
 class Call {
@@ -53,6 +62,7 @@ class Call {
     Server* server = nullptr;
     nlohmann::json id; // the JSON-RPC request's
     std::optional<nlohmann::json> progressToken;
+    std::shared_ptr<Batch> batch; // the batch it came in, if any
     bool done = false;
 };
 
@@ -102,7 +112,14 @@ class Server {
     const std::string& origin() const { return m_origin; }
 
   private:
+    void onMessage(const nlohmann::json& message);
+    void onBatch(const nlohmann::json& batch);
     void onRequest(const nlohmann::json& message);
+    // A response: into the batch being read, if any, else out.
+    void answer(nlohmann::json response);
+    // A call of a batch has its answer (or will have none, cancelled): the batch may be done.
+    void settle(Call& call);
+    void flush(Batch& batch);
     void respond(const nlohmann::json& id, nlohmann::json result);
     void respondError(const nlohmann::json& id, int code, const std::string& message);
     void send(const nlohmann::json& message);
@@ -118,6 +135,8 @@ class Server {
     SessionInfo m_session;
     ServerOptions m_options;
     std::string m_origin;
+    std::string m_protocol;           // the revision initialize agreed on; empty before
+    std::shared_ptr<Batch> m_reading; // the batch whose requests are being read
     int m_out = 1;
     std::function<void(const std::string&)> m_sink;
     std::uint64_t m_nextId = 1;
@@ -130,8 +149,9 @@ class Server {
 
 // The tools' descriptions and input schemas (tools/list).
 const nlohmann::json& toolList();
-// A call of tool `name` with `arguments`; nullptr with `error` set for an unknown tool or
-// arguments its schema refuses (a JSON-RPC error, not a failure of the tool).
+// A call of tool `name` with `arguments`; nullptr with `error` set for an unknown tool (a
+// JSON-RPC error). Arguments the tool cannot take give a call that fails as a tool (isError),
+// its message naming the argument and what it expects, for the model to correct itself.
 std::unique_ptr<Call> makeCall(Server& server, const std::string& name,
                                const nlohmann::json& arguments, std::string& error);
 

@@ -4,6 +4,7 @@
 // and McpFileTools.cpp.
 #include "mcp/McpToolsInternal.h"
 
+#include <cctype>
 #include <csignal>
 
 namespace sb::mcp {
@@ -30,8 +31,9 @@ json schema(json properties, std::vector<std::string> required)
             {"additionalProperties", false}};
 }
 
+// openWorld: what the tool runs may reach the network (through the session's policy).
 json tool(const char* name, const char* title, const char* description, json input, bool readOnly,
-          bool destructive)
+          bool destructive, bool openWorld = false)
 {
     return {{"name", name},
             {"title", title},
@@ -41,38 +43,106 @@ json tool(const char* name, const char* title, const char* description, json inp
              {{"title", title},
               {"readOnlyHint", readOnly},
               {"destructiveHint", destructive},
-              {"openWorldHint", false}}}};
+              {"openWorldHint", openWorld}}}};
 }
 
 const json kString = {{"type", "string"}};
 
-// Argument checks against the schema's essentials: required keys and their JSON types.
-std::string checkArguments(const json& schemaOf, const json& args)
+// A value as an error message shows it: its JSON, cut short.
+std::string shown(const json& value)
 {
+    std::string s = value.dump();
+    return s.size() > 60 ? s.substr(0, 57) + "..." : s;
+}
+
+// What a schema property takes, in words: "an integer from 1 to 3600".
+std::string expected(const json& property)
+{
+    const std::string type = property.value("type", "");
+    if (property.contains("enum")) {
+        std::string values;
+        for (const auto& v : property["enum"])
+            values += (values.empty() ? "" : ", ") + v.dump();
+        return "one of " + values;
+    }
+    std::string what = type == "integer" ? "an integer"
+                       : type == "array"
+                           ? "an array of " + property["items"].value("type", "") + "s"
+                           : "a " + type;
+    if (property.contains("minimum") && property.contains("maximum"))
+        what += " from " + property["minimum"].dump() + " to " + property["maximum"].dump();
+    return what;
+}
+
+// Whether `value` is of the JSON type a schema property names, and within its bounds.
+bool fits(const json& property, const json& value)
+{
+    const std::string type = property.value("type", "");
+    if (property.contains("enum")) {
+        for (const auto& v : property["enum"])
+            if (v == value) return true;
+        return false;
+    }
+    if (type == "string") return value.is_string();
+    if (type == "boolean") return value.is_boolean();
+    if (type == "integer") {
+        if (!value.is_number_integer()) return false;
+        if (value.is_number_unsigned() && value.get<std::uint64_t>() > (1ULL << 62)) return false;
+        const auto v = value.get<long long>();
+        return (!property.contains("minimum") || v >= property["minimum"].get<long long>()) &&
+               (!property.contains("maximum") || v <= property["maximum"].get<long long>());
+    }
+    if (type == "array") {
+        if (!value.is_array()) return false;
+        for (const auto& item : value)
+            if (!fits(property["items"], item)) return false;
+        return true;
+    }
+    return true;
+}
+
+// The arguments against the tool's schema (required keys, their types, bounds and values): ""
+// when they fit, else what is wrong, naming the argument and what it takes, for the model.
+std::string checkArguments(const json& spec, const json& args)
+{
+    const std::string tool = spec["name"].get<std::string>();
+    const json& schemaOf = spec["inputSchema"];
     const json& props = schemaOf["properties"];
-    for (const auto& key : schemaOf["required"])
-        if (!args.contains(key.get<std::string>()))
-            return "missing argument '" + key.get<std::string>() + "'";
-    for (const auto& [key, value] : args.items()) {
-        if (!props.contains(key)) return "unknown argument '" + key + "'";
-        const std::string type = props[key].value("type", "");
-        const bool ok = type == "string"    ? value.is_string()
-                        : type == "integer" ? value.is_number_integer()
-                        : type == "boolean" ? value.is_boolean()
-                        : type == "array"   ? value.is_array()
-                                            : true;
-        if (!ok)
-            return "argument '" + key + "' must be " + (type == "integer" ? "an " : "a ") + type;
-        if (type == "integer") {
-            const auto v = value.get<long long>();
-            if (props[key].contains("minimum") && v < props[key]["minimum"].get<long long>())
-                return "argument '" + key + "' is below " + props[key]["minimum"].dump();
-            if (props[key].contains("maximum") && v > props[key]["maximum"].get<long long>())
-                return "argument '" + key + "' is above " + props[key]["maximum"].dump();
+    for (const auto& key : schemaOf["required"]) {
+        const std::string name = key.get<std::string>();
+        if (args.contains(name)) continue;
+        std::string what = expected(props[name]);
+        if (props[name].contains("description")) {
+            std::string d = props[name]["description"].get<std::string>();
+            d[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(d[0])));
+            what += " (" + d + ")";
         }
+        return tool + " needs the argument '" + name + "': " + what;
+    }
+    for (const auto& [key, value] : args.items()) {
+        if (!props.contains(key)) {
+            std::string names;
+            for (const auto& [name, property] : props.items())
+                names += (names.empty() ? "" : ", ") + name;
+            return tool + " has no argument '" + key + "'; it takes " + names;
+        }
+        if (!fits(props[key], value))
+            return "argument '" + key + "' of " + tool + " must be " + expected(props[key]) +
+                   ", not " + (value.is_string() ? "" : std::string(value.type_name()) + " ") +
+                   shown(value);
     }
     return {};
 }
+
+// A call that fails at once, as a tool: arguments the tool cannot take.
+class Refused : public Call {
+  public:
+    explicit Refused(std::string message) : m_message(std::move(message)) {}
+    void start() override { server->finish(*this, failure(m_message)); }
+
+  private:
+    std::string m_message;
+};
 
 json integer(long long min, long long max, const char* description)
 {
@@ -99,14 +169,14 @@ const json& toolList()
                      {"timeout_seconds", integer(1, 3600, "Kill it after this long (default 120)")},
                      {"stdin", described("string", "Text for its standard input")}},
                     {"command"}),
-             false, true),
+             false, true, true),
         tool("start_process", "Start a process",
              "Starts a long-running command (a dev server, a watcher) in the sandbox and returns "
              "at once with its process_id; read its output with read_process_output.",
              schema({{"command", described("string", "The shell command line")},
                      {"cwd", described("string", "Working folder (default: the project)")}},
                     {"command"}),
-             false, true),
+             false, true, true),
         tool("read_process_output", "Read process output",
              "New output of a started process since the last read, and whether it still runs.",
              schema({{"process_id", kString},
@@ -184,36 +254,36 @@ std::unique_ptr<Call> makeCall(Server& server, const std::string& name, const js
     const json* spec = nullptr;
     for (const auto& t : toolList())
         if (t["name"] == name) spec = &t;
-    if (!spec) {
+    if (!spec) { // the spec keeps unknown tools a protocol error
         error = "no tool '" + name + "'";
         return nullptr;
     }
-    if (error = checkArguments((*spec)["inputSchema"], args); !error.empty()) return nullptr;
-    auto processArg = [&]() -> Process* {
-        Process* p = server.process(args["process_id"].get<std::string>());
-        if (!p) error = "no process '" + args["process_id"].get<std::string>() + "'";
-        return p;
-    };
+    if (std::string wrong = checkArguments(*spec, args); !wrong.empty())
+        return std::make_unique<Refused>(wrong);
+    Process* p = nullptr;
+    if (args.contains("process_id")) {
+        p = server.process(args["process_id"].get<std::string>());
+        if (!p)
+            return std::make_unique<Refused>(
+                "no process " + shown(args["process_id"]) +
+                ": process_id must be one that start_process returned in this connection");
+    }
     if (name == "run_command") return makeRunCommand(args);
     if (name == "start_process") return makeStartProcess(args);
-    if (name == "read_process_output") {
-        Process* p = processArg();
-        return p ? makeReadProcessOutput(p, args.value("wait_ms", 0)) : nullptr;
-    }
-    if (name == "write_process_input") {
-        Process* p = processArg();
-        return p ? makeWriteProcessInput(p, args) : nullptr;
-    }
+    if (name == "read_process_output")
+        return makeReadProcessOutput(p, args.contains("wait_ms") ? args["wait_ms"].get<long long>()
+                                                                 : 0LL);
+    if (name == "write_process_input") return makeWriteProcessInput(p, args);
     if (name == "stop_process") {
-        Process* p = processArg();
         const std::string sig = args.value("signal", std::string("TERM"));
-        return p ? makeStopProcess(p, sig == "KILL"  ? SIGKILL
-                                      : sig == "INT" ? SIGINT
-                                                     : SIGTERM)
-                 : nullptr;
+        return makeStopProcess(p, sig == "KILL" ? SIGKILL : sig == "INT" ? SIGINT : SIGTERM);
     }
     if (name == "read_file") return makeReadFile(args);
-    if (name == "write_file") return makeWriteFile(args, error);
+    if (name == "write_file") {
+        std::string wrong;
+        auto call = makeWriteFile(args, wrong);
+        return call ? std::move(call) : std::make_unique<Refused>(wrong);
+    }
     if (name == "edit_file") return makeEditFile(args);
     if (name == "list_directory") return makeListDirectory(args);
     if (name == "search_files") return makeSearchFiles(args);

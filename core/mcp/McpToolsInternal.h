@@ -53,7 +53,7 @@ std::unique_ptr<Call> makeStopProcess(Process* p, int signal);
 std::unique_ptr<Call> makeWriteProcessInput(Process* p, const nlohmann::json& args);
 
 // The file tools (McpFileTools.cpp). makeWriteFile: nullptr with `error` set for a mode that
-// is not octal.
+// is not octal (the call then fails as a tool, with that message).
 std::unique_ptr<Call> makeReadFile(const nlohmann::json& args);
 std::unique_ptr<Call> makeWriteFile(const nlohmann::json& args, std::string& error);
 std::unique_ptr<Call> makeEditFile(const nlohmann::json& args);

@@ -1,7 +1,8 @@
 // The MCP server's input (core/mcp): each line of the input is one line from the MCP client,
 // as `sandbench-cli mcp` reads them from stdin. Its control connection goes to a socket this
 // target drains, a supervisor that never answers. Checked beyond "no crash": every line the
-// server writes is one JSON-RPC 2.0 object, and a line gets one response at most.
+// server writes is one JSON-RPC 2.0 object or a batch's answers (an array of responses), and a
+// line gets one response at most besides batch answers (a cancel may complete an earlier batch).
 #include "FuzzCheck.h"
 #include "control/ControlClient.h"
 #include "mcp/McpServer.h"
@@ -49,11 +50,21 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             check(!line.empty() && line.back() == '\n', "an answer ends with a newline");
             check(line.find('\n') == line.size() - 1, "an answer is one line");
             auto message = nlohmann::json::parse(line, nullptr, false);
-            check(message.is_object(), "an answer is a JSON object");
-            check(message.value("jsonrpc", nlohmann::json()) == "2.0", "jsonrpc is \"2.0\"");
-            check(message.contains("result") != message.contains("error") ||
-                      message.contains("method"),
-                  "a response has a result or an error, not both");
+            auto response = [](const nlohmann::json& m) {
+                check(m.is_object(), "an answer is a JSON object");
+                check(m.value("jsonrpc", nlohmann::json()) == "2.0", "jsonrpc is \"2.0\"");
+                check(m.contains("result") != m.contains("error") || m.contains("method"),
+                      "a response has a result or an error, not both");
+            };
+            if (message.is_array()) {
+                check(!message.empty(), "a batch's answer is not empty");
+                for (const auto& m : message) {
+                    response(m);
+                    check(!m.contains("method"), "a batch's answer holds responses only");
+                }
+                return;
+            }
+            response(message);
             if (!message.contains("method")) check(++responses == 1, "one response a line at most");
         });
         std::string_view input(reinterpret_cast<const char*>(data), size);

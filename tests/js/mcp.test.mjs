@@ -7,6 +7,7 @@
 // SANDBENCH_MUST_WORK=1 a skip is a failure instead. Every wait is bounded.
 import { after, describe } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -14,7 +15,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import {
+  CallToolResultSchema, ErrorCode, JSONRPCResponseSchema, ListToolsResultSchema, McpError,
+} from '@modelcontextprotocol/sdk/types.js';
 
 import { CLI, TEST_POLICY, World, cliTest, processAlive, track, waitUntil, withTimeout } from './support.mjs';
 
@@ -211,8 +215,80 @@ function hostPids(argv) {
   return pids;
 }
 
+// The server spoken to line by line, for what this SDK's Client cannot send: JSON-RPC batches
+// (protocol 2025-03-26 had them; the SDK follows 2025-11-25, which has none). The SDK still
+// writes each message and checks every answer against its schemas.
+class RawMcp {
+  static async start(label, protocolVersion) {
+    const w = getWorld();
+    const s = new RawMcp(label);
+    s.child = spawn(CLI, ['mcp', '--workspace', w.workspace, '--policy', w.policy],
+      { env: w.env, cwd: w.root, stdio: ['pipe', 'pipe', 'pipe'] });
+    s.child.stdout.setEncoding('utf8');
+    s.child.stderr.setEncoding('utf8');
+    s.child.stderr.on('data', (chunk) => { s.stderr += chunk; });
+    s.child.stdout.on('data', (chunk) => s.onStdout(chunk));
+    s.closed = new Promise((resolve) => s.child.on('close', resolve));
+    rawServers.push(s);
+    s.send({ jsonrpc: '2.0', id: 0, method: 'initialize',
+      params: { protocolVersion, capabilities: {}, clientInfo: { name: 'sandbench-js-raw', version: '0.0.0' } } });
+    const init = await s.next(CONNECT_MS);
+    assert.equal(init.result?.protocolVersion, protocolVersion, JSON.stringify(init));
+    s.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    return s;
+  }
+
+  constructor(label) {
+    this.label = label;
+    this.stderr = '';
+    this.buffer = '';
+    this.lines = [];
+    this.waiting = null;
+  }
+
+  onStdout(chunk) {
+    this.buffer += chunk;
+    for (let nl; (nl = this.buffer.indexOf('\n')) >= 0;) {
+      this.lines.push(JSON.parse(this.buffer.slice(0, nl)));
+      this.buffer = this.buffer.slice(nl + 1);
+    }
+    if (this.waiting && this.lines.length) this.waiting();
+  }
+
+  send(message) {
+    this.child.stdin.write(serializeMessage(message));
+  }
+
+  // The next line the server writes, parsed; a batch's answer is an array of responses.
+  async next(ms = CALL_MS) {
+    if (!this.lines.length) {
+      await withTimeout(new Promise((resolve) => { this.waiting = resolve; }), ms,
+        `a line from the server "${this.label}"`);
+      this.waiting = null;
+    }
+    const line = this.lines.shift();
+    // An error whose request has no id JSON-RPC 2.0 answers with id null; the SDK's schema
+    // (2025-11-25's, where that id is optional) expects it left out.
+    for (const r of Array.isArray(line) ? line : [line])
+      JSONRPCResponseSchema.parse(r.id === null ? { ...r, id: undefined } : r);
+    return line;
+  }
+
+  describe() {
+    return `--- raw server "${this.label}" stderr ---\n${this.stderr.slice(-6000)}`;
+  }
+
+  async close() {
+    this.child.stdin.end();
+    await withTimeout(this.closed, 15_000, `the raw server "${this.label}" to exit`);
+  }
+}
+
+const rawServers = [];
+
 after(async () => {
   for (const s of servers) await s.close().catch(() => {});
+  for (const s of rawServers) await s.close().catch(() => {});
   if (world) await world.cleanUp('mcp.test.mjs');
 });
 
@@ -447,6 +523,95 @@ describe('sandbench-cli mcp', () => {
     }, 15_000, () => `the process to exit (output so far: ${JSON.stringify(out)})`, 0);
     assert.equal(out, 'last words');
     assert.equal(end.exit_code, 4);
+  });
+
+  mcpTest('a wrong argument is a tool error naming it and what it takes; an unknown tool a protocol error', async () => {
+    const s = await shared();
+    const missing = await s.toolError('run_command', {});
+    assert.match(missing.text, /'command'/, missing.text);
+    assert.match(missing.text, /a string/, missing.text);
+    const range = await s.toolError('run_command', { command: 'true', timeout_seconds: 0 });
+    assert.match(range.text, /'timeout_seconds'.*an integer from 1 to 3600/, range.text);
+    const typo = await s.toolError('run_command', { command: 'true', timeout: 5 });
+    assert.match(typo.text, /no argument 'timeout'.*timeout_seconds/, typo.text);
+    const signal = await s.toolError('stop_process', { process_id: 'p1', signal: 'HUP' });
+    assert.match(signal.text, /'signal'.*"TERM", "KILL", "INT".*"HUP"/, signal.text);
+    const process = await s.toolError('read_process_output', { process_id: 'p999' });
+    assert.match(process.text, /no process "p999".*start_process/, process.text);
+    await assert.rejects(s.callTool('no_such_tool', {}), (e) => {
+      assert.ok(e instanceof McpError, String(e));
+      assert.equal(e.code, ErrorCode.InvalidParams);
+      assert.match(e.message, /no_such_tool/);
+      return true;
+    });
+    // The server still serves calls afterwards.
+    assert.equal((await s.sh('echo after')).sc.stdout, 'after\n');
+  });
+
+  mcpTest('run_command and start_process are open-world tools; the file tools are not', async () => {
+    const s = await shared();
+    const { tools } = await withTimeout(s.client.listTools(), CALL_MS, 'tools/list');
+    const open = Object.fromEntries(tools.map((t) => [t.name, t.annotations?.openWorldHint]));
+    assert.deepEqual(Object.keys(open).filter((name) => open[name] === true).sort(),
+      ['run_command', 'start_process'], JSON.stringify(open));
+    for (const name of ['read_file', 'write_file', 'edit_file', 'list_directory', 'search_files', 'get_changes'])
+      assert.equal(open[name], false, name);
+  });
+
+  mcpTest('a JSON-RPC batch under protocol 2025-03-26 is answered as one array', async () => {
+    const s = await RawMcp.start('batch', '2025-03-26');
+    try {
+      s.send([
+        { jsonrpc: '2.0', id: 1, method: 'ping' },
+        { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'run_command', arguments: { command: 'echo batched' } } },
+        { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'run_command', arguments: {} } },
+        { jsonrpc: '2.0', method: 'notifications/initialized' },
+        { jsonrpc: '2.0', id: 4, method: 'tools/list' },
+      ]);
+      const answer = await s.next();
+      assert.ok(Array.isArray(answer), JSON.stringify(answer));
+      const byId = Object.fromEntries(answer.map((r) => [r.id, r]));
+      assert.deepEqual(Object.keys(byId).sort(), ['1', '2', '3', '4'], JSON.stringify(answer));
+      assert.deepEqual(byId[1].result, {});
+      const ran = CallToolResultSchema.parse(byId[2].result);
+      assert.equal(ran.structuredContent?.stdout, 'batched\n', JSON.stringify(ran));
+      const wrong = CallToolResultSchema.parse(byId[3].result);
+      assert.equal(wrong.isError, true, JSON.stringify(wrong));
+      assert.equal(ListToolsResultSchema.parse(byId[4].result).tools.length, TOOL_NAMES.length);
+    } catch (e) {
+      if (e instanceof Error) e.message += `\n${s.describe()}`;
+      throw e;
+    } finally {
+      await s.close();
+    }
+  });
+
+  mcpTest('a batch is refused as a whole under 2025-06-18, which removed batches', async () => {
+    const s = await RawMcp.start('no-batch', '2025-06-18');
+    try {
+      s.send([
+        { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'run_command', arguments: { command: 'touch batched.txt' } } },
+        { jsonrpc: '2.0', id: 2, method: 'ping' },
+      ]);
+      const refused = await s.next();
+      assert.ok(!Array.isArray(refused), JSON.stringify(refused));
+      assert.equal(refused.id ?? null, null, JSON.stringify(refused));
+      assert.equal(refused.error?.code, ErrorCode.InvalidRequest, JSON.stringify(refused));
+      assert.match(refused.error.message, /2025-03-26/);
+      assert.match(refused.error.message, /2025-06-18/);
+      // None of it ran: the file its command would have made is not there.
+      s.send({ jsonrpc: '2.0', id: 3, method: 'tools/call',
+        params: { name: 'run_command', arguments: { command: 'test -e batched.txt && echo ran || echo not run' } } });
+      const check = await s.next();
+      assert.equal(check.id, 3);
+      assert.equal(CallToolResultSchema.parse(check.result).structuredContent?.stdout, 'not run\n',
+        JSON.stringify(check));
+    } catch (e) {
+      if (e instanceof Error) e.message += `\n${s.describe()}`;
+      throw e;
+    } finally {
+      await s.close();
+    }
   });
 
   mcpTest('a command the policy denies is a tool error naming the rule', async () => {
