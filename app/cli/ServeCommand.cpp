@@ -9,6 +9,7 @@
 #include "base/Paths.h"
 #include "base/UniqueFd.h"
 #include "e2b/E2bApi.h"
+#include "policy/DestinationLists.h"
 #include "policy/Policy.h"
 
 #include <algorithm>
@@ -131,7 +132,10 @@ class LauncherProcess : public sb::e2b::Launcher {
 
     sb::Result<sb::e2b::LaunchedSession> start(const sb::e2b::SandboxSpec& spec) override
     {
-        json request = {{"template", spec.templateId}, {"metadata", spec.metadata}};
+        json request = {{"template", spec.templateId},
+                        {"metadata", spec.metadata},
+                        {"allow_out", spec.allowOut},
+                        {"deny_out", spec.denyOut}};
         if (spec.internet) request["internet"] = *spec.internet;
         json reply;
         {
@@ -186,9 +190,23 @@ class LauncherProcess : public sb::e2b::Launcher {
                             "template '" + name + "' not found: use base (serve's policy), a " +
                                 "preset, or a policy file " + templateFile.string()});
         }
-        if (request.contains("internet") && request["internet"] == false) choice.network = "none";
+        auto allowOut = request.value("allow_out", std::vector<std::string>());
+        auto denyOut = request.value("deny_out", std::vector<std::string>());
+        // allow_internet_access: false is E2B's denyOut 0.0.0.0/0: no network, or, with
+        // destinations allowed, the rules allowing them and denying the rest.
+        if (request.contains("internet") && request["internet"] == false) {
+            if (allowOut.empty())
+                choice.network = "none";
+            else
+                denyOut.push_back("0.0.0.0/0");
+        }
 
         const std::string id = sb::newSessionId();
+        auto options = detachedSessionOptions(choice, "", id);
+        if (!options) return failure(options.error());
+        if (auto e =
+                sb::applyDestinationLists(options->policy.network, allowOut, denyOut, "network"))
+            return failure(*e);
         fs::path workspace = root / id;
         const json metadata = request.value("metadata", json::object());
         if (metadata.contains(kWorkspaceKey)) {
@@ -207,8 +225,7 @@ class LauncherProcess : public sb::e2b::Launcher {
             if (ec)
                 return failure({sb::ErrorCode::System, ec.value(), "create " + workspace.string()});
         }
-        auto options = detachedSessionOptions(choice, workspace.string(), id);
-        if (!options) return failure(options.error());
+        options->workspace = workspace.string();
         options->workspaceInside = kSandboxHome;
         auto started = startDetachedSession(std::move(*options), true);
         if (!started) return failure(started.error());

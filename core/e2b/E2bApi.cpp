@@ -90,8 +90,6 @@ std::string absoluteIn(const std::string& home, const std::string& path)
     return normal;
 }
 
-namespace {
-
 // The SDK reads these from a create or connect answer. Its sandbox's domain is "localhost":
 // without it the SDK falls back to E2B's own domain, and getHost(port) (and, without
 // E2B_SANDBOX_URL, the sandbox's own URL) would name a host on the internet; under localhost
@@ -115,53 +113,12 @@ json detailJson(const Api::Sandbox& s, Clock::time_point endAt, const std::strin
     j["memoryMB"] = s.memoryMb;
     j["diskSizeMB"] = 0;
     j["allowInternetAccess"] = s.internet;
+    if (!s.allowOut.empty() || !s.denyOut.empty())
+        j["network"] = {{"allowOut", s.allowOut}, {"denyOut", s.denyOut}};
     return j;
 }
 
-// The seconds of a "timeout" field, within [1, max].
-Result<unsigned> timeoutOf(const json& body, unsigned fallback, unsigned max)
-{
-    if (!body.contains("timeout")) return fallback;
-    const json& t = body["timeout"];
-    if (!t.is_number_integer() || t.get<long long>() < 1 || t.get<long long>() > max)
-        return inputError("timeout must be a whole number of seconds from 1 to " +
-                          std::to_string(max));
-    return t.get<unsigned>();
-}
-
-// "key=value" strings' object, or why not.
-Status stringMap(const json& body, const char* field, std::map<std::string, std::string>& out)
-{
-    if (!body.contains(field) || body[field].is_null()) return {};
-    if (!body[field].is_object())
-        return inputError(std::string(field) + " must be an object of strings");
-    for (const auto& [k, v] : body[field].items()) {
-        if (!v.is_string()) return inputError(std::string(field) + "." + k + " must be a string");
-        out[k] = v.get<std::string>();
-    }
-    return {};
-}
-
-// The SDK's list filter: metadata=k=v&k2=v2, each key and value percent-encoded by it, the
-// whole encoded once more as the parameter's value.
-std::map<std::string, std::string> metadataFilter(std::string_view query)
-{
-    std::map<std::string, std::string> out;
-    auto raw = http::queryValue(query, "metadata");
-    if (!raw) return out;
-    std::string_view rest = *raw;
-    while (!rest.empty()) {
-        const std::size_t amp = rest.find('&');
-        const std::string_view pair = rest.substr(0, amp);
-        const std::size_t eq = pair.find('=');
-        if (eq != std::string_view::npos)
-            out[http::percentDecode(http::percentDecode(pair.substr(0, eq), true), false)] =
-                http::percentDecode(http::percentDecode(pair.substr(eq + 1), true), false);
-        if (amp == std::string_view::npos) break;
-        rest.remove_prefix(amp + 1);
-    }
-    return out;
-}
+namespace {
 
 std::vector<std::string> pathParts(std::string_view path)
 {
@@ -211,7 +168,10 @@ void Api::route(http::Exchange& ex)
 {
     std::vector<std::string> parts = pathParts(ex.path());
     if (!parts.empty() && parts[0] == "v2") parts.erase(parts.begin());
-    if (parts.empty() || parts[0] != "sandboxes") return envd(ex);
+    // The in-sandbox API's requests name their sandbox; the control plane's carry the API key.
+    const bool controlPlane = (!parts.empty() && parts[0] == "sandboxes") ||
+                              (!ex.header("E2b-Sandbox-Id") && ex.header("X-API-Key"));
+    if (!controlPlane) return envd(ex);
 
     const auto key = ex.header("X-API-Key");
     if (!key)
@@ -220,6 +180,8 @@ void Api::route(http::Exchange& ex)
         return restError(ex, 401, "invalid API key (sandbench-cli serve --print-key shows it)");
 
     const std::string_view method = ex.method();
+    if (parts.empty() || parts[0] != "sandboxes" || (parts.size() >= 2 && parts[1] == "metrics"))
+        return notServed(ex, parts);
     if (parts.size() == 1 && method == "POST") return createSandbox(ex);
     if (parts.size() == 1 && method == "GET") return listSandboxes(ex);
     if (parts.size() == 2 && method == "GET") return getSandbox(ex, parts[1]);
@@ -228,35 +190,38 @@ void Api::route(http::Exchange& ex)
         return setTimeout(ex, parts[1]);
     if (parts.size() == 3 && method == "POST" && (parts[2] == "connect" || parts[2] == "resume"))
         return connectSandbox(ex, parts[1]);
-    if (parts.size() == 3 && method == "POST" && parts[2] == "pause")
-        return restError(ex, 501,
-                         "pausing is not supported: a Sandbench sandbox runs until it is killed "
-                         "or times out, and its changes stay for review after that");
-    restError(ex, 404, "no such endpoint: " + std::string(method) + " " + std::string(ex.path()));
+    notServed(ex, parts);
+}
+
+void Api::notServed(http::Exchange& ex, const std::vector<std::string>& parts)
+{
+    const std::string what = std::string(ex.method()) + " " + std::string(ex.path());
+    // A sandbox's endpoint names the sandbox: one that is not there is a 404, as on E2B, and a
+    // running one never is.
+    if (parts.size() >= 3 && parts[0] == "sandboxes" && !find(parts[1]))
+        return restError(ex, 404, "sandbox " + parts[1] + " not found");
+    std::string why = "it is not served by Sandbench's E2B API (docs/e2b.md, \"What does not\")";
+    const std::string last = parts.size() >= 3 ? parts[2] : "";
+    if (last == "pause")
+        why = "a Sandbench sandbox runs until it is killed or times out, and its changes stay "
+              "for review after that";
+    else if (last == "fork" || last == "snapshots")
+        why = "use the session's own: sandbench-cli snapshot SANDBOX_ID, sandbench-cli fork";
+    else if (last == "metrics")
+        why = "a sandbox's resource use is not reported through this API";
+    else if (last == "network")
+        why = "a sandbox's network rules are set when it is created (network.allowOut, "
+              "denyOut); the session's policy can be edited in the window";
+    restError(ex, 501, what + " is not supported: " + why);
 }
 
 void Api::createSandbox(http::Exchange& ex)
 {
     auto body = jsonBody(ex, m_options.maxJsonBody);
     if (!body) return restError(ex, 400, body.error().message);
-    SandboxSpec spec;
-    if (body->contains("templateID")) {
-        if (!(*body)["templateID"].is_string())
-            return restError(ex, 400, "templateID must be a string");
-        spec.templateId = (*body)["templateID"].get<std::string>();
-    }
-    auto timeout = timeoutOf(*body, m_options.defaultTimeoutSeconds, m_options.maxTimeoutSeconds);
-    if (!timeout) return restError(ex, 400, timeout.error().message);
-    std::map<std::string, std::string> metadata;
-    if (auto e = stringMap(*body, "metadata", metadata)) return restError(ex, 400, e->message);
-    if (auto e = stringMap(*body, "envVars", spec.envVars)) return restError(ex, 400, e->message);
-    spec.metadata = metadata;
-    if (body->contains("allow_internet_access")) {
-        if (!(*body)["allow_internet_access"].is_boolean())
-            return restError(ex, 400, "allow_internet_access must be true or false");
-        spec.internet = (*body)["allow_internet_access"].get<bool>();
-    }
-
+    auto request = parseCreate(*body, m_options, false);
+    if (!request) return restError(ex, 400, request.error().message);
+    const SandboxSpec& spec = request->spec;
     auto launched = m_launcher.start(spec);
     if (!launched) {
         const Error& e = launched.error();
@@ -278,10 +243,12 @@ void Api::createSandbox(http::Exchange& ex)
     sandbox->metadata = spec.metadata;
     sandbox->envVars = spec.envVars;
     sandbox->internet = spec.internet.value_or(true);
+    sandbox->allowOut = spec.allowOut;
+    sandbox->denyOut = spec.denyOut;
     sandbox->cpuCount = launched->cpuCount;
     sandbox->memoryMb = launched->memoryMb;
     sandbox->startedAt = Clock::now();
-    sandbox->endAt = sandbox->startedAt + std::chrono::seconds(*timeout);
+    sandbox->endAt = sandbox->startedAt + std::chrono::seconds(request->timeoutSeconds);
     sandbox->link = std::move(*link);
     {
         std::lock_guard lock(m_mutex);
@@ -291,44 +258,6 @@ void Api::createSandbox(http::Exchange& ex)
     if (m_options.log)
         m_options.log("sandbox " + sandbox->id + " created (template " + spec.templateId + ")");
     sendJson(ex, 201, sandboxJson(*sandbox, m_options.envdVersion));
-}
-
-void Api::listSandboxes(http::Exchange& ex)
-{
-    const auto filter = metadataFilter(ex.rawQuery());
-    const auto state = http::queryValue(ex.rawQuery(), "state");
-    if (state && state->find("running") == std::string::npos)
-        return sendJson(ex, 200, json::array());
-    std::vector<std::shared_ptr<Sandbox>> all;
-    {
-        std::lock_guard lock(m_mutex);
-        for (const auto& [id, s] : m_sandboxes)
-            if (s->link->alive()) all.push_back(s);
-    }
-    std::erase_if(all, [&](const std::shared_ptr<Sandbox>& s) {
-        for (const auto& [k, v] : filter)
-            if (!s->metadata.contains(k) || s->metadata[k] != v) return true;
-        return false;
-    });
-    std::sort(all.begin(), all.end(), [](const auto& a, const auto& b) {
-        return std::pair(a->startedAt, a->id) < std::pair(b->startedAt, b->id);
-    });
-    std::size_t from = 0, limit = all.size();
-    if (auto token = http::queryValue(ex.rawQuery(), "nextToken"))
-        from = static_cast<std::size_t>(std::strtoull(token->c_str(), nullptr, 10));
-    if (auto l = http::queryValue(ex.rawQuery(), "limit"))
-        limit = std::max<std::size_t>(1, std::strtoull(l->c_str(), nullptr, 10));
-    json list = json::array();
-    std::lock_guard lock(m_mutex);
-    for (std::size_t i = from; i < all.size() && i < from + limit; ++i) {
-        json entry = detailJson(*all[i], all[i]->endAt, m_options.envdVersion);
-        entry.erase("envdAccessToken");
-        list.push_back(std::move(entry));
-    }
-    http::Headers headers;
-    if (from + limit < all.size())
-        headers.push_back({"X-Next-Token", std::to_string(from + limit)});
-    ex.respond(200, "application/json", dumpJson(list), headers);
 }
 
 void Api::getSandbox(http::Exchange& ex, const std::string& id)
@@ -370,6 +299,10 @@ void Api::connectSandbox(http::Exchange& ex, const std::string& id)
     if (!body) return restError(ex, 400, body.error().message);
     auto timeout = timeoutOf(*body, 0, m_options.maxTimeoutSeconds);
     if (!timeout) return restError(ex, 400, timeout.error().message);
+    if (body->contains("memory") && (*body)["memory"] == false)
+        return restError(ex, 400,
+                         "onResume 'reboot' is not supported by Sandbench's E2B API: a sandbox "
+                         "keeps its processes");
     auto s = find(id);
     if (!s) return restError(ex, 404, "sandbox " + id + " not found");
     {

@@ -19,6 +19,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 
 namespace sb::e2b {
 
@@ -30,6 +31,11 @@ struct SandboxSpec {
     nlohmann::json metadata = nlohmann::json::object();
     std::map<std::string, std::string> envVars;
     std::optional<bool> internet; // allow_internet_access: false takes the network away
+    // network.allowOut / denyOut: destinations (an address, a CIDR range, a host name or
+    // "*.domain"; "0.0.0.0/0" is every destination) the sandbox may or may not reach. The
+    // launcher makes them the session's network rules, an allowed one before a denied one, or
+    // refuses them (InvalidInput) when the template's policy cannot apply rules.
+    std::vector<std::string> allowOut, denyOut;
 };
 
 struct LaunchedSession {
@@ -88,6 +94,8 @@ class Api {
     void killSandbox(http::Exchange& ex, const std::string& id);
     void setTimeout(http::Exchange& ex, const std::string& id);
     void connectSandbox(http::Exchange& ex, const std::string& id);
+    // What this API does not serve: 501 naming it (or 404 for a sandbox that is not there).
+    void notServed(http::Exchange& ex, const std::vector<std::string>& parts);
     // In-sandbox API, for the sandbox the request names.
     void envd(http::Exchange& ex);
     void processRpc(http::Exchange& ex, Sandbox& sandbox, std::string_view method);

@@ -6,6 +6,7 @@
 #include "e2b/SessionLink.h"
 
 #include <chrono>
+#include <optional>
 #include <string>
 
 namespace sb::e2b {
@@ -17,10 +18,31 @@ struct Api::Sandbox {
     nlohmann::json metadata = nlohmann::json::object();
     std::map<std::string, std::string> envVars;
     bool internet = true;
+    std::vector<std::string> allowOut, denyOut;
     unsigned cpuCount = 0, memoryMb = 0;
     std::chrono::system_clock::time_point startedAt, endAt; // endAt under Api's mutex
     std::shared_ptr<SessionLink> link;
 };
+
+// A create request (E2B's NewSandbox), checked: what Sandbench honours, or an InvalidInput
+// naming the first field it cannot honour. `pauseServed`: whether onTimeout 'pause' can be.
+struct CreateRequest {
+    SandboxSpec spec;
+    unsigned timeoutSeconds = 0;
+    bool pauseOnTimeout = false;
+};
+Result<CreateRequest> parseCreate(const nlohmann::json& body, const ApiOptions& options,
+                                  bool pauseServed);
+// The seconds of a "timeout" field, within [1, max]; `fallback` when it is absent.
+Result<unsigned> timeoutOf(const nlohmann::json& body, unsigned fallback, unsigned max);
+
+// A sandbox as the control plane describes it: on create and connect, and with its details
+// (metadata, times, state) for get and list.
+nlohmann::json sandboxJson(const Api::Sandbox& s, const std::string& envdVersion);
+nlohmann::json detailJson(const Api::Sandbox& s, std::chrono::system_clock::time_point endAt,
+                          const std::string& envdVersion);
+// Nanoseconds since the epoch of an RFC 3339 time ("2024-05-01T12:34:56.789Z", any offset).
+std::optional<long long> parseRfc3339(std::string_view text);
 
 // A control-plane error: {"code": status, "message"} (the SDK reads "code" for 404s).
 void restError(http::Exchange& ex, int status, const std::string& message);

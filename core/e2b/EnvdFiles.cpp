@@ -96,7 +96,13 @@ json entryInfo(const json& entry, const std::string& path)
                  {"owner", userName(entry.value("uid", 0u))},
                  {"group", groupName(entry.value("gid", 0u))},
                  {"modifiedTime", rfc3339(entry.value("mtime_ns", 0LL))}};
-    if (auto target = getBytes(entry, "target")) info["symlinkTarget"] = *target;
+    // envd gives a link's target as an absolute path: a relative one is from the link's folder.
+    if (auto target = getBytes(entry, "target")) {
+        const std::size_t slash = path.rfind('/');
+        const std::string folder = slash == std::string::npos ? "" : path.substr(0, slash);
+        info["symlinkTarget"] = target->starts_with("/") ? absoluteIn("/", *target)
+                                                         : absoluteIn(folder, "./" + *target);
+    }
     return info;
 }
 

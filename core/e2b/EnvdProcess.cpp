@@ -93,6 +93,13 @@ void streamEvents(http::Exchange& ex, SessionLink& link, const std::shared_ptr<E
                 out += envelope(message({{"keepalive", json::object()}}));
                 break;
             case ProcessEvent::Kind::Exit: {
+                if (e.gone) {
+                    // The sandbox went with the process running: as with E2B's envd, the stream
+                    // drops without an end (the SDK then finds the sandbox gone and says so).
+                    ex.writeChunk(out);
+                    ex.abort();
+                    return;
+                }
                 if (!started && e.body.contains("error")) {
                     // It never ran: envd ends such a stream with an error and no events.
                     RpcError error{"invalid_argument", e.body["error"].get<std::string>()};
@@ -252,7 +259,9 @@ void Api::envd(http::Exchange& ex)
         return filesystemRpc(ex, *sandbox,
                              path.substr(std::string_view("/filesystem.Filesystem/").size()));
     if (rpc) return rpcFail(ex, {"unimplemented", "no such service: " + std::string(path)});
-    restError(ex, 404, "no such endpoint: " + std::string(method) + " " + std::string(path));
+    restError(ex, 501,
+              std::string(method) + " " + std::string(path) +
+                  " is not served by Sandbench's E2B API (docs/e2b.md, \"What does not\")");
 }
 
 void Api::processRpc(http::Exchange& ex, Sandbox& sandbox, std::string_view method)
@@ -300,8 +309,10 @@ void Api::processRpc(http::Exchange& ex, Sandbox& sandbox, std::string_view meth
         auto pid = selectedPid(*request, link);
         if (!pid) return streamError(pid.error());
         auto events = std::make_shared<EventQueue>();
+        const auto process = link.process(*pid);
         if (auto e = link.follow(*pid, events)) return streamError(*e);
-        return streamEvents(ex, link, events, false, keepaliveOf(ex));
+        // A terminal's output stays the terminal's (pty) for whoever connects later.
+        return streamEvents(ex, link, events, process && process->tty, keepaliveOf(ex));
     }
     if (method == "List") {
         json processes = json::array();

@@ -140,6 +140,9 @@ void SessionLink::dispatch(proto::Message& m)
     case MsgType::ExecExit:
         event.kind = ProcessEvent::Kind::Exit;
         event.body = m.body;
+        // A process that ran and has an error for an end never exited: its sandbox (or the
+        // helper running its processes) ended under it.
+        event.gone = p.entry.pid != 0 && m.body.contains("error") && !m.body.contains("denied");
         deliver(p, event);
         m_processes.erase(it);
         return;
@@ -166,6 +169,7 @@ void SessionLink::endAll(const std::string& why)
         event.kind = ProcessEvent::Kind::Exit;
         event.pid = p.entry.pid;
         event.body = {{"id", id}, {"error", why}};
+        event.gone = true;
         deliver(p, event);
     }
     m_processes.clear();
@@ -194,6 +198,7 @@ Status SessionLink::start(json request, ProcessConfig config, std::shared_ptr<Ev
         Process& p = m_processes[id];
         p.entry.config = std::move(config);
         p.entry.stdinOpen = request.value("stdin", false);
+        p.entry.tty = request.contains("tty");
         p.followers.push_back(std::move(follower));
     }
     if (auto e = send(proto::jsonMessage(MsgType::ExecStart, std::move(request)))) {
@@ -289,6 +294,14 @@ std::vector<ProcessEntry> SessionLink::processes() const
     for (const auto& [id, p] : m_processes)
         if (p.entry.pid != 0) out.push_back(p.entry);
     return out;
+}
+
+std::optional<ProcessEntry> SessionLink::process(std::int64_t pid) const
+{
+    std::lock_guard lock(m_mutex);
+    auto id = execOf(pid);
+    if (!id) return std::nullopt;
+    return m_processes.at(*id).entry;
 }
 
 Result<json> SessionLink::file(json request, std::chrono::milliseconds timeout)

@@ -20,6 +20,7 @@
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -33,6 +34,8 @@ struct ProcessEvent {
     std::int64_t pid = 0;
     std::string bytes;   // Stdout, Stderr
     nlohmann::json body; // Waiting: the approval request; Exit: the exec_exit body
+    // Exit: it did not exit, the sandbox (or the link to it) went away with it running.
+    bool gone = false;
 };
 
 // The events of one process for one follower, thread-safe.
@@ -61,6 +64,7 @@ struct ProcessEntry {
     std::int64_t pid = 0; // 0 until it started
     ProcessConfig config;
     bool stdinOpen = false;
+    bool tty = false; // started on a terminal: its output is the terminal's (E2B's pty)
 };
 
 class SessionLink {
@@ -90,6 +94,8 @@ class SessionLink {
     Status resize(std::int64_t pid, unsigned rows, unsigned cols);
     // The running processes (those that started).
     std::vector<ProcessEntry> processes() const;
+    // The running process with that pid, if any.
+    std::optional<ProcessEntry> process(std::int64_t pid) const;
 
     // A file_request and its reply's body (ok or not), waiting up to `timeout`.
     Result<nlohmann::json> file(nlohmann::json request,

@@ -3,9 +3,14 @@
 #include "base/LazyLibrary.h"
 #include "http/CivetwebLibrary.h"
 
+#include <arpa/inet.h>
+#include <cstdlib>
 #include <cstring>
+#include <dirent.h>
 #include <mutex>
+#include <netinet/in.h>
 #include <strings.h>
+#include <sys/socket.h>
 
 namespace sb::http {
 namespace {
@@ -126,7 +131,57 @@ class CivetExchange : public Exchange {
         m_streaming = false;
     }
 
+    // civetweb has no call that drops a server connection, nor one that tells its socket: the
+    // socket is the one TCP descriptor of this process whose two ends are the request's.
+    // shutdown() leaves the descriptor to civetweb, which then finds it closed and frees it.
+    void abort() override
+    {
+        m_streaming = false;
+        m_responded = true;
+        if (int fd = connectionSocket(); fd >= 0) ::shutdown(fd, SHUT_RDWR);
+    }
+
   private:
+    int connectionSocket() const
+    {
+        DIR* dir = ::opendir("/proc/self/fd");
+        if (dir == nullptr) return -1;
+        int found = -1;
+        while (dirent* e = ::readdir(dir)) {
+            const int fd = std::atoi(e->d_name);
+            if (fd <= 2 || fd == ::dirfd(dir)) continue;
+            if (portOf(fd, ::getsockname) == m_info->server_port &&
+                portOf(fd, ::getpeername) == m_info->remote_port &&
+                peerAddress(fd) == m_info->remote_addr) {
+                found = fd;
+                break;
+            }
+        }
+        ::closedir(dir);
+        return found;
+    }
+    static int portOf(int fd, int (*name)(int, sockaddr*, socklen_t*))
+    {
+        sockaddr_storage a{};
+        socklen_t length = sizeof a;
+        if (name(fd, reinterpret_cast<sockaddr*>(&a), &length) != 0) return -1;
+        if (a.ss_family == AF_INET) return ntohs(reinterpret_cast<sockaddr_in*>(&a)->sin_port);
+        if (a.ss_family == AF_INET6) return ntohs(reinterpret_cast<sockaddr_in6*>(&a)->sin6_port);
+        return -1;
+    }
+    static std::string peerAddress(int fd)
+    {
+        sockaddr_storage a{};
+        socklen_t length = sizeof a;
+        if (::getpeername(fd, reinterpret_cast<sockaddr*>(&a), &length) != 0) return {};
+        char text[INET6_ADDRSTRLEN] = {};
+        const void* raw =
+            a.ss_family == AF_INET
+                ? static_cast<const void*>(&reinterpret_cast<sockaddr_in*>(&a)->sin_addr)
+                : static_cast<const void*>(&reinterpret_cast<sockaddr_in6*>(&a)->sin6_addr);
+        return ::inet_ntop(a.ss_family, raw, text, sizeof text) != nullptr ? text : "";
+    }
+
     // The status line and headers; a chunked body when `length` is empty.
     bool begin(int status, std::string_view contentType, const Headers& extra,
                const std::string& length)

@@ -56,6 +56,9 @@ class Exchange {
                              const Headers& extra = {}) = 0;
     virtual bool writeChunk(std::string_view bytes) = 0;
     virtual void endStream() = 0;
+    // Drops the connection with a streamed response unfinished (no last chunk): the client
+    // sees the connection lost mid-body, as when the server behind it died.
+    virtual void abort() = 0;
 };
 
 // The whole body, refused past `limit` bytes.

@@ -10,9 +10,12 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 
-import { AuthenticationError, CommandExitError, Sandbox } from 'e2b';
+import fs from 'node:fs';
+import { randomUUID } from 'node:crypto';
 
-import { TEST_POLICY, UNAVAILABLE, World, cliTest, track, withTimeout } from './support.mjs';
+import { AuthenticationError, CommandExitError, NotFoundError, Sandbox, TimeoutError } from 'e2b';
+
+import { TEST_POLICY, UNAVAILABLE, World, cliTest, track, waitUntil, withTimeout } from './support.mjs';
 
 
 const TEST_MS = 120_000;
@@ -24,6 +27,14 @@ const sandboxes = [];
 
 async function startServer() {
   world = new World({ policy: TEST_POLICY });
+  // A template whose sandboxes reach the network through the filtering proxy (the test policy's
+  // have none), for the rules a create request adds. Nothing here is ever let out: every
+  // destination a test names is denied.
+  const templates = path.join(world.config, 'sandbench', 'templates');
+  fs.mkdirSync(templates, { recursive: true });
+  fs.writeFileSync(path.join(templates, 'filtered.json'), JSON.stringify({
+    ...TEST_POLICY, network: { mode: 'filtered', default: 'deny', rules: [] },
+  }));
   const child = spawn(process.env.SANDBENCH_CLI, ['serve', '--policy', world.policy], {
     env: world.env, cwd: world.root, stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -48,8 +59,9 @@ async function startServer() {
   return s;
 }
 
-async function create(opts = {}) {
-  const sbx = await Sandbox.create({ timeoutMs: 120_000, ...opts });
+async function create({ template, ...opts } = {}) {
+  const options = { timeoutMs: 120_000, ...opts };
+  const sbx = await (template ? Sandbox.create(template, options) : Sandbox.create(options));
   sandboxes.push(sbx);
   return sbx;
 }
@@ -230,5 +242,96 @@ describe('sandbench-cli serve (the E2B SDK)', () => {
     const session = sessions.find((s) => s.id === sbx.sandboxId);
     assert.ok(session, `sessions --json lacks ${sbx.sandboxId}`);
     assert.equal(path.basename(session.workspace ?? session.project), sbx.sandboxId);
+  });
+
+  e2bTest('Sandbox.list: newest first, order, template and start filters, pages of limit', async () => {
+    const tag = randomUUID();
+    const older = await create({ metadata: { tag } });
+    const newer = await create({ metadata: { tag } });
+    const ids = (list) => list.map((s) => s.sandboxId);
+    const query = { metadata: { tag } };
+    assert.deepEqual(ids(await Sandbox.list({ query }).nextItems()), [newer.sandboxId, older.sandboxId]);
+    assert.deepEqual(ids(await Sandbox.list({ query, order: 'asc' }).nextItems()),
+      [older.sandboxId, newer.sandboxId]);
+
+    const pages = Sandbox.list({ query, limit: 1 });
+    assert.deepEqual(ids(await pages.nextItems()), [newer.sandboxId]);
+    assert.equal(pages.hasNext, true);
+    assert.deepEqual(ids(await pages.nextItems()), [older.sandboxId]);
+    assert.equal(pages.hasNext, false);
+    assert.equal(pages.nextToken, undefined);
+
+    const { startedAt } = await newer.getInfo();
+    assert.deepEqual(ids(await Sandbox.list({ query: { ...query, startedAfter: startedAt } }).nextItems()),
+      [newer.sandboxId]);
+    assert.deepEqual(ids(await Sandbox.list({
+      query: { ...query, startedAfter: new Date(startedAt.getTime() + 1000) },
+    }).nextItems()), []);
+    assert.equal((await Sandbox.list({ query: { ...query, template: 'base' } }).nextItems()).length, 2);
+    assert.deepEqual(await Sandbox.list({ query: { ...query, template: 'unknown-template' } }).nextItems(), []);
+  });
+
+  e2bTest('a terminal: its output is pty data, for its creator and for a later connect', async () => {
+    const sbx = await create();
+    let first = '';
+    const decode = (bytes) => Buffer.from(bytes).toString('utf8');
+    const terminal = await sbx.pty.create({ cols: 80, rows: 24, onData: (d) => { first += decode(d); } });
+    await sbx.pty.sendInput(terminal.pid, new TextEncoder().encode('echo one-$((40+2))\n'));
+    await waitUntil(() => first.includes('one-42'), 30_000, () => `the terminal's output: ${JSON.stringify(first)}`);
+
+    let second = '';
+    const again = await sbx.pty.connect(terminal.pid, { onData: (d) => { second += decode(d); } });
+    await sbx.pty.sendInput(terminal.pid, new TextEncoder().encode('echo two-$((40+3))\n'));
+    await waitUntil(() => second.includes('two-43'), 30_000, () => `the reconnect's output: ${JSON.stringify(second)}`);
+    await sbx.pty.kill(terminal.pid);
+    await again.wait().catch(() => {});
+    await terminal.wait().catch(() => {});
+  });
+
+  e2bTest('a command running when its sandbox is killed: the SDK says the sandbox went', async () => {
+    const sbx = await create();
+    const cmd = await sbx.commands.run('sleep 60', { background: true });
+    await sbx.kill();
+    const error = await withTimeout(cmd.wait().catch((e) => e), 30_000, 'the command\'s stream to drop');
+    assert.ok(error instanceof TimeoutError, `not a TimeoutError: ${error}`);
+    assert.match(error.message, /sandbox was killed or reached its end of life/);
+  });
+
+  e2bTest('getInfo of a symbolic link gives its target as an absolute path', async () => {
+    const sbx = await create();
+    await sbx.files.write('target.txt', 'x');
+    await sbx.commands.run('ln -s target.txt link.txt && mkdir -p sub && ln -s ../target.txt sub/up.txt');
+    const info = await sbx.files.getInfo('link.txt');
+    assert.equal(info.name, 'link.txt');
+    assert.equal(info.type, 'symlink');
+    assert.equal(info.symlinkTarget, `${HOME}/target.txt`);
+    assert.equal((await sbx.files.getInfo('sub/up.txt')).symlinkTarget, `${HOME}/target.txt`);
+  });
+
+  e2bTest('what is not served says so by name, never "not found" of a running sandbox', async () => {
+    const sbx = await create();
+    for (const [what, call] of [
+      ['POST /sandboxes/ID/snapshots', () => sbx.createSnapshot()],
+      ['GET /sandboxes/ID/metrics', () => sbx.getMetrics()],
+      ['PUT /sandboxes/ID/network', () => Sandbox.updateNetwork(sbx.sandboxId, { denyOut: ['0.0.0.0/0'] })],
+    ]) {
+      await assert.rejects(call(), (e) => {
+        assert.ok(!(e instanceof NotFoundError), `${what}: a NotFoundError: ${e}`);
+        assert.match(e.message, new RegExp(`${what.replace('ID', sbx.sandboxId)} is not supported`));
+        return true;
+      });
+    }
+    assert.equal(await sbx.isRunning(), true);
+  });
+
+  e2bTest('network.denyOut and allowOut become the sandbox\'s network rules', async () => {
+    const sbx = await create({ template: 'filtered', network: { allowOut: ['allowed.test'], denyOut: ['0.0.0.0/0'] } });
+    assert.deepEqual((await sbx.getInfo()).network?.denyOut, ['0.0.0.0/0']);
+    // The proxy refuses before any lookup: nothing leaves this machine.
+    const r = await sbx.commands.run('curl -s -x "$HTTP_PROXY" http://denied.test/');
+    assert.match(r.stdout, /denied\.test port 80 denied by rule \d+ \(deny \*: network\.denyOut\)/);
+    await assert.rejects(create({ network: { allowOut: ['allowed.test'] } }),
+      /network\.allowOut cannot apply: .*mode none/, 'a template without a network cannot allow');
+    await assert.rejects(create({ network: { allowOut: ['not a host'] } }), /network\.allowOut\[0\] 'not a host'/);
   });
 });

@@ -78,11 +78,17 @@ class MemoryExchange : public sb::http::Exchange {
         return streamed;
     }
     void endStream() override {}
+    void abort() override
+    {
+        aborted = true;
+        streamed = false;
+    }
 
     int status = 0;
     std::string contentType, response;
     sb::http::Headers headers;
     bool streamed = false;
+    bool aborted = false; // the connection dropped with the body unfinished
 
   private:
     std::string m_method, m_path, m_query, m_body;
@@ -94,18 +100,33 @@ class FakeLauncher : public sb::e2b::Launcher {
   public:
     sb::Result<sb::e2b::LaunchedSession> start(const sb::e2b::SandboxSpec& spec) override
     {
-        if (spec.templateId != "base")
+        if (spec.templateId != "base" && spec.templateId != "other")
             return sb::Error{sb::ErrorCode::NotFound, 0,
                              "template '" + spec.templateId + "' not found"};
+        {
+            std::lock_guard lock(m_mutex);
+            m_last = spec;
+        }
         return sb::e2b::LaunchedSession{"fake-" + std::to_string(++started), 2, 512};
     }
     void stop(const std::string&) override { ++stopped; }
+    // What the last sandbox started was asked for.
+    sb::e2b::SandboxSpec last() const
+    {
+        std::lock_guard lock(m_mutex);
+        return m_last;
+    }
     std::atomic<int> started{0}, stopped{0};
+
+  private:
+    mutable std::mutex m_mutex;
+    sb::e2b::SandboxSpec m_last;
 };
 
 // The other end of a sandbox's control connection: exec_start gets a process that prints
 // "out\n" and exits 0 (7 when its argv holds "fail"), file requests get fixed answers (a file
-// "hello.txt" holding "hello", everything else missing; writes and folders succeed).
+// "hello.txt" holding "hello", a link "link.txt" to it, everything else missing; writes and
+// folders succeed).
 class FakeSupervisor {
   public:
     FakeSupervisor()
@@ -171,7 +192,13 @@ class FakeSupervisor {
                 if (m.body.value("more", false) && !m.body.contains("upload")) reply["upload"] = id;
             }
             const bool hello = path == "/home/user/hello.txt";
-            if ((op == "stat" || op == "read") && !hello)
+            if (op == "stat" && path == "/home/user/link.txt")
+                reply.update({{"type", "symlink"},
+                              {"size", 9},
+                              {"mode", 0777},
+                              {"target", "hello.txt"},
+                              {"mtime_ns", 0}});
+            else if ((op == "stat" || op == "read") && !hello)
                 reply = {{"id", id},
                          {"ok", false},
                          {"error", {{"code", "not_found"}, {"message", path + ": missing"}}}};

@@ -1,93 +1,12 @@
 // The E2B API without a network or a sandbox: the Connect framing, and requests in memory
 // against a fake launcher and fake supervisors (tests/support/E2bTestSupport.h). The real SDK
 // against real sessions is tests/js/e2b.test.mjs.
-#include "E2bTestSupport.h"
-#include "e2b/Connect.h"
-
-#include <gtest/gtest.h>
-#include <list>
+#include "E2bApiFixture.h"
 
 using nlohmann::json;
 using sbtest::MemoryExchange;
-
-namespace {
-
-// The messages of a streamed Connect response, and its end-of-stream JSON.
-struct Stream {
-    std::vector<json> messages;
-    json end;
-    bool ended = false;
-};
-
-Stream parseStream(std::string_view body)
-{
-    Stream s;
-    while (body.size() >= 5) {
-        const auto flags = static_cast<std::uint8_t>(body[0]);
-        std::uint32_t size = 0;
-        for (int i = 1; i < 5; ++i)
-            size = (size << 8) | static_cast<std::uint8_t>(body[i]);
-        json message = json::parse(body.substr(5, size));
-        body.remove_prefix(5 + size);
-        if (flags == sb::e2b::kEndStream) {
-            s.end = message;
-            s.ended = true;
-        } else {
-            s.messages.push_back(message);
-        }
-    }
-    return s;
-}
-
-class E2bApi : public ::testing::Test {
-  protected:
-    E2bApi() { makeApi(std::size_t{1} << 30); }
-    void makeApi(std::size_t maxUpload)
-    {
-        sb::e2b::ApiOptions options;
-        options.apiKey = "sb_key";
-        options.maxUpload = maxUpload;
-        options.connect =
-            [this](const std::string&) -> sb::Result<std::unique_ptr<sb::e2b::SessionLink>> {
-            std::lock_guard lock(m_mutex);
-            return m_supervisors.emplace_back().link();
-        };
-        api = std::make_unique<sb::e2b::Api>(launcher, options);
-    }
-
-    MemoryExchange rest(std::string method, std::string target, std::string body = {},
-                        std::string key = "sb_key")
-    {
-        MemoryExchange ex(std::move(method), std::move(target), std::move(body),
-                          {{"X-API-Key", std::move(key)}});
-        api->handle(ex);
-        return ex;
-    }
-
-    json create()
-    {
-        auto ex = rest("POST", "/v2/sandboxes", R"({"templateID": "base", "envVars": {"A": "1"}})");
-        EXPECT_EQ(ex.status, 201) << ex.response;
-        return json::parse(ex.response);
-    }
-
-    MemoryExchange envd(const json& sandbox, std::string target, std::string body,
-                        std::string method = "POST")
-    {
-        MemoryExchange ex(std::move(method), std::move(target), std::move(body),
-                          {{"E2b-Sandbox-Id", sandbox["sandboxID"].get<std::string>()},
-                           {"X-Access-Token", sandbox["envdAccessToken"].get<std::string>()}});
-        api->handle(ex);
-        return ex;
-    }
-
-    sbtest::FakeLauncher launcher;
-    std::mutex m_mutex;
-    std::list<sbtest::FakeSupervisor> m_supervisors; // outlive the api's links
-    std::unique_ptr<sb::e2b::Api> api;
-};
-
-} // namespace
+using sbtest::parseStream;
+using sbtest::Stream;
 
 TEST(Connect, EnvelopesAndTheEndOfAStream)
 {
@@ -128,7 +47,7 @@ TEST(Connect, AStreamingRequestIsOneEnvelopeOfOneObject)
     EXPECT_EQ(*sb::e2b::unaryRequest(""), json::object()) << "an empty body is the empty message";
 }
 
-TEST_F(E2bApi, TheControlPlaneNeedsTheKeyAndAnswersInTheShapesTheSdkReads)
+TEST_F(E2bApiTest, TheControlPlaneNeedsTheKeyAndAnswersInTheShapesTheSdkReads)
 {
     EXPECT_EQ(rest("POST", "/v2/sandboxes", "{}", "").status, 401);
     auto wrong = rest("POST", "/v2/sandboxes", "{}", "sb_other");
@@ -162,7 +81,7 @@ TEST_F(E2bApi, TheControlPlaneNeedsTheKeyAndAnswersInTheShapesTheSdkReads)
     EXPECT_EQ(json::parse(gone.response)["code"], 404);
 }
 
-TEST_F(E2bApi, BadControlPlaneRequestsGetAnErrorNamingWhatIsWrong)
+TEST_F(E2bApiTest, BadControlPlaneRequestsGetAnErrorNamingWhatIsWrong)
 {
     struct Case {
         std::string method, target, body;
@@ -176,8 +95,8 @@ TEST_F(E2bApi, BadControlPlaneRequestsGetAnErrorNamingWhatIsWrong)
         {"POST", "/v2/sandboxes", R"({"envVars": {"A": 1}})", 400, "envVars.A must be a string"},
         {"POST", "/v2/sandboxes", R"({"templateID": "gpu"})", 404, "template 'gpu' not found"},
         {"POST", "/sandboxes/nope/timeout", R"({"timeout": 5})", 404, "sandbox nope not found"},
-        {"POST", "/sandboxes/nope/pause", "", 501, "pausing is not supported"},
-        {"PUT", "/sandboxes", "", 404, "no such endpoint: PUT /sandboxes"},
+        {"POST", "/sandboxes/nope/pause", "", 404, "sandbox nope not found"},
+        {"PUT", "/sandboxes", "", 501, "PUT /sandboxes is not supported"},
     };
     for (const Case& c : cases) {
         auto ex = rest(c.method, c.target, c.body);
@@ -190,7 +109,7 @@ TEST_F(E2bApi, BadControlPlaneRequestsGetAnErrorNamingWhatIsWrong)
     }
 }
 
-TEST_F(E2bApi, AProcessStreamsStartDataEndAndTheEndOfTheStream)
+TEST_F(E2bApiTest, AProcessStreamsStartDataEndAndTheEndOfTheStream)
 {
     const json sandbox = create();
     const json start = {{"process", {{"cmd", "/bin/bash"}, {"args", {"-l", "-c", "echo hi"}}}},
@@ -223,7 +142,7 @@ TEST_F(E2bApi, AProcessStreamsStartDataEndAndTheEndOfTheStream)
               std::string::npos);
 }
 
-TEST_F(E2bApi, FilesAndTheFilesystemServiceAnswerAsEnvdDoes)
+TEST_F(E2bApiTest, FilesAndTheFilesystemServiceAnswerAsEnvdDoes)
 {
     const json sandbox = create();
     auto read = envd(sandbox, "/files?path=hello.txt", "", "GET");
@@ -261,7 +180,7 @@ TEST_F(E2bApi, FilesAndTheFilesystemServiceAnswerAsEnvdDoes)
 
 // A file larger than one request is one upload: the target changes only with its last part,
 // and an upload refused half way is given up, so that the target stays as it was.
-TEST_F(E2bApi, ALargeFileIsOneUploadGivenUpWhenItFails)
+TEST_F(E2bApiTest, ALargeFileIsOneUploadGivenUpWhenItFails)
 {
     makeApi(std::size_t{10} << 20);
     const json sandbox = create();
@@ -289,7 +208,7 @@ TEST_F(E2bApi, ALargeFileIsOneUploadGivenUpWhenItFails)
         EXPECT_TRUE(writes[i].value("more", false)) << "a part replaced the file: " << writes[i];
 }
 
-TEST_F(E2bApi, TheInSandboxApiNeedsTheSandboxAndItsToken)
+TEST_F(E2bApiTest, TheInSandboxApiNeedsTheSandboxAndItsToken)
 {
     const json sandbox = create();
     MemoryExchange unknown("GET", "/health", "", {{"E2b-Sandbox-Id", "nope"}});

@@ -1,0 +1,177 @@
+// What E2B's SDK expects of the API beyond the basics: its list of sandboxes (newest first,
+// filters, pages), a 501 naming each endpoint Sandbench does not serve, a 400 naming each option
+// it cannot honour, and envd's answers for links. On fake sessions (E2bApiFixture.h); the real
+// SDK against real sessions is tests/js/e2b.test.mjs.
+#include "E2bApiFixture.h"
+
+using nlohmann::json;
+using sbtest::MemoryExchange;
+
+namespace {
+
+std::vector<std::string> idsOf(const MemoryExchange& ex)
+{
+    std::vector<std::string> ids;
+    for (const json& s : json::parse(ex.response))
+        ids.push_back(s["sandboxID"]);
+    return ids;
+}
+
+std::optional<std::string> header(const MemoryExchange& ex, const std::string& name)
+{
+    for (const auto& [k, v] : ex.headers)
+        if (k == name) return v;
+    return std::nullopt;
+}
+
+std::string messageOf(const MemoryExchange& ex)
+{
+    const json body = json::parse(ex.response, nullptr, false);
+    return body.is_object() ? body.value("message", std::string()) : ex.response;
+}
+
+using Ids = std::vector<std::string>;
+
+} // namespace
+
+TEST_F(E2bApiTest, TheListIsNewestFirstUnlessAskedAndPagesWithTheTokenItGives)
+{
+    create();
+    create();
+    ASSERT_EQ(rest("POST", "/v2/sandboxes", R"({"templateID": "other"})").status, 201);
+
+    EXPECT_EQ(idsOf(rest("GET", "/v2/sandboxes")), (Ids{"fake-3", "fake-2", "fake-1"}));
+    EXPECT_EQ(idsOf(rest("GET", "/v2/sandboxes?order=desc")), (Ids{"fake-3", "fake-2", "fake-1"}));
+    EXPECT_EQ(idsOf(rest("GET", "/v2/sandboxes?order=asc")), (Ids{"fake-1", "fake-2", "fake-3"}));
+
+    auto first = rest("GET", "/v2/sandboxes?limit=2");
+    EXPECT_EQ(idsOf(first), (Ids{"fake-3", "fake-2"}));
+    const auto token = header(first, "X-Next-Token");
+    ASSERT_TRUE(token) << "a page with more after it names where they begin";
+    auto second = rest("GET", "/v2/sandboxes?limit=2&nextToken=" + *token);
+    EXPECT_EQ(idsOf(second), (Ids{"fake-1"}));
+    EXPECT_FALSE(header(second, "X-Next-Token")) << "the last page has no token";
+    // A page's token stays right when a sandbox of an earlier page goes.
+    EXPECT_EQ(rest("DELETE", "/sandboxes/fake-3").status, 204);
+    EXPECT_EQ(idsOf(rest("GET", "/v2/sandboxes?limit=2&nextToken=" + *token)), (Ids{"fake-1"}));
+    auto asc = rest("GET", "/v2/sandboxes?order=asc&limit=1");
+    ASSERT_TRUE(header(asc, "X-Next-Token"));
+    EXPECT_EQ(idsOf(rest("GET", "/v2/sandboxes?order=asc&limit=1&nextToken=" +
+                                    *header(asc, "X-Next-Token"))),
+              (Ids{"fake-2"}));
+}
+
+TEST_F(E2bApiTest, TheListFiltersByTemplateStartTimeAndState)
+{
+    create();
+    ASSERT_EQ(rest("POST", "/v2/sandboxes", R"({"templateID": "other"})").status, 201);
+    EXPECT_EQ(idsOf(rest("GET", "/v2/sandboxes?template=other")), (Ids{"fake-2"}));
+    EXPECT_EQ(idsOf(rest("GET", "/v2/sandboxes?template=nothing-like-it")), Ids{});
+
+    const std::string started = json::parse(rest("GET", "/sandboxes/fake-2").response)["startedAt"];
+    EXPECT_EQ(idsOf(rest("GET", "/v2/sandboxes?startedAfter=" + started)), (Ids{"fake-2"}));
+    EXPECT_EQ(idsOf(rest("GET", "/v2/sandboxes?startedAfter=2000-01-01T00%3A00%3A00Z")),
+              (Ids{"fake-2", "fake-1"}));
+    EXPECT_EQ(idsOf(rest("GET", "/v2/sandboxes?startedAfter=2999-01-01T00%3A00%3A00.5%2B02%3A00")),
+              Ids{});
+    EXPECT_EQ(idsOf(rest("GET", "/v2/sandboxes?state=running%2Cpaused")),
+              (Ids{"fake-2", "fake-1"}));
+
+    struct Case {
+        std::string query;
+        const char* says;
+    };
+    for (const Case& c : {Case{"limit=0", "limit must be"}, Case{"limit=x", "limit must be"},
+                          Case{"order=sideways", "order must be asc or desc"},
+                          Case{"state=stopped", "state must be running and/or paused"},
+                          Case{"startedAfter=yesterday", "startedAfter must be an RFC 3339"},
+                          Case{"nextToken=made-up", "nextToken is not one this server gave"}}) {
+        auto ex = rest("GET", "/v2/sandboxes?" + c.query);
+        EXPECT_EQ(ex.status, 400) << c.query;
+        EXPECT_NE(messageOf(ex).find(c.says), std::string::npos) << messageOf(ex);
+    }
+}
+
+TEST_F(E2bApiTest, AnEndpointNotServedIsA501NamingItNeverANotFoundForARunningSandbox)
+{
+    const json sandbox = create();
+    struct Case {
+        std::string method, target;
+    };
+    const Case cases[] = {{"POST", "/sandboxes/fake-1/fork"},
+                          {"POST", "/sandboxes/fake-1/snapshots"},
+                          {"GET", "/sandboxes/fake-1/metrics"},
+                          {"PUT", "/sandboxes/fake-1/network"},
+                          {"GET", "/v2/sandboxes/fake-1/logs"},
+                          {"GET", "/sandboxes/metrics"},
+                          {"GET", "/snapshots"},
+                          {"DELETE", "/templates/base"},
+                          {"GET", "/volumes"}};
+    for (const Case& c : cases) {
+        auto ex = rest(c.method, c.target, "{}");
+        EXPECT_EQ(ex.status, 501) << c.method << " " << c.target << ": " << ex.response;
+        EXPECT_NE(messageOf(ex).find(c.method + " " + c.target + " is not supported"),
+                  std::string::npos)
+            << messageOf(ex);
+    }
+    EXPECT_EQ(rest("POST", "/sandboxes/gone/fork", "{}").status, 404)
+        << "an endpoint of a sandbox that is not there is its 404";
+    EXPECT_EQ(rest("GET", "/snapshots", "", "sb_wrong").status, 401);
+
+    auto envdMetrics = envd(sandbox, "/metrics", "", "GET");
+    EXPECT_EQ(envdMetrics.status, 501);
+    EXPECT_NE(messageOf(envdMetrics).find("GET /metrics"), std::string::npos);
+}
+
+TEST_F(E2bApiTest, AnOptionNotHonouredIsRefusedByNameAndStartsNothing)
+{
+    struct Case {
+        std::string body;
+        const char* says;
+    };
+    const Case cases[] = {
+        {R"({"autoPause": true})", "lifecycle.onTimeout 'pause'"},
+        {R"({"autoPause": true, "autoPauseMemory": false})", "lifecycle.onTimeout 'pause'"},
+        {R"({"autoResume": {"enabled": true}})", "lifecycle.autoResume"},
+        {R"({"mcp": {"github": {}}})", "mcp is not supported"},
+        {R"({"iam": {"tokens": {"t": {"audience": "a", "tokenType": "b"}}}})", "iam is not"},
+        {R"({"volumeMounts": [{"name": "v", "path": "/data"}]})", "volumeMounts is not"},
+        {R"({"secure": false})", "secure: false is not"},
+        {R"({"network": {"egressProxy": {"address": "p:1080"}}})", "network.egressProxy is not"},
+        {R"({"network": {"maskRequestHost": "x"}})", "network.maskRequestHost is not"},
+        {R"({"network": {"rules": {"a.com": [{}]}}})", "network.rules is not"},
+        {R"({"network": {"allowOut": "a.com"}})", "network.allowOut must be an array"},
+    };
+    for (const Case& c : cases) {
+        auto ex = rest("POST", "/v2/sandboxes", c.body);
+        EXPECT_EQ(ex.status, 400) << c.body;
+        EXPECT_NE(messageOf(ex).find(c.says), std::string::npos) << c.body << ": " << ex.response;
+    }
+    EXPECT_EQ(launcher.started, 0);
+
+    // What is honoured reaches the launcher, and the sandbox's details say it.
+    auto made = rest("POST", "/v2/sandboxes",
+                     R"({"autoPause": false, "secure": true, "mcp": null,
+                         "network": {"allowOut": ["example.com"], "denyOut": ["0.0.0.0/0"],
+                                     "allowPublicTraffic": false, "rules": {}}})");
+    ASSERT_EQ(made.status, 201) << made.response;
+    EXPECT_EQ(launcher.last().allowOut, (std::vector<std::string>{"example.com"}));
+    EXPECT_EQ(launcher.last().denyOut, (std::vector<std::string>{"0.0.0.0/0"}));
+    const json info = json::parse(rest("GET", "/sandboxes/fake-1").response);
+    EXPECT_EQ(info["network"]["allowOut"], json::array({"example.com"}));
+    EXPECT_EQ(info["network"]["denyOut"], json::array({"0.0.0.0/0"}));
+
+    auto reboot = rest("POST", "/v2/sandboxes/fake-1/connect", R"({"memory": false})");
+    EXPECT_EQ(reboot.status, 400);
+    EXPECT_NE(messageOf(reboot).find("onResume 'reboot'"), std::string::npos);
+}
+
+TEST_F(E2bApiTest, ALinksTargetIsAnAbsolutePathAsEnvdGivesIt)
+{
+    const json sandbox = create();
+    auto stat = envd(sandbox, "/filesystem.Filesystem/Stat", R"({"path": "link.txt"})");
+    ASSERT_EQ(stat.status, 200) << stat.response;
+    const json entry = json::parse(stat.response)["entry"];
+    EXPECT_EQ(entry["type"], "FILE_TYPE_SYMLINK");
+    EXPECT_EQ(entry["symlinkTarget"], "/home/user/hello.txt");
+}
