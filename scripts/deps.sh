@@ -1,7 +1,16 @@
 #!/usr/bin/env bash
-# Installs every Debian 12 package Sandbench needs to build, test and run. Idempotent: when all
+# Installs every Debian 12 package Sandbench needs to build, test and run; with --tests also
+# what only the tests need (scripts/test.sh asks for it, the demo does not). Idempotent: when all
 # are present it changes nothing and asks no package server.
 set -euo pipefail
+
+tests=0
+for a in "$@"; do
+  case $a in
+    --tests) tests=1 ;;
+    *) echo "usage: scripts/deps.sh [--tests]" >&2; exit 2 ;;
+  esac
+done
 
 packages=(
   # build
@@ -37,6 +46,13 @@ packages=(
   dpkg-dev librsvg2-bin lintian desktop-file-utils appstream x11-utils man-db
 )
 
+# Only for the tests: Debian's ssh server, which the git-over-ssh test starts on an address of a
+# network namespace of its own, with a configuration of its own (`sshd -D -f`). Its system
+# service must not run (see below).
+if [ "$tests" -eq 1 ]; then
+  packages+=(openssh-server)
+fi
+
 # The JS test clients (tests/js) need npm: Debian's own package beside Debian's nodejs, part of
 # the nodejs package where that comes from elsewhere (and conflicts with Debian's npm).
 command -v npm >/dev/null 2>&1 || packages+=(npm)
@@ -50,5 +66,15 @@ done
 echo "scripts/deps.sh: installing ${missing[*]}" >&2
 sudo=()
 [ "$(id -u)" -eq 0 ] || sudo=(sudo)
+# openssh-server installed here is for the tests alone: Debian's ssh service does not start, now
+# or at boot, while /etc/ssh/sshd_not_to_be_run exists (its unit and init script check it), so
+# the package puts no ssh server on this machine's network. Remove that file to run one.
+for p in "${missing[@]}"; do
+  if [ "$p" = openssh-server ]; then
+    "${sudo[@]}" mkdir -p /etc/ssh
+    "${sudo[@]}" touch /etc/ssh/sshd_not_to_be_run
+    echo "scripts/deps.sh: openssh-server is for the tests only; its service stays off (/etc/ssh/sshd_not_to_be_run)" >&2
+  fi
+done
 "${sudo[@]}" apt-get update -qq
 DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

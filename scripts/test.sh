@@ -4,7 +4,7 @@
 # a different path for each. SANDBENCH_MUST_WORK=1 turns every skipped sandbox test into a failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/deps.sh
+scripts/deps.sh --tests
 
 test_user=${SANDBENCH_TEST_USER:-sandbench-test}
 if [ "$(id -u)" -eq 0 ]; then
