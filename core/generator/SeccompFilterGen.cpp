@@ -1,7 +1,7 @@
 // sandbench-seccomp-gen OUTPUT: writes SeccompBpf.h, the sandbox's syscall filter (with and
-// without exec notification) compiled by libseccomp for this machine's architecture, so that
-// starting a sandbox only loads it (see core/sandbox/Seccomp.cpp) and the programs Sandbench ships
-// need no libseccomp at run time.
+// without exec and outbound notification) compiled by libseccomp for this machine's architecture,
+// so that starting a sandbox only loads it (see core/sandbox/Seccomp.cpp) and the programs
+// Sandbench ships need no libseccomp at run time.
 #include "sandbox/SeccompRules.h"
 
 #include <cstdio>
@@ -11,9 +11,9 @@
 
 namespace {
 
-bool writeArray(std::ostream& out, const char* name, bool notifyExec, unsigned& ruleCount)
+bool writeArray(std::ostream& out, const char* name, sb::SeccompNotify notify, unsigned& ruleCount)
 {
-    auto program = sb::compileSeccompFilter(notifyExec);
+    auto program = sb::compileSeccompFilter(notify);
     if (!program) {
         std::fprintf(stderr, "sandbench-seccomp-gen: %s\n", program.error().describe().c_str());
         return false;
@@ -44,8 +44,9 @@ int main(int argc, char** argv)
         << ". Do not edit: the build writes it again when the rules change.\n"
         << "#pragma once\n\n#include <linux/filter.h>\n\nnamespace sb::generated {\n\n";
     unsigned rules = 0;
-    if (!writeArray(out, "kSeccompPlain", false, rules) ||
-        !writeArray(out, "kSeccompNotify", true, rules))
+    if (!writeArray(out, "kSeccompPlain", sb::SeccompNotify::None, rules) ||
+        !writeArray(out, "kSeccompNotify", sb::SeccompNotify::Exec, rules) ||
+        !writeArray(out, "kSeccompNotifyOutbound", sb::SeccompNotify::ExecAndOutbound, rules))
         return 1;
     // For doctor, which reports the filter without loading libseccomp.
     out << "\ninline constexpr unsigned kSeccompDenyRules = " << rules << ";\n"

@@ -256,6 +256,10 @@ void Proxy::Impl::onMessages()
                 onResolved(*it->second, std::move(done->addresses));
                 drive(*it->second);
             }
+        } else if (auto* screened = std::get_if<ScreenCall>(&message)) {
+            onScreen(std::move(screened->attempt), std::move(screened->answer));
+        } else if (auto* screenAsked = std::get_if<ScreenAsked>(&message)) {
+            onScreenAsked(screenAsked->id, screenAsked->allow, std::move(screenAsked->rule));
         } else if (auto* asked = std::get_if<AskDone>(&message)) {
             auto it = m_conns.find(asked->conn);
             if (it != m_conns.end() && it->second->gen == asked->gen &&
@@ -468,6 +472,7 @@ void Proxy::Impl::sweep(proxy::Clock::time_point now)
         pauseListeners(false);
         m_listenPaused = false;
     }
+    sweepScreened(now);
     if (now - m_ownRefreshed > std::chrono::seconds(10)) {
         m_ownAddresses = hostAddresses(); // interfaces come and go (VPN, Wi-Fi)
         m_ownRefreshed = now;

@@ -16,6 +16,7 @@
 #include <memory>
 #include <string>
 #include <sys/socket.h>
+#include <sys/types.h>
 #include <vector>
 
 namespace sb {
@@ -52,6 +53,15 @@ struct ProxyEvent {
     std::vector<std::string> lookupAddresses;
 };
 
+// A program of the sandbox about to open a connection or send a datagram to an address outside
+// it: the sandbox's syscall filter stopped its connect or send (supervision/OutboundGate.h).
+struct OutboundAttempt {
+    IpAddress address;
+    std::uint16_t port = 0;
+    std::string transport; // "tcp", "udp", "icmp", or another IP protocol's name
+    pid_t pid = 0;         // the caller, in the supervisor's pid namespace
+};
+
 class Proxy {
   public:
     // The answer to an ask: callable once, from any thread; later calls are ignored, and so is
@@ -75,6 +85,9 @@ class Proxy {
         std::function<ProcessChain(const sockaddr_storage& local, const sockaddr_storage& remote,
                                    bool udp)>
             identify;
+        // The process `pid` (the supervisor's numbering) and its parents, for screen(); called
+        // on the proxy's thread. Empty: unknown.
+        std::function<ProcessChain(pid_t pid)> processOf;
     };
 
     struct Options {
@@ -112,6 +125,16 @@ class Proxy {
     // Applies to every request decided from now on (the next request of a keep-alive
     // connection too); established tunnels keep going. Refuses an invalid policy.
     Status updatePolicy(const NetworkPolicy& policy);
+
+    // Any thread: decides `attempt` before it happens and calls `answer` once, from the proxy's
+    // thread, with 0 (let the call go on) or the errno it fails with. A TCP connection is
+    // decided as the redirected connection it becomes would be (by the name the sandbox's
+    // resolver gave the address): denied, ECONNREFUSED and a Decided event; asked, Hooks::ask
+    // while the call waits; allowed, it goes on and its connection is decided again when it
+    // arrives (an approval given here holds for it, its process is known from here). Other
+    // transports never leave the sandbox: EPERM, with a Decided event for each new
+    // destination. After stop(), `answer` is not called.
+    void screen(OutboundAttempt attempt, std::function<void(int error)> answer);
 
     // Closes every connection and the listener; waits for the thread. Idempotent.
     void stop();

@@ -121,6 +121,10 @@ void Proxy::Impl::onResolved(Conn& c, Result<std::vector<IpAddress>> addresses)
         proceed(c, RuleAction::Allow, first->rule, false);
         return;
     }
+    if (c.approvedAtConnect) { // asked while its connect() waited (ProxyScreen.cpp)
+        proceed(c, RuleAction::Allow, *std::exchange(c.approvedAtConnect, std::nullopt), true);
+        return;
+    }
     std::string key = targetKey(c.req.host, c.req.port) + " " + c.req.address;
     if (c.reuse && c.approvedKey == key) {
         proceed(c, RuleAction::Allow, first->rule + ", approved earlier on this connection", false);

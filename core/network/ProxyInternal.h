@@ -40,8 +40,17 @@ struct AskDone {
     bool allow;
     std::string rule;
 };
+struct ScreenCall { // Proxy::screen
+    OutboundAttempt attempt;
+    std::function<void(int)> answer;
+};
+struct ScreenAsked {
+    std::uint64_t id;
+    bool allow;
+    std::string rule;
+};
 struct StopLoop {};
-using Message = std::variant<ResolveDone, AskDone, StopLoop>;
+using Message = std::variant<ResolveDone, AskDone, ScreenCall, ScreenAsked, StopLoop>;
 // ResolveDone::conn of a lookup of the sandbox's resolver, not of a connection.
 constexpr std::uint64_t kLookupTag = std::uint64_t{1} << 62;
 
@@ -216,6 +225,8 @@ struct Conn {
     sockaddr_storage agentLocal{}, agentRemote{};
     bool identified = false;
     ProcessChain process;
+    // Approved while the program's connect() waited (Proxy::screen): the rule of that answer.
+    std::optional<std::string> approvedAtConnect;
     std::vector<IpAddress> candidates; // checked addresses still to try
     std::size_t nextCandidate = 0;
     std::string upstreamKey; // "host port" the open upstream serves (HTTP reuse)
@@ -247,6 +258,15 @@ struct Proxy::Impl {
     void startRedirected(proxy::Conn& c); // a connection accepted on the transparent listener
     void reset(proxy::Conn& c);           // closes the agent's side with RST (a refused "tcp")
     void pauseListeners(bool pause);      // out of descriptors: accept nothing for a while
+
+    // ProxyScreen.cpp: calls the sandbox's filter stopped before they open a connection
+    void onScreen(OutboundAttempt attempt, std::function<void(int)> answer);
+    void onScreenAsked(std::uint64_t id, bool allow, std::string rule);
+    // What screen() let go on, for the redirected connection it becomes: its process and an
+    // approval given while it waited. False when no screened call (or several processes')
+    // went there.
+    bool takeScreened(proxy::Conn& c, const IpAddress& address, std::uint16_t port);
+    void sweepScreened(proxy::Clock::time_point now);
 
     // ProxyDns.cpp: the sandbox's resolver
     void onResolverReadable();
@@ -306,6 +326,27 @@ struct Proxy::Impl {
         socklen_t length = 0;
     };
     std::unordered_map<std::uint64_t, PendingLookup> m_lookups;
+    // Screened calls waiting for an answer to Hooks::ask, by their id (ScreenAsked).
+    struct PendingScreen {
+        ConnectionRequest request;
+        pid_t pid = 0;
+        std::function<void(int)> answer;
+    };
+    std::unordered_map<std::uint64_t, PendingScreen> m_screens;
+    std::uint64_t m_nextScreen = 1;
+    // Screened TCP connections let go on, by "address port", oldest first, until their
+    // connection arrives (takeScreened) or kScreenedFor passes.
+    struct Screened {
+        pid_t pid = 0;
+        ProcessChain process;
+        std::optional<std::string> approvedRule;
+        proxy::Clock::time_point until;
+    };
+    std::unordered_map<std::string, std::deque<Screened>> m_screened;
+    std::size_t m_screenedCount = 0;
+    // Refused datagrams recently recorded, by "pid transport address port": one event per
+    // destination and program every few seconds, not one per packet.
+    std::unordered_map<std::string, proxy::Clock::time_point> m_refusedRecently;
     std::uint64_t m_nextLookup = 1;
     int m_epollFd = -1;
     std::uint16_t m_port = 0;

@@ -1,7 +1,8 @@
 // Connections the sandbox's network redirected to the proxy (sandbox/NetworkRedirect.h): the
 // program connected to an address of its choosing, the kernel brought it here, and the
 // connection's original destination is the request. No handshake: allowed, the bytes flow
-// both ways unchanged; refused, the connection is reset.
+// both ways unchanged; refused, the connection is reset. Where the sandbox's filter screens
+// connect() (ProxyScreen.cpp), a denied connection never gets here: its connect() failed.
 #include "network/ProxyInternal.h"
 
 #include <cstring>
@@ -62,6 +63,9 @@ void Proxy::Impl::startRedirected(Conn& c)
     // The agent's socket names as its peer where it was going, not this listener.
     socklen_t length = 0;
     c.agentRemote = target->first.toSockaddr(target->second, length);
+    // A program's connect() the proxy screened (ProxyScreen.cpp) says who made it, and brings
+    // the answer it waited for.
+    takeScreened(c, target->first, target->second);
     // Looked up through the sandbox's resolver: decided by that name (a rule for *.example.com
     // holds), still connecting to exactly this address.
     auto name = m_dns.nameFor(target->first);

@@ -194,8 +194,8 @@ DoctorCheck checkTransparentNetwork(const SandboxIdentity& id)
     c.ok = result == 0;
     if (c.ok) {
         c.detail = "every TCP connection of a filtered sandbox meets the policy, also from "
-                   "programs that ignore HTTP_PROXY (nftables redirect to the proxy); UDP and "
-                   "ICMP out are refused";
+                   "programs that ignore HTTP_PROXY (nftables redirect to the proxy, connect() "
+                   "held by the seccomp filter until decided); UDP and ICMP out are refused";
     } else {
         c.detail = (n > 0 ? std::string(buf, static_cast<std::size_t>(n))
                           : "the probe failed (" + std::to_string(result) + ")") +

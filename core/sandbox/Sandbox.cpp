@@ -255,6 +255,10 @@ void makeSocketFor(int socketFd)
     FilteredNetwork filtered;
     if (auto e = containInit(config, id, filtered)) fail(*e);
     const std::string& noTransparent = filtered.noTransparent;
+    // What its processes start with: connections are screened only where they are redirected.
+    SandboxConfig contained = config;
+    contained.superviseOutbound = config.superviseOutbound &&
+                                  config.network == NetworkMode::Filtered && noTransparent.empty();
 
     int proxyFd = -1, transparentFd = -1;
     if (config.network == NetworkMode::Filtered) {
@@ -292,8 +296,8 @@ void makeSocketFor(int socketFd)
         ::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, channel) != 0)
         fail(sysError("create the exec helper's channel"));
     auto started = config.argv.empty()
-                       ? sandbox::startExecHelper(config, pty.slave, channel[1], true)
-                       : sandbox::startCommand(config, pty.slave);
+                       ? sandbox::startExecHelper(contained, pty.slave, channel[1], true)
+                       : sandbox::startCommand(contained, pty.slave);
     if (channel[1] >= 0) ::close(channel[1]);
     if (!started) fail(started.error());
     // With a network namespace of its own, the supervisor asks init for sockets in it (port
@@ -323,7 +327,7 @@ void makeSocketFor(int socketFd)
         ::close(fd);
     for (int fd : {pty.slave, config.stdioFds[0], config.stdioFds[1], config.stdioFds[2]})
         ::close(fd);
-    superviseCommand(config, started->pid, signalFd, syncFd, sockets[1]);
+    superviseCommand(contained, started->pid, signalFd, syncFd, sockets[1]);
 }
 
 } // namespace

@@ -58,6 +58,11 @@ struct SandboxConfig {
     // Every exec in the sandbox waits for the supervisor (seccomp user notification), the
     // command's own first exec included.
     bool superviseExec = false;
+    // With superviseExec in network mode filtered, every connect and send to an address
+    // outside the sandbox waits for the supervisor too (SeccompRules.h): it refuses what the
+    // policy denies at once, asks while connect() waits, and names the process. Init leaves it
+    // off where the sandbox's connections are not redirected to the proxy (noTransparent).
+    bool superviseOutbound = false;
 };
 
 // In network mode "filtered", init listens here inside the sandbox's network namespace (its

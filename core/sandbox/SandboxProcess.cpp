@@ -64,7 +64,7 @@ Status containProcess(const SandboxConfig& config, const int stdio[3], bool tty,
     // memory still belongs) could not read the first exec's arguments. Exec resets it anyway.
     if (keep < 0 && ::prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) != 0)
         return sysError("set dumpable for exec inspection");
-    auto listener = installSeccompFilterNotifyingExec();
+    auto listener = installSeccompFilterNotifying(config.superviseOutbound);
     if (!listener) return listener.error();
     Status sent = sendChannelMessage(reportFd, "N", {*listener});
     ::close(*listener); // the agent must never hold it

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <iterator>
 #include <linux/seccomp.h>
+#include <span>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -18,16 +19,28 @@
 namespace sb {
 namespace {
 
-// Loaded as libseccomp's seccomp_load() does for this filter (its attributes in
-// SeccompRules.cpp): no TSYNC, no logging, no_new_privs left to the caller; for command
-// approval with a new listener, which is the return value.
-Result<int> loadFilter(bool notifyExec)
+std::span<const sock_filter> generatedProgram(SeccompNotify notify)
 {
-    const sock_filter* code = notifyExec ? generated::kSeccompNotify : generated::kSeccompPlain;
-    size_t length =
-        notifyExec ? std::size(generated::kSeccompNotify) : std::size(generated::kSeccompPlain);
-    sock_fprog program{static_cast<unsigned short>(length), const_cast<sock_filter*>(code)};
-    unsigned flags = notifyExec ? SECCOMP_FILTER_FLAG_NEW_LISTENER : 0;
+    switch (notify) {
+    case SeccompNotify::None:
+        return generated::kSeccompPlain;
+    case SeccompNotify::Exec:
+        return generated::kSeccompNotify;
+    case SeccompNotify::ExecAndOutbound:
+        break;
+    }
+    return generated::kSeccompNotifyOutbound;
+}
+
+// Loaded as libseccomp's seccomp_load() does for this filter (its attributes in
+// SeccompRules.cpp): no TSYNC, no logging, no_new_privs left to the caller; with
+// notifications, with a new listener, which is the return value.
+Result<int> loadFilter(SeccompNotify notify)
+{
+    const auto code = generatedProgram(notify); // no allocation: a child of init runs this
+    sock_fprog program{static_cast<unsigned short>(code.size()),
+                       const_cast<sock_filter*>(code.data())};
+    const unsigned flags = notify != SeccompNotify::None ? SECCOMP_FILTER_FLAG_NEW_LISTENER : 0;
     long fd = ::syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, flags, &program);
     if (fd < 0) {
         if (errno == EACCES)
@@ -35,16 +48,15 @@ Result<int> loadFilter(bool notifyExec)
                             EACCES);
         return sysError("load seccomp filter");
     }
-    return notifyExec ? static_cast<int>(fd) : -1;
+    return notify != SeccompNotify::None ? static_cast<int>(fd) : -1;
 }
 
 } // namespace
 
-std::vector<sock_filter> precompiledSeccompFilter(bool notifyExec)
+std::vector<sock_filter> precompiledSeccompFilter(SeccompNotify notify)
 {
-    if (notifyExec)
-        return {std::begin(generated::kSeccompNotify), std::end(generated::kSeccompNotify)};
-    return {std::begin(generated::kSeccompPlain), std::end(generated::kSeccompPlain)};
+    const auto code = generatedProgram(notify);
+    return {code.begin(), code.end()};
 }
 
 bool seccompUserNotifSupported()
@@ -66,13 +78,13 @@ std::string seccompSummary()
 
 Status installSeccompFilter()
 {
-    if (auto loaded = loadFilter(false); !loaded) return loaded.error();
+    if (auto loaded = loadFilter(SeccompNotify::None); !loaded) return loaded.error();
     return std::nullopt;
 }
 
-Result<int> installSeccompFilterNotifyingExec()
+Result<int> installSeccompFilterNotifying(bool outbound)
 {
-    return loadFilter(true);
+    return loadFilter(outbound ? SeccompNotify::ExecAndOutbound : SeccompNotify::Exec);
 }
 
 } // namespace sb

@@ -15,9 +15,10 @@ namespace sb {
 // Syscalls of a foreign ABI (i386 `int $0x80`, x32) kill the whole process with SIGSYS.
 Status installSeccompFilter();
 
-// The same filter, plus SECCOMP_RET_USER_NOTIF on execve/execveat: returns the listener fd
-// (O_CLOEXEC) on which the supervisor receives, inspects and answers every exec.
-Result<int> installSeccompFilterNotifyingExec();
+// The same filter, plus SECCOMP_RET_USER_NOTIF on execve/execveat and, with `outbound`, on the
+// calls that open connections or send datagrams to an address (SeccompRules.h): returns the
+// listener fd (O_CLOEXEC) on which the supervisor receives, inspects and answers them.
+Result<int> installSeccompFilterNotifying(bool outbound);
 
 // Whether the kernel offers SECCOMP_RET_USER_NOTIF (needed for command approval).
 bool seccompUserNotifSupported();

@@ -271,7 +271,7 @@ Status addRule(void* ctx, const char* name, int nr, int err, std::vector<scmp_ar
     return std::nullopt;
 }
 
-Result<BuiltFilter> buildFilter(bool notifyExec = false)
+Result<BuiltFilter> buildFilter(SeccompNotify notify)
 {
     BuiltFilter built{Filter(seccomp_init(SCMP_ACT_ALLOW))};
     void* ctx = built.ctx.get();
@@ -294,10 +294,30 @@ Result<BuiltFilter> buildFilter(bool notifyExec = false)
     }
 
     // Command approval: every exec waits for the supervisor's answer on the listener fd.
-    if (notifyExec) {
+    if (notify != SeccompNotify::None) {
         for (int nr : {SCMP_SYS(execve), SCMP_SYS(execveat)}) {
             if (int rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 0); rc < 0)
                 return sysError("seccomp notify rule for exec", -rc);
+        }
+    }
+    // The supervised network: every call that can open a connection or send a datagram to an
+    // address of its own choosing waits too. The filter cannot read the address (it is in the
+    // caller's memory), so every connect comes, a local one too; a send only with an address
+    // (sendto's fifth argument) or MSG_FASTOPEN (sendmsg, sendmmsg: their address is inside a
+    // structure). A datagram sent with sendmsg to an address is left to the firewall, which
+    // drops it without a word (docs/network.md).
+    if (notify == SeccompNotify::ExecAndOutbound) {
+        const std::pair<int, std::vector<scmp_arg_cmp>> outbound[] = {
+            {SCMP_SYS(connect), {}},
+            {SCMP_SYS(sendto), {arg(4, SCMP_CMP_NE, 0)}},
+            {SCMP_SYS(sendmsg), {hasBit(2, MSG_FASTOPEN)}},
+            {SCMP_SYS(sendmmsg), {hasBit(3, MSG_FASTOPEN)}},
+        };
+        for (const auto& [nr, conds] : outbound) {
+            if (int rc = seccomp_rule_add_array(ctx, SCMP_ACT_NOTIFY, nr,
+                                                static_cast<unsigned>(conds.size()), conds.data());
+                rc < 0)
+                return sysError("seccomp notify rule for outbound traffic", -rc);
         }
     }
 
@@ -326,9 +346,9 @@ Result<BuiltFilter> buildFilter(bool notifyExec = false)
 
 } // namespace
 
-Result<SeccompProgram> compileSeccompFilter(bool notifyExec)
+Result<SeccompProgram> compileSeccompFilter(SeccompNotify notify)
 {
-    auto built = buildFilter(notifyExec);
+    auto built = buildFilter(notify);
     if (!built) return built.error();
     const UniqueFd fd(::memfd_create("sandbench-seccomp", MFD_CLOEXEC));
     if (!fd) return sysError("memfd for the seccomp filter");

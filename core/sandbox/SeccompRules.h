@@ -17,10 +17,17 @@ struct SeccompProgram {
     unsigned ruleCount = 0; // deny rules, for doctor's summary
 };
 
-// `notifyExec`: execve and execveat return SECCOMP_RET_USER_NOTIF (command approval).
-Result<SeccompProgram> compileSeccompFilter(bool notifyExec);
+// What the filter hands the supervisor (SECCOMP_RET_USER_NOTIF) besides denying its list.
+enum class SeccompNotify {
+    None,
+    Exec,            // execve and execveat (command approval)
+    ExecAndOutbound, // those, and every way to open a connection or send a datagram to an
+                     // address: connect; sendto with an address; sendmsg and sendmmsg with
+                     // MSG_FASTOPEN (the supervised network, SocketGate.h)
+};
+Result<SeccompProgram> compileSeccompFilter(SeccompNotify notify);
 
 // The program the build generated, as Seccomp.cpp loads it.
-std::vector<sock_filter> precompiledSeccompFilter(bool notifyExec);
+std::vector<sock_filter> precompiledSeccompFilter(SeccompNotify notify);
 
 } // namespace sb

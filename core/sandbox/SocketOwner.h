@@ -32,6 +32,9 @@ class SocketOwners {
     // peer's (as that socket sees them: a redirected connection's remote is where it was going),
     // TCP or UDP. Empty when no process holds such a socket (any more).
     ProcessChain owner(const sockaddr_storage& local, const sockaddr_storage& remote, bool udp);
+    // The process `hostPid` (the supervisor's numbering) and its parents up to the session's
+    // command; empty when it is gone.
+    ProcessChain chainOf(pid_t hostPid) const;
 
   private:
     std::optional<unsigned long> inodeOf(const sockaddr_storage& local,
@@ -40,7 +43,6 @@ class SocketOwners {
                                            const sockaddr_storage& remote, bool udp) const;
     std::optional<pid_t> holderOf(unsigned long inode);
     void rescan(); // every socket of every sandbox process, by inode
-    ProcessChain chainOf(pid_t hostPid) const;
 
     pid_t m_initPid;
     int m_diag = -1;

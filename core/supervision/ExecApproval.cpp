@@ -22,7 +22,7 @@ ExecApproval::ExecApproval(int listenerFd, CommandMatcher rules, ApprovalBroker&
     : m_broker(broker), m_recorder(recorder), m_clock(clock), m_hooks(std::move(hooks)),
       m_rules(std::move(rules)), m_stopFd(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK))
 {
-    m_interceptors.push_back(std::make_unique<ExecInterceptor>(listenerFd));
+    m_interceptors.push_back(std::make_shared<ExecInterceptor>(listenerFd));
     m_thread = startSignalFreeThread([this] { run(); });
     ::pthread_setname_np(m_thread.native_handle(), "exec approval"); // for ps, top and perf
 }
@@ -111,14 +111,14 @@ void ExecApproval::run()
             (void)!::read(m_stopFd.get(), &count, sizeof count);
             std::lock_guard lock(m_addedMutex);
             for (int fd : std::exchange(m_added, {}))
-                m_interceptors.push_back(std::make_unique<ExecInterceptor>(fd));
+                m_interceptors.push_back(std::make_shared<ExecInterceptor>(fd));
             continue; // m_stopping says whether to end
         }
         if (ready == 0) continue;
         bool answered = false;
         for (std::size_t k = 1; k < fds.size(); ++k) {
             if (fds[k].revents & POLLIN) {
-                onNotification(*m_interceptors[k - 1]);
+                onNotification(m_interceptors[k - 1]);
                 answered = true;
             } else if (fds[k].revents & (POLLHUP | POLLERR)) {
                 m_interceptors[k - 1]->setHungUp();
@@ -131,15 +131,35 @@ void ExecApproval::run()
     }
 }
 
-void ExecApproval::onNotification(ExecInterceptor& interceptor)
+void ExecApproval::onOutbound(const std::shared_ptr<ExecInterceptor>& interceptor,
+                              const OutboundCall& call)
 {
+    auto attempt = m_hooks.outbound ? outboundAttempt(call) : std::nullopt;
+    if (!attempt) {
+        (void)interceptor->allow(call.notificationId);
+        return;
+    }
+    std::weak_ptr<ExecInterceptor> answering = interceptor;
+    m_hooks.outbound(std::move(*attempt), [answering, id = call.notificationId](int error) {
+        if (auto listener = answering.lock())
+            (void)(error == 0 ? listener->allow(id) : listener->deny(id, error));
+    });
+}
+
+void ExecApproval::onNotification(const std::shared_ptr<ExecInterceptor>& listener)
+{
+    ExecInterceptor& interceptor = *listener;
     auto received = interceptor.receive();
     if (!received) {
         m_hooks.activity({{"kind", activity::kError}, {"message", received.error().describe()}});
         return;
     }
     if (!*received) return;
-    ExecRequest exec = std::move(**received);
+    if (auto* call = std::get_if<OutboundCall>(&**received)) {
+        onOutbound(listener, *call);
+        return;
+    }
+    ExecRequest exec = std::move(std::get<ExecRequest>(**received));
     if (!m_sandboxRoot) {
         // Every process in the sandbox has init's root (chroot, pivot_root, mount and setns are
         // filtered), and this descriptor keeps it reachable after the process is gone.

@@ -1,5 +1,7 @@
 // Exec approval on a thread of its own: each exec of the sandbox, stopped by the seccomp filter,
 // is read, decided by the command rules (or put to the broker), answered and recorded there.
+// The same listener brings the connects and sends of a supervised network: those are looked at
+// here and handed to Hooks::outbound (the proxy), which answers them.
 //
 // The thread waits on the listener itself, so an exec's synchronous wake-up hands it the exec's
 // CPU and the answer hands it back, with nothing else in between: the session loop's other
@@ -13,6 +15,7 @@
 #include "recording/RecordingWriter.h"
 #include "supervision/ApprovalBroker.h"
 #include "supervision/ExecInterceptor.h"
+#include "supervision/OutboundGate.h"
 
 #include <atomic>
 #include <deque>
@@ -35,6 +38,10 @@ class ExecApproval {
         std::function<void()> firstAnswered;            // once, after the first exec
         std::function<void(nlohmann::json)> forClients; // a command, while setWatched(true)
         std::function<void(nlohmann::json)> activity;   // an error, for clients and recording
+        // A connect or send to an address outside the sandbox (OutboundGate.h): call `answer`
+        // once, from any thread, with 0 to let it go on or the errno it fails with. Without
+        // it, such calls go on.
+        std::function<void(OutboundAttempt, std::function<void(int error)> answer)> outbound;
     };
 
     // Starts the thread, with every signal blocked. `recorder` may be null.
@@ -67,13 +74,15 @@ class ExecApproval {
 
   private:
     void run();
-    void onNotification(ExecInterceptor& interceptor);
+    void onNotification(const std::shared_ptr<ExecInterceptor>& interceptor);
+    void onOutbound(const std::shared_ptr<ExecInterceptor>& interceptor, const OutboundCall& call);
     void noteDenial(pid_t pid, const std::string& why, const ApprovalRequest& request);
     bool programAbsent(pid_t pid, const std::string& program) const;
     void record(CommandRecord record);
 
     // The first listener, then those addListener gave (taken in by the thread).
-    std::vector<std::unique_ptr<ExecInterceptor>> m_interceptors;
+    // Shared with the answers to outbound calls, which may come after the thread ended.
+    std::vector<std::shared_ptr<ExecInterceptor>> m_interceptors;
     std::mutex m_addedMutex;
     std::vector<int> m_added;
     mutable std::mutex m_denialsMutex;

@@ -24,6 +24,18 @@
 #endif
 
 namespace sb {
+
+// The target's memory, read with process_vm_readv: no /proc/PID/mem to open and close for each
+// exec (a path walk that instantiates the new process's /proc entries, ~25 µs here).
+ssize_t readTargetMemory(pid_t pid, void* buf, std::size_t len, std::uint64_t address)
+{
+    iovec local{buf, len};
+    iovec remote{reinterpret_cast<void*>(address), len};
+    ssize_t n = ::process_vm_readv(pid, &local, 1, &remote, 1, 0);
+    if (n == 0) errno = EFAULT; // nothing readable there
+    return n;
+}
+
 namespace {
 
 // What the kernel itself accepts, so no exec it would run is refused here: one argument of up
@@ -41,15 +53,9 @@ size_t toPageEnd(std::uint64_t address, size_t limit)
     return std::min<size_t>(limit, kPage - (address & (kPage - 1)));
 }
 
-// The target's memory, read with process_vm_readv: no /proc/PID/mem to open and close for each
-// exec (a path walk that instantiates the new process's /proc entries, ~25 µs here). Sets errno.
 ssize_t readRemote(pid_t pid, void* buf, size_t len, std::uint64_t address)
 {
-    iovec local{buf, len};
-    iovec remote{reinterpret_cast<void*>(address), len};
-    ssize_t n = ::process_vm_readv(pid, &local, 1, &remote, 1, 0);
-    if (n == 0) errno = EFAULT; // nothing readable there
-    return n;
+    return readTargetMemory(pid, buf, len, address);
 }
 
 // Reads a NUL-terminated string at `address` in the target, at most `limit` bytes.
@@ -164,13 +170,67 @@ ExecInterceptor::~ExecInterceptor()
     if (m_fd >= 0) ::close(m_fd);
 }
 
-Result<std::optional<ExecRequest>> ExecInterceptor::receive()
+namespace {
+
+// The address an outbound call names, read from the target: connect's and sendto's own
+// argument, or the msg_name of sendmsg's header (of sendmmsg's first: only a first message
+// opens a TCP Fast Open connection).
+void readOutboundAddress(const seccomp_notif& notif, OutboundCall& call)
 {
+    const auto& a = notif.data.args;
+    std::uint64_t address = 0, length = 0;
+    switch (call.call) {
+    case OutboundCall::Call::Connect:
+        address = a[1], length = a[2];
+        break;
+    case OutboundCall::Call::SendTo:
+        address = a[4], length = a[5];
+        break;
+    case OutboundCall::Call::SendMsg:
+    case OutboundCall::Call::SendMmsg:
+        if (call.call == OutboundCall::Call::SendMmsg && static_cast<unsigned>(a[2]) == 0) return;
+        msghdr header{};
+        if (readTargetMemory(call.pid, &header, sizeof header, a[1]) !=
+            static_cast<ssize_t>(sizeof header))
+            return;
+        address = reinterpret_cast<std::uint64_t>(header.msg_name);
+        length = header.msg_namelen;
+        break;
+    }
+    const std::size_t wanted = std::min<std::uint64_t>(length, sizeof call.address);
+    if (address == 0 || wanted < sizeof(sa_family_t)) return;
+    const ssize_t n = readTargetMemory(call.pid, &call.address, wanted, address);
+    if (n > 0) call.addressLength = static_cast<socklen_t>(n);
+}
+
+} // namespace
+
+Result<std::optional<ExecInterceptor::Notification>> ExecInterceptor::receive()
+{
+    using Received = std::optional<Notification>;
     seccomp_notif notif{};
     if (::ioctl(m_fd, SECCOMP_IOCTL_NOTIF_RECV, &notif) != 0) {
         if (errno == ENOENT || errno == EINTR)
-            return std::optional<ExecRequest>(); // the target went away before we looked
-        return sysError("receive an exec notification");
+            return Received(); // the target went away before we looked
+        return sysError("receive a notification of the sandbox's filter");
+    }
+    const int nr = notif.data.nr;
+    if (nr != SYS_execve && nr != SYS_execveat) {
+        OutboundCall call;
+        call.notificationId = notif.id;
+        call.pid = static_cast<pid_t>(notif.pid);
+        call.call = nr == SYS_connect   ? OutboundCall::Call::Connect
+                    : nr == SYS_sendto  ? OutboundCall::Call::SendTo
+                    : nr == SYS_sendmsg ? OutboundCall::Call::SendMsg
+                                        : OutboundCall::Call::SendMmsg;
+        call.fd = static_cast<int>(notif.data.args[0]);
+        // sendmsg's flags are its third argument, sendto's and sendmmsg's their fourth.
+        if (call.call != OutboundCall::Call::Connect)
+            call.flags =
+                static_cast<int>(notif.data.args[call.call == OutboundCall::Call::SendMsg ? 2 : 3]);
+        readOutboundAddress(notif, call);
+        if (::ioctl(m_fd, SECCOMP_IOCTL_NOTIF_ID_VALID, &notif.id) != 0) return Received();
+        return Received(std::move(call));
     }
     ExecRequest req;
     req.notificationId = notif.id;
@@ -199,16 +259,15 @@ Result<std::optional<ExecRequest>> ExecInterceptor::receive()
         }
     }
     // Only now is it certain that what we read belonged to the process that asked.
-    if (::ioctl(m_fd, SECCOMP_IOCTL_NOTIF_ID_VALID, &notif.id) != 0)
-        return std::optional<ExecRequest>();
+    if (::ioctl(m_fd, SECCOMP_IOCTL_NOTIF_ID_VALID, &notif.id) != 0) return Received();
     if (readErrno != 0) {
         // Bad pointers get what the kernel would say; memory we may not read, a refusal: never
         // let an exec through unseen.
         (void)deny(notif.id, readErrno == EFAULT || readErrno == E2BIG ? readErrno : EPERM);
-        return std::optional<ExecRequest>();
+        return Received();
     }
     req.argv = std::move(*argv);
-    return std::optional<ExecRequest>(std::move(req));
+    return Received(std::move(req));
 }
 
 std::string ExecInterceptor::cwdOf(pid_t pid)
@@ -262,7 +321,7 @@ Status ExecInterceptor::allow(std::uint64_t id)
     resp.id = id;
     resp.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
     if (::ioctl(m_fd, SECCOMP_IOCTL_NOTIF_SEND, &resp) != 0 && errno != ENOENT)
-        return sysError("allow exec");
+        return sysError("let a stopped call go on");
     return {};
 }
 
@@ -272,7 +331,7 @@ Status ExecInterceptor::deny(std::uint64_t id, int error)
     resp.id = id;
     resp.error = -error;
     if (::ioctl(m_fd, SECCOMP_IOCTL_NOTIF_SEND, &resp) != 0 && errno != ENOENT)
-        return sysError("deny exec");
+        return sysError("refuse a stopped call");
     return {};
 }
 

@@ -1,5 +1,6 @@
-// The supervisor's end of exec approval: every execve/execveat in the sandbox stops in the
-// kernel (seccomp user notification) until the supervisor allows or denies it.
+// The supervisor's end of the sandbox filter's listener: every execve/execveat in the sandbox
+// stops in the kernel (seccomp user notification) until the supervisor allows or denies it, and
+// so, in a supervised network, does every connect or send to an address (OutboundGate.h).
 //
 // The target's argv is read with process_vm_readv, and the notification is checked to be still
 // valid after reading, so a pid reused in between is never judged by another process's memory.
@@ -13,7 +14,9 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <sys/socket.h>
 #include <sys/types.h>
+#include <variant>
 #include <vector>
 
 namespace sb {
@@ -25,6 +28,22 @@ struct ExecRequest {
     std::vector<std::string> argv;
     std::string cwd; // inside the sandbox; empty until cwdOf() when the program path needed none
 };
+
+// A connect, sendto, sendmsg or sendmmsg the filter stopped (SeccompRules.h), with the address
+// it names as read from the target's memory.
+struct OutboundCall {
+    enum class Call { Connect, SendTo, SendMsg, SendMmsg };
+    std::uint64_t notificationId = 0;
+    pid_t pid = 0; // in the supervisor's pid namespace
+    Call call = Call::Connect;
+    int fd = -1;   // the socket, as the target numbers it
+    int flags = 0; // of a send
+    sockaddr_storage address{};
+    socklen_t addressLength = 0; // 0: none given, or not readable (the kernel will say so)
+};
+
+// `len` bytes at `address` in process `pid`, with process_vm_readv; sets errno.
+ssize_t readTargetMemory(pid_t pid, void* buf, std::size_t len, std::uint64_t address);
 
 class ExecInterceptor {
   public:
@@ -39,8 +58,9 @@ class ExecInterceptor {
     bool hungUp() const { return m_hungUp; }
     void setHungUp() { m_hungUp = true; }
     // Reads one pending notification (call when fd() is readable). nullopt: nothing to judge
-    // (the exec was abandoned, or its process died while we read).
-    Result<std::optional<ExecRequest>> receive();
+    // (the call was abandoned, or its process died while we read).
+    using Notification = std::variant<ExecRequest, OutboundCall>;
+    Result<std::optional<Notification>> receive();
     // The working folder of `pid` as the sandbox names it; "" if the process is gone. Not part
     // of receive(): the policy does not look at it, and an exec of an absent program needs none.
     static std::string cwdOf(pid_t pid);

@@ -77,6 +77,14 @@ SessionLoop::SessionLoop(RunningPolicy policy, const SandboxProcess& sandbox, Lo
             queue(std::move(e));
         };
         hooks.activity = [this](nlohmann::json event) { publishActivity(std::move(event)); };
+        hooks.outbound = [this](OutboundAttempt attempt, std::function<void(int)> answer) {
+            // Before the proxy runs there is nothing to decide with: the connection waits at
+            // the transparent listener for it.
+            if (Proxy* proxy = m_screening.load(std::memory_order_acquire))
+                proxy->screen(std::move(attempt), std::move(answer));
+            else
+                answer(0);
+        };
         try {
             m_exec = std::make_unique<ExecApproval>(
                 sandbox.execListener, CommandMatcher(m_policy.merged().commands), m_broker,

@@ -15,6 +15,7 @@
 #include "supervision/RunningPolicy.h"
 #include "supervision/TerminalPrompt.h"
 
+#include <atomic>
 #include <csignal>
 #include <functional>
 #include <memory>
@@ -167,6 +168,8 @@ class SessionLoop final : public SessionBackend {
     std::function<void()> m_onLive;
     long long m_liveAtMs = -1; // when m_onLive is due (CLOCK_MONOTONIC); -1 before the start
     std::unique_ptr<Proxy> m_proxy;
+    // m_proxy for the exec approval thread's outbound calls, once it has started.
+    std::atomic<Proxy*> m_screening{nullptr};
     SessionSummary m_summary;
     std::optional<TerminalPrompt> m_prompt;
     int m_signalFd = -1;

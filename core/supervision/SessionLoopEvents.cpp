@@ -47,12 +47,14 @@ Status SessionLoop::startProxy(int listenFd, int transparentFd, int resolverFd, 
     auto owners = std::make_shared<SocketOwners>(initPid, diagFd);
     hooks.identify = [owners](const sockaddr_storage& local, const sockaddr_storage& remote,
                               bool udp) { return owners->owner(local, remote, udp); };
+    hooks.processOf = [owners](pid_t pid) { return owners->chainOf(pid); };
     Proxy::Options options;
     options.transparentListenFd = transparentFd;
     options.resolverFd = resolverFd;
     auto proxy = Proxy::start(listenFd, m_policy.merged().network, std::move(hooks), options);
     if (!proxy) return proxy.error();
     m_proxy = std::move(proxy.value());
+    m_screening.store(m_proxy.get(), std::memory_order_release);
     return {};
 }
 

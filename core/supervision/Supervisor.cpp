@@ -222,6 +222,7 @@ SandboxConfig sandboxConfigOf(const RunOptions& options, const PreparedRun& prep
     config.network = options.policy.network.mode;
     config.limits = options.policy.limits;
     config.superviseExec = true;
+    config.superviseOutbound = true; // in network mode filtered, where init redirects (Sandbox.h)
     if (config.network == NetworkMode::Filtered)
         addProxyVariables(config.env, kProxyPort, options.policy.env);
     return config;

@@ -122,28 +122,37 @@ node -e 'fetch("http://198.18.0.1:PORT/").then(r => r.text()).then(t => console.
     EXPECT_TRUE(contains(show.out, "198.18.0.1:" + std::to_string(port))) << dump(show);
 }
 
-// What the policy does not allow is refused, and recorded with the rule that refused it; UDP and
-// ICMP to an address outside the sandbox are refused too (DNS has the sandbox's own resolver).
+// What the policy does not allow is refused in connect() itself, as a closed port would be
+// (ECONNREFUSED, blocking or not), and recorded with the rule and the program; a datagram sent
+// to an address outside the sandbox fails (EPERM) and is recorded once, ICMP echo likewise
+// (DNS has the sandbox's own resolver).
 TEST_F(Transparent, WhatThePolicyDoesNotAllowIsRefusedAndRecorded)
 {
     const std::string script = R"SH(
 python3 - <<'EOF'
-import socket
+import socket, select, errno
 for family, address in [(socket.AF_INET, "198.18.0.1"), (socket.AF_INET6, "2001:db8::1")]:
     s = socket.socket(family)
     s.settimeout(10)
     try:
         s.connect((address, OTHER))
-        s.sendall(b"GET / HTTP/1.0\r\n\r\n")
-        print("REACHED", address, s.recv(100))
+        print("CONNECTED", address)
     except OSError as e:
-        print("refused", address, e.errno)
+        print("refused", address, errno.errorcode.get(e.errno, e.errno))
+s = socket.socket()
+s.setblocking(False)
+rc = s.connect_ex(("198.18.0.1", OTHER))
+if rc == errno.EINPROGRESS:
+    select.select([], [s], [], 10)
+    rc = s.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR)
+print("nonblocking", errno.errorcode.get(rc, rc))
 u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-try:
-    u.sendto(b"x", ("198.18.0.1", 9))
-    print("UDP SENT")
-except OSError as e:
-    print("udp refused", e.errno)
+for _ in range(3):
+    try:
+        u.sendto(b"x", ("198.18.0.1", 9))
+        print("UDP SENT")
+    except OSError as e:
+        print("udp refused", errno.errorcode.get(e.errno, e.errno))
 try:
     ping = socket.socket(socket.AF_INET, socket.SOCK_DGRAM, socket.IPPROTO_ICMP)
     ping.sendto(b"\x08\x00\x00\x00\x00\x01\x00\x01", ("198.18.0.1", 0))
@@ -154,20 +163,31 @@ EOF
 )SH";
     auto r = run("refused", allowPolicy(), script);
     ASSERT_EQ(r.status, 0) << dump(r);
-    EXPECT_FALSE(contains(r.out, "REACHED")) << dump(r);
-    EXPECT_TRUE(contains(r.out, "refused 198.18.0.1 104")) << "ECONNRESET\n" << dump(r);
-    EXPECT_TRUE(contains(r.out, "refused 2001:db8::1 104")) << dump(r);
-    EXPECT_TRUE(contains(r.out, "udp refused")) << dump(r);
+    EXPECT_FALSE(contains(r.out, "CONNECTED")) << dump(r);
+    EXPECT_TRUE(contains(r.out, "refused 198.18.0.1 ECONNREFUSED")) << dump(r);
+    EXPECT_TRUE(contains(r.out, "refused 2001:db8::1 ECONNREFUSED")) << dump(r);
+    EXPECT_TRUE(contains(r.out, "nonblocking ECONNREFUSED")) << dump(r);
+    EXPECT_TRUE(contains(r.out, "udp refused EPERM")) << dump(r);
     EXPECT_FALSE(contains(r.out, "UDP SENT")) << dump(r);
     EXPECT_FALSE(contains(r.out, "PING SENT")) << dump(r);
 
-    auto decisions = networkDecisions("refused");
-    ASSERT_EQ(decisions.size(), 2u);
-    for (const auto& d : decisions) {
+    int tcp = 0, udp = 0;
+    for (const auto& d : networkDecisions("refused")) {
         EXPECT_EQ(d.value("decision", ""), "deny") << d.dump();
-        EXPECT_EQ(d.value("rule", ""), "default (deny)") << d.dump();
-        EXPECT_EQ(d.value("port", 0), port + 1) << d.dump();
+        ASSERT_TRUE(d.contains("process") && !d["process"].empty()) << d.dump();
+        EXPECT_TRUE(contains(d["process"][0].value("program", ""), "python3")) << d.dump();
+        if (d.value("protocol", "") == "tcp") {
+            ++tcp;
+            EXPECT_EQ(d.value("rule", ""), "default (deny)") << d.dump();
+            EXPECT_EQ(d.value("port", 0), port + 1) << d.dump();
+        } else if (d.value("protocol", "") == "udp") {
+            ++udp;
+            EXPECT_TRUE(contains(d.value("rule", ""), "only TCP leaves the sandbox")) << d.dump();
+            EXPECT_EQ(d.value("port", 0), 9) << d.dump();
+        }
     }
+    EXPECT_EQ(tcp, 3);
+    EXPECT_EQ(udp, 1) << "three datagrams to one destination make one event";
 }
 
 // The sandbox's own loopback stays its own: a server the agent starts inside is reached
@@ -306,9 +326,9 @@ curl -s -o /dev/null -w 'curl: %{http_code}\n' "http://api.test.example:PORT/"
     EXPECT_TRUE(curlDenied);
 }
 
-// A redirected connection the policy asks about waits, data and all, for the answer, which a
-// second client gives (sandbench-cli approve); the request names the program. Many connections
-// at once are each decided and relayed.
+// A connection the policy asks about waits in connect() for the answer, which a second client
+// gives (sandbench-cli approve); the request names the program. Many connections at once are
+// each decided and relayed; one denied when asked fails with ECONNREFUSED.
 TEST_F(Transparent, AnAskedConnectionWaitsForASecondClientsAnswer)
 {
     const std::string p = std::to_string(port);
@@ -322,37 +342,54 @@ TEST_F(Transparent, AnAskedConnectionWaitsForASecondClientsAnswer)
                                R"( -- python3 -c '
 import socket
 s = socket.create_connection(("198.18.0.1", PORT), timeout=60)
+print("connected after the answer", flush=True)
 s.sendall(b"GET / HTTP/1.0\r\n\r\n")
 print("asked:", s.makefile("rb").read().split(b"\r\n\r\n", 1)[-1].decode().strip())
 many = [socket.create_connection(("2001:db8::1", PORT), timeout=30) for _ in range(200)]
 for c in many:
     c.sendall(b"GET / HTTP/1.0\r\n\r\n")
 print("many:", sum(1 for c in many if b"hello from 2001:db8::1" in c.makefile("rb").read()))
+try:
+    socket.create_connection(("198.18.0.1", OTHER), timeout=60)
+    print("SECOND CONNECTED")
+except OSError as e:
+    print("second refused", e.errno)
 ' &
 run=$!
-for i in $(seq 300); do
-  pending=$()" + cli + R"( pending asked --json 2>/dev/null)
-  case "$pending" in *198.18.0.1*) break;; esac
-  sleep 0.1
-done
-echo "pending: $pending"
+waitFor() {
+  for i in $(seq 300); do
+    pending=$()" + cli + R"( pending asked --json 2>/dev/null)
+    case "$pending" in *"$1"*) break;; esac
+    sleep 0.1
+  done
+}
+waitFor PORT
+echo "approving, pending: $pending"
 )" + cli + R"( approve asked 1 allow --scope hostport
+waitFor OTHER
+)" + cli + R"( approve asked 2 deny
 wait $run
 )";
     std::string expanded = script;
-    for (auto at = expanded.find("PORT"); at != std::string::npos; at = expanded.find("PORT"))
-        expanded.replace(at, 4, p);
+    for (auto [word, value] : {std::pair{std::string("PORT"), port}, {"OTHER", port + 1}})
+        for (auto at = expanded.find(word); at != std::string::npos; at = expanded.find(word))
+            expanded.replace(at, word.size(), std::to_string(value));
     auto r = sbtest::run({sbtest::testNetworkPath(), p, "bash", "-c", expanded}, {}, sb.env(), 120);
     ASSERT_EQ(r.status, 0) << dump(r);
     EXPECT_TRUE(contains(r.out, "\"program\"")) << "the request names the program\n" << dump(r);
     EXPECT_TRUE(contains(r.out, "python3")) << dump(r);
     EXPECT_TRUE(contains(r.out, "asked: hello from 198.18.0.1")) << dump(r);
+    // connect() itself waited for the answer.
+    EXPECT_LT(r.out.find("approving"), r.out.find("connected after the answer")) << dump(r);
     EXPECT_TRUE(contains(r.out, "many: 200")) << dump(r);
+    EXPECT_TRUE(contains(r.out, "second refused 111")) << "ECONNREFUSED\n" << dump(r);
     auto decisions = networkDecisions("asked");
-    ASSERT_FALSE(decisions.empty());
+    ASSERT_EQ(decisions.size(), 202u);
     EXPECT_EQ(decisions.front().value("decision", ""), "allow") << decisions.front().dump();
     EXPECT_TRUE(decisions.front().value("asked", false)) << decisions.front().dump();
-    EXPECT_EQ(decisions.size(), 201u);
+    EXPECT_EQ(decisions.back().value("decision", ""), "deny") << decisions.back().dump();
+    EXPECT_TRUE(decisions.back().value("asked", false)) << decisions.back().dump();
+    EXPECT_EQ(decisions.back().value("port", 0), port + 1) << decisions.back().dump();
 }
 
 // doctor says whether connections are redirected; on a machine whose kernel has nftables NAT

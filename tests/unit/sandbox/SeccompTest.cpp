@@ -301,15 +301,17 @@ TEST(Seccomp, TheFilterBuiltAtBuildTimeIsWhatLibseccompMakesNow)
 {
     // The build compiles the filter once (SeccompBpf.h); a changed rule list or libseccomp
     // without a rebuild would load a stale program.
-    for (bool notifyExec : {false, true}) {
-        auto now = sb::compileSeccompFilter(notifyExec);
+    for (auto notify :
+         {sb::SeccompNotify::None, sb::SeccompNotify::Exec, sb::SeccompNotify::ExecAndOutbound}) {
+        const int which = static_cast<int>(notify);
+        auto now = sb::compileSeccompFilter(notify);
         ASSERT_TRUE(now) << now.error().describe();
-        auto built = sb::precompiledSeccompFilter(notifyExec);
-        ASSERT_EQ(built.size(), now->code.size()) << "notifyExec " << notifyExec;
+        auto built = sb::precompiledSeccompFilter(notify);
+        ASSERT_EQ(built.size(), now->code.size()) << "variant " << which;
         for (size_t i = 0; i < built.size(); ++i) {
             const sock_filter &a = built[i], &b = now->code[i];
             ASSERT_TRUE(a.code == b.code && a.jt == b.jt && a.jf == b.jf && a.k == b.k)
-                << "instruction " << i << " differs (notifyExec " << notifyExec << ")";
+                << "instruction " << i << " differs (variant " << which << ")";
         }
         EXPECT_GT(now->ruleCount, 50u);
     }
