@@ -126,6 +126,16 @@ Result<json> ControlClient::snapshot(const std::string& name, int timeoutMs)
     return reply->value("snapshot", json::object());
 }
 
+Status ControlClient::pause(bool paused, int timeoutMs)
+{
+    if (m_version < 5)
+        return unsupported("this session's supervisor predates pausing a running session");
+    auto reply = requestWithReply(MsgType::PauseRequest, MsgType::PauseReply, {{"paused", paused}},
+                                  timeoutMs);
+    if (!reply) return reply.error();
+    return {};
+}
+
 std::unique_ptr<ControlClient> ControlClient::adopt(int fd, std::uint32_t version)
 {
     std::unique_ptr<ControlClient> client(new ControlClient(fd));

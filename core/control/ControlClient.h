@@ -80,6 +80,8 @@ class ControlClient {
     // snapshot_request (version 3): the supervisor freezes the sandbox and copies its layer as
     // snapshot `name` (empty: snapshot-N); the reply's "snapshot".
     Result<nlohmann::json> snapshot(const std::string& name, int timeoutMs = 60000);
+    // pause_request (version 5): the supervisor freezes (`paused`) or thaws the sandbox.
+    Status pause(bool paused, int timeoutMs = 30000);
 
   private:
     explicit ControlClient(int fd) : m_fd(fd) {}

@@ -291,6 +291,7 @@ void ControlServer::dispatch(Client& c, proto::Message& m)
     case MsgType::FileData:
     case MsgType::PortRequest:
     case MsgType::SnapshotRequest:
+    case MsgType::PauseRequest:
         onProgramRequest(c, m);
         return;
     case MsgType::Hello:

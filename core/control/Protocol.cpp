@@ -111,7 +111,9 @@ const char* typeName(MsgType type)
                                         "port_reply",
                                         "snapshot_request",
                                         "snapshot_reply",
-                                        "file_data"};
+                                        "file_data",
+                                        "pause_request",
+                                        "pause_reply"};
     auto index = static_cast<std::size_t>(type);
     return index < std::size(names) ? names[index] : "?";
 }
@@ -130,7 +132,8 @@ bool carriesBytes(MsgType type)
 std::uint32_t versionOf(MsgType type)
 {
     const auto t = static_cast<std::uint8_t>(type);
-    return t >= static_cast<std::uint8_t>(MsgType::FileData)      ? 4
+    return t >= static_cast<std::uint8_t>(MsgType::PauseRequest)  ? 5
+           : t >= static_cast<std::uint8_t>(MsgType::FileData)    ? 4
            : t >= static_cast<std::uint8_t>(MsgType::PortRequest) ? 3
            : t >= static_cast<std::uint8_t>(MsgType::ExecStart)   ? 2
                                                                   : 1;

@@ -108,7 +108,7 @@ json detailJson(const Api::Sandbox& s, Clock::time_point endAt, const std::strin
     j["metadata"] = s.metadata;
     j["startedAt"] = rfc3339(s.startedAt);
     j["endAt"] = rfc3339(endAt);
-    j["state"] = "running";
+    j["state"] = s.paused ? "paused" : "running";
     j["cpuCount"] = s.cpuCount;
     j["memoryMB"] = s.memoryMb;
     j["diskSizeMB"] = 0;
@@ -190,6 +190,8 @@ void Api::route(http::Exchange& ex)
         return setTimeout(ex, parts[1]);
     if (parts.size() == 3 && method == "POST" && (parts[2] == "connect" || parts[2] == "resume"))
         return connectSandbox(ex, parts[1]);
+    if (parts.size() == 3 && method == "POST" && parts[2] == "pause")
+        return pauseSandbox(ex, parts[1]);
     notServed(ex, parts);
 }
 
@@ -202,10 +204,7 @@ void Api::notServed(http::Exchange& ex, const std::vector<std::string>& parts)
         return restError(ex, 404, "sandbox " + parts[1] + " not found");
     std::string why = "it is not served by Sandbench's E2B API (docs/e2b.md, \"What does not\")";
     const std::string last = parts.size() >= 3 ? parts[2] : "";
-    if (last == "pause")
-        why = "a Sandbench sandbox runs until it is killed or times out, and its changes stay "
-              "for review after that";
-    else if (last == "fork" || last == "snapshots")
+    if (last == "fork" || last == "snapshots")
         why = "use the session's own: sandbench-cli snapshot SANDBOX_ID, sandbench-cli fork";
     else if (last == "metrics")
         why = "a sandbox's resource use is not reported through this API";
@@ -219,7 +218,7 @@ void Api::createSandbox(http::Exchange& ex)
 {
     auto body = jsonBody(ex, m_options.maxJsonBody);
     if (!body) return restError(ex, 400, body.error().message);
-    auto request = parseCreate(*body, m_options, false);
+    auto request = parseCreate(*body, m_options, true);
     if (!request) return restError(ex, 400, request.error().message);
     const SandboxSpec& spec = request->spec;
     auto launched = m_launcher.start(spec);
@@ -249,6 +248,7 @@ void Api::createSandbox(http::Exchange& ex)
     sandbox->memoryMb = launched->memoryMb;
     sandbox->startedAt = Clock::now();
     sandbox->endAt = sandbox->startedAt + std::chrono::seconds(request->timeoutSeconds);
+    sandbox->pauseOnTimeout = request->pauseOnTimeout;
     sandbox->link = std::move(*link);
     {
         std::lock_guard lock(m_mutex);
@@ -305,14 +305,58 @@ void Api::connectSandbox(http::Exchange& ex, const std::string& id)
                          "keeps its processes");
     auto s = find(id);
     if (!s) return restError(ex, 404, "sandbox " + id + " not found");
+    // Connecting to a paused sandbox resumes it, for its timeout from now on.
+    if (auto e = pause(*s, false)) return restError(ex, 500, "resume: " + e->describe());
     {
-        // Connecting never shortens a sandbox's life.
+        // Connecting never shortens a running sandbox's life.
         std::lock_guard lock(m_mutex);
         if (*timeout > 0)
             s->endAt = std::max(s->endAt, Clock::now() + std::chrono::seconds(*timeout));
     }
     m_cv.notify_all();
     sendJson(ex, 200, sandboxJson(*s, m_options.envdVersion));
+}
+
+void Api::pauseSandbox(http::Exchange& ex, const std::string& id)
+{
+    auto body = jsonBody(ex, m_options.maxJsonBody);
+    if (!body) return restError(ex, 400, body.error().message);
+    if (body->contains("memory") && (*body)["memory"] == false)
+        return restError(ex, 400,
+                         "keepMemory: false is not supported by Sandbench's E2B API: a paused "
+                         "sandbox keeps its processes (it is frozen)");
+    auto s = find(id);
+    if (!s) return restError(ex, 404, "sandbox " + id + " not found");
+    {
+        std::lock_guard lock(m_mutex);
+        if (s->paused) return restError(ex, 409, "sandbox " + id + " is paused already");
+    }
+    if (auto e = pause(*s, true))
+        return restError(ex, e->code == ErrorCode::Unsupported ? 501 : 500,
+                         "sandbox " + id + " cannot be paused: " + e->describe());
+    ex.respond(204, "application/json", "");
+}
+
+Status Api::pause(Sandbox& sandbox, bool paused)
+{
+    std::lock_guard pausing(m_pausing);
+    {
+        std::lock_guard lock(m_mutex);
+        if (sandbox.paused == paused) return {};
+    }
+    if (auto e = sandbox.link->pause(paused)) return e;
+    {
+        std::lock_guard lock(m_mutex);
+        sandbox.paused = paused;
+        // A resumed sandbox has its timeout again from now on; a paused one waits without one.
+        if (!paused)
+            sandbox.endAt =
+                std::max(sandbox.endAt,
+                         Clock::now() + std::chrono::seconds(m_options.defaultTimeoutSeconds));
+    }
+    m_cv.notify_all();
+    if (m_options.log) m_options.log("sandbox " + sandbox.id + (paused ? " paused" : " resumed"));
+    return {};
 }
 
 std::shared_ptr<Api::Sandbox> Api::find(const std::string& id)
@@ -336,6 +380,8 @@ void Api::kill(const std::shared_ptr<Sandbox>& sandbox)
         std::lock_guard lock(m_mutex);
         if (m_sandboxes.erase(sandbox->id) == 0) return; // another request was first
     }
+    // A frozen sandbox is thawed to stop: its processes must see their stop signal.
+    (void)pause(*sandbox, false);
     m_launcher.stop(sandbox->id);
     if (m_options.log) m_options.log("sandbox " + sandbox->id + " killed");
 }
@@ -360,6 +406,7 @@ void Api::expire()
         std::vector<std::shared_ptr<Sandbox>> due;
         const auto now = Clock::now();
         for (const auto& [id, s] : m_sandboxes) {
+            if (s->paused) continue; // a paused sandbox waits for connect, without a timeout
             if (s->endAt <= now)
                 due.push_back(s);
             else
@@ -369,6 +416,13 @@ void Api::expire()
             lock.unlock();
             for (const auto& s : due) {
                 if (m_options.log) m_options.log("sandbox " + s->id + " timed out");
+                // lifecycle.onTimeout 'pause' pauses it; one that cannot be paused is killed.
+                if (s->pauseOnTimeout) {
+                    auto e = pause(*s, true);
+                    if (!e) continue;
+                    if (m_options.log)
+                        m_options.log("sandbox " + s->id + " could not pause: " + e->describe());
+                }
                 kill(s);
             }
             lock.lock();

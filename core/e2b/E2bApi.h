@@ -94,6 +94,7 @@ class Api {
     void killSandbox(http::Exchange& ex, const std::string& id);
     void setTimeout(http::Exchange& ex, const std::string& id);
     void connectSandbox(http::Exchange& ex, const std::string& id);
+    void pauseSandbox(http::Exchange& ex, const std::string& id);
     // What this API does not serve: 501 naming it (or 404 for a sandbox that is not there).
     void notServed(http::Exchange& ex, const std::vector<std::string>& parts);
     // In-sandbox API, for the sandbox the request names.
@@ -106,6 +107,9 @@ class Api {
     std::shared_ptr<Sandbox> find(const std::string& id);
     void expire();
     void kill(const std::shared_ptr<Sandbox>& sandbox);
+    // Freezes or thaws it, and says so in its record; one at a time per API.
+    Status pause(Sandbox& sandbox, bool paused);
+    std::mutex m_pausing;
 
     Launcher& m_launcher;
     ApiOptions m_options;

@@ -21,6 +21,8 @@ struct Api::Sandbox {
     std::vector<std::string> allowOut, denyOut;
     unsigned cpuCount = 0, memoryMb = 0;
     std::chrono::system_clock::time_point startedAt, endAt; // endAt under Api's mutex
+    bool paused = false; // frozen (cgroup freezer) until connect resumes it; under the mutex
+    bool pauseOnTimeout = false; // lifecycle.onTimeout 'pause': its timeout pauses it
     std::shared_ptr<SessionLink> link;
 };
 

@@ -236,10 +236,18 @@ void Api::envd(http::Exchange& ex)
                          "no E2b-Sandbox-Id header: point E2B_SANDBOX_URL at this server, as "
                          "docs/e2b.md says");
     auto sandbox = find(std::string(*id));
-    if (!sandbox)
+    bool paused = false;
+    if (sandbox) {
+        std::lock_guard lock(m_mutex);
+        paused = sandbox->paused;
+    }
+    // A paused sandbox answers nothing until connect resumes it, as on E2B.
+    if (!sandbox || paused)
         return sendJson(ex, 502,
                         {{"sandboxId", *id},
-                         {"message", "The sandbox was not found (it ended or never existed)"},
+                         {"message", paused ? "The sandbox is paused (connect resumes it)"
+                                            : "The sandbox was not found (it ended or never "
+                                              "existed)"},
                          {"code", 502}});
     const std::string_view path = ex.path();
     const bool rpc = path.starts_with("/process.Process/") || path.starts_with("/filesystem.");

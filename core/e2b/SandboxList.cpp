@@ -158,19 +158,16 @@ void Api::listSandboxes(http::Exchange& ex)
                 .count());
     };
     std::vector<std::shared_ptr<Sandbox>> all;
-    {
-        std::lock_guard lock(m_mutex);
-        for (const auto& [id, s] : m_sandboxes)
-            if (s->link->alive()) all.push_back(s);
-    }
+    std::unique_lock lock(m_mutex); // for the sandboxes' state
+    for (const auto& [id, s] : m_sandboxes)
+        if (s->link->alive()) all.push_back(s);
     std::erase_if(all, [&](const std::shared_ptr<Sandbox>& s) {
         for (const auto& [k, v] : filter)
             if (!s->metadata.contains(k) || s->metadata[k] != v) return true;
-        if (!running) return true; // every sandbox listed here runs
+        if (s->paused ? !paused : !running) return true;
         if (templateName && !templateName->empty() && s->templateId != *templateName) return true;
         return startedAfter && startedNs(*s) < *startedAfter;
     });
-    (void)paused;
     auto key = [&](const Sandbox& s) { return std::pair(startedNs(s), s.id); };
     std::sort(all.begin(), all.end(), [&](const auto& a, const auto& b) {
         return newestFirst ? key(*b) < key(*a) : key(*a) < key(*b);
@@ -181,7 +178,6 @@ void Api::listSandboxes(http::Exchange& ex)
         });
 
     json list = json::array();
-    std::lock_guard lock(m_mutex);
     for (std::size_t i = 0; i < all.size() && i < limit; ++i) {
         json entry = detailJson(*all[i], all[i]->endAt, m_options.envdVersion);
         entry.erase("envdAccessToken");

@@ -108,11 +108,12 @@ void SessionLink::dispatch(proto::Message& m)
     }
     if (!m.body.is_object() || !m.body.contains("id") || !m.body["id"].is_number_unsigned()) return;
     const std::uint64_t id = m.body["id"].get<std::uint64_t>();
-    if (m.type == MsgType::FileReply ||
-        (m.type == MsgType::Error && m.body.value("ref", std::string()) == "file_request")) {
+    const std::string ref = m.type == MsgType::Error ? m.body.value("ref", std::string()) : "";
+    if (m.type == MsgType::FileReply || m.type == MsgType::PauseReply || ref == "file_request" ||
+        ref == "pause_request") {
         auto it = m_files.find(id);
         if (it == m_files.end()) return;
-        if (m.type == MsgType::FileReply)
+        if (m.type != MsgType::Error)
             it->second.set_value(m.body);
         else
             it->second.set_value(proto::errorFromBody(m.body));
@@ -306,6 +307,20 @@ std::optional<ProcessEntry> SessionLink::process(std::int64_t pid) const
 
 Result<json> SessionLink::file(json request, std::chrono::milliseconds timeout)
 {
+    return this->request(MsgType::FileRequest, std::move(request), timeout);
+}
+
+Status SessionLink::pause(bool paused)
+{
+    if (m_client->version() < 5)
+        return unsupported("the sandbox's supervisor predates pausing a running session");
+    auto reply = request(MsgType::PauseRequest, {{"paused", paused}}, std::chrono::seconds(30));
+    if (!reply) return reply.error();
+    return {};
+}
+
+Result<json> SessionLink::request(MsgType type, json request, std::chrono::milliseconds timeout)
+{
     const std::uint64_t id = m_nextId++;
     request["id"] = id;
     std::future<Result<json>> reply;
@@ -314,7 +329,7 @@ Result<json> SessionLink::file(json request, std::chrono::milliseconds timeout)
         if (m_dead) return Error{ErrorCode::System, 0, m_deathReason};
         reply = m_files[id].get_future();
     }
-    if (auto e = send(proto::jsonMessage(MsgType::FileRequest, std::move(request)))) {
+    if (auto e = send(proto::jsonMessage(type, std::move(request)))) {
         std::lock_guard lock(m_mutex);
         m_files.erase(id);
         return *e;
@@ -322,7 +337,8 @@ Result<json> SessionLink::file(json request, std::chrono::milliseconds timeout)
     if (reply.wait_for(timeout) != std::future_status::ready) {
         std::lock_guard lock(m_mutex);
         m_files.erase(id);
-        return Error{ErrorCode::System, ETIMEDOUT, "the sandbox did not answer a file request"};
+        return Error{ErrorCode::System, ETIMEDOUT,
+                     std::string("the sandbox did not answer a ") + proto::typeName(type)};
     }
     return reply.get();
 }

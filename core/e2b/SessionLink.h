@@ -100,6 +100,8 @@ class SessionLink {
     // A file_request and its reply's body (ok or not), waiting up to `timeout`.
     Result<nlohmann::json> file(nlohmann::json request,
                                 std::chrono::milliseconds timeout = std::chrono::seconds(60));
+    // Freezes the sandbox (`paused`) or thaws it: pause_request.
+    Status pause(bool paused);
 
   private:
     struct Process {
@@ -116,6 +118,9 @@ class SessionLink {
     Result<std::uint64_t> control(std::int64_t pid,
                                   const std::function<Status(ProcessEntry&)>& check = {});
     void deliver(Process& p, const ProcessEvent& event);
+    // A request whose reply (or error) carries its id, and that reply's body.
+    Result<nlohmann::json> request(proto::MsgType type, nlohmann::json body,
+                                   std::chrono::milliseconds timeout);
 
     std::unique_ptr<ControlClient> m_client;
     int m_wake = -1; // eventfd: stop the reader
@@ -124,6 +129,7 @@ class SessionLink {
     std::mutex m_sendMutex;
     mutable std::mutex m_mutex;
     std::map<std::uint64_t, Process> m_processes; // by exec id
+    // Requests waiting for their reply (file and pause requests), by id.
     std::map<std::uint64_t, std::promise<Result<nlohmann::json>>> m_files;
     std::string m_deathReason;
     std::thread m_reader;

@@ -60,6 +60,9 @@ struct LoopOptions {
     // A snapshot of the running session named `name` (empty: snapshot-N), taken with the
     // sandbox frozen (snapshot_request); its description for the reply. Null: refused.
     std::function<Result<nlohmann::json>(const std::string& name)> snapshot;
+    // Freezes the sandbox (`paused`) or thaws it (pause_request); pausing a paused session or
+    // resuming a running one is no error. Null: refused.
+    std::function<Status(bool paused)> pause;
 };
 
 class SessionLoop final : public SessionBackend {
@@ -129,6 +132,9 @@ class SessionLoop final : public SessionBackend {
   private:
     // snapshot_request: LoopOptions::snapshot, its reply and its activity event.
     Status takeSnapshot(std::uint64_t client, const std::string& by, const proto::Message& request);
+    // pause_request: LoopOptions::pause, its reply and its activity event.
+    Status pauseOrResume(std::uint64_t client, const std::string& by,
+                         const proto::Message& request);
     // Things other threads (the proxy, a broker answer) hand to the loop's thread.
     struct ApprovalEvent {
         std::optional<ApprovalRequest> request;

@@ -1,6 +1,6 @@
 // What control clients ask of the session beyond its terminal: programs' processes and files
-// (ExecService), port previews (PortService) and snapshots while it runs
-// (LoopOptions::snapshot), on the loop's thread.
+// (ExecService), port previews (PortService), snapshots while it runs (LoopOptions::snapshot)
+// and pausing it (LoopOptions::pause), on the loop's thread.
 #include "base/ActivityKinds.h"
 #include "supervision/SessionLoop.h"
 
@@ -10,6 +10,7 @@ Status SessionLoop::clientRequest(std::uint64_t client, const std::string& name,
                                   proto::Message& request)
 {
     if (request.type == proto::MsgType::SnapshotRequest) return takeSnapshot(client, name, request);
+    if (request.type == proto::MsgType::PauseRequest) return pauseOrResume(client, name, request);
     if (request.type == proto::MsgType::PortRequest) {
         if (!m_ports) return unsupported("this session's sandbox cannot forward ports");
         return m_ports->request(client, name, request.body);
@@ -35,6 +36,25 @@ Status SessionLoop::takeSnapshot(std::uint64_t client, const std::string& by,
                                                     {{"id", request.body["id"]},
                                                      {"ok", true},
                                                      {"snapshot", std::move(*taken)}}));
+    return {};
+}
+
+Status SessionLoop::pauseOrResume(std::uint64_t client, const std::string& by,
+                                  const proto::Message& request)
+{
+    if (!request.body.contains("id") || !request.body["id"].is_number_unsigned())
+        return inputError("pause_request needs a numeric \"id\"");
+    if (!request.body.contains("paused") || !request.body["paused"].is_boolean())
+        return inputError("pause_request needs \"paused\": true or false");
+    if (!m_options.pause) return unsupported("this session cannot be paused");
+    const bool paused = request.body["paused"].get<bool>();
+    if (auto e = m_options.pause(paused)) return *e;
+    emit({{"kind", activity::kLifecycle}, {"type", paused ? "paused" : "resumed"}, {"detail", by}});
+    if (m_control)
+        m_control->sendTo(
+            client,
+            proto::encodeJson(proto::MsgType::PauseReply,
+                              {{"id", request.body["id"]}, {"ok", true}, {"paused", paused}}));
     return {};
 }
 

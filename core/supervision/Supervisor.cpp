@@ -304,9 +304,11 @@ Status chooseStdio(const RunOptions& options, SandboxConfig& config, Pipe& out, 
 
 // A snapshot of the running session's layer: the sandbox frozen (nothing writes meanwhile),
 // the layer copied, the sandbox thawed. The supervisor holds the session's lock all along.
+// A paused session's sandbox is frozen already (`frozenAlready`): it stays so.
 Result<nlohmann::json> snapshotRunningSession(const std::vector<std::string>& cgroups, bool v1,
                                               const fs::path& dir, const fs::path& upper,
-                                              const std::string& id, std::string name)
+                                              const std::string& id, std::string name,
+                                              bool frozenAlready)
 {
     if (name.empty()) {
         auto session = loadSession(id);
@@ -315,10 +317,14 @@ Result<nlohmann::json> snapshotRunningSession(const std::vector<std::string>& cg
     }
     if (auto e = checkSnapshotName(name)) return *e;
     const auto start = std::chrono::steady_clock::now();
-    auto frozen = SandboxFreeze::freeze(cgroups, v1);
-    if (!frozen) return frozen.error().within("freeze session " + id + " for its snapshot");
+    std::unique_ptr<SandboxFreeze> frozen;
+    if (!frozenAlready) {
+        auto freeze = SandboxFreeze::freeze(cgroups, v1);
+        if (!freeze) return freeze.error().within("freeze session " + id + " for its snapshot");
+        frozen = std::move(*freeze);
+    }
     auto taken = takeSnapshot(dir, upper, name);
-    frozen->reset();
+    frozen.reset();
     const auto frozenMs =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     if (!taken) return taken.error();
@@ -357,9 +363,23 @@ LoopOptions loopOptionsOf(const RunOptions& options, const SandboxConfig& config
     loop.recorder = &recorder;
     if (config.limits.wallSeconds > 0)
         loop.deadlineMs = monotonicMs() + static_cast<long long>(config.limits.wallSeconds) * 1000;
+    // A paused session's sandbox stays frozen until it is resumed, or the session ends.
+    auto paused = std::make_shared<std::unique_ptr<SandboxFreeze>>();
     loop.snapshot = [cgroups = config.cgroups, v1 = config.cgroupsV1, dir = session.directory(),
-                     upper = session.upperDir(), id = session.id](const std::string& name) {
-        return snapshotRunningSession(cgroups, v1, dir, upper, id, name);
+                     upper = session.upperDir(), id = session.id, paused](const std::string& name) {
+        return snapshotRunningSession(cgroups, v1, dir, upper, id, name, *paused != nullptr);
+    };
+    loop.pause = [cgroups = config.cgroups, v1 = config.cgroupsV1, id = session.id,
+                  paused](bool pause) -> Status {
+        if (!pause) {
+            paused->reset();
+            return {};
+        }
+        if (*paused) return {};
+        auto frozen = SandboxFreeze::freeze(cgroups, v1);
+        if (!frozen) return frozen.error().within("pause session " + id);
+        *paused = std::move(*frozen);
+        return {};
     };
     return loop;
 }

@@ -66,6 +66,17 @@ async function create({ template, ...opts } = {}) {
   return sbx;
 }
 
+// Whether sessions here get cgroups of their own (doctor's "cgroups" check): pausing freezes
+// a sandbox's cgroup.
+let cgroups;
+async function sessionsHaveCgroups() {
+  if (cgroups === undefined) {
+    const checks = await world.cliJson(['doctor', '--json']);
+    cgroups = checks.some((c) => c.name === 'cgroups' && c.ok);
+  }
+  return cgroups;
+}
+
 function e2bTest(name, fn) {
   cliTest(name, fn, {
     timeout: TEST_MS,
@@ -333,5 +344,45 @@ describe('sandbench-cli serve (the E2B SDK)', () => {
     await assert.rejects(create({ network: { allowOut: ['allowed.test'] } }),
       /network\.allowOut cannot apply: .*mode none/, 'a template without a network cannot allow');
     await assert.rejects(create({ network: { allowOut: ['not a host'] } }), /network\.allowOut\[0\] 'not a host'/);
+  });
+
+  e2bTest('pause freezes a sandbox, lists it paused; connect resumes it with its processes and files', async () => {
+    const sbx = await create({ metadata: { paused: 'yes' } });
+    await sbx.files.write('kept.txt', 'still here');
+    const sleeper = await sbx.commands.run('exec sleep 300', { background: true });
+    if (!(await sessionsHaveCgroups())) {
+      // Nothing to freeze it with: refused, saying so; it goes on running.
+      await assert.rejects(sbx.pause(), /cannot be paused: .*no cgroup of its own/);
+      assert.equal(await sbx.isRunning(), true);
+      return;
+    }
+    assert.equal(await sbx.pause(), true);
+    assert.equal(await sbx.pause(), false, 'a paused sandbox is paused already');
+    assert.equal((await sbx.getInfo()).state, 'paused');
+    const listed = await Sandbox.list({ query: { metadata: { paused: 'yes' }, state: ['paused'] } }).nextItems();
+    assert.deepEqual(listed.map((s) => [s.sandboxId, s.state]), [[sbx.sandboxId, 'paused']]);
+    assert.deepEqual(await Sandbox.list({ query: { metadata: { paused: 'yes' }, state: ['running'] } }).nextItems(), []);
+    assert.equal(await sbx.isRunning(), false, 'a paused sandbox does not run');
+
+    const resumed = await Sandbox.connect(sbx.sandboxId);
+    assert.equal((await resumed.getInfo()).state, 'running');
+    assert.equal(await resumed.files.read('kept.txt'), 'still here');
+    assert.ok((await resumed.commands.list()).some((p) => p.pid === sleeper.pid), 'its processes were frozen, not ended');
+    assert.equal((await resumed.commands.run('echo awake')).stdout, 'awake\n');
+    await sleeper.kill();
+  });
+
+  e2bTest('lifecycle.onTimeout \'pause\': the sandbox is paused at its timeout, not killed', async () => {
+    if (!(await sessionsHaveCgroups())) {
+      await assert.rejects(create({ timeoutMs: 1000, lifecycle: { onTimeout: 'pause' } })
+        .then(async (s) => { await waitUntil(async () => !(await s.isRunning()), 30_000, 'its timeout'); return Sandbox.getInfo(s.sandboxId); }),
+      /not found/, 'without a freezer it is killed at its timeout');
+      return;
+    }
+    const sbx = await create({ timeoutMs: 1000, lifecycle: { onTimeout: 'pause' } });
+    await sbx.files.write('kept.txt', 'x');
+    await waitUntil(async () => (await sbx.getInfo()).state === 'paused', 30_000, 'the sandbox to be paused at its timeout');
+    const resumed = await Sandbox.connect(sbx.sandboxId, { timeoutMs: 60_000 });
+    assert.equal(await resumed.files.read('kept.txt'), 'x');
   });
 });

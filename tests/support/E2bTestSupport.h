@@ -152,6 +152,8 @@ class FakeSupervisor {
     {
         return std::make_unique<sb::e2b::SessionLink>(sb::ControlClient::adopt(m_client));
     }
+    // Whether its sandbox is frozen (pause_request).
+    bool paused() const { return m_paused; }
     // The writes it was asked for, their contents as "bytes" (a size).
     std::vector<nlohmann::json> writes() const
     {
@@ -179,6 +181,10 @@ class FakeSupervisor {
             const bool fail = m.body.dump().find("fail") != std::string::npos;
             send(sb::proto::jsonMessage(
                 MsgType::ExecExit, {{"id", id}, {"exit_code", fail ? 7 : 0}, {"signal", nullptr}}));
+        } else if (m.type == MsgType::PauseRequest) {
+            m_paused = m.body.value("paused", false);
+            send(sb::proto::jsonMessage(MsgType::PauseReply,
+                                        {{"id", id}, {"ok", true}, {"paused", m_paused.load()}}));
         } else if (m.type == MsgType::FileRequest) {
             const std::string op = m.body.value("op", std::string());
             const std::string path = m.body.value("path", std::string());
@@ -253,6 +259,7 @@ class FakeSupervisor {
     std::thread m_thread;
     mutable std::mutex m_mutex;
     std::vector<nlohmann::json> m_writes;
+    std::atomic<bool> m_paused{false};
 };
 
 } // namespace sbtest

@@ -105,7 +105,7 @@ TEST(ControlServer, TheNewestVersionBothSpeakIsAgreed)
 {
     IsolatedXdg xdg;
     ServerHarness h;
-    for (auto [asked, agreed] : {std::pair{1, 1}, {2, 2}, {3, 3}, {4, 4}, {9, 4}}) {
+    for (auto [asked, agreed] : {std::pair{1, 1}, {2, 2}, {3, 3}, {4, 4}, {5, 5}, {9, 5}}) {
         RawConnection raw(h.socketPath());
         ASSERT_TRUE(raw.connected());
         raw.send(sb::proto::encodeJson(MsgType::Hello, {{"version", asked}, {"client", "c"}}));

@@ -255,6 +255,18 @@ TEST(Protocol, SummaryCarriesThePolicyForEditorsAndOldSummariesStillRead)
     EXPECT_FALSE(toJson(*old).contains("effective_policy"));
 }
 
+TEST(Protocol, VersionFiveAddsPausingARunningSession)
+{
+    EXPECT_EQ(static_cast<int>(MsgType::PauseRequest), 33);
+    EXPECT_EQ(static_cast<int>(MsgType::PauseReply), 34);
+    EXPECT_TRUE(isKnownType(34));
+    EXPECT_FALSE(isKnownType(35));
+    EXPECT_STREQ(typeName(MsgType::PauseRequest), "pause_request");
+    EXPECT_STREQ(typeName(MsgType::PauseReply), "pause_reply");
+    EXPECT_EQ(sb::proto::versionOf(MsgType::PauseRequest), 5u);
+    EXPECT_EQ(sb::proto::versionOf(MsgType::FileData), 4u);
+}
+
 TEST(Protocol, VersionThreeAddsPortPreviewsAndRunningSnapshots)
 {
     EXPECT_EQ(static_cast<int>(MsgType::PortRequest), 28);
@@ -274,7 +286,6 @@ TEST(Protocol, VersionFourCarriesFileContentsAsBytes)
 {
     EXPECT_EQ(static_cast<int>(MsgType::FileData), 32);
     EXPECT_TRUE(isKnownType(32));
-    EXPECT_FALSE(isKnownType(33));
     EXPECT_STREQ(typeName(MsgType::FileData), "file_data");
     EXPECT_EQ(sb::proto::versionOf(MsgType::FileData), 4u);
     EXPECT_TRUE(carriesBytes(MsgType::FileData));
