@@ -244,9 +244,19 @@ json Files::handle(const std::string& op, const json& r, std::vector<int>& fds)
             struct stat st {};
             if (::stat(path->c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
                 return failure(EEXIST, *path + " exists and is not a folder");
-            return {{"ok", true}};
+        } else if (::mkdir(path->c_str(), 0755) != 0) {
+            return failure(errno, *path);
         }
-        if (::mkdir(path->c_str(), 0755) != 0) return failure(errno, *path);
+        // An exact mode (the umask does not apply), also to a folder that was there: a client
+        // sets a folder's mode after filling it, since 0555 would refuse its own writes.
+        if (r.contains("mode") && r["mode"].is_number_integer() &&
+            r["mode"].get<long long>() >= 0) {
+            const UniqueFd dir(
+                ::open(path->c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+            if (!dir ||
+                ::fchmod(dir.get(), static_cast<mode_t>(r["mode"].get<unsigned>() & 07777)) != 0)
+                return failure(errno, *path);
+        }
         return {{"ok", true}};
     }
     if (op == "remove") {

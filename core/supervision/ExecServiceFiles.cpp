@@ -177,7 +177,7 @@ Status ExecService::fileRequest(std::uint64_t client, const std::string& name, c
     } else if (op->op == "stat" || op->op == "list" || op->op == "mkdir" || op->op == "remove" ||
                op->op == "rename") {
         toSend["op"] = op->op;
-        for (const char* key : {"recursive", "max", "parents", "overwrite"})
+        for (const char* key : {"recursive", "max", "parents", "overwrite", "mode"})
             if (body.contains(key)) toSend[key] = body[key];
         if (op->op == "rename") {
             auto to = getBytes(body, "to");

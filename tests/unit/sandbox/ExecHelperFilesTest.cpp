@@ -185,6 +185,16 @@ TEST(ExecHelperFiles, RenameAndMkdirAndStat)
     EXPECT_TRUE(h.ask("mkdir", {{"path", (h.dir / "x/y/z").string()}, {"parents", true}})["ok"]
                     .get<bool>());
     EXPECT_EQ(h.ask("mkdir", {{"path", (h.dir / "x").string()}})["errno"], EEXIST);
+    // A mode is exact (no umask) and also given to a folder that was there: a client fills a
+    // folder first and makes it read-only last.
+    EXPECT_TRUE(h.ask("mkdir",
+                      {{"path", (h.dir / "x/y").string()}, {"parents", true}, {"mode", 0555}})["ok"]
+                    .get<bool>());
+    EXPECT_EQ(fs::status(h.dir / "x/y").permissions() & fs::perms::mask, fs::perms(0555));
+    EXPECT_TRUE(h.ask("mkdir",
+                      {{"path", (h.dir / "x/y").string()}, {"parents", true}, {"mode", 0700}})["ok"]
+                    .get<bool>());
+    EXPECT_EQ(fs::status(h.dir / "x/y").permissions() & fs::perms::mask, fs::perms(0700));
     fs::create_symlink("nowhere", h.dir / "dangling");
     json st = h.ask("stat", {{"path", (h.dir / "dangling").string()}});
     EXPECT_EQ(st["type"], "symlink");
