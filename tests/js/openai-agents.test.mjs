@@ -7,10 +7,14 @@
 // SANDBENCH_MUST_WORK=1 a skip is a failure instead. Every wait is bounded.
 import { after, describe } from 'node:test';
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
 
-import { Runner, setTracingDisabled } from '@openai/agents';
+import { Runner, run as runAgent, setTracingDisabled } from '@openai/agents';
 import {
-  Manifest, SandboxAgent, SandboxConfigurationError, dir, file, filesystem, shell, urlForExposedPort,
+  EnvValueReference, InMemoryRemoteSnapshotStore, Manifest, SandboxAgent, SandboxConfigurationError,
+  SandboxUnsupportedFeatureError, dir, file, filesystem, registerEnvValueReference, shell, urlForExposedPort,
 } from '@openai/agents/sandbox';
 import { ScriptedModel, assistantMessage, functionCall } from '@openai/agents/testing';
 import { SandbenchSandboxClient } from '@sandbench/openai-agents';
@@ -182,7 +186,7 @@ describe('the Sandbench client of the OpenAI Agents SDK', () => {
       });
       const endpoint = await session.resolveExposedPort(port);
       assert.equal(endpoint.host, '127.0.0.1');
-      assert.notEqual(endpoint.port, port, 'a port of this machine, not the sandbox\'s');
+      assert.equal(endpoint.port, port, 'the same port on this machine while it is free');
       assert.equal(endpoint.tls, false);
       const url = urlForExposedPort(endpoint, 'http');
       // Until the server listens, the forward closes connections: ask again.
@@ -230,5 +234,293 @@ describe('the Sandbench client of the OpenAI Agents SDK', () => {
     await keeping.delete(state);
     await waitUntil(async () => !(await getWorld().runningSessionIds()).includes(sessionId), 20_000,
       'delete() to stop the session');
+  });
+
+  agentsTest('the state kept for resuming holds no secret: resume resolves it again', async () => {
+    // A secret the application resolves at run time (a vault, say): only its name is stored.
+    class VaultSecret extends EnvValueReference {
+      static type = 'sandbench-test.vault';
+      constructor(name) { super(); this.name = name; }
+      serialize() { return { name: this.name }; }
+      async resolve() { return `vault-value-of-${this.name}-7f3a`; }
+    }
+    const unregister = registerEnvValueReference(VaultSecret, (p) => new VaultSecret(p.name));
+    const keeping = client({ keepSession: true });
+    let state;
+    try {
+      const manifest = new Manifest({
+        environment: {
+          API_KEY: { value: 'sk-ephemeral-5c1e9b', ephemeral: true },
+          VAULT_TOKEN: new VaultSecret('deploy'),
+          PLAIN: 'plain-value',
+        },
+      });
+      // The command compares digests: the model's own request must not carry the secrets either.
+      const digest = (v) => createHash('sha256').update(v).digest('hex');
+      const model = new ScriptedModel([
+        [functionCall('exec_command', {
+          cmd: `test "$(printf %s "$API_KEY" | sha256sum | cut -d' ' -f1)" = ${digest('sk-ephemeral-5c1e9b')} && ` +
+            `test "$(printf %s "$VAULT_TOKEN" | sha256sum | cut -d' ' -f1)" = ${digest('vault-value-of-deploy-7f3a')} && ` +
+            'echo "both secrets present, plain=$PLAIN"',
+        }, { callId: 's1' })],
+        [assistantMessage('checked')],
+      ]);
+      const result = await run(model, { client: keeping }, manifest);
+      assert.match(toolOutputs(model).get('s1').text, /both secrets present, plain=plain-value/);
+      const saved = result.state.toString();
+      assert.ok(saved.includes(result.state._sandbox.sessionState.providerState.sessionId), 'the state names the session');
+      for (const secret of ['sk-ephemeral-5c1e9b', 'vault-value-of-deploy-7f3a'])
+        assert.ok(!saved.includes(secret), `the saved run state contains ${secret}`);
+
+      // The client's own record too, and a resume from it: the reference is resolved again; the
+      // ephemeral value comes back only from the manifest the application gives (the SDK passes
+      // its trusted one on a RunState resume).
+      const { providerState, manifest: savedManifest } = JSON.parse(JSON.stringify(result.state._sandbox.sessionState));
+      const session = await keeping.resume(await keeping.deserializeSessionState({ ...providerState, manifest: savedManifest }));
+      state = session.state;
+      const record = JSON.stringify(await keeping.serializeSessionState(session.state));
+      assert.ok(!record.includes('sk-ephemeral-5c1e9b') && !record.includes('vault-value-of'), record);
+      const again = await session.exec({ cmd: 'echo "vault=$VAULT_TOKEN plain=$PLAIN key=${API_KEY:-unset}"' });
+      assert.match(again.output, /vault=vault-value-of-deploy-7f3a plain=plain-value key=unset/);
+      await session.close();
+    } finally {
+      unregister();
+      if (state) await keeping.delete(state);
+    }
+  });
+
+  agentsTest('the SDK\'s integration smoke test: scripts/marker.sh runs, as the SDK\'s default modes allow', async () => {
+    // The scenario of the SDK's integration-tests/node/sandbox-unix-local.mjs, with our client.
+    const manifest = new Manifest({
+      entries: {
+        'README.md': { type: 'file', content: '# Unix Local Sandbox\n\nmarker: unix-local-node\n' },
+        'scripts/marker.sh': { type: 'file', content: '#!/bin/sh\nprintf "unix-local-node-command\\n"\n', executable: true },
+      },
+    });
+    const session = await client().create(manifest);
+    const model = new ScriptedModel([
+      [functionCall('exec_command', { cmd: 'cat README.md' }, { callId: 'm1' })],
+      [functionCall('exec_command', { cmd: 'scripts/marker.sh' }, { callId: 'm2' })],
+      [assistantMessage('[SANDBOX_RESPONSE]unix-local-node:unix-local-node-command[/SANDBOX_RESPONSE]')],
+    ]);
+    const agent = new SandboxAgent({
+      name: 'Unix local sandbox smoke', model, defaultManifest: manifest, capabilities: [shell()],
+      instructions: 'Inspect README.md, run scripts/marker.sh, and respond with the marker.',
+      modelSettings: { toolChoice: 'required' },
+    });
+    try {
+      const result = await runAgent(agent, 'Run the sandbox smoke check.', { maxTurns: 8, sandbox: { session } });
+      const tools = result.newItems.filter((i) => i.type === 'tool_call_item').map((i) => i.rawItem.name);
+      assert.deepEqual(tools, ['exec_command', 'exec_command']);
+      assert.equal(result.finalOutput, '[SANDBOX_RESPONSE]unix-local-node:unix-local-node-command[/SANDBOX_RESPONSE]');
+      const outputs = toolOutputs(model);
+      assert.match(outputs.get('m1').text, /marker: unix-local-node/);
+      assert.match(outputs.get('m2').text, /Process exited with code 0/);
+      assert.match(outputs.get('m2').text, /unix-local-node-command/);
+    } finally {
+      await session.close();
+    }
+  });
+
+  agentsTest('manifest modes: files and folders 0755 by default, given permissions kept, a 0555 folder filled first', async () => {
+    const session = await client().create(new Manifest({
+      entries: {
+        plain: dir({ children: { 'tool.sh': file({ content: '#!/bin/sh\necho ran\n' }) } }),
+        private: { type: 'dir', permissions: 'drwxr-x---', children: { 'run.sh': { type: 'file', content: '#!/bin/sh\n', permissions: '-rwx------' } } },
+        sealed: { type: 'dir', permissions: 'dr-xr-xr-x', children: { 'inside.txt': { type: 'file', content: 'x', permissions: '-r--r--r--' } } },
+      },
+    }));
+    try {
+      const result = await session.exec({ cmd: 'stat -c "%n %a" plain plain/tool.sh private private/run.sh sealed sealed/inside.txt && plain/tool.sh' });
+      assert.equal(result.exitCode, 0, result.output);
+      for (const line of ['plain 755', 'plain/tool.sh 755', 'private 750', 'private/run.sh 700', 'sealed 555', 'sealed/inside.txt 444', 'ran'])
+        assert.ok(result.output.split('\n').includes(line), `no "${line}" in:\n${result.output}`);
+    } finally {
+      await session.close();
+    }
+  });
+
+  agentsTest('a local_file or local_dir reached through a symbolic link is refused before a session starts', async () => {
+    const w = getWorld();
+    const granted = fs.mkdtempSync(path.join(w.root, 'granted-'));
+    const outside = fs.mkdtempSync(path.join(w.root, 'outside-'));
+    fs.writeFileSync(path.join(outside, 'secret.txt'), 'host secret\n');
+    fs.writeFileSync(path.join(granted, 'ok.txt'), 'fine\n');
+    fs.symlinkSync(path.join(outside, 'secret.txt'), path.join(granted, 'link.txt'));
+    fs.symlinkSync(outside, path.join(granted, 'linkdir'));
+    fs.mkdirSync(path.join(granted, 'tree'));
+    fs.symlinkSync(path.join(outside, 'secret.txt'), path.join(granted, 'tree', 'inner-link.txt'));
+    const grants = [{ path: granted, readOnly: true }];
+    const before = new Set(await w.runningSessionIds());
+    const cases = [
+      [{ type: 'local_file', src: path.join(granted, 'link.txt') }, /local_file entries do not support symbolic links/],
+      [{ type: 'local_file', src: path.join(granted, 'linkdir', 'secret.txt') }, /symbolic link ancestors/],
+      [{ type: 'local_dir', src: path.join(granted, 'linkdir') }, /local_dir entries do not support symbolic links/],
+      [{ type: 'local_dir', src: path.join(granted, 'tree') }, /local_dir entries do not support symbolic links/],
+    ];
+    for (const [entry, why] of cases)
+      await assert.rejects(client().create(new Manifest({ extraPathGrants: grants, entries: { copied: entry } })), why);
+    const started = (await w.runningSessionIds()).filter((id) => !before.has(id));
+    assert.deepEqual(started, [], 'a refused manifest starts no session');
+
+    const session = await client().create(new Manifest({
+      extraPathGrants: grants, entries: { 'ok.txt': { type: 'local_file', src: path.join(granted, 'ok.txt') } },
+    }));
+    try {
+      assert.equal(Buffer.from(await session.readFile({ path: 'ok.txt' })).toString(), 'fine\n');
+    } finally {
+      await session.close();
+    }
+  });
+
+  agentsTest('approvals reach the application: pending requests, approve and deny on the session', async () => {
+    const session = await client().create(new Manifest());
+    try {
+      const heard = [];
+      const stop = session.onApprovalRequest((request) => heard.push(request));
+      const asked = track(session.exec({ cmd: 'touch asked-then-allowed && echo allowed', yieldTimeMs: 200 }));
+      const request = await waitUntil(() => session.pendingApprovals().find((r) => JSON.stringify(r).includes('asked-then-allowed')),
+        20_000, 'the request to be pending');
+      assert.equal(request.kind, 'command');
+      assert.ok(heard.some((r) => r.id === request.id), 'the listener heard it');
+      // The window and sandbench-cli see the same request.
+      assert.ok((await getWorld().pendingRequests(session.state.sessionId)).some((r) => r.id === request.id));
+      await session.approve(request.id);
+      const allowed = await withTimeout(asked.promise, 30_000, 'the allowed command');
+      assert.equal(allowed.exitCode, 0, allowed.output);
+      assert.match(allowed.output, /allowed/);
+      await assert.rejects(session.approve(request.id), /not pending/);
+
+      const refused = track(session.exec({ cmd: 'touch asked-then-denied', yieldTimeMs: 200 }));
+      const second = await waitUntil(() => session.pendingApprovals().find((r) => JSON.stringify(r).includes('asked-then-denied')),
+        20_000, 'the second request');
+      await session.deny(second.id);
+      const denied = await withTimeout(refused.promise, 30_000, 'the denied command');
+      assert.equal(denied.exitCode, 126, denied.output);
+      assert.equal(await session.pathExists('asked-then-denied'), false);
+      assert.deepEqual(session.pendingApprovals(), []);
+      stop();
+    } finally {
+      await session.close();
+    }
+  });
+
+  agentsTest('applyManifest and materializeEntry add to a running session', async () => {
+    const w = getWorld();
+    const skills = fs.mkdtempSync(path.join(w.root, 'skills-'));
+    fs.mkdirSync(path.join(skills, 'greet'));
+    fs.writeFileSync(path.join(skills, 'greet', 'SKILL.md'), '# greet\n');
+    const session = await client().create(new Manifest({ extraPathGrants: [{ path: skills, readOnly: true }] }));
+    try {
+      await session.applyManifest(new Manifest({
+        entries: { 'later.txt': file({ content: 'added later\n' }) }, environment: { LATER: 'yes' },
+      }));
+      await session.materializeEntry({ path: '.agents/greet', entry: { type: 'local_dir', src: path.join(skills, 'greet') } });
+      const result = await session.exec({ cmd: 'cat later.txt .agents/greet/SKILL.md && echo "LATER=$LATER"' });
+      assert.match(result.output, /added later\n# greet\nLATER=yes/);
+      assert.ok(session.state.manifest.entries['later.txt'], 'the manifest records the applied entry');
+      await assert.rejects(session.materializeEntry({ path: 'x.txt', entry: { type: 'file', content: 'x', group: { name: 'staff' } } }),
+        /group ownership/);
+    } finally {
+      await session.close();
+    }
+  });
+
+  agentsTest('persistWorkspace holds the session\'s changes only; hydrateWorkspace brings them back', async () => {
+    const project = fs.mkdtempSync(path.join(getWorld().root, 'project-'));
+    fs.writeFileSync(path.join(project, 'README.md'), '# project\n');
+    fs.writeFileSync(path.join(project, 'untouched.txt'), 'the project\'s own\n');
+    const session = await client({ workspace: project }).create(new Manifest({
+      entries: { 'kept.txt': file({ content: 'kept\n' }), scratch: dir({ ephemeral: true, children: { 'tmp.txt': file({ content: 't' }) } }) },
+    }));
+    try {
+      await session.exec({ cmd: 'mkdir -p src && echo one > src/a.txt && rm README.md' });
+      const archive = await session.persistWorkspace();
+      const parsed = JSON.parse(Buffer.from(archive).toString());
+      assert.deepEqual(parsed.files.map((f) => f.path).sort(), ['kept.txt', 'src/a.txt']);
+      assert.deepEqual(parsed.deleted, ['README.md']);
+      assert.ok(!parsed.files.some((f) => f.path.startsWith('scratch')), 'ephemeral entries stay out');
+
+      await session.exec({ cmd: 'echo drifted > kept.txt && echo stale > stale.txt && rm src/a.txt' });
+      await session.hydrateWorkspace(archive);
+      const after = await session.exec({ cmd: 'cat kept.txt src/a.txt; ls; test -e README.md || echo "README gone"' });
+      assert.match(after.output, /^kept\none\n/);
+      assert.ok(!after.output.includes('stale.txt'), after.output);
+      assert.match(after.output, /README gone/);
+      assert.equal(fs.readFileSync(path.join(project, 'README.md'), 'utf8'), '# project\n', 'the project itself is untouched');
+
+      await assert.rejects(session.hydrateWorkspace(archive, { archiveLimits: { maxMembers: 1 } }),
+        (e) => e.details?.reason === 'archive member count exceeds limit' && e.details.limit === 1);
+      assert.throws(() => session.setArchiveLimits({ maxMembers: -1 }));
+    } finally {
+      await session.close();
+    }
+  });
+
+  agentsTest('resume goes on with an ended session\'s changes, or rebuilds one from a remote snapshot', async () => {
+    const store = new InMemoryRemoteSnapshotStore();
+    const snapshotting = client({ snapshot: { type: 'remote', id: 'sandbench-test', store } });
+    const session = await snapshotting.create(new Manifest({ entries: { 'notes.txt': file({ content: 'v1\n' }) } }));
+    await session.exec({ cmd: 'echo v2 > notes.txt' });
+    const record = JSON.parse(JSON.stringify(await snapshotting.serializeSessionState(session.state)));
+    assert.deepEqual(record.snapshot, { type: 'remote', id: 'sandbench-test' });
+    assert.ok(await store.exists({ id: 'sandbench-test' }));
+    await session.close(); // not kept: the session ends, its changes stay
+
+    const resumed = await snapshotting.resume(await snapshotting.deserializeSessionState(record));
+    try {
+      assert.notEqual(resumed.state.sessionId, record.sessionId, 'a new session went on with the changes');
+      assert.match((await resumed.exec({ cmd: 'cat notes.txt' })).output, /v2/);
+    } finally {
+      await resumed.close();
+    }
+    // Both sessions' changes gone: the remote snapshot rebuilds the workspace.
+    for (const id of [resumed.state.sessionId, record.sessionId]) await getWorld().cli(['rm', '--force', id]).catch(() => {});
+    const rebuilt = await snapshotting.resume(await snapshotting.deserializeSessionState(record));
+    try {
+      assert.match((await rebuilt.exec({ cmd: 'cat notes.txt' })).output, /v2/);
+    } finally {
+      await rebuilt.close();
+    }
+  });
+
+  agentsTest('what a Sandbench session cannot honour is refused by name', async () => {
+    const c = client();
+    const refusals = [
+      [new Manifest({ users: [{ name: 'builder' }] }), /manifest users/],
+      [new Manifest({ root: '/' }), /manifest root of \//],
+      [new Manifest({ entries: { repo: { type: 'git_repo', repo: 'openai/openai-agents-js' } } }), /git_repo entries/],
+      [new Manifest({ extraPathGrants: [{ path: '/data', hostPath: '/srv/data' }] }), /hostPath/],
+    ];
+    for (const [manifest, why] of refusals)
+      await assert.rejects(c.create(manifest), (e) => e instanceof SandboxUnsupportedFeatureError && why.test(e.message));
+    await assert.rejects(c.create({ manifest: new Manifest(), snapshot: { type: 'cloud-bucket' } }), /cloud-bucket snapshots/);
+    await assert.rejects(c.create({ manifest: new Manifest(), concurrencyLimits: { manifestEntries: 0 } }), /positive numbers/);
+
+    const w = getWorld();
+    const hidden = fs.mkdtempSync(path.join(w.root, 'not-exposed-'));
+    const session = await c.create(new Manifest({ extraPathGrants: [{ path: hidden }] }));
+    try {
+      await assert.rejects(session.exec({ cmd: 'true', runAs: 'root' }), /runAs/);
+      // The sandbox has a /tmp of its own: a grant of a folder the policy does not expose is
+      // refused, never quietly given the sandbox's folder of that name.
+      await assert.rejects(session.pathExists(path.join(hidden, 'x')), /filesystem\.expose/);
+    } finally {
+      await session.close();
+    }
+  });
+
+  agentsTest('stop ends the commands still running; the session goes on', async () => {
+    const session = await client().create(new Manifest());
+    try {
+      const first = await session.exec({ cmd: 'sleep 30', yieldTimeMs: 200 });
+      assert.equal(first.exitCode, undefined);
+      await session.stop();
+      const after = await session.writeStdin({ sessionId: first.sessionId, chars: '' });
+      assert.match(after, /session not found/);
+      assert.equal((await session.exec({ cmd: 'echo still here' })).exitCode, 0);
+    } finally {
+      await session.close();
+    }
   });
 });

@@ -7,7 +7,8 @@
 import net from 'node:net';
 
 const TYPES = {
-  hello: 1, welcome: 2, exit: 14, error: 15, ack: 17, stop: 12,
+  hello: 1, welcome: 2, approval_request: 9, approval_answer: 10, approval_outcome: 11,
+  exit: 14, error: 15, ack: 17, stop: 12,
   exec_start: 19, exec_started: 20, exec_output: 21, exec_input: 22, exec_control: 23,
   exec_event: 24, exec_exit: 25, file_request: 26, file_reply: 27, port_request: 28,
   port_reply: 29,
@@ -79,6 +80,7 @@ export class ControlConnection {
     if (!(welcome.features ?? []).includes('exec'))
       throw new Error(`the session at ${socketPath} runs no processes for programs`);
     connection.welcome = welcome;
+    for (const request of welcome.pending ?? []) connection.#pending.set(request.id, request);
     return connection;
   }
 
@@ -89,6 +91,9 @@ export class ControlConnection {
   #requests = new Map(); // id → {resolve, reject}: file and port requests
   #waiters = [];
   #closedError = undefined;
+  #pending = new Map(); // approval id → request, while it waits for an answer
+  #answers = new Map(); // approval id → {resolve, reject}: answers this client sent
+  #approvalListeners = new Set();
 
   constructor(socket) {
     this.#socket = socket;
@@ -142,6 +147,38 @@ export class ControlConnection {
    */
   ports(request) {
     return this.#request(TYPES.port_request, request);
+  }
+
+  /** The session's approval requests waiting for an answer (commands and connections). */
+  pendingApprovals() {
+    return [...this.#pending.values()];
+  }
+
+  /** Calls `listener(request)` for each new approval request; returns the unsubscribe. */
+  onApprovalRequest(listener) {
+    this.#approvalListeners.add(listener);
+    return () => this.#approvalListeners.delete(listener);
+  }
+
+  /**
+   * Answers an approval request ({allow, scope, duration, answered_by}); resolves once the
+   * session took it, rejects when it was answered already, timed out or never asked.
+   */
+  answerApproval(id, answer) {
+    return new Promise((resolve, reject) => {
+      if (this.#closedError) return reject(this.#closedError);
+      const waiting = this.#answers.get(id) ?? [];
+      waiting.push({ resolve, reject });
+      this.#answers.set(id, waiting);
+      this.#send(TYPES.approval_answer, { ...answer, id });
+    });
+  }
+
+  #settleAnswer(id, error) {
+    const waiting = this.#answers.get(id);
+    if (!waiting) return;
+    this.#answers.delete(id);
+    for (const w of waiting) error ? w.reject(error) : w.resolve();
   }
 
   #request(type, request) {
@@ -226,6 +263,21 @@ export class ControlConnection {
       return type === TYPES.welcome ? waiter.resolve(body) : waiter.reject(new Error(body.message));
     }
     if (type === TYPES.exit) return this.#onClose(new Error(`the session ended (status ${body.status})`));
+    if (type === TYPES.approval_request) {
+      this.#pending.set(body.id, body);
+      for (const listener of [...this.#approvalListeners]) listener(body);
+      return;
+    }
+    if (type === TYPES.approval_outcome) {
+      this.#pending.delete(body.id);
+      return;
+    }
+    if (type === TYPES.ack && body.ref === 'approval_answer') return this.#settleAnswer(body.id);
+    if (type === TYPES.error && body.ref === 'approval_answer') {
+      const error = new Error(body.message);
+      error.code = body.code;
+      return this.#settleAnswer(body.id, error);
+    }
     const replied = REPLIES.has(type);
     if (replied || (type === TYPES.error && [...REPLIES.values()].includes(body.ref))) {
       const pending = this.#requests.get(body.id);
@@ -257,6 +309,8 @@ export class ControlConnection {
     for (const w of this.#waiters.splice(0)) w.reject(error);
     for (const pending of this.#requests.values()) pending.reject(error);
     this.#requests.clear();
+    for (const id of [...this.#answers.keys()]) this.#settleAnswer(id, error);
+    this.#pending.clear();
     for (const process of this.#processes.values()) {
       process.exit = { id: process.id, error: error.message, exit_code: null, signal: null };
       process.notify();

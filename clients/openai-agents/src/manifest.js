@@ -1,0 +1,179 @@
+// A manifest's entries made real in a Sandbench session: what the client accepts of a manifest,
+// where a local_file or local_dir may come from on this machine, and the writes that put the
+// entries in place through the session's file API (so they land in its layer, for review).
+import { constants } from 'node:fs';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+
+import { UserError } from '@openai/agents';
+import { SandboxUnsupportedFeatureError, permissionsForSandboxEntry } from '@openai/agents/sandbox';
+
+const PROVIDER = 'SandbenchSandboxClient';
+const SUPPORTED_ENTRIES = new Set(['dir', 'file', 'local_file', 'local_dir']);
+
+function unsupported(message, feature, extra = {}) {
+  return new SandboxUnsupportedFeatureError(message, { provider: PROVIDER, feature, ...extra });
+}
+
+/** Rejects, by name, what a Sandbench session cannot materialise, before anything is started. */
+export function checkManifest(manifest) {
+  if (manifest.root === '/')
+    throw unsupported(`${PROVIDER} does not support a manifest root of /: a Sandbench sandbox shows the project ` +
+      'at a folder of its own (the root), over its own system folders', 'manifest.root');
+  if (manifest.users.length)
+    throw unsupported(`${PROVIDER} does not support manifest users yet: a Sandbench sandbox runs as one user`,
+      'manifest.users');
+  if (manifest.groups.length)
+    throw unsupported(`${PROVIDER} does not support manifest groups yet: a Sandbench sandbox runs as one user`,
+      'manifest.groups');
+  for (const grant of manifest.extraPathGrants)
+    if (grant.hostPath !== undefined && grant.hostPath !== grant.path)
+      throw unsupported(`${PROVIDER} does not support a path grant whose hostPath differs from its path ` +
+        `("${grant.path}"): a sandbox sees the host's paths where they are, or through the policy's exposures`,
+      'manifest.extraPathGrants.hostPath', { path: grant.path });
+  for (const { logicalPath, entry } of manifest.iterEntries()) checkEntry(logicalPath, entry);
+}
+
+export function checkEntry(logicalPath, entry) {
+  if (entry.type === 'mount' && entry.mountStrategy?.type === 'local_bind' && entry.readOnly !== false)
+    throw unsupported(`manifest entry ${logicalPath}: ${PROVIDER} cannot enforce read-only local bind mounts through ` +
+      'the manifest: expose the folder read-only in the policy\'s filesystem.expose instead', 'entries.mount',
+    { path: logicalPath });
+  if (!SUPPORTED_ENTRIES.has(entry.type)) {
+    const why = entry.type === 'git_repo'
+      ? 'clone inside the sandbox with the shell instead, where the network policy decides'
+      : 'a Sandbench sandbox sees only what its policy exposes: give the folder as a path grant or in the policy\'s filesystem exposures';
+    throw unsupported(`manifest entry ${logicalPath}: ${PROVIDER} does not support ${entry.type} entries (${why})`,
+      `entries.${entry.type}`, { path: logicalPath });
+  }
+  if (entry.group)
+    throw unsupported(`manifest entry ${logicalPath}: ${PROVIDER} does not support sandbox entry group ownership yet ` +
+      '(a Sandbench sandbox runs as one user)', 'entries.group', { path: logicalPath });
+  for (const [name, child] of Object.entries(entry.type === 'dir' ? entry.children ?? {} : {}))
+    checkEntry(`${logicalPath}/${name}`, child);
+}
+
+/** The positive whole number a concurrency limit must be (the SDK's default where unset). */
+export function concurrencyLimit(value, fallback) {
+  if (value === undefined) return fallback;
+  if (!Number.isFinite(value) || value < 1) throw new UserError('Sandbox concurrency limits must be positive numbers.');
+  return Math.floor(value);
+}
+
+function inside(root, candidate) {
+  const rel = path.relative(root, candidate);
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+}
+
+async function realOrSelf(p) {
+  try {
+    return await fs.realpath(p);
+  } catch {
+    return path.resolve(p);
+  }
+}
+
+/**
+ * The real host path a local_file or local_dir entry names. It must lie, links resolved, inside
+ * the current folder or a path grant (themselves resolved), and neither it nor a folder on its
+ * way may be a symbolic link (as the SDK's own local client requires): a link cannot bring a host
+ * file from outside those roots into the sandbox.
+ */
+export async function hostSource(manifest, entryType, src) {
+  const resolved = path.resolve(process.cwd(), src);
+  const roots = [process.cwd(), ...manifest.extraPathGrants.map((g) => g.hostPath ?? g.path).filter(Boolean)];
+  if (!roots.some((root) => inside(path.resolve(root), resolved)))
+    throw new UserError(`${entryType} source must stay within the current folder or manifest.extraPathGrants: ${resolved}`);
+  for (let at = path.dirname(resolved); at !== path.dirname(at) && path.dirname(at) !== path.dirname(path.dirname(at)); at = path.dirname(at)) {
+    if ((await fs.lstat(at)).isSymbolicLink())
+      throw new UserError(`${entryType} entries do not support symbolic link ancestors: ${resolved}`);
+  }
+  const info = await fs.lstat(resolved);
+  if (info.isSymbolicLink()) throw new UserError(`${entryType} entries do not support symbolic links: ${resolved}`);
+  const real = await fs.realpath(resolved);
+  const realRoots = await Promise.all(roots.map(realOrSelf));
+  if (!realRoots.some((root) => inside(root, real)))
+    throw new UserError(`${entryType} source ${resolved} is ${real} on this machine, outside the current folder and every path grant`);
+  return real;
+}
+
+/** A host file's bytes, opened without following a link (one swapped in since the checks). */
+async function readHostFile(file) {
+  const handle = await fs.open(file, constants.O_RDONLY | constants.O_NOFOLLOW);
+  try {
+    if (!(await handle.stat()).isFile()) throw new UserError(`local source ${file} is not a regular file`);
+    return await handle.readFile();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** The mode a manifest entry gets: its permissions, or the SDK's default 0755. */
+export function modeOf(entry) {
+  return permissionsForSandboxEntry(entry.permissions).toMode() & 0o7777;
+}
+
+/** Runs `fn` on each item, at most `limit` at a time. */
+async function eachLimited(items, limit, fn) {
+  let next = 0;
+  const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) await fn(items[next++]);
+  });
+  await Promise.all(workers);
+}
+
+/**
+ * Writes `entry` at `absolutePath` with `files` (the session's file API: writeFile(path, bytes,
+ * mode), mkdir(path, mode)). A folder's mode is set after its contents, so 0555 does not refuse
+ * them.
+ */
+export async function materializeEntry(files, manifest, absolutePath, entry, limits = {}) {
+  switch (entry.type) {
+    case 'dir': {
+      await files.mkdir(absolutePath);
+      const children = Object.entries(entry.children ?? {});
+      await eachLimited(children, concurrencyLimit(limits.manifestEntries, 4), ([name, child]) =>
+        materializeEntry(files, manifest, path.posix.join(absolutePath, name), child, limits));
+      await files.mkdir(absolutePath, modeOf(entry));
+      return;
+    }
+    case 'file':
+      await files.writeFile(absolutePath, Buffer.from(entry.content ?? ''), modeOf(entry));
+      return;
+    case 'local_file':
+      await files.writeFile(absolutePath, await readHostFile(await hostSource(manifest, 'local_file', entry.src)),
+        modeOf(entry));
+      return;
+    case 'local_dir':
+      await copyHostDir(files, await hostSource(manifest, 'local_dir', entry.src), absolutePath, limits);
+      await files.mkdir(absolutePath, modeOf(entry));
+      return;
+    default:
+      throw unsupported(`${PROVIDER} does not support ${entry.type} entries`, `entries.${entry.type}`);
+  }
+}
+
+async function copyHostDir(files, source, target, limits) {
+  await files.mkdir(target);
+  const items = await fs.readdir(source, { withFileTypes: true });
+  await eachLimited(items, concurrencyLimit(limits.localDirFiles, 4), async (item) => {
+    const from = path.join(source, item.name);
+    const to = path.posix.join(target, item.name);
+    if (item.isSymbolicLink()) throw new UserError(`local_dir entries do not support symbolic links: ${from}`);
+    if (item.isDirectory()) {
+      await copyHostDir(files, from, to, limits);
+      await files.mkdir(to, (await fs.stat(from)).mode & 0o7777);
+    } else if (item.isFile()) {
+      await files.writeFile(to, await readHostFile(from), (await fs.stat(from)).mode & 0o7777);
+    }
+  });
+}
+
+/** Every entry of `manifest`, top-level entries `limit` at a time. */
+export async function materializeManifest(files, manifest, limits = {}) {
+  const top = Object.entries(manifest.entries).map(([logical, entry]) => ({
+    absolutePath: path.posix.join(manifest.root, logical), entry,
+  }));
+  await eachLimited(top, concurrencyLimit(limits.manifestEntries, 4), ({ absolutePath, entry }) =>
+    materializeEntry(files, manifest, absolutePath, entry, limits));
+}
