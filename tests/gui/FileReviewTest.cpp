@@ -3,6 +3,7 @@
 // progress, a running session refused with the core's message, and the acceptance test of
 // issue 6: a real agent writes, deletes and renames files, and the panel reviews them.
 #include "GuiTestSupport.h"
+#include "Screenshots.h"
 #include "WorkspaceTestSupport.h"
 #include "files/DiffView.h"
 #include "files/FileReviewPanel.h"
@@ -52,6 +53,8 @@ class FileReviewTest : public QObject {
     }
 
   private Q_SLOTS:
+    void initTestCase() { installShotLanguage(); }
+
     void init()
     {
         m_world = std::make_unique<TestWorld>();
@@ -116,6 +119,48 @@ class FileReviewTest : public QObject {
         panel.discardAction()->trigger();
         QVERIFY(!panel.isBusy());
         QCOMPARE(markerOf(panel, "gone.txt"), ChangeMarker::Deleted);
+    }
+
+    // Issue 37, item 5: the header over the diff follows the change. Once a file is applied,
+    // or its deletion discarded, it reads the same on both sides and says so, not "modified".
+    void diffHeaderSaysWhatIsLeftAfterApplyAndDiscard()
+    {
+        writeFile(ws("calc.py"), "def average(xs):\n    return sum(xs) / len(xs)\n");
+        writeFile(ws("TODO.txt"), "fix average()\n");
+        auto session = makeSession("header");
+        if (!session) SBG_SKIP("cannot make whiteouts here");
+        session->write("calc.py", "def average(xs):\n    return sum(xs) / len(xs) if xs else 0\n");
+        QVERIFY(session->whiteout("TODO.txt"));
+
+        FileReviewPanel panel;
+        panel.show();
+        panel.showSession(session->id());
+        QTRY_COMPARE(panel.changeCount(), 2);
+        // Compared in the language the screenshots are taken in (Screenshots.h).
+        const auto title = [](const char* path, const char* what) {
+            return QString::fromLatin1(path) + QLatin1Char(' ') + sbui::DiffView::tr(what);
+        };
+
+        QVERIFY(panel.selectPath("calc.py"));
+        QTRY_COMPARE(panel.diffView()->titleText(), title("calc.py", "modified"));
+        panel.applyAction()->trigger();
+        QTRY_VERIFY(!panel.isBusy());
+        QTRY_COMPARE(markerOf(panel, "calc.py"), ChangeMarker::None);
+        QTRY_COMPARE(panel.diffView()->titleText(), title("calc.py", "unchanged"));
+        QTRY_COMPARE(panel.diffView()->summaryText(),
+                     sbui::DiffView::tr("No change left here: the project holds the same "
+                                        "version as the session."));
+        screenshot(panel, QStringLiteral("review-applied"));
+
+        QVERIFY(panel.selectPath("TODO.txt"));
+        QTRY_COMPARE(panel.diffView()->titleText(), title("TODO.txt", "deleted"));
+        sbui::prompt::setNextAnswer(true); // "Discard the agent's changes to TODO.txt?"
+        panel.discardAction()->trigger();
+        QTRY_VERIFY(!panel.isBusy());
+        QTRY_COMPARE(markerOf(panel, "TODO.txt"), ChangeMarker::None);
+        QTRY_COMPARE(panel.diffView()->titleText(), title("TODO.txt", "unchanged"));
+        QCOMPARE(panel.changeCount(), 0);
+        screenshot(panel, QStringLiteral("review-discarded"));
     }
 
     // A git hook the agent wrote: marked in the tree, held back by Apply all, written only when

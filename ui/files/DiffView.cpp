@@ -231,20 +231,12 @@ DiffView::DiffView(QWidget* parent) : QWidget(parent)
 
 DiffView::~DiffView() = default;
 
-void DiffView::showChange(const QString& path, const sb::ChangeContent& content)
+void DiffView::showChange(const QString& path, const sb::ChangeContent& content, bool changed)
 {
-    const bool samePath = path == m_path;
-    // The panel shows the selected file again after every write of the agent: when that file
-    // did not change, there is nothing to do.
-    if (samePath && m_content && sameSide(m_content->before, content.before) &&
-        sameSide(m_content->after, content.after))
-        return;
-    m_refreshing = samePath && m_page == Page::Text;
-    m_path = path;
-    m_content = std::make_shared<const sb::ChangeContent>(content);
-    QString what = !content.before.exists  ? tr("added")
-                   : !content.after.exists ? tr("deleted")
-                                           : tr("modified");
+    QString what = !changed                 ? tr("unchanged")
+                   : !content.before.exists ? tr("added")
+                   : !content.after.exists  ? tr("deleted")
+                                            : tr("modified");
     if (content.after.type == sb::EntryType::Symlink ||
         (!content.after.exists && content.before.type == sb::EntryType::Symlink))
         what = tr("symbolic link, %1").arg(what);
@@ -252,6 +244,17 @@ void DiffView::showChange(const QString& path, const sb::ChangeContent& content)
                          .arg(path.toHtmlEscaped(),
                               palette().color(QPalette::PlaceholderText).name(),
                               what.toHtmlEscaped()));
+    m_titleText = path + QLatin1Char(' ') + what;
+    const bool samePath = path == m_path;
+    // The panel shows the selected file again after every write of the agent: when that file
+    // did not change, there is nothing more to do.
+    if (samePath && m_content && changed == m_changed &&
+        sameSide(m_content->before, content.before) && sameSide(m_content->after, content.after))
+        return;
+    m_changed = changed;
+    m_refreshing = samePath && m_page == Page::Text;
+    m_path = path;
+    m_content = std::make_shared<const sb::ChangeContent>(content);
     if (!samePath) m_table->verticalScrollBar()->setValue(0);
     recompute();
 }
@@ -264,6 +267,7 @@ void DiffView::showMessage(const QString& title, const QString& text)
     m_result.reset();
     m_path = title;
     m_title->setText(QStringLiteral("<b>%1</b>").arg(title.toHtmlEscaped()));
+    m_titleText = title;
     m_stats->clear();
     m_message->setText(text);
     setPage(Page::Message);
@@ -278,6 +282,7 @@ void DiffView::clear()
     m_result.reset();
     m_path.clear();
     m_title->clear();
+    m_titleText.clear();
     m_stats->clear();
     m_model->clear();
     m_message->setText(tr("Select a changed file to see what the agent did to it."));
@@ -371,7 +376,10 @@ void DiffView::showResult(std::shared_ptr<const diff::Result> result)
         m_model->clear();
         m_stats->clear();
         const sb::ChangeContent& c = *m_content;
-        if (c.before.content.empty() && c.after.content.empty())
+        if (!m_changed)
+            m_message->setText(
+                tr("No change left here: the project holds the same version as the session."));
+        else if (c.before.content.empty() && c.after.content.empty())
             m_message->setText(tr("An empty file."));
         else if (c.before.content != c.after.content)
             m_message->setText(tr("Only white space changed."));

@@ -33,7 +33,9 @@ class DiffView : public QWidget {
     ~DiffView() override;
 
     // Shows `path`'s change between the real project (before) and the session (after).
-    void showChange(const QString& path, const sb::ChangeContent& content);
+    // `changed` false: the path holds no change (any more), whatever its two sides exist as:
+    // once applied or discarded it reads the same on both sides.
+    void showChange(const QString& path, const sb::ChangeContent& content, bool changed = true);
     // Shows a text instead of a diff: a folder, an error.
     void showMessage(const QString& title, const QString& text);
     void clear();
@@ -46,6 +48,8 @@ class DiffView : public QWidget {
 
     Page page() const { return m_page; }
     QString path() const { return m_path; }
+    // The header above the diff as plain text: the path and what happened to it.
+    QString titleText() const { return m_titleText; }
     bool isComputing() const { return m_computing; }
     DiffModel* model() const { return m_model; }
     QTableView* table() const { return m_table; }
@@ -101,11 +105,13 @@ class DiffView : public QWidget {
 
     Page m_page = Page::Empty;
     QString m_path;
+    QString m_titleText;
     std::shared_ptr<const sb::ChangeContent> m_content;
     std::shared_ptr<const diff::Result> m_result;
     QImage m_beforeImage;
     QImage m_afterImage;
     bool m_computing = false;
+    bool m_changed = true;     // false: the path on screen holds no change (any more)
     bool m_refreshing = false; // a new version of the file on screen is coming
     int m_generation = 0;
     TaskQueue m_queue; // last: joined before the rest goes

@@ -46,6 +46,15 @@ QString issueLines(const QList<EditIssue>& issues)
     return lines.join(QLatin1Char('\n'));
 }
 
+// Whether the diff shows a change: an applied or discarded file reads the same on both sides
+// and has no marker left; a file inside an added folder may have no marker of its own.
+bool isChange(const sb::ChangeContent& c, ChangeMarker marker)
+{
+    const bool sameSides = c.before.exists == c.after.exists && c.before.type == c.after.type &&
+                           c.before.size == c.after.size && c.before.content == c.after.content;
+    return marker != ChangeMarker::None || !sameSides;
+}
+
 } // namespace
 
 FileReviewPanel::FileReviewPanel(QWidget* parent) : QWidget(parent)
@@ -402,7 +411,7 @@ void FileReviewPanel::loadDiff()
             if (!content)
                 m_diffView->showMessage(path, QString::fromStdString(content.error().describe()));
             else
-                m_diffView->showChange(path, *content);
+                m_diffView->showChange(path, *content, isChange(*content, m_model->marker(path)));
         });
 }
 
