@@ -1,0 +1,263 @@
+// Showing one session: starting one and waiting for its supervisor, selecting one, attaching
+// a live one (terminal, approvals, activity, policy) or showing a recorded one, and finding the
+// session to show when the window opens.
+#include "DesktopNotifier.h"
+#include "MainWindow.h"
+#include "Prompt.h"
+#include "activity/ActivityView.h"
+#include "approvals/ApprovalPanel.h"
+#include "control/Protocol.h"
+#include "files/FileReviewPanel.h"
+#include "policy/PolicyEditor.h"
+#include "ports/PortsView.h"
+#include "replay/ReplayView.h"
+#include "sessions/SessionConnection.h"
+#include "sessions/SessionHistory.h"
+#include "sessions/SessionHub.h"
+#include "terminal/TerminalWidget.h"
+
+#include <QApplication>
+#include <QFile>
+#include <QFileInfo>
+#include <QLabel>
+#include <QLocale>
+#include <QSettings>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QTreeView>
+
+namespace sbui {
+
+namespace {
+
+constexpr int kLaunchTimeoutMs = 20000;
+
+QString limitText(const nlohmann::json& policy, const char* key, const QString& unit)
+{
+    if (!policy.is_object() || !policy.contains(key) || !policy[key].is_number()) return {};
+    auto value = policy[key].get<std::uint64_t>();
+    return value == 0 ? QCoreApplication::translate("sbui", "none")
+                      : QLocale().toString(static_cast<qulonglong>(value)) + unit;
+}
+
+// The policy summary's words as the status bar says them.
+QString modeText(const std::string& mode)
+{
+    if (mode == "none") return QCoreApplication::translate("sbui", "none", "network mode");
+    if (mode == "filtered") return QCoreApplication::translate("sbui", "filtered");
+    if (mode == "host") return QCoreApplication::translate("sbui", "host");
+    return QString::fromStdString(mode);
+}
+
+QString actionText(const std::string& action)
+{
+    if (action == "allow") return QCoreApplication::translate("sbui", "allow");
+    if (action == "ask") return QCoreApplication::translate("sbui", "ask");
+    if (action == "deny") return QCoreApplication::translate("sbui", "deny");
+    return QString::fromStdString(action);
+}
+
+} // namespace
+
+bool MainWindow::startSession(LaunchRequest request)
+{
+    request.rows = m_terminal->rows() > 0 ? m_terminal->rows() : 24;
+    request.cols = m_terminal->columns() > 0 ? m_terminal->columns() : 80;
+    QString error;
+    auto launched = launchSession(std::move(request), &error);
+    if (!launched) {
+        prompt::error(this, tr("The session did not start"), error);
+        Q_EMIT sessionStartFailed(error);
+        return false;
+    }
+    m_launch = *launched;
+    m_launchDeadline = m_clock.monotonicMs() + kLaunchTimeoutMs;
+    m_stateLabel->setText(tr("Starting session %1…").arg(m_launch.sessionId));
+    m_launchWait.start();
+    updateCentre();
+    return true;
+}
+
+void MainWindow::waitForLaunch()
+{
+    m_hub->refresh();
+    if (m_hub->isLive(m_launch.sessionId)) {
+        m_launchWait.stop();
+        selectSession(m_launch.sessionId);
+        Q_EMIT sessionStarted(m_launch.sessionId);
+        return;
+    }
+    // The supervisor writes why it stopped into its log; it exits at once when it cannot start.
+    QFile log(m_launch.logFile);
+    QString text =
+        log.open(QIODevice::ReadOnly) ? QString::fromLocal8Bit(log.readAll()) : QString();
+    const bool gone =
+        m_launch.pid > 0 && !QFileInfo::exists(QStringLiteral("/proc/%1").arg(m_launch.pid));
+    const bool gaveUp = gone || m_clock.monotonicMs() > m_launchDeadline;
+    if (!gaveUp) return;
+    m_launchWait.stop();
+    if (m_hub->model()->entry(m_launch.sessionId)) { // it ran and already ended
+        selectSession(m_launch.sessionId);
+        return;
+    }
+    QString reason =
+        text.trimmed().isEmpty()
+            ? tr("The supervisor did not answer within %1 s.").arg(kLaunchTimeoutMs / 1000)
+            : text.trimmed();
+    updateStatus();
+    prompt::error(this, tr("The session did not start"), reason);
+    Q_EMIT sessionStartFailed(reason);
+}
+
+bool MainWindow::selectSession(const QString& id)
+{
+    int row = m_hub->model()->rowOf(id);
+    if (row < 0) {
+        m_hub->refresh();
+        row = m_hub->model()->rowOf(id);
+    }
+    if (row < 0) return false;
+    if (id != m_current && !m_policy->maybeSave()) return false;
+    m_sessions->setCurrentIndex(m_hub->model()->index(row, 0));
+    showSession(id); // when it was already the current row
+    return true;
+}
+
+void MainWindow::showSession(const QString& id)
+{
+    if (id == m_current && (m_view || !m_hub->isLive(id))) return;
+    if (id != m_current && !m_policy->maybeSave()) {
+        // Unsaved policy changes keep the session they belong to on show.
+        const int row = m_hub->model()->rowOf(m_current);
+        if (row >= 0) m_sessions->setCurrentIndex(m_hub->model()->index(row, 0));
+        return;
+    }
+    m_view.reset();
+    m_current = id;
+    m_exitStatus.reset();
+    m_terminalTitle.clear();
+    m_terminal->reset();
+    m_approvals->clear();
+    m_activity->clear();
+    m_replay->close();
+
+    const bool live = m_hub->isLive(id);
+    m_files->showSession(id);
+    m_tabs->setTabEnabled(m_tabs->indexOf(m_replay), !live);
+    if (live && m_tabs->currentWidget() == m_replay) m_tabs->setCurrentWidget(m_terminal);
+    QString error;
+    auto history = loadSessionHistory(id, !live, &error);
+    m_policyText.clear();
+    if (history) {
+        m_activity->model()->setSessionStart(history->startedMs);
+        for (const auto& event : history->events)
+            m_activity->addEvent(event);
+        const auto& p = history->policy;
+        if (p.is_object())
+            m_policyText =
+                tr("network %1 · commands %2 · memory %3 · processes %4 · time limit %5")
+                    .arg(modeText(p.value("network", "?")),
+                         actionText(p.value("commands_default", "?")),
+                         limitText(p, "memory_mb", tr(" MB")), limitText(p, "pids", QString()),
+                         limitText(p, "wall_seconds", tr(" s")));
+    }
+    // The replay, when it is looked at, fills the timeline with the same events.
+    if (!live && m_tabs->currentWidget() == m_replay) onTabChanged(m_tabs->currentIndex());
+    if (live) {
+        attachLive(id);
+    } else {
+        m_terminal->setReadOnly(true);
+        if (history)
+            m_terminal->feed(history->screen);
+        else if (!error.isEmpty())
+            m_terminal->feed(error.toLocal8Bit());
+    }
+    m_policy->showSession(m_view.get()); // a live session's policy; none for a recorded one
+    m_ports->setConnection(m_view.get());
+    m_tabs->setTabEnabled(m_tabs->indexOf(m_ports), m_view && m_view->servesPorts());
+    if (!m_tabs->isTabEnabled(m_tabs->indexOf(m_ports)) && m_tabs->currentWidget() == m_ports)
+        m_tabs->setCurrentWidget(m_terminal);
+    QSettings().setValue(QStringLiteral("session/last"), id);
+    updateCentre();
+    updateTitle();
+    updateStatus();
+    updateActions();
+    Q_EMIT currentSessionChanged(id);
+}
+
+void MainWindow::attachLive(const QString& id)
+{
+    QString error;
+    m_view = SessionConnection::open(id, &error, sb::proto::Role::Interactive);
+    if (!m_view) {
+        m_terminal->setReadOnly(true);
+        m_terminal->feed(tr("Cannot attach: %1\r\n").arg(error).toLocal8Bit());
+        return;
+    }
+    SessionConnection* view = m_view.get();
+    connect(view, &SessionConnection::output, m_terminal, &TerminalWidget::feed);
+    connect(view, &SessionConnection::activity, m_activity, &ActivityView::addEvent);
+    connect(view, &SessionConnection::exited, this, &MainWindow::onSessionExited);
+    connect(view, &SessionConnection::refused, this,
+            [this](const QString& message) { statusBar()->showMessage(message, 8000); });
+    connect(m_terminal, &TerminalWidget::inputReady, view, &SessionConnection::sendInput);
+    connect(m_terminal, &TerminalWidget::sizeChanged, view, &SessionConnection::resize);
+    m_terminal->setReadOnly(false);
+    // The cards can say what an unanswered request becomes: the supervisor decides it.
+    const std::string onTimeout = view->summary().policy.value("on_timeout", "");
+    m_approvals->setOnTimeout(onTimeout.empty() ? std::nullopt
+                                                : std::optional<bool>(onTimeout == "allow"));
+    m_approvals->setCanSaveRules(!view->summary().learnedRulesFile.empty());
+    view->subscribe();
+    if (m_terminal->rows() > 0 && m_terminal->columns() > 0)
+        view->resize(m_terminal->rows(), m_terminal->columns());
+    for (const auto& request : m_hub->pending(id))
+        m_approvals->addRequest(request);
+}
+
+void MainWindow::onSessionExited(int status)
+{
+    m_terminal->setReadOnly(true);
+    m_tabs->setTabEnabled(m_tabs->indexOf(m_ports), false);
+    if (m_tabs->currentWidget() == m_ports) m_tabs->setCurrentWidget(m_terminal);
+    m_tabs->setTabEnabled(m_tabs->indexOf(m_replay), true);
+    m_exitStatus = status; // before the recording says so
+    updateStatus();
+    updateActions();
+}
+
+void MainWindow::onApprovalRequested(const QString& id, const sb::ApprovalRequest& request)
+{
+    if (id == m_current) m_approvals->addRequest(request);
+    updateTitle();
+    if (isActiveWindow()) return;
+    const SessionEntry* e = m_hub->model()->entry(id);
+    QString session = e ? e->command.join(QLatin1Char(' ')) : id;
+    m_notifier->notify(
+        id, tr("Approval needed: %1").arg(session),
+        tr("%1 wants to run or reach: %2")
+            .arg(session, QString::fromStdString(sb::proto::describeRequest(request))));
+    QApplication::alert(this);
+}
+
+void MainWindow::restoreLastSession()
+{
+    // Reattach: the session shown last time if it still runs, else the newest one waiting for
+    // an answer, else the newest live one.
+    QString last = QSettings().value(QStringLiteral("session/last")).toString();
+    if (!last.isEmpty() && m_hub->isLive(last) && selectSession(last)) return;
+    const SessionListModel* model = m_hub->model();
+    QString newestLive;
+    for (int row = 0; row < model->rowCount(); ++row) {
+        const SessionEntry& e = model->entryAt(row);
+        if (!m_hub->isLive(e.id)) continue;
+        if (!m_hub->pending(e.id).empty()) {
+            selectSession(e.id);
+            return;
+        }
+        if (newestLive.isEmpty()) newestLive = e.id;
+    }
+    if (!newestLive.isEmpty()) selectSession(newestLive);
+}
+
+} // namespace sbui
