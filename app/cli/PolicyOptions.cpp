@@ -4,6 +4,8 @@
 #include "policy/LearnedRules.h"
 #include "supervision/Supervisor.h"
 
+#include <algorithm>
+
 namespace sbcli {
 
 void PolicyChoice::addTo(CLI::App& command)
@@ -41,6 +43,12 @@ void PolicyChoice::addTo(CLI::App& command)
                     "applies (1-86400; default: the policy's approvals.timeout_seconds)")
         ->type_name("SECONDS")
         ->check(wholeNumber(1, most::approvalSeconds, "seconds", "a day"));
+    command
+        .add_option("--expose", expose,
+                    "Also show this host path to the sandbox, read-only unless it ends in :rw "
+                    "(as the policy's filesystem.expose, whose checks apply; a path the policy "
+                    "exposes already keeps the policy's mode)")
+        ->type_name("PATH[:ro|:rw]");
 }
 
 std::string PolicyChoice::presetName() const
@@ -67,6 +75,16 @@ sb::Result<sb::Policy> PolicyChoice::resolve() const
         !policyFile.empty() ? sb::loadPolicyFile(policyFile) : sb::loadPreset(presetName());
     if (!policy) return policy;
     if (!root.empty()) policy->filesystem.root = root;
+    for (std::string path : expose) {
+        auto mode = sb::AccessMode::ReadOnly;
+        if (path.ends_with(":rw")) mode = sb::AccessMode::ReadWrite;
+        if (path.ends_with(":rw") || path.ends_with(":ro")) path.resize(path.size() - 3);
+        auto& listed = policy->filesystem.expose;
+        // Added, never widened: the policy's own entry for the path stays as it is.
+        if (std::none_of(listed.begin(), listed.end(),
+                         [&](const auto& e) { return e.path == path; }))
+            listed.push_back({path, mode, false});
+    }
     sb::applyOverrides(*policy, {sb::networkModeFromName(network), timeoutSeconds, pids, cpuPercent,
                                  memoryMb, approvalTimeoutSeconds});
     return policy;

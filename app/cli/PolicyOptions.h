@@ -1,5 +1,5 @@
 // --policy / --preset and the overrides (--network, --root, --timeout, --memory, --pids, --cpu,
-// --approval-timeout): the options that choose a run's policy.
+// --approval-timeout, --expose): the options that choose a run's policy.
 #pragma once
 
 #include "policy/Policy.h"
@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace sb {
 struct RunOptions;
@@ -25,6 +26,9 @@ struct PolicyChoice {
     std::optional<unsigned> pids;
     std::optional<unsigned> cpuPercent;
     std::optional<unsigned> approvalTimeoutSeconds;
+    // --expose PATH[:ro|:rw], added to filesystem.expose (read-only unless :rw); a path the
+    // policy exposes already keeps the policy's entry.
+    std::vector<std::string> expose;
 
     void addTo(CLI::App& command);
     // The chosen document (the generic preset when none is named) with the overrides applied;
