@@ -84,6 +84,7 @@ void MainWindow::waitForLaunch()
     if (m_hub->isLive(m_launch.sessionId)) {
         m_launchWait.stop();
         selectSession(m_launch.sessionId);
+        m_tabs->setCurrentWidget(m_terminal); // what a session just started is doing
         Q_EMIT sessionStarted(m_launch.sessionId);
         return;
     }
@@ -143,8 +144,9 @@ void MainWindow::showSession(const QString& id)
 
     const bool live = m_hub->isLive(id);
     m_files->showSession(id);
-    m_tabs->setTabEnabled(m_tabs->indexOf(m_replay), !live);
+    // Before the Replay tab goes: a disabled current tab hands over to its neighbour (Policy).
     if (live && m_tabs->currentWidget() == m_replay) m_tabs->setCurrentWidget(m_terminal);
+    m_tabs->setTabEnabled(m_tabs->indexOf(m_replay), !live);
     QString error;
     auto history = loadSessionHistory(id, !live, &error);
     m_policyText.clear();
