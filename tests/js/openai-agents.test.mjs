@@ -497,14 +497,56 @@ describe('the Sandbench client of the OpenAI Agents SDK', () => {
     await assert.rejects(c.create({ manifest: new Manifest(), snapshot: { type: 'cloud-bucket' } }), /cloud-bucket snapshots/);
     await assert.rejects(c.create({ manifest: new Manifest(), concurrencyLimits: { manifestEntries: 0 } }), /positive numbers/);
 
-    const w = getWorld();
-    const hidden = fs.mkdtempSync(path.join(w.root, 'not-exposed-'));
-    const session = await c.create(new Manifest({ extraPathGrants: [{ path: hidden }] }));
+    const session = await c.create(new Manifest());
     try {
       await assert.rejects(session.exec({ cmd: 'true', runAs: 'root' }), /runAs/);
-      // The sandbox has a /tmp of its own: a grant of a folder the policy does not expose is
-      // refused, never quietly given the sandbox's folder of that name.
-      await assert.rejects(session.pathExists(path.join(hidden, 'x')), /filesystem\.expose/);
+    } finally {
+      await session.close();
+    }
+  });
+
+  agentsTest('path grants are shown to the sandbox as exposures, under the policy\'s checks', async () => {
+    const w = getWorld();
+    const data = fs.mkdtempSync(path.join(w.root, 'data-'));
+    const out = fs.mkdtempSync(path.join(w.root, 'out-'));
+    const late = fs.mkdtempSync(path.join(w.root, 'late-'));
+    fs.writeFileSync(path.join(data, 'input.txt'), 'granted input\n');
+    const session = await client().create(new Manifest({
+      extraPathGrants: [{ path: data, readOnly: true }, { path: out }],
+    }));
+    try {
+      assert.equal(Buffer.from(await session.readFile({ path: path.join(data, 'input.txt') })).toString(), 'granted input\n');
+      const copy = await session.exec({ cmd: `cat ${data}/input.txt > ${out}/copy.txt && touch ${data}/nope` });
+      assert.notEqual(copy.exitCode, 0, 'a read-only grant is read-only to commands too');
+      assert.equal(fs.readFileSync(path.join(out, 'copy.txt'), 'utf8'), 'granted input\n', 'a writable grant is this machine\'s folder');
+      await assert.rejects(session.createEditor().createFile({ type: 'create_file', path: path.join(data, 'x.txt'), diff: '+x' }),
+        /read-only/);
+      // A grant added once the session runs cannot be exposed any more: refused, never given the
+      // sandbox's own /tmp or home folder of that name.
+      await session.applyManifest(new Manifest({ extraPathGrants: [{ path: late }] }));
+      await assert.rejects(session.pathExists(path.join(late, 'x')), /filesystem\.expose/);
+    } finally {
+      await session.close();
+    }
+    // Sandbench's own folders are never shown to a sandbox: such a grant refuses the session.
+    await assert.rejects(client().create(new Manifest({ extraPathGrants: [{ path: path.join(w.state, 'sandbench') }] })),
+      /sandbench/i);
+  });
+
+  agentsTest('view_image reads SVG as the SDK\'s clients do, and names a folder or a non-image', async () => {
+    const session = await client().create(new Manifest({
+      entries: {
+        'diagram.svg': file({ content: '<!-- drawn by hand -->\n<svg xmlns="http://www.w3.org/2000/svg"></svg>' }),
+        'notes.png': file({ content: 'not really a picture\n' }),
+        pictures: dir(),
+      },
+    }));
+    try {
+      const svg = await session.viewImage({ path: 'diagram.svg' });
+      assert.equal(svg.image.mediaType, 'image/svg+xml');
+      await assert.rejects(session.viewImage({ path: 'notes.png' }), /Unsupported image format/);
+      await assert.rejects(session.viewImage({ path: 'pictures' }), /Image path is not a file/);
+      await assert.rejects(session.viewImage({ path: 'absent.png' }), /Image file not found/);
     } finally {
       await session.close();
     }

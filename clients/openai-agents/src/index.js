@@ -79,8 +79,14 @@ async function checkSources(manifest) {
     if (entry.type === 'local_file' || entry.type === 'local_dir') await hostSource(manifest, entry.type, entry.src);
 }
 
-function policyArgs(options) {
-  return options.policy ? ['--policy', options.policy] : ['--preset', options.preset ?? 'generic'];
+/**
+ * The session's policy: the client's, with each path grant shown to the sandbox at its path
+ * (`--expose`, read-only unless the grant is writable). The policy's checks of exposures apply
+ * (sensitive paths, Sandbench's own folders), and a path the policy exposes keeps its mode.
+ */
+function policyArgs(options, manifest) {
+  const grants = manifest.extraPathGrants.flatMap((g) => ['--expose', `${g.path}:${g.readOnly ? 'ro' : 'rw'}`]);
+  return [...(options.policy ? ['--policy', options.policy] : ['--preset', options.preset ?? 'generic']), ...grants];
 }
 
 export class SandbenchSandboxClient {
@@ -111,7 +117,7 @@ export class SandbenchSandboxClient {
     checkOptions(options);
     await checkSources(manifest);
     const environment = await manifest.resolveEnvironment();
-    const { sessionId, workspace, owned } = await this.#start(options, manifest.root);
+    const { sessionId, workspace, owned } = await this.#start(options, manifest);
     const state = {
       manifest,
       environment,
@@ -135,10 +141,10 @@ export class SandbenchSandboxClient {
     return session;
   }
 
-  async #start(options, root, resumeFrom) {
+  async #start(options, manifest, resumeFrom) {
     if (options.session && !resumeFrom) return { sessionId: options.session, owned: false };
     let workspace;
-    const args = ['start', '--json', '--workspace-at', root, ...policyArgs(options)];
+    const args = ['start', '--json', '--workspace-at', manifest.root, ...policyArgs(options, manifest)];
     if (resumeFrom) {
       args.push('--resume', resumeFrom);
     } else {
@@ -168,7 +174,7 @@ export class SandbenchSandboxClient {
     } catch (unreachable) {
       const tried = [`the session is not running (${unreachable.message})`];
       try {
-        const { sessionId } = await this.#start(options, state.manifest.root, state.sessionId);
+        const { sessionId } = await this.#start(options, state.manifest, state.sessionId);
         return await connect(rebase(state, sessionId, options), options);
       } catch (e) {
         tried.push(`start --resume: ${e.message}`);
@@ -176,7 +182,7 @@ export class SandbenchSandboxClient {
       const spec = state.snapshotSpec ?? options.snapshot;
       if (state.snapshot?.type === 'remote' && spec?.store) {
         const { data } = await spec.store.load({ id: state.snapshot.id });
-        const { sessionId, workspace } = await this.#start(options, state.manifest.root);
+        const { sessionId, workspace } = await this.#start(options, state.manifest);
         const session = await connect({ ...rebase(state, sessionId, options), workspace }, options);
         await session.hydrateWorkspace(data);
         return session;

@@ -337,11 +337,14 @@ export class SandbenchSandboxSession {
   /** An image file of the sandbox's (PNG, JPEG, GIF, WebP, SVG), as the SDK's clients give it. */
   async viewImage(args) {
     if (args.runAs) throw runAsUnsupported();
+    const target = await this.#resolve(args.path);
     let bytes;
     try {
-      bytes = await this.#readAll(await this.#resolve(args.path), `view ${args.path}`, MAX_VIEW_IMAGE_BYTES + 1);
+      bytes = await this.#readAll(target, `view ${args.path}`, MAX_VIEW_IMAGE_BYTES + 1);
     } catch (e) {
       if (e.code === 'not_found') throw new UserError(`Image file not found: ${args.path}`);
+      const info = await this.#connection.file({ op: 'stat', path: target });
+      if (info.ok && info.type !== 'file') throw new UserError(`Image path is not a file: ${args.path}`);
       throw e;
     }
     if (bytes.length > MAX_VIEW_IMAGE_BYTES) throw new UserError(`Image file exceeds the 10 MB limit: ${args.path}`);
