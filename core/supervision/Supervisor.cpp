@@ -376,7 +376,12 @@ LoopOptions loopOptionsOf(const RunOptions& options, const SandboxConfig& config
             return {};
         }
         if (*paused) return {};
+        // A sandbox starting processes (a login shell reading its profile) can outrun one
+        // attempt to move them all into the freezer (cgroup v1): a few more usually catch it.
         auto frozen = SandboxFreeze::freeze(cgroups, v1);
+        for (int attempt = 1;
+             attempt < 5 && !frozen && frozen.error().code != ErrorCode::Unsupported; ++attempt)
+            frozen = SandboxFreeze::freeze(cgroups, v1);
         if (!frozen) return frozen.error().within("pause session " + id);
         *paused = std::move(*frozen);
         return {};
