@@ -515,10 +515,6 @@
         <translation>Aufzeichnung</translation>
     </message>
     <message>
-        <source>The program started. What it does then (the files it reads, the calls it makes) is confined by the sandbox, which lists no activity for it: a read of a hidden file simply fails.</source>
-        <translation>Das Programm ist gestartet. Was es danach tut (die Dateien, die es liest, die Aufrufe, die es macht), begrenzt die Sandbox, die dafür keine Aktivität auflistet: Das Lesen einer verborgenen Datei schlägt einfach fehl.</translation>
-    </message>
-    <message>
         <source>started</source>
         <translation>gestartet</translation>
     </message>
@@ -541,6 +537,22 @@
     <message>
         <source>snapshot</source>
         <translation>Snapshot</translation>
+    </message>
+    <message>
+        <source>The program started. What it does then is confined by the sandbox: what the sandbox refuses it (a mount, a debugger&apos;s call, a connection) is listed, and the command is then shown as refused; a read of a hidden file or a write to the read-only system simply fails, unlisted.</source>
+        <translation>Das Programm ist gestartet. Was es danach tut, begrenzt die Sandbox: Was sie ihm verweigert (ein Einhängen, der Aufruf eines Debuggers, eine Verbindung), wird aufgeführt, und der Befehl erscheint dann als verweigert; das Lesen einer verborgenen Datei oder ein Schreiben ins schreibgeschützte System schlägt einfach fehl, ohne Eintrag.</translation>
+    </message>
+    <message>
+        <source>refusal</source>
+        <translation>Verweigerung</translation>
+    </message>
+    <message>
+        <source>%1 refused by the sandbox&apos;s system call filter</source>
+        <translation>%1 vom Systemaufruf-Filter der Sandbox verweigert</translation>
+    </message>
+    <message>
+        <source>%1 refused by the sandbox&apos;s system call filter: %2 (pid %3)</source>
+        <translation>%1 vom Systemaufruf-Filter der Sandbox verweigert: %2 (PID %3)</translation>
     </message>
 </context>
 <context>
@@ -1013,14 +1025,6 @@
     <message>
         <source>How the change is shown</source>
         <translation>Wie die Änderung gezeigt wird</translation>
-    </message>
-    <message>
-        <source>unchanged</source>
-        <translation>unverändert</translation>
-    </message>
-    <message>
-        <source>No change left here: the project holds the same version as the session.</source>
-        <translation>Hier ist keine Änderung mehr: Das Projekt hat dieselbe Fassung wie die Sitzung.</translation>
     </message>
 </context>
 <context>

@@ -160,6 +160,7 @@ int showCommand(const RecordingArgs& args)
                             {"timed_out", s->timeouts}};
         out["changed_files"] = s->changedFiles;
         out["limits_hit"] = s->limitsHit;
+        out["refused"] = s->refusals;
         out["dropped_bytes"] = s->droppedBytes;
         std::printf("%s\n", out.dump(2, ' ', false, json::error_handler_t::replace).c_str());
         return 0;
@@ -176,6 +177,7 @@ int showCommand(const RecordingArgs& args)
                 s->allowed, s->denied, s->prompts, s->timeouts);
     printList("commands run", s->commands);
     if (!s->deniedCommands.empty()) printList("commands denied", s->deniedCommands);
+    if (!s->refusals.empty()) printList("refused by the sandbox", s->refusals);
     printList("hosts contacted", s->hosts);
     // "M path": the path quoted as `changes` quotes it, so a newline in a name stays on its line.
     std::vector<std::string> changed;

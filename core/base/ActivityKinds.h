@@ -17,5 +17,6 @@ inline constexpr char kExec[] = "exec";           // a program's process started
 inline constexpr char kFiles[] = "files";         // a program's file request
 inline constexpr char kPort[] = "port";           // a sandbox's port exposed on the host, or closed
 inline constexpr char kSnapshot[] = "snapshot";   // a snapshot of the running session was taken
+inline constexpr char kRefusal[] = "refusal";     // the sandbox refused a call (mount, ptrace…)
 
 } // namespace sb::activity

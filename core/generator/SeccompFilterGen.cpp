@@ -48,6 +48,12 @@ int main(int argc, char** argv)
         !writeArray(out, "kSeccompNotify", sb::SeccompNotify::Exec, rules) ||
         !writeArray(out, "kSeccompNotifyOutbound", sb::SeccompNotify::ExecAndOutbound, rules))
         return 1;
+    // The calls the supervisor refuses and records itself, by number (Seccomp.h).
+    out << "\nstruct ReportedSyscall {\n    int nr;\n    const char* name;\n};\n"
+        << "inline constexpr ReportedSyscall kSeccompReported[] = {\n";
+    for (const auto& [nr, name] : sb::reportedSyscalls())
+        out << "    {" << nr << ", \"" << name << "\"},\n";
+    out << "};\n";
     // For doctor, which reports the filter without loading libseccomp.
     out << "\ninline constexpr unsigned kSeccompDenyRules = " << rules << ";\n"
         << "inline constexpr const char* kSeccompCompiledBy = \"libseccomp " << v->major << "."

@@ -29,6 +29,9 @@ struct ConnectionRequest {
     std::uint64_t connection = 0; // the agent's connection, to tie events together
     // Who made it (Hooks::identify): the process and its parents; empty when unknown.
     ProcessChain process;
+    // The command (exec record id) that process last ran, when the sandbox's filter stopped
+    // its connect (Proxy::screen); 0: unknown.
+    std::uint64_t commandId = 0;
 };
 
 struct ProxyEvent {
@@ -58,8 +61,9 @@ struct ProxyEvent {
 struct OutboundAttempt {
     IpAddress address;
     std::uint16_t port = 0;
-    std::string transport; // "tcp", "udp", "icmp", or another IP protocol's name
-    pid_t pid = 0;         // the caller, in the supervisor's pid namespace
+    std::string transport;       // "tcp", "udp", "icmp", or another IP protocol's name
+    pid_t pid = 0;               // the caller, in the supervisor's pid namespace
+    std::uint64_t commandId = 0; // the command (exec record id) it last ran; 0: unknown
 };
 
 class Proxy {

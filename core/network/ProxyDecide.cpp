@@ -55,7 +55,8 @@ void Proxy::Impl::request(Conn& c, std::string host, std::uint16_t port, std::st
         c.process = m_hooks.identify(c.agentLocal, c.agentRemote, false);
         c.identified = true;
     }
-    c.req = ConnectionRequest{std::move(host), port, std::move(protocol), {}, c.id, c.process};
+    c.req = ConnectionRequest{std::move(host), port,       std::move(protocol), {}, c.id,
+                              c.process,       c.commandId};
     c.candidates.clear();
     c.nextCandidate = 0;
     c.reuse = false;

@@ -227,6 +227,7 @@ struct Conn {
     ProcessChain process;
     // Approved while the program's connect() waited (Proxy::screen): the rule of that answer.
     std::optional<std::string> approvedAtConnect;
+    std::uint64_t commandId = 0;       // from Proxy::screen, 0: unknown
     std::vector<IpAddress> candidates; // checked addresses still to try
     std::size_t nextCandidate = 0;
     std::string upstreamKey; // "host port" the open upstream serves (HTTP reuse)
@@ -339,6 +340,7 @@ struct Proxy::Impl {
     struct Screened {
         pid_t pid = 0;
         ProcessChain process;
+        std::uint64_t commandId = 0;
         std::optional<std::string> approvedRule;
         proxy::Clock::time_point until;
     };

@@ -43,6 +43,7 @@ void Proxy::Impl::onScreen(OutboundAttempt attempt, std::function<void(int)> ans
     req.protocol = attempt.transport;
     req.address = attempt.address.toString();
     if (m_hooks.processOf) req.process = m_hooks.processOf(attempt.pid);
+    req.commandId = attempt.commandId;
 
     if (attempt.transport != "tcp") {
         // UDP, ICMP and the rest never leave the sandbox; its name lookups go to its own
@@ -76,7 +77,7 @@ void Proxy::Impl::onScreen(OutboundAttempt attempt, std::function<void(int)> ans
             m_screenedCount = 0;
         }
         m_screened[destinationKey(attempt.address, attempt.port)].push_back(
-            {attempt.pid, req.process, std::move(approvedRule),
+            {attempt.pid, req.process, attempt.commandId, std::move(approvedRule),
              proxy::Clock::now() + kScreenedFor});
         ++m_screenedCount;
         answer(0);
@@ -116,8 +117,8 @@ void Proxy::Impl::onScreenAsked(std::uint64_t id, bool allow, std::string rule)
         // Recorded with this answer when the connection arrives.
         auto address = IpAddress::parse(pending.request.address);
         m_screened[destinationKey(*address, pending.request.port)].push_back(
-            {pending.pid, std::move(pending.request.process), std::move(rule),
-             proxy::Clock::now() + kScreenedFor});
+            {pending.pid, std::move(pending.request.process), pending.request.commandId,
+             std::move(rule), proxy::Clock::now() + kScreenedFor});
         ++m_screenedCount;
         pending.answer(0);
         return;
@@ -166,6 +167,7 @@ bool Proxy::Impl::takeScreened(Conn& c, const IpAddress& address, std::uint16_t 
         c.identified = true;
     }
     c.approvedAtConnect = std::move(s.approvedRule);
+    c.commandId = s.commandId;
     return true;
 }
 

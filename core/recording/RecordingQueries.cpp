@@ -1,5 +1,6 @@
 // Reading recorded sessions: the list, one session, its summary and its event stream.
 #include "base/ActivityKinds.h"
+#include "policy/ProcessChain.h"
 #include "recording/RecordingCodec.h"
 #include "recording/RecordingStore.h"
 
@@ -267,6 +268,14 @@ Result<RecordedSessionSummary> RecordingStore::summary(const std::string& id)
         case EventKind::Dropped:
             out.droppedBytes += j.value("bytes", std::uint64_t{0});
             break;
+        case EventKind::Refusal: {
+            std::string line = stringField(j, "syscall");
+            const ProcessChain chain = processChainFromJson(j.value("process", nlohmann::json()));
+            if (!chain.empty()) line += " by " + describeProcess(chain.front());
+            out.refusals.push_back(std::move(line));
+            ++out.denied;
+            break;
+        }
         default:
             break;
         }

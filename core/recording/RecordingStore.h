@@ -70,6 +70,9 @@ struct RecordedSessionSummary {
     unsigned allowed = 0, denied = 0, prompts = 0, timeouts = 0;
     std::vector<std::string> changedFiles; // "M path", "A path", "D path"
     std::vector<std::string> limitsHit;
+    // Calls the sandbox refused: "mount by mount -t tmpfs none /tmp (pid 7)", one per call
+    // and process (repeats within seconds are one record).
+    std::vector<std::string> refusals;
     std::uint64_t droppedBytes = 0;
 };
 

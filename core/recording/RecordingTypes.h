@@ -35,9 +35,12 @@ enum class EventKind : int {
     PolicyChange = 12,
     Dropped = 13,       // {"events", "bytes"}: the writer's queue overflowed (never expected)
     ResourceUsage = 14, // {"memory_bytes", "pids", "cpu_us"}
+    // {"kind": "refusal", "syscall", "pid", "process", "command_id", "rule"}: the sandbox's
+    // system call filter refused a deliberate call (mount, unshare, ptrace…).
+    Refusal = 15,
 };
 
-constexpr int kLastEventKind = static_cast<int>(EventKind::ResourceUsage);
+constexpr int kLastEventKind = static_cast<int>(EventKind::Refusal);
 
 std::string_view eventKindName(EventKind kind);
 std::optional<EventKind> eventKindFromName(std::string_view name);

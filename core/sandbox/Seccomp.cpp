@@ -59,6 +59,13 @@ std::vector<sock_filter> precompiledSeccompFilter(SeccompNotify notify)
     return {code.begin(), code.end()};
 }
 
+const char* reportedSyscallName(int nr)
+{
+    for (const auto& reported : generated::kSeccompReported)
+        if (reported.nr == nr) return reported.name;
+    return nullptr;
+}
+
 bool seccompUserNotifSupported()
 {
     std::uint32_t action = SECCOMP_RET_USER_NOTIF;

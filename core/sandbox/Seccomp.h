@@ -20,6 +20,10 @@ Status installSeccompFilter();
 // listener fd (O_CLOEXEC) on which the supervisor receives, inspects and answers them.
 Result<int> installSeccompFilterNotifying(bool outbound);
 
+// The name of a call the filter hands the supervisor to refuse and record (SeccompRules.h,
+// reportedSyscalls), by its number; nullptr for any other call.
+const char* reportedSyscallName(int nr);
+
 // Whether the kernel offers SECCOMP_RET_USER_NOTIF (needed for command approval).
 bool seccompUserNotifSupported();
 

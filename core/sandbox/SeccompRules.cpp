@@ -62,7 +62,16 @@ struct Rule {
     std::vector<scmp_arg_cmp> when = {};
     int onlyArg = -1;
     std::vector<std::uint32_t> only = {};
+    // A deliberate act a program would not merely probe for: with a listener, the supervisor
+    // answers it (EPERM) and records what was refused, and by whom.
+    bool report = false;
 };
+
+Rule reported(Rule rule)
+{
+    rule.report = true;
+    return rule;
+}
 
 Rule deny(const char* syscall, int err, std::vector<scmp_arg_cmp> when = {})
 {
@@ -94,52 +103,52 @@ std::vector<Rule> denyList()
         // The sandbox's namespaces and mounts are its boundary: nothing inside may rearrange
         // them, nor make a nested user namespace, which hands out a fresh set of capabilities
         // and with them most of the kernel's rarely audited code.
-        deny("mount", EPERM),
-        deny("umount", EPERM),
-        deny("umount2", EPERM),
-        deny("pivot_root", EPERM),
-        deny("chroot", EPERM),
-        deny("unshare", EPERM),
-        deny("setns", EPERM),
+        reported(deny("mount", EPERM)),
+        reported(deny("umount", EPERM)),
+        reported(deny("umount2", EPERM)),
+        reported(deny("pivot_root", EPERM)),
+        reported(deny("chroot", EPERM)),
+        reported(deny("unshare", EPERM)),
+        reported(deny("setns", EPERM)),
 
         // Large kernel attack surface that coding tools do without (Docker denies them all
         // too); io_uring would also let file operations bypass this filter.
         deny("io_uring_setup", EPERM),
         deny("io_uring_enter", EPERM),
         deny("io_uring_register", EPERM),
-        deny("bpf", EPERM),
+        reported(deny("bpf", EPERM)),
         deny("userfaultfd", EPERM),
-        deny("perf_event_open", EPERM),
+        reported(deny("perf_event_open", EPERM)),
         // Keyrings are not namespaced: they could reach the user's keys outside the sandbox.
-        deny("keyctl", EPERM),
-        deny("add_key", EPERM),
-        deny("request_key", EPERM),
+        reported(deny("keyctl", EPERM)),
+        reported(deny("add_key", EPERM)),
+        reported(deny("request_key", EPERM)),
 
         // Reading or steering other processes: debuggers stay outside the sandbox.
-        deny("ptrace", EPERM),
-        deny("process_vm_readv", EPERM),
-        deny("process_vm_writev", EPERM),
+        reported(deny("ptrace", EPERM)),
+        reported(deny("process_vm_readv", EPERM)),
+        reported(deny("process_vm_writev", EPERM)),
         deny("process_madvise", EPERM),
         deny("pidfd_getfd", EPERM),
         deny("kcmp", EPERM),
 
         // Whole-machine administration; the kernel refuses most of it without host
         // capabilities anyway, the filter keeps it so if a capability leaks.
-        deny("kexec_load", EPERM),
-        deny("kexec_file_load", EPERM),
-        deny("init_module", EPERM),
-        deny("finit_module", EPERM),
-        deny("delete_module", EPERM),
-        deny("reboot", EPERM),
-        deny("swapon", EPERM),
-        deny("swapoff", EPERM),
-        deny("acct", EPERM),
+        reported(deny("kexec_load", EPERM)),
+        reported(deny("kexec_file_load", EPERM)),
+        reported(deny("init_module", EPERM)),
+        reported(deny("finit_module", EPERM)),
+        reported(deny("delete_module", EPERM)),
+        reported(deny("reboot", EPERM)),
+        reported(deny("swapon", EPERM)),
+        reported(deny("swapoff", EPERM)),
+        reported(deny("acct", EPERM)),
         deny("quotactl", EPERM),
         deny("quotactl_fd", EPERM),
         deny("syslog", EPERM),
         deny("vhangup", EPERM),
-        deny("sethostname", EPERM),
-        deny("setdomainname", EPERM),
+        reported(deny("sethostname", EPERM)),
+        reported(deny("setdomainname", EPERM)),
         deny("iopl", EPERM),
         deny("ioperm", EPERM),
         deny("vm86", EPERM),
@@ -151,17 +160,17 @@ std::vector<Rule> denyList()
         // Clocks are not namespaced (time namespaces only offset monotonic/boottime). adjtimex
         // and clock_adjtime read *and* set, chosen by a field in memory the filter cannot see,
         // so both go: the read-only use (ntp_gettime) is rare in development tools.
-        deny("settimeofday", EPERM),
-        deny("stime", EPERM),
-        deny("clock_settime", EPERM),
-        deny("clock_settime64", EPERM),
+        reported(deny("settimeofday", EPERM)),
+        reported(deny("stime", EPERM)),
+        reported(deny("clock_settime", EPERM)),
+        reported(deny("clock_settime64", EPERM)),
         deny("clock_adjtime", EPERM),
         deny("clock_adjtime64", EPERM),
         deny("adjtimex", EPERM),
 
         // File handles open any inode of a mounted file system, past the mount layout.
         deny("name_to_handle_at", EPERM),
-        deny("open_by_handle_at", EPERM),
+        reported(deny("open_by_handle_at", EPERM)),
         deny("fanotify_init", EPERM),
 
         // NUMA placement affects the whole machine (Docker requires CAP_SYS_NICE).
@@ -202,7 +211,7 @@ std::vector<Rule> denyList()
     // denying it costs nothing.
     for (std::uint64_t flag : {CLONE_NEWNS, CLONE_NEWCGROUP, CLONE_NEWUTS, CLONE_NEWIPC,
                                CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET, CLONE_NEWTIME})
-        rules.push_back(deny("clone", EPERM, {hasBit(kCloneFlagsArg, flag)}));
+        rules.push_back(reported(deny("clone", EPERM, {hasBit(kCloneFlagsArg, flag)})));
 
     return rules;
 }
@@ -263,10 +272,11 @@ struct BuiltFilter {
     unsigned ruleCount = 0;
 };
 
-Status addRule(void* ctx, const char* name, int nr, int err, std::vector<scmp_arg_cmp> conds)
+Status addRule(void* ctx, const char* name, int nr, std::uint32_t action,
+               std::vector<scmp_arg_cmp> conds)
 {
-    int rc = seccomp_rule_add_array(ctx, SCMP_ACT_ERRNO(static_cast<std::uint32_t>(err)), nr,
-                                    static_cast<unsigned>(conds.size()), conds.data());
+    int rc =
+        seccomp_rule_add_array(ctx, action, nr, static_cast<unsigned>(conds.size()), conds.data());
     if (rc < 0) return sysError(std::string("seccomp rule for ") + name, -rc);
     return std::nullopt;
 }
@@ -328,8 +338,16 @@ Result<BuiltFilter> buildFilter(SeccompNotify notify)
                          std::string("seccomp deny list names an unknown syscall: ") +
                              rule.syscall};
         if (nr < 0) continue; // libseccomp's placeholder for a syscall this architecture lacks
+        // The supervisor answers a reported call with EPERM whatever the rule (SeccompRules.h).
+        if (rule.report && rule.err != EPERM)
+            return Error{ErrorCode::Internal, 0,
+                         std::string("a reported seccomp rule must refuse with EPERM: ") +
+                             rule.syscall};
+        const std::uint32_t action = rule.report && notify != SeccompNotify::None
+                                         ? SCMP_ACT_NOTIFY
+                                         : SCMP_ACT_ERRNO(static_cast<std::uint32_t>(rule.err));
         if (rule.onlyArg < 0) {
-            if (auto e = addRule(ctx, rule.syscall, nr, rule.err, rule.when)) return *e;
+            if (auto e = addRule(ctx, rule.syscall, nr, action, rule.when)) return *e;
             ++built.ruleCount;
             continue;
         }
@@ -337,7 +355,7 @@ Result<BuiltFilter> buildFilter(SeccompNotify notify)
             std::vector<scmp_arg_cmp> conds = rule.when;
             conds.push_back(
                 arg(static_cast<unsigned>(rule.onlyArg), SCMP_CMP_MASKED_EQ, mask, value));
-            if (auto e = addRule(ctx, rule.syscall, nr, rule.err, std::move(conds))) return *e;
+            if (auto e = addRule(ctx, rule.syscall, nr, action, std::move(conds))) return *e;
             ++built.ruleCount;
         }
     }
@@ -345,6 +363,18 @@ Result<BuiltFilter> buildFilter(SeccompNotify notify)
 }
 
 } // namespace
+
+std::vector<std::pair<int, std::string>> reportedSyscalls()
+{
+    std::vector<std::pair<int, std::string>> out;
+    for (const Rule& rule : denyList()) {
+        const int nr = rule.report ? resolveSyscall(rule.syscall) : -1;
+        if (nr < 0) continue;
+        if (std::none_of(out.begin(), out.end(), [nr](const auto& r) { return r.first == nr; }))
+            out.emplace_back(nr, rule.syscall);
+    }
+    return out;
+}
 
 Result<SeccompProgram> compileSeccompFilter(SeccompNotify notify)
 {

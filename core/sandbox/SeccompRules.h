@@ -8,6 +8,8 @@
 #include "base/Error.h"
 
 #include <linux/filter.h>
+#include <string>
+#include <utility>
 #include <vector>
 
 namespace sb {
@@ -25,7 +27,13 @@ enum class SeccompNotify {
                      // address: connect; sendto with an address; sendmsg and sendmmsg with
                      // MSG_FASTOPEN (the supervised network, SocketGate.h)
 };
+// Where it notifies at all, the filter also hands the supervisor the calls of its deny list a
+// program makes deliberately rather than to probe (mount, unshare, ptrace, a namespace-making
+// clone…): the supervisor refuses each with EPERM, as the filter would, and records it.
 Result<SeccompProgram> compileSeccompFilter(SeccompNotify notify);
+
+// Those calls, by number on this architecture, with their names.
+std::vector<std::pair<int, std::string>> reportedSyscalls();
 
 // The program the build generated, as Seccomp.cpp loads it.
 std::vector<sock_filter> precompiledSeccompFilter(SeccompNotify notify);

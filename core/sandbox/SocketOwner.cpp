@@ -223,10 +223,10 @@ void SocketOwners::rescan()
     }
 }
 
-ProcessChain SocketOwners::chainOf(pid_t hostPid) const
+ProcessChain readProcessChain(pid_t hostPid, pid_t initPid)
 {
     ProcessChain chain;
-    for (pid_t pid = hostPid; pid > 0 && pid != m_initPid && chain.size() < 256;) {
+    for (pid_t pid = hostPid; pid > 0 && pid != initPid && chain.size() < 256;) {
         const std::string dir = "/proc/" + std::to_string(pid);
         ProcessInfo info;
         std::istringstream status(readFile(dir + "/status"));
@@ -256,9 +256,14 @@ ProcessChain SocketOwners::chainOf(pid_t hostPid) const
         pid = parent;
         // Only a process of this sandbox leads to its init; anything else (a pid of a process
         // that ended, reused outside) is no answer.
-        if (pid == m_initPid) return chain;
+        if (pid == initPid) return chain;
     }
     return {};
+}
+
+ProcessChain SocketOwners::chainOf(pid_t hostPid) const
+{
+    return readProcessChain(hostPid, m_initPid);
 }
 
 std::optional<pid_t> SocketOwners::holderOf(unsigned long inode)

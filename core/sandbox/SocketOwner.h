@@ -19,6 +19,11 @@
 
 namespace sb {
 
+// The process `hostPid` (the supervisor's numbering) and its parents up to the session's command
+// (the child of `initPid`, the sandbox's init), from /proc; empty when it is gone or not in that
+// sandbox.
+ProcessChain readProcessChain(pid_t hostPid, pid_t initPid);
+
 class SocketOwners {
   public:
     // `diagSocket`: a NETLINK_SOCK_DIAG socket of the sandbox's network namespace, owned from

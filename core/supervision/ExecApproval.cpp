@@ -15,7 +15,8 @@ namespace sb {
 
 namespace {
 constexpr std::size_t kProgramsFoundMax = 1024;
-}
+constexpr std::int64_t kRefusalQuietMs = 5000;
+} // namespace
 
 ExecApproval::ExecApproval(int listenerFd, CommandMatcher rules, ApprovalBroker& broker,
                            RecordingWriter* recorder, Clock& clock, Hooks hooks)
@@ -139,11 +140,27 @@ void ExecApproval::onOutbound(const std::shared_ptr<ExecInterceptor>& intercepto
         (void)interceptor->allow(call.notificationId);
         return;
     }
+    if (auto command = m_commandOf.find(call.pid); command != m_commandOf.end())
+        attempt->commandId = command->second;
     std::weak_ptr<ExecInterceptor> answering = interceptor;
     m_hooks.outbound(std::move(*attempt), [answering, id = call.notificationId](int error) {
         if (auto listener = answering.lock())
             (void)(error == 0 ? listener->allow(id) : listener->deny(id, error));
     });
+}
+
+void ExecApproval::onRefused(ExecInterceptor& interceptor, const RefusedCall& call)
+{
+    // One record per process and call in a while: a program retrying in a loop is one line.
+    const std::int64_t now = m_clock.unixMs();
+    auto& last = m_refusedAt[std::to_string(call.pid) + " " + call.syscall];
+    if (m_hooks.refused && (last == 0 || now - last > kRefusalQuietMs)) {
+        auto command = m_commandOf.find(call.pid);
+        m_hooks.refused(call, command != m_commandOf.end() ? command->second : 0);
+    }
+    last = now;
+    if (m_refusedAt.size() > kProgramsFoundMax) m_refusedAt.clear();
+    (void)interceptor.deny(call.notificationId, EPERM);
 }
 
 void ExecApproval::onNotification(const std::shared_ptr<ExecInterceptor>& listener)
@@ -157,6 +174,10 @@ void ExecApproval::onNotification(const std::shared_ptr<ExecInterceptor>& listen
     if (!*received) return;
     if (auto* call = std::get_if<OutboundCall>(&**received)) {
         onOutbound(listener, *call);
+        return;
+    }
+    if (auto* call = std::get_if<RefusedCall>(&**received)) {
+        onRefused(interceptor, *call);
         return;
     }
     ExecRequest exec = std::move(std::get<ExecRequest>(**received));
@@ -227,6 +248,8 @@ void ExecApproval::onNotification(const std::shared_ptr<ExecInterceptor>& listen
     }
     record.id = commandId;
     record.pid = exec.pid;
+    if (m_commandOf.size() >= kProgramsFoundMax) m_commandOf.clear();
+    m_commandOf[exec.pid] = commandId;
     record.decision = toString(action);
     record.rule = rule;
     record.timeUnixMs = m_clock.unixMs();

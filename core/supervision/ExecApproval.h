@@ -26,6 +26,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -42,6 +43,10 @@ class ExecApproval {
         // once, from any thread, with 0 to let it go on or the errno it fails with. Without
         // it, such calls go on.
         std::function<void(OutboundAttempt, std::function<void(int error)> answer)> outbound;
+        // A call the filter refused for the sandbox (RefusedCall), while its process waits,
+        // with the id of the command that process last ran (0: none seen); it then fails
+        // with EPERM.
+        std::function<void(const RefusedCall&, std::uint64_t commandId)> refused;
     };
 
     // Starts the thread, with every signal blocked. `recorder` may be null.
@@ -76,6 +81,7 @@ class ExecApproval {
     void run();
     void onNotification(const std::shared_ptr<ExecInterceptor>& interceptor);
     void onOutbound(const std::shared_ptr<ExecInterceptor>& interceptor, const OutboundCall& call);
+    void onRefused(ExecInterceptor& interceptor, const RefusedCall& call);
     void noteDenial(pid_t pid, const std::string& why, const ApprovalRequest& request);
     bool programAbsent(pid_t pid, const std::string& program) const;
     void record(CommandRecord record);
@@ -102,6 +108,11 @@ class ExecApproval {
     // Programs allowed execs found in the sandbox, not looked for again (a loop or a build
     // runs the same few over and over); at most kProgramsFoundMax (ExecApproval.cpp).
     std::unordered_set<std::string> m_programsFound;
+    // The command each process last ran (its id), for what the filter refuses it; at most
+    // kProgramsFoundMax entries.
+    std::unordered_map<pid_t, std::uint64_t> m_commandOf;
+    // When each "pid syscall" was last refused and recorded.
+    std::unordered_map<std::string, std::int64_t> m_refusedAt;
     bool m_answeredOne = false;
     std::thread m_thread; // last: starts once everything above is ready
 };

@@ -1,5 +1,7 @@
 #include "supervision/ExecInterceptor.h"
 
+#include "sandbox/Seccomp.h"
+
 #include <algorithm>
 #include <charconv>
 #include <climits>
@@ -215,6 +217,10 @@ Result<std::optional<ExecInterceptor::Notification>> ExecInterceptor::receive()
         return sysError("receive a notification of the sandbox's filter");
     }
     const int nr = notif.data.nr;
+    if (const char* refused = reportedSyscallName(nr)) {
+        RefusedCall call{notif.id, static_cast<pid_t>(notif.pid), refused};
+        return Received(std::move(call));
+    }
     if (nr != SYS_execve && nr != SYS_execveat) {
         OutboundCall call;
         call.notificationId = notif.id;

@@ -1,6 +1,7 @@
 // The supervisor's end of the sandbox filter's listener: every execve/execveat in the sandbox
 // stops in the kernel (seccomp user notification) until the supervisor allows or denies it, and
-// so, in a supervised network, does every connect or send to an address (OutboundGate.h).
+// so, in a supervised network, does every connect or send to an address (OutboundGate.h), and
+// so do the few refused calls the filter reports (RefusedCall).
 //
 // The target's argv is read with process_vm_readv, and the notification is checked to be still
 // valid after reading, so a pid reused in between is never judged by another process's memory.
@@ -42,6 +43,14 @@ struct OutboundCall {
     socklen_t addressLength = 0; // 0: none given, or not readable (the kernel will say so)
 };
 
+// A call of the filter's deny list a program made deliberately (SeccompRules.h, reported): the
+// supervisor records it and refuses it with EPERM.
+struct RefusedCall {
+    std::uint64_t notificationId = 0;
+    pid_t pid = 0; // in the supervisor's pid namespace
+    std::string syscall;
+};
+
 // `len` bytes at `address` in process `pid`, with process_vm_readv; sets errno.
 ssize_t readTargetMemory(pid_t pid, void* buf, std::size_t len, std::uint64_t address);
 
@@ -59,7 +68,7 @@ class ExecInterceptor {
     void setHungUp() { m_hungUp = true; }
     // Reads one pending notification (call when fd() is readable). nullopt: nothing to judge
     // (the call was abandoned, or its process died while we read).
-    using Notification = std::variant<ExecRequest, OutboundCall>;
+    using Notification = std::variant<ExecRequest, OutboundCall, RefusedCall>;
     Result<std::optional<Notification>> receive();
     // The working folder of `pid` as the sandbox names it; "" if the process is gone. Not part
     // of receive(): the policy does not look at it, and an exec of an absent program needs none.

@@ -4,6 +4,7 @@
 #include "base/SignalFreeThread.h"
 #include "base/Terminal.h"
 #include "recording/RecordingTypes.h"
+#include "sandbox/SocketOwner.h"
 
 #include <csignal>
 #include <fcntl.h>
@@ -84,6 +85,20 @@ SessionLoop::SessionLoop(RunningPolicy policy, const SandboxProcess& sandbox, Lo
                 proxy->screen(std::move(attempt), std::move(answer));
             else
                 answer(0);
+        };
+        hooks.refused = [this, initPid = sandbox.initPid](const RefusedCall& call,
+                                                          std::uint64_t commandId) {
+            // Read while the process waits: it usually ends as soon as the call fails.
+            const ProcessChain chain = readProcessChain(call.pid, initPid);
+            nlohmann::json event = {{"kind", activity::kRefusal},
+                                    {"syscall", call.syscall},
+                                    {"rule", "the sandbox's system call filter"}};
+            if (!chain.empty()) {
+                event["pid"] = chain.front().pid;
+                event["process"] = toJson(chain);
+            }
+            if (commandId != 0) event["command_id"] = commandId;
+            publishActivity(std::move(event));
         };
         try {
             m_exec = std::make_unique<ExecApproval>(
@@ -173,6 +188,7 @@ std::vector<EventKind> recordedKinds(const nlohmann::json& event)
     if (kind == activity::kFile) return {EventKind::WorkspaceChange};
     if (kind == activity::kLimit) return {EventKind::LimitHit};
     if (kind == activity::kPolicy) return {EventKind::PolicyChange};
+    if (kind == activity::kRefusal) return {EventKind::Refusal};
     return {EventKind::Lifecycle};
 }
 

@@ -100,6 +100,7 @@ void SessionLoop::onProxyEvent(const ProxyEvent& e)
     }
     if (!e.detail.empty()) event["detail"] = e.detail;
     if (!e.request.process.empty()) event["process"] = toJson(e.request.process);
+    if (e.request.commandId != 0) event["command_id"] = e.request.commandId;
     if (e.kind == ProxyEvent::Kind::Lookup) {
         // A name the sandbox's resolver answered: no port, no connection.
         for (const char* key : {"port", "address", "connection"})

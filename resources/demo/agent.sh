@@ -82,5 +82,6 @@ try "write to /etc/passwd"           sh -c 'echo x >> /etc/passwd'
 try "see the host's processes"       sh -c '[ "$(ls -d /proc/[0-9]* | wc -l)" -gt 20 ]'
 # A raw socket, no proxy: every connection meets the policy, so an answer must come back.
 try "connect to the internet"        timeout 3 bash -c 'exec 3<>/dev/tcp/1.1.1.1/443 && printf x >&3 && read -r -n 1 -t 2 <&3'
-try "mount a file system"            mount -t tmpfs none /tmp
+# unshare asks the kernel for namespaces of its own: the sandbox refuses and records that call.
+try "mount a file system"            unshare -Urm mount -t tmpfs none /tmp
 say "done; nothing reached the real project: review the changes below"

@@ -135,6 +135,57 @@ class ActivityModelTest : public QObject {
     Q_OBJECT
 
   private Q_SLOTS:
+    // A call the sandbox refused (as SessionLoop sends it) is a denied row naming the call and
+    // the process, and the command that made it, shown as started until then, is refused too;
+    // another command keeps its decision.
+    void aRefusedCallMarksItsCommandRefused()
+    {
+        ActivityModel model;
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        json mount = command({"mount", "-t", "tmpfs", "none", "/tmp"}, "allow", 1000);
+        mount["id"] = 7;
+        json other = command({"ls"}, "allow", 1100);
+        other["id"] = 8;
+        fill(model, {mount, other});
+        const int commandRow = findRow(model, QStringLiteral("mount -t tmpfs none /tmp"));
+        QVERIFY(commandRow >= 0);
+        QCOMPARE(model.decision(commandRow), Decision::Allowed);
+        // In a later batch, as it comes in a running session.
+        fill(model, {{{"kind", "refusal"},
+                      {"syscall", "mount"},
+                      {"rule", "the sandbox's system call filter"},
+                      {"pid", 12},
+                      {"command_id", 7},
+                      {"process",
+                       {{{"pid", 12},
+                         {"program", "/usr/bin/mount"},
+                         {"argv", {"mount", "-t", "tmpfs", "none", "/tmp"}}}}},
+                      {"time_unix_ms", kStart + 1200}}});
+        const QString refusal = QStringLiteral("mount refused by the sandbox's system call "
+                                               "filter: mount -t tmpfs none /tmp (pid 12)");
+        const int refusalRow = findRow(model, refusal);
+        QVERIFY2(refusalRow >= 0, qPrintable(summaries(model).join(u'\n')));
+        QCOMPARE(model.category(refusalRow), Category::Command);
+        QCOMPARE(model.decision(refusalRow), Decision::Denied);
+        QVERIFY(model.refused(refusalRow));
+        QCOMPARE(cell(model, refusalRow, ActivityModel::KindColumn), QStringLiteral("refusal"));
+        QCOMPARE(model.decision(commandRow), Decision::Denied);
+        QVERIFY(model.refused(commandRow));
+        QCOMPARE(model.decision(findRow(model, QStringLiteral("ls"))), Decision::Allowed);
+
+        // A connection refused to a command's process marks that command too.
+        json curl = command({"curl", "http://tracker.invalid/"}, "allow", 1300);
+        curl["id"] = 9;
+        json refusedConnection = networkDecided("tracker.invalid", "deny");
+        refusedConnection["command_id"] = 9;
+        fill(model, {curl});
+        fill(model, {refusedConnection});
+        const int curlRow = findRow(model, QStringLiteral("curl http://tracker.invalid/"));
+        QCOMPARE(model.decision(curlRow), Decision::Denied);
+        QVERIFY(model.refused(curlRow));
+    }
+
     void summariesAndDecisionsForEachKind()
     {
         ActivityModel model;

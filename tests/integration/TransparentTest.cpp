@@ -179,6 +179,7 @@ EOF
         if (d.value("protocol", "") == "tcp") {
             ++tcp;
             EXPECT_EQ(d.value("rule", ""), "default (deny)") << d.dump();
+            EXPECT_GT(d.value("command_id", 0), 0) << "the command that tried\n" << d.dump();
             EXPECT_EQ(d.value("port", 0), port + 1) << d.dump();
         } else if (d.value("protocol", "") == "udp") {
             ++udp;

@@ -91,9 +91,13 @@ class ActivityModel : public QAbstractTableModel {
         // "command_id"), a request's id; -1 when none.
         std::int64_t commandId = -1, requestId = -1;
         bool outcome = false; // an approval's outcome
+        bool refusal = false; // a call the sandbox refused, of the command `commandId`
     };
     // An outcome (row `at`) brings its request's row, and the asked command's, up to date.
     void applyOutcome(const Row& outcome, int first, int& lowest);
+    // A refusal (row) marks the command that made it as refused too.
+    void applyRefusal(const Row& refusal, int first, int& lowest);
+    void rememberCommand(std::int64_t commandId, int at);
     Row& rowAt(int at, int first); // in m_rows, or in m_queued from `first` on
     static Row makeRow(const nlohmann::json& event);
     static QString fileSummary(const nlohmann::json& event);
@@ -104,7 +108,9 @@ class ActivityModel : public QAbstractTableModel {
     std::vector<Row> m_queued;
     std::unordered_map<std::int64_t, int> m_askedCommands; // command id -> row, while asked
     std::unordered_map<std::int64_t, int> m_openRequests;  // request id -> row, while open
-    std::vector<QIcon> m_icons;                            // by Category
+    // Command id -> row of the latest commands allowed, for what the sandbox refused them.
+    std::unordered_map<std::int64_t, int> m_commandRows;
+    std::vector<QIcon> m_icons; // by Category
     std::int64_t m_startUnixMs = 0;
     QTimer m_flushTimer;
 };
