@@ -139,7 +139,7 @@ TEST_F(FilesOutput, ContentsTravelAsFramesFromVersionFourAndAsBase64Before)
         fs::path(sb.env()["XDG_RUNTIME_DIR"]) / "sandbench" / (session + ".sock");
     auto v4 = sb::ControlClient::connectPath(socket, "test", sb::proto::Role::Viewer);
     ASSERT_TRUE(v4) << v4.error().describe();
-    ASSERT_EQ((*v4)->version(), 4u);
+    ASSERT_GE((*v4)->version(), 4u); // this build's own: frames from version 4 on
     // Every message up to the reply to `id`, that one last.
     auto until = [](sb::ControlClient& c, std::uint64_t id) {
         std::vector<sb::proto::Message> got;
