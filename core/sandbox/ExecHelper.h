@@ -20,7 +20,7 @@
 //   {"op": "open_write", "id", "path", "mode"?, "append"?}
 //       {"ok"} and the fd of a temporary file beside `path` (or of `path` itself to append);
 //       then {"op": "commit", "id"} puts it in place (rename) or {"op": "abort", "id"} drops it.
-//   {"op": "stat"|"list"|"mkdir"|"remove"|"rename", "id", …}   {"ok", …}
+//   {"op": "stat"|"list"|"mkdir"|"remove"|"rename"|"symlink", "id", …}   {"ok", …}
 //
 // A failure is {"id", "ok": false, "errno", "message"}. Paths are as the sandbox names them,
 // relative ones from the project folder; strings that are not UTF-8 travel as Bytes.h does.

@@ -281,6 +281,18 @@ json Files::handle(const std::string& op, const json& r, std::vector<int>& fds)
             return failure(errno, *path + " -> " + *to);
         return {{"ok", true}};
     }
+    if (op == "symlink") {
+        // A link the sandbox resolves as it resolves any other: it leads nowhere the sandbox
+        // cannot see already.
+        auto target = getBytes(r, "target");
+        if (!target || target->empty()) return failure(EINVAL, "a symlink without its target");
+        const fs::path link = *path;
+        if (r.value("parents", true) && link.has_parent_path())
+            if (int e = makeParents(link.parent_path(), 0755))
+                return failure(e, link.parent_path());
+        if (::symlink(target->c_str(), path->c_str()) != 0) return failure(errno, *path);
+        return {{"ok", true}};
+    }
     return failure(ENOSYS, "unknown request '" + op + "'");
 }
 

@@ -1,5 +1,5 @@
 // ExecService: what the exec helper says, and programs' file requests (read, write, stat,
-// list, mkdir, remove, rename), done by the helper inside the sandbox.
+// list, mkdir, remove, rename, symlink), done by the helper inside the sandbox.
 #include "base/ActivityKinds.h"
 #include "base/Bytes.h"
 #include "sandbox/SandboxChannel.h"
@@ -175,7 +175,7 @@ Status ExecService::fileRequest(std::uint64_t client, const std::string& name, c
         for (const char* key : {"mode", "append", "parents"})
             if (body.contains(key)) toSend[key] = body[key];
     } else if (op->op == "stat" || op->op == "list" || op->op == "mkdir" || op->op == "remove" ||
-               op->op == "rename") {
+               op->op == "rename" || op->op == "symlink") {
         toSend["op"] = op->op;
         for (const char* key : {"recursive", "max", "parents", "overwrite", "mode"})
             if (body.contains(key)) toSend[key] = body[key];
@@ -184,9 +184,14 @@ Status ExecService::fileRequest(std::uint64_t client, const std::string& name, c
             if (!to || to->empty()) return inputError("a rename needs \"to\"");
             putBytes(toSend, "to", *to);
         }
+        if (op->op == "symlink") {
+            auto target = getBytes(body, "target");
+            if (!target || target->empty()) return inputError("a symlink needs \"target\"");
+            putBytes(toSend, "target", *target);
+        }
     } else {
         return inputError("unknown file operation '" + op->op +
-                          "' (expected read, write, stat, list, mkdir, remove or rename)");
+                          "' (expected read, write, stat, list, mkdir, remove, rename or symlink)");
     }
     const std::uint64_t hid = m_nextSpawn++;
     toSend["id"] = hid;

@@ -195,6 +195,13 @@ TEST(ExecHelperFiles, RenameAndMkdirAndStat)
                       {{"path", (h.dir / "x/y").string()}, {"parents", true}, {"mode", 0700}})["ok"]
                     .get<bool>());
     EXPECT_EQ(fs::status(h.dir / "x/y").permissions() & fs::perms::mask, fs::perms(0700));
+    // A symlink, its missing parents made; one where a file is refused.
+    EXPECT_TRUE(
+        h.ask("symlink", {{"path", (h.dir / "links/to-x").string()}, {"target", "../x"}})["ok"]
+            .get<bool>());
+    EXPECT_EQ(fs::read_symlink(h.dir / "links/to-x"), fs::path("../x"));
+    EXPECT_EQ(h.ask("symlink", {{"path", (h.dir / "b").string()}, {"target", "x"}})["errno"],
+              EEXIST);
     fs::create_symlink("nowhere", h.dir / "dangling");
     json st = h.ask("stat", {{"path", (h.dir / "dangling").string()}});
     EXPECT_EQ(st["type"], "symlink");
