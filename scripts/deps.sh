@@ -48,9 +48,10 @@ packages=(
 
 # Only for the tests: Debian's ssh server, which the git-over-ssh test starts on an address of a
 # network namespace of its own, with a configuration of its own (`sshd -D -f`). Its system
-# service must not run (see below).
+# service must not run (see below). netcat, one of the programs the transparent network test
+# runs in a sandbox.
 if [ "$tests" -eq 1 ]; then
-  packages+=(openssh-server)
+  packages+=(openssh-server netcat-openbsd)
 fi
 
 # The JS test clients (tests/js) need npm: Debian's own package beside Debian's nodejs, part of

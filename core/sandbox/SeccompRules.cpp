@@ -203,8 +203,8 @@ std::vector<Rule> denyList()
     // of AF_PACKET. The type carries SOCK_NONBLOCK/SOCK_CLOEXEC above its low four bits.
     for (std::uint64_t family : {AF_INET, AF_INET6})
         for (std::uint64_t type : {SOCK_RAW, SOCK_PACKET})
-            rules.push_back(
-                deny("socket", EPERM, {low32Is(0, family), arg(1, SCMP_CMP_MASKED_EQ, 0xf, type)}));
+            rules.push_back(reported(deny(
+                "socket", EPERM, {low32Is(0, family), arg(1, SCMP_CMP_MASKED_EQ, 0xf, type)})));
 
     // clone may not create namespaces either: one masked test per flag, any one of them denies.
     // CLONE_NEWTIME shares its bit with clone's exit signal, where no valid signal sets it, so

@@ -28,13 +28,20 @@ std::vector<nlohmann::json> exported(const sbit::Sandbench& sb, const std::strin
 TEST(Refusals, RecordedUnderTheCommandThatMadeThem)
 {
     sbit::Sandbench sb;
-    // Three mounts in a row are one record; the unshare is another.
+    // Three mounts in a row are one record; the unshare is another, a raw socket (ping's) a
+    // third.
     auto r = sb.run("refusals", {"python3", "-c", R"(
 import ctypes
 libc = ctypes.CDLL(None, use_errno=True)
 for _ in range(3):
     print("mount", libc.mount(b"none", b"/mnt", b"tmpfs", 0, None), ctypes.get_errno())
 print("unshare", libc.unshare(0x10000000), ctypes.get_errno())
+import socket
+try:
+    socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP)
+    print("RAW SOCKET")
+except OSError as e:
+    print("raw socket", e.errno)
 )"});
     ASSERT_EQ(r.status, 0) << dump(r);
     std::size_t mounts = 0;
@@ -43,15 +50,17 @@ print("unshare", libc.unshare(0x10000000), ctypes.get_errno())
         ++mounts;
     EXPECT_EQ(mounts, 3u) << "EPERM each time\n" << dump(r);
     EXPECT_TRUE(contains(r.out, "unshare -1 1")) << dump(r);
+    EXPECT_TRUE(contains(r.out, "raw socket 1")) << "a ping's socket\n" << dump(r);
 
     std::int64_t python = -1;
     for (const auto& c : exported(sb, "refusals", "exec_decision"))
         if (contains(c.value("program", ""), "python3")) python = c.value("id", -1);
     ASSERT_GE(python, 0);
     auto refusals = exported(sb, "refusals", "refusal");
-    ASSERT_EQ(refusals.size(), 2u) << sb.cli({"export", "refusals", "--format", "jsonl"}).out;
+    ASSERT_EQ(refusals.size(), 3u) << sb.cli({"export", "refusals", "--format", "jsonl"}).out;
     EXPECT_EQ(refusals[0].value("syscall", ""), "mount") << refusals[0].dump();
     EXPECT_EQ(refusals[1].value("syscall", ""), "unshare") << refusals[1].dump();
+    EXPECT_EQ(refusals[2].value("syscall", ""), "socket") << refusals[2].dump();
     for (const auto& refusal : refusals) {
         EXPECT_EQ(refusal.value("command_id", -1), python) << refusal.dump();
         ASSERT_TRUE(refusal.contains("process") && !refusal["process"].empty()) << refusal.dump();

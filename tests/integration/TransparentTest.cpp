@@ -100,7 +100,13 @@ def get(family, address, blocking=True):
 get(socket.AF_INET, "198.18.0.1")
 get(socket.AF_INET6, "2001:db8::1")
 get(socket.AF_INET, "198.18.0.1", blocking=False)
+# TCP Fast Open: sendto() opens the connection and carries the first bytes.
+s = socket.socket()  # blocking: without a cookie, sendto() waits for the handshake
+s.sendto(b"GET / HTTP/1.0\r\n\r\n", socket.MSG_FASTOPEN, ("198.18.0.1", PORT))
+s.settimeout(10)
+print("fastopen", s.makefile("rb").read().split(b"\r\n\r\n", 1)[-1].decode().strip())
 EOF
+printf 'GET / HTTP/1.0\r\n\r\n' | nc -N 198.18.0.1 PORT | tail -n 1 | sed 's/^/nc: /'
 node -e 'fetch("http://198.18.0.1:PORT/").then(r => r.text()).then(t => console.log("fetch:", t.trim()), e => console.log("fetch failed:", e.cause ?? e))'
 )SH";
     auto r = run("plain", allowPolicy(), script);
@@ -110,6 +116,8 @@ node -e 'fetch("http://198.18.0.1:PORT/").then(r => r.text()).then(t => console.
     EXPECT_TRUE(contains(r.out, "nonblocking connect: EINPROGRESS")) << dump(r);
     EXPECT_TRUE(contains(r.out, "connect result: 0")) << dump(r);
     EXPECT_TRUE(contains(r.out, "fetch: hello from 198.18.0.1")) << dump(r);
+    EXPECT_TRUE(contains(r.out, "fastopen hello from 198.18.0.1")) << dump(r);
+    EXPECT_TRUE(contains(r.out, "nc: hello from 198.18.0.1")) << dump(r);
 
     auto decisions = networkDecisions("plain");
     ASSERT_GE(decisions.size(), 4u) << sb.cli({"export", "plain", "--format", "jsonl"}).out;
@@ -146,6 +154,12 @@ if rc == errno.EINPROGRESS:
     select.select([], [s], [], 10)
     rc = s.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR)
 print("nonblocking", errno.errorcode.get(rc, rc))
+f = socket.socket()
+try:
+    f.sendto(b"x", socket.MSG_FASTOPEN, ("198.18.0.1", OTHER))
+    print("FASTOPEN SENT")
+except OSError as e:
+    print("fastopen refused", errno.errorcode.get(e.errno, e.errno))
 u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 for _ in range(3):
     try:
@@ -167,6 +181,7 @@ EOF
     EXPECT_TRUE(contains(r.out, "refused 198.18.0.1 ECONNREFUSED")) << dump(r);
     EXPECT_TRUE(contains(r.out, "refused 2001:db8::1 ECONNREFUSED")) << dump(r);
     EXPECT_TRUE(contains(r.out, "nonblocking ECONNREFUSED")) << dump(r);
+    EXPECT_TRUE(contains(r.out, "fastopen refused ECONNREFUSED")) << dump(r);
     EXPECT_TRUE(contains(r.out, "udp refused EPERM")) << dump(r);
     EXPECT_FALSE(contains(r.out, "UDP SENT")) << dump(r);
     EXPECT_FALSE(contains(r.out, "PING SENT")) << dump(r);
@@ -187,7 +202,7 @@ EOF
             EXPECT_EQ(d.value("port", 0), 9) << d.dump();
         }
     }
-    EXPECT_EQ(tcp, 3);
+    EXPECT_EQ(tcp, 4);
     EXPECT_EQ(udp, 1) << "three datagrams to one destination make one event";
 }
 
