@@ -533,6 +533,37 @@ describe('the Sandbench client of the OpenAI Agents SDK', () => {
       /sandbench/i);
   });
 
+  agentsTest('a local_bind mount shows the host folder at its path, read-only unless it says otherwise', async () => {
+    const w = getWorld();
+    const reference = fs.mkdtempSync(path.join(w.root, 'reference-'));
+    const results = fs.mkdtempSync(path.join(w.root, 'results-'));
+    fs.writeFileSync(path.join(reference, 'input.txt'), 'reference data\n');
+    const bind = { mountStrategy: { type: 'local_bind' } };
+    const session = await client().create(new Manifest({
+      entries: {
+        reference: { type: 'mount', source: reference, ...bind },
+        out: { type: 'mount', source: results, readOnly: false, mountPath: 'build/results', ...bind },
+      },
+    }));
+    try {
+      assert.equal(Buffer.from(await session.readFile({ path: 'reference/input.txt' })).toString(), 'reference data\n');
+      const copy = await session.exec({ cmd: 'cp reference/input.txt build/results/copy.txt && echo changed > reference/input.txt' });
+      assert.notEqual(copy.exitCode, 0, 'the read-only mount refused the write');
+      assert.equal(fs.readFileSync(path.join(results, 'copy.txt'), 'utf8'), 'reference data\n');
+      assert.equal(fs.readFileSync(path.join(reference, 'input.txt'), 'utf8'), 'reference data\n');
+      const archive = JSON.parse(Buffer.from(await session.persistWorkspace()).toString());
+      assert.deepEqual([...archive.directories, ...archive.files.map((f) => f.path)].filter((p) => /reference|results/.test(p)), [],
+        'a mount is no change of the workspace');
+      await assert.rejects(session.applyManifest(new Manifest({ entries: { late: { type: 'mount', source: results, ...bind } } })),
+        /mount is shown through an exposure the session starts with/);
+    } finally {
+      await session.close();
+    }
+    await assert.rejects(client().create(new Manifest({
+      entries: { bucket: { type: 'mount', source: 's3://bucket/data', mountStrategy: { type: 'in_container' } } },
+    }).withInContainerMountCredentialExposureAcknowledged('bucket')), /mount|strategy/);
+  });
+
   agentsTest('view_image reads SVG as the SDK\'s clients do, and names a folder or a non-image', async () => {
     const session = await client().create(new Manifest({
       entries: {

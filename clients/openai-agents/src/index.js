@@ -26,7 +26,7 @@ import {
 
 import { runCli, cliOf, socketPathOf, stateHome } from './cli.js';
 import { ControlConnection } from './control.js';
-import { checkManifest, concurrencyLimit, hostSource } from './manifest.js';
+import { checkManifest, concurrencyLimit, hostSource, mountSources } from './manifest.js';
 import { CLIENT_NAME, SandbenchSandboxSession } from './session.js';
 
 export { SandbenchSandboxSession };
@@ -81,12 +81,14 @@ async function checkSources(manifest) {
 
 /**
  * The session's policy: the client's, with each path grant shown to the sandbox at its path
- * (`--expose`, read-only unless the grant is writable). The policy's checks of exposures apply
- * (sensitive paths, Sandbench's own folders), and a path the policy exposes keeps its mode.
+ * and each local_bind mount's folder (`--expose`, read-only unless the grant or mount is
+ * writable). The policy's checks of exposures apply (sensitive paths, Sandbench's own folders),
+ * and a path the policy exposes keeps its mode.
  */
 function policyArgs(options, manifest) {
   const grants = manifest.extraPathGrants.flatMap((g) => ['--expose', `${g.path}:${g.readOnly ? 'ro' : 'rw'}`]);
-  return [...(options.policy ? ['--policy', options.policy] : ['--preset', options.preset ?? 'generic']), ...grants];
+  const mounts = mountSources(manifest).flatMap((m) => ['--expose', `${m.source}:${m.writable ? 'rw' : 'ro'}`]);
+  return [...(options.policy ? ['--policy', options.policy] : ['--preset', options.preset ?? 'generic']), ...grants, ...mounts];
 }
 
 export class SandbenchSandboxClient {

@@ -6,7 +6,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 
 import { UserError } from '@openai/agents';
-import { SandboxUnsupportedFeatureError, permissionsForSandboxEntry } from '@openai/agents/sandbox';
+import { SandboxUnsupportedFeatureError, isMount, permissionsForSandboxEntry } from '@openai/agents/sandbox';
 
 const PROVIDER = 'SandbenchSandboxClient';
 const SUPPORTED_ENTRIES = new Set(['dir', 'file', 'local_file', 'local_dir']);
@@ -35,10 +35,13 @@ export function checkManifest(manifest) {
 }
 
 export function checkEntry(logicalPath, entry) {
-  if (entry.type === 'mount' && entry.mountStrategy?.type === 'local_bind' && entry.readOnly !== false)
-    throw unsupported(`manifest entry ${logicalPath}: ${PROVIDER} cannot enforce read-only local bind mounts through ` +
-      'the manifest: expose the folder read-only in the policy\'s filesystem.expose instead', 'entries.mount',
-    { path: logicalPath });
+  if (isMount(entry)) {
+    if (entry.mountStrategy?.type !== 'local_bind' || typeof entry.source !== 'string' || !path.isAbsolute(entry.source))
+      throw unsupported(`manifest entry ${logicalPath}: ${PROVIDER} does not support ${entry.mountStrategy?.type ?? entry.type} ` +
+        'mounts (a local_bind mount of an absolute host folder is shown through the session\'s exposures)',
+      `entries.${entry.type}`, { path: logicalPath });
+    return;
+  }
   if (!SUPPORTED_ENTRIES.has(entry.type)) {
     const why = entry.type === 'git_repo'
       ? 'clone inside the sandbox with the shell instead, where the network policy decides'
@@ -128,6 +131,7 @@ async function eachLimited(items, limit, fn) {
  * them.
  */
 export async function materializeEntry(files, manifest, absolutePath, entry, limits = {}) {
+  if (isMount(entry)) return; // after the entries: materializeManifest
   switch (entry.type) {
     case 'dir': {
       await files.mkdir(absolutePath);
@@ -169,11 +173,23 @@ async function copyHostDir(files, source, target, limits) {
   });
 }
 
-/** Every entry of `manifest`, top-level entries `limit` at a time. */
+/**
+ * The host folders a manifest's local_bind mounts show, and whether they are to be writable: the
+ * session shows each at its own path (an exposure), and a link at the mount's path leads there.
+ */
+export function mountSources(manifest) {
+  return manifest.mountTargets().map(({ mountPath, entry }) => ({
+    mountPath, source: entry.source, writable: entry.readOnly === false,
+  }));
+}
+
+/** Every entry of `manifest`, top-level entries `limit` at a time, then its mounts' links. */
 export async function materializeManifest(files, manifest, limits = {}) {
   const top = Object.entries(manifest.entries).map(([logical, entry]) => ({
     absolutePath: path.posix.join(manifest.root, logical), entry,
   }));
   await eachLimited(top, concurrencyLimit(limits.manifestEntries, 4), ({ absolutePath, entry }) =>
     materializeEntry(files, manifest, absolutePath, entry, limits));
+  for (const { mountPath, entry } of manifest.mountTargetsForMaterialization())
+    await files.symlink(mountPath, entry.source);
 }

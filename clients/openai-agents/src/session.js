@@ -12,6 +12,7 @@ import {
   SandboxProviderError,
   SandboxUnsupportedFeatureError,
   WorkspacePathPolicy,
+  isMount,
   normalizeExposedPort,
   recordExposedPortEndpoint,
   validateSandboxArchiveLimits,
@@ -173,6 +174,7 @@ export class SandbenchSandboxSession {
     validateMountCredentialBoundaries(next);
     checkEntry(logical, entry);
     if (args.runAs) throw runAsUnsupported();
+    if (isMount(entry)) throw mountTooLate(logical);
     await materializeEntry(this.#materializer(), next, absolute, entry, this.#options.concurrencyLimits);
     this.state.manifest = next;
   }
@@ -182,6 +184,8 @@ export class SandbenchSandboxSession {
     this.#usable();
     if (runAs) throw runAsUnsupported();
     checkManifest(manifest);
+    const mount = manifest.mountTargets()[0];
+    if (mount) throw mountTooLate(mount.logicalPath);
     const next = mergeManifestDelta(this.state.manifest, manifest);
     await this.materialize(manifest);
     this.state.environment = { ...this.state.environment, ...(await manifest.resolveEnvironment()) };
@@ -197,7 +201,7 @@ export class SandbenchSandboxSession {
   async persistWorkspace() {
     this.#usable();
     const changes = await this.#changes();
-    const ephemeral = this.state.manifest.ephemeralPersistencePaths();
+    const ephemeral = new Set([...this.state.manifest.ephemeralPersistencePaths(), ...this.#mountLinks()]);
     return createChangesArchive(changes, this.state.manifest.root, {
       read: async (abs) => {
         const data = await this.#readAll(abs, `persist ${abs}`);
@@ -212,7 +216,8 @@ export class SandbenchSandboxSession {
     this.#usable();
     const archive = readArchive(data, options.archiveLimits === undefined ? this.#archiveLimits : options.archiveLimits);
     const project = this.#connection.welcome.session?.workspace ?? this.state.workspace;
-    await hydrateChanges(archive, await this.#changes(), this.state.manifest.root, project, {
+    const changes = (await this.#changes()).filter((c) => !this.#mountLinks().includes(c.path));
+    await hydrateChanges(archive, changes, this.state.manifest.root, project, {
       write: (abs, bytes, mode) => this.#writeFile(abs, bytes, mode),
       mkdir: (abs) => this.#file({ op: 'mkdir', path: abs, parents: true }, `create ${abs}`),
       remove: async (abs) => {
@@ -220,6 +225,11 @@ export class SandbenchSandboxSession {
         if (!reply.ok && reply.error?.code !== 'not_found') throw fileError(reply, `remove ${abs}`);
       },
     });
+  }
+
+  /** The links of the manifest's mounts, relative to the root: neither changes to keep nor to undo. */
+  #mountLinks() {
+    return this.state.manifest.mountTargets().map(({ mountPath }) => path.posix.relative(this.state.manifest.root, mountPath));
   }
 
   async #changes() {
@@ -401,6 +411,7 @@ export class SandbenchSandboxSession {
       writeFile: (abs, bytes, mode) => this.#writeFile(abs, bytes, mode),
       mkdir: (abs, mode) => this.#file({ op: 'mkdir', path: abs, parents: true, ...(mode !== undefined ? { mode } : {}) },
         `create ${abs}`),
+      symlink: (abs, target) => this.#file({ op: 'symlink', path: abs, target, parents: true }, `link ${abs}`),
     };
   }
 
@@ -507,6 +518,12 @@ export class SandbenchSandboxSession {
       if (bytes.length === 0) break;
     }
   }
+}
+
+function mountTooLate(logicalPath) {
+  return new SandboxUnsupportedFeatureError(
+    `manifest entry ${logicalPath}: a mount is shown through an exposure the session starts with; ` +
+    'give it in the manifest create() gets', { provider: 'SandbenchSandboxClient', feature: 'entries.mount', path: logicalPath });
 }
 
 function runAsUnsupported() {
