@@ -135,7 +135,8 @@ class LauncherProcess : public sb::e2b::Launcher {
         json request = {{"template", spec.templateId},
                         {"metadata", spec.metadata},
                         {"allow_out", spec.allowOut},
-                        {"deny_out", spec.denyOut}};
+                        {"deny_out", spec.denyOut},
+                        {"resume_from", spec.resumeFrom}};
         if (spec.internet) request["internet"] = *spec.internet;
         json reply;
         {
@@ -209,7 +210,13 @@ class LauncherProcess : public sb::e2b::Launcher {
             return failure(*e);
         fs::path workspace = root / id;
         const json metadata = request.value("metadata", json::object());
-        if (metadata.contains(kWorkspaceKey)) {
+        const std::string resumeFrom = request.value("resume_from", std::string());
+        if (!resumeFrom.empty()) {
+            // A paused sandbox kept by a server before: its changes go on in this session,
+            // whose project is the ended one's.
+            options->resumeFrom = resumeFrom;
+            workspace.clear();
+        } else if (metadata.contains(kWorkspaceKey)) {
             std::error_code ec;
             const fs::path asked =
                 fs::weakly_canonical(metadata[kWorkspaceKey].get<std::string>(), ec);
@@ -307,6 +314,10 @@ int serveCommand(const ServeArgs& args)
     sb::e2b::ApiOptions options;
     options.apiKey = *key;
     options.home = kSandboxHome;
+    // Beside the workspace root, not in it: metadata may name any folder inside the root.
+    const fs::path rootName = root.filename().empty() ? root.parent_path() : root;
+    options.pausedDir =
+        (rootName.parent_path() / (rootName.filename().string() + ".paused")).string();
     options.log = [](const std::string& line) {
         std::fprintf(stderr, "sandbench: %s\n", line.c_str());
     };

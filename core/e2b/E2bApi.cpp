@@ -141,6 +141,7 @@ Api::Api(Launcher& launcher, ApiOptions options)
         m_options.connect = [](const std::string& session) {
             return SessionLink::open(session, "sandbench-cli serve (E2B API)");
         };
+    loadPaused();
     m_expiry = std::thread([this] { expire(); });
 }
 
@@ -236,7 +237,7 @@ void Api::createSandbox(http::Exchange& ex)
                          "the sandbox started but cannot be reached: " + link.error().describe());
     }
     auto sandbox = std::make_shared<Sandbox>();
-    sandbox->id = launched->sessionId;
+    sandbox->id = sandbox->session = launched->sessionId;
     sandbox->templateId = spec.templateId;
     sandbox->accessToken = randomHex(16);
     sandbox->metadata = spec.metadata;
@@ -344,7 +345,13 @@ Status Api::pause(Sandbox& sandbox, bool paused)
         std::lock_guard lock(m_mutex);
         if (sandbox.paused == paused) return {};
     }
-    if (auto e = sandbox.link->pause(paused)) return e;
+    bool dormant = false;
+    {
+        std::lock_guard lock(m_mutex);
+        dormant = sandbox.dormant;
+    }
+    if (dormant && paused) return {};
+    if (auto e = dormant ? revive(sandbox) : sandbox.link->pause(paused)) return e;
     {
         std::lock_guard lock(m_mutex);
         sandbox.paused = paused;
@@ -367,6 +374,7 @@ std::shared_ptr<Api::Sandbox> Api::find(const std::string& id)
         auto it = m_sandboxes.find(id);
         if (it == m_sandboxes.end()) return nullptr;
         s = it->second;
+        if (s->dormant) return s;
     }
     if (s->link->alive()) return s;
     // Its session ended by other means (stopped in the window, its wall-clock limit).
@@ -374,15 +382,24 @@ std::shared_ptr<Api::Sandbox> Api::find(const std::string& id)
     return nullptr;
 }
 
-void Api::kill(const std::shared_ptr<Sandbox>& sandbox)
+void Api::kill(const std::shared_ptr<Sandbox>& sandbox, bool keep)
 {
+    bool dormant = false, paused = false;
     {
         std::lock_guard lock(m_mutex);
         if (m_sandboxes.erase(sandbox->id) == 0) return; // another request was first
+        dormant = sandbox->dormant;
+        paused = sandbox->paused;
     }
+    if (keep && paused && !m_options.pausedDir.empty()) {
+        keepPaused(*sandbox);
+    } else if (dormant || paused) {
+        forgetPaused(sandbox->id);
+    }
+    if (dormant) return;
     // A frozen sandbox is thawed to stop: its processes must see their stop signal.
     (void)pause(*sandbox, false);
-    m_launcher.stop(sandbox->id);
+    m_launcher.stop(sandbox->session);
     if (m_options.log) m_options.log("sandbox " + sandbox->id + " killed");
 }
 
@@ -395,7 +412,7 @@ void Api::stopAll()
             all.push_back(s);
     }
     for (const auto& s : all)
-        kill(s);
+        kill(s, true);
 }
 
 void Api::expire()

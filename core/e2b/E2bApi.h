@@ -36,6 +36,9 @@ struct SandboxSpec {
     // launcher makes them the session's network rules, an allowed one before a denied one, or
     // refuses them (InvalidInput) when the template's policy cannot apply rules.
     std::vector<std::string> allowOut, denyOut;
+    // An ended session whose changes the new one goes on with: a paused sandbox that outlived a
+    // restart of the server, resumed.
+    std::string resumeFrom;
 };
 
 struct LaunchedSession {
@@ -67,6 +70,10 @@ struct ApiOptions {
     std::size_t maxJsonBody = std::size_t{1} << 20;
     std::size_t maxUpload = std::size_t{1} << 30;
     std::function<void(const std::string&)> log;
+    // Where paused sandboxes are kept when the server stops (a JSON file each), to be listed as
+    // paused and resumed by the next server: their files kept, their processes not. Empty:
+    // they end with the server like the others.
+    std::string pausedDir;
     // Where links to sessions come from (tests replace it).
     std::function<Result<std::unique_ptr<SessionLink>>(const std::string& session)> connect;
 };
@@ -106,9 +113,16 @@ class Api {
 
     std::shared_ptr<Sandbox> find(const std::string& id);
     void expire();
-    void kill(const std::shared_ptr<Sandbox>& sandbox);
-    // Freezes or thaws it, and says so in its record; one at a time per API.
+    // `keep`: a paused one is kept for the next server (stopAll) rather than forgotten.
+    void kill(const std::shared_ptr<Sandbox>& sandbox, bool keep = false);
+    // Freezes or thaws it, and says so in its record; one at a time per API. Resuming a
+    // dormant one (kept from a server before) starts its new session.
     Status pause(Sandbox& sandbox, bool paused);
+    // The paused sandboxes of a server before (ApiOptions::pausedDir), dormant: no session.
+    void loadPaused();
+    void keepPaused(const Sandbox& sandbox);
+    void forgetPaused(const std::string& id);
+    Status revive(Sandbox& sandbox);
     std::mutex m_pausing;
 
     Launcher& m_launcher;

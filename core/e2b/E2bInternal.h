@@ -13,6 +13,10 @@ namespace sb::e2b {
 
 struct Api::Sandbox {
     std::string id; // the session's id: `sandbench-cli changes ID` reviews it
+    // The session it runs in now: its id, or, once resumed after a restart of the server, the
+    // session that went on with its changes (`changes ID` follows the chain there).
+    std::string session;
+    bool dormant = false; // kept from a server before: paused, no session, `link` null
     std::string templateId;
     std::string accessToken;
     nlohmann::json metadata = nlohmann::json::object();

@@ -160,7 +160,7 @@ void Api::listSandboxes(http::Exchange& ex)
     std::vector<std::shared_ptr<Sandbox>> all;
     std::unique_lock lock(m_mutex); // for the sandboxes' state
     for (const auto& [id, s] : m_sandboxes)
-        if (s->link->alive()) all.push_back(s);
+        if (s->dormant || s->link->alive()) all.push_back(s);
     std::erase_if(all, [&](const std::shared_ptr<Sandbox>& s) {
         for (const auto& [k, v] : filter)
             if (!s->metadata.contains(k) || s->metadata[k] != v) return true;

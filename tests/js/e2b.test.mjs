@@ -35,7 +35,18 @@ async function startServer() {
   fs.writeFileSync(path.join(templates, 'filtered.json'), JSON.stringify({
     ...TEST_POLICY, network: { mode: 'filtered', default: 'deny', rules: [] },
   }));
-  const child = spawn(process.env.SANDBENCH_CLI, ['serve', '--policy', world.policy], {
+  const s = await spawnServe();
+  const { stdout } = await world.cli(['serve', '--print-key']);
+  // What a user of the E2B SDK sets (docs/e2b.md).
+  process.env.E2B_API_URL = s.url;
+  process.env.E2B_SANDBOX_URL = s.url;
+  process.env.E2B_API_KEY = stdout.trim();
+  return s;
+}
+
+// `sandbench-cli serve` in the world, with `args` beside the test policy: { process, url, stderr }.
+async function spawnServe(args = []) {
+  const child = spawn(process.env.SANDBENCH_CLI, ['serve', '--policy', world.policy, ...args], {
     env: world.env, cwd: world.root, stdio: ['ignore', 'pipe', 'pipe'],
   });
   const s = { process: child, stderr: '', url: '' };
@@ -51,12 +62,13 @@ async function startServer() {
     });
     child.on('exit', (code) => reject(new Error(`serve exited (${code}) before it listened:\n${s.stderr}`)));
   }), 30_000, 'serve to print its URL');
-  const { stdout } = await world.cli(['serve', '--print-key']);
-  // What a user of the E2B SDK sets (docs/e2b.md).
-  process.env.E2B_API_URL = s.url;
-  process.env.E2B_SANDBOX_URL = s.url;
-  process.env.E2B_API_KEY = stdout.trim();
   return s;
+}
+
+async function stopServe(s) {
+  const ended = new Promise((resolve) => s.process.once('exit', resolve));
+  s.process.kill('SIGTERM');
+  await withTimeout(ended, 20_000, 'serve to end on SIGTERM');
 }
 
 async function create({ template, ...opts } = {}) {
@@ -384,5 +396,33 @@ describe('sandbench-cli serve (the E2B SDK)', () => {
     await waitUntil(async () => (await sbx.getInfo()).state === 'paused', 30_000, 'the sandbox to be paused at its timeout');
     const resumed = await Sandbox.connect(sbx.sandboxId, { timeoutMs: 60_000 });
     assert.equal(await resumed.files.read('kept.txt'), 'x');
+  });
+
+  e2bTest('a paused sandbox outlives a restart of serve: listed paused, resumed with its files', async () => {
+    if (!(await sessionsHaveCgroups())) return; // nothing pauses here (the test above says so)
+    // A server of its own, so that stopping it leaves the other tests' sandboxes alone.
+    const args = ['--workspace-root', path.join(world.root, 'restart-ws')];
+    let s = await spawnServe(args);
+    const at = (url) => ({ apiUrl: url, sandboxUrl: url });
+    try {
+      const sbx = await Sandbox.create({ ...at(s.url), timeoutMs: 120_000, metadata: { kept: 'yes' } });
+      await sbx.files.write('notes/kept.txt', 'across restarts');
+      assert.equal(await sbx.pause(), true);
+      await stopServe(s);
+      s = await spawnServe(args);
+
+      const listed = await Sandbox.list({ ...at(s.url), query: { metadata: { kept: 'yes' } } }).nextItems();
+      assert.deepEqual(listed.map((x) => [x.sandboxId, x.state]), [[sbx.sandboxId, 'paused']]);
+      const resumed = await Sandbox.connect(sbx.sandboxId, { ...at(s.url), timeoutMs: 60_000 });
+      assert.equal(resumed.sandboxId, sbx.sandboxId);
+      assert.equal(await resumed.files.read('notes/kept.txt'), 'across restarts');
+      assert.equal((await resumed.commands.run('cat notes/kept.txt')).stdout, 'across restarts');
+      // The changes stay one reviewable workspace under the sandbox's id.
+      const { stdout } = await world.cli(['changes', sbx.sandboxId]);
+      assert.ok(stdout.includes('A notes/kept.txt'), `changes lacks the kept file:\n${stdout}`);
+      assert.equal(await resumed.kill(), true);
+    } finally {
+      await stopServe(s).catch(() => s.process.kill('SIGKILL'));
+    }
   });
 });

@@ -42,11 +42,13 @@ inline Stream parseStream(std::string_view body)
 class E2bApiTest : public ::testing::Test {
   protected:
     E2bApiTest() { makeApi(std::size_t{1} << 30); }
-    void makeApi(std::size_t maxUpload)
+    void makeApi(std::size_t maxUpload, const std::string& pausedDir = {})
     {
+        api.reset(); // one API at a time, as one server
         sb::e2b::ApiOptions options;
         options.apiKey = "sb_key";
         options.maxUpload = maxUpload;
+        options.pausedDir = pausedDir;
         options.connect =
             [this](const std::string&) -> sb::Result<std::unique_ptr<sb::e2b::SessionLink>> {
             std::lock_guard lock(m_mutex);

@@ -4,6 +4,9 @@
 // SDK against real sessions is tests/js/e2b.test.mjs.
 #include "E2bApiFixture.h"
 
+#include <filesystem>
+#include <stdlib.h>
+
 using nlohmann::json;
 using sbtest::MemoryExchange;
 
@@ -224,4 +227,66 @@ TEST_F(E2bApiTest, OnTimeoutPausePausesInsteadOfKilling)
     EXPECT_TRUE(m_supervisors.front().paused());
     EXPECT_EQ(rest("POST", "/v2/sandboxes/fake-1/connect", "{}").status, 200);
     EXPECT_EQ(json::parse(rest("GET", "/sandboxes/fake-1").response)["state"], "running");
+}
+
+// A paused sandbox outlives its server: kept when the server stops, listed paused by the next
+// one, and resumed in a new session that goes on with the old one's changes.
+TEST_F(E2bApiTest, APausedSandboxIsKeptForTheNextServerAndResumedThere)
+{
+    char dirTemplate[] = "/tmp/sb-e2b-paused-XXXXXX";
+    ASSERT_NE(::mkdtemp(dirTemplate), nullptr);
+    const std::filesystem::path dir = dirTemplate;
+    makeApi(std::size_t{1} << 30, dir.string());
+    create();
+    create();
+    ASSERT_EQ(rest("POST", "/sandboxes/fake-1/pause", "{}").status, 204);
+    api->stopAll(); // the server stops
+    EXPECT_EQ(launcher.stopped, 2) << "both sessions end, the paused one too";
+    EXPECT_TRUE(std::filesystem::exists(dir / "fake-1.json"));
+    EXPECT_FALSE(std::filesystem::exists(dir / "fake-2.json")) << "a running one is not kept";
+
+    makeApi(std::size_t{1} << 30, dir.string()); // the next server
+    auto listed = rest("GET", "/v2/sandboxes");
+    ASSERT_EQ(idsOf(listed), (Ids{"fake-1"}));
+    EXPECT_EQ(json::parse(listed.response)[0]["state"], "paused");
+    MemoryExchange health("GET", "/health", "", {{"E2b-Sandbox-Id", "fake-1"}});
+    api->handle(health);
+    EXPECT_EQ(health.status, 502);
+
+    auto resumed = rest("POST", "/v2/sandboxes/fake-1/connect", R"({"timeout": 60})");
+    ASSERT_EQ(resumed.status, 200) << resumed.response;
+    EXPECT_EQ(json::parse(resumed.response)["sandboxID"], "fake-1") << "the same sandbox id";
+    EXPECT_EQ(launcher.last().resumeFrom, "fake-1") << "its changes go on in the new session";
+    EXPECT_EQ(json::parse(rest("GET", "/sandboxes/fake-1").response)["state"], "running");
+    EXPECT_FALSE(std::filesystem::exists(dir / "fake-1.json"));
+    const json sandbox = json::parse(resumed.response);
+    EXPECT_EQ(envd(sandbox, "/health", "", "GET").status, 204);
+
+    // Killed, it goes for good: its new session ends.
+    const int stopped = launcher.stopped;
+    EXPECT_EQ(rest("DELETE", "/sandboxes/fake-1").status, 204);
+    EXPECT_EQ(launcher.stopped, stopped + 1);
+    api->stopAll();
+    makeApi(std::size_t{1} << 30, dir.string());
+    EXPECT_EQ(idsOf(rest("GET", "/v2/sandboxes")), Ids{});
+    std::filesystem::remove_all(dir);
+}
+
+TEST_F(E2bApiTest, AKeptPausedSandboxKilledBeforeItResumesIsForgotten)
+{
+    char dirTemplate[] = "/tmp/sb-e2b-paused-XXXXXX";
+    ASSERT_NE(::mkdtemp(dirTemplate), nullptr);
+    const std::filesystem::path dir = dirTemplate;
+    makeApi(std::size_t{1} << 30, dir.string());
+    create();
+    ASSERT_EQ(rest("POST", "/sandboxes/fake-1/pause", "{}").status, 204);
+    api->stopAll();
+    makeApi(std::size_t{1} << 30, dir.string());
+    const int started = launcher.started, stopped = launcher.stopped;
+    EXPECT_EQ(rest("DELETE", "/sandboxes/fake-1").status, 204);
+    EXPECT_EQ(launcher.started, started) << "nothing to start";
+    EXPECT_EQ(launcher.stopped, stopped) << "nothing to stop";
+    EXPECT_FALSE(std::filesystem::exists(dir / "fake-1.json"));
+    EXPECT_EQ(rest("GET", "/sandboxes/fake-1").status, 404);
+    std::filesystem::remove_all(dir);
 }
