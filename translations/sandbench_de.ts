@@ -2070,6 +2070,54 @@
         <source>Saved. Session %1 has ended, so nothing was sent: a new session with this policy gets it.</source>
         <translation>Gespeichert. Sitzung %1 ist beendet, daher wurde nichts gesendet: Eine neue Sitzung mit dieser Richtlinie erhält sie.</translation>
     </message>
+    <message>
+        <source>Apply to this session</source>
+        <translation>Für diese Sitzung anwenden</translation>
+    </message>
+    <message>
+        <source>Give the session the rules its policy file says now; they apply at once</source>
+        <translation>Der Sitzung die Regeln geben, die ihre Richtliniendatei jetzt nennt; sie gelten sofort</translation>
+    </message>
+    <message>
+        <source>Policy of session %1</source>
+        <translation>Richtlinie der Sitzung %1</translation>
+    </message>
+    <message>
+        <source>Session %1 ended; it ran under this policy (from its recording, read-only: Save puts it in a new file).</source>
+        <translation>Sitzung %1 ist beendet; sie lief unter dieser Richtlinie (aus ihrer Aufzeichnung, schreibgeschützt: „Speichern“ legt sie in einer neuen Datei ab).</translation>
+    </message>
+    <message>
+        <source>Rules of session %1</source>
+        <translation>Regeln der Sitzung %1</translation>
+    </message>
+    <message>
+        <source>What session %1 runs now, read-only: Save puts it in a new file, and the session switches to it.</source>
+        <translation>Was Sitzung %1 jetzt anwendet, schreibgeschützt: „Speichern“ legt es in einer neuen Datei ab, und die Sitzung wechselt zu ihr.</translation>
+    </message>
+    <message>
+        <source>Shown: the rules this session runs. Its policy %1 cannot be read: %2</source>
+        <translation>Angezeigt: die Regeln, die diese Sitzung anwendet. Ihre Richtlinie %1 ist nicht lesbar: %2</translation>
+    </message>
+    <message>
+        <source>Shown: the rules this session runs. Its policy %1 says otherwise now (saved from another session, or edited).</source>
+        <translation>Angezeigt: die Regeln, die diese Sitzung anwendet. Ihre Richtlinie %1 sagt inzwischen etwas anderes (aus einer anderen Sitzung gespeichert oder bearbeitet).</translation>
+    </message>
+    <message>
+        <source>The recording of session %1 does not hold its policy (an older Sandbench recorded it).</source>
+        <translation>Die Aufzeichnung der Sitzung %1 enthält ihre Richtlinie nicht (ein älteres Sandbench hat sie aufgezeichnet).</translation>
+    </message>
+    <message>
+        <source>The policy of session %1 cannot be shown: %2</source>
+        <translation>Die Richtlinie der Sitzung %1 kann nicht angezeigt werden: %2</translation>
+    </message>
+    <message>
+        <source>Sending its policy file to session %1…</source>
+        <translation>Ihre Richtliniendatei wird an Sitzung %1 gesendet…</translation>
+    </message>
+    <message>
+        <source>Session %1 now runs the rules of its policy file.</source>
+        <translation>Sitzung %1 wendet jetzt die Regeln ihrer Richtliniendatei an.</translation>
+    </message>
 </context>
 <context>
     <name>sbui::PolicyPage</name>

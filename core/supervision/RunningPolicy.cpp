@@ -44,7 +44,9 @@ nlohmann::json updateEvent(const PreparedPolicy& change, const std::string& clie
             {"network_rules", change.merged.network.rules.size()},
             {"learned_rules", change.learned.commands.size() + change.learned.network.size()},
             {"applied", change.applied},
-            {"deferred", change.deferred}};
+            {"deferred", change.deferred},
+            // What the session runs from now on (an ended session's window shows the last).
+            {"policy", policyToJson(change.user)}};
 }
 
 std::string describeUpdate(const proto::PolicyUpdateResult& result)

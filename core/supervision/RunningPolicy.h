@@ -32,7 +32,8 @@ struct PreparedPolicy {
 };
 
 // The activity event of an update taken: {"kind": "policy", "type": "update", "by", "origin",
-// "file", "commands_rules", "network_rules", "learned_rules", "applied", "deferred"}.
+// "file", "commands_rules", "network_rules", "learned_rules", "applied", "deferred", "policy"}
+// ("policy": the user's rules now in force, a whole document).
 nlohmann::json updateEvent(const PreparedPolicy& change, const std::string& client);
 // "applied commands, network; for new sessions only: nothing"
 std::string describeUpdate(const proto::PolicyUpdateResult& result);

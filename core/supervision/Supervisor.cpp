@@ -9,6 +9,7 @@
 #include "base/Terminal.h"
 #include "base/UniqueFd.h"
 #include "policy/Exposure.h"
+#include "policy/PolicyJson.h"
 #include "recording/RecordingStore.h"
 #include "recording/RecordingWriter.h"
 #include "sandbox/Environment.h"
@@ -132,7 +133,12 @@ SessionRecordInfo recordInfoOf(const SessionInfo& session, const RunOptions& opt
                    {"commands_default", toString(options.policy.commands.defaultAction)},
                    {"memory_mb", options.policy.limits.memoryMb},
                    {"pids", options.policy.limits.pids},
-                   {"wall_seconds", options.policy.limits.wallSeconds}};
+                   {"wall_seconds", options.policy.limits.wallSeconds},
+                   // The whole policy and where it came from: the window shows an ended session
+                   // the policy it ran under, and Resume starts from it.
+                   {"document", policyToJson(options.policy)},
+                   {"file", options.policyFile.string()},
+                   {"preset", options.policyPreset}};
     info.startedNs = session.startedNs;
     if (config.terminal.enabled)
         info.rows = config.terminal.rows, info.cols = config.terminal.columns;

@@ -174,7 +174,10 @@ void MainWindow::showSession(const QString& id)
         else if (!error.isEmpty())
             m_terminal->feed(error.toLocal8Bit());
     }
-    m_policy->showSession(m_view.get()); // a live session's policy; none for a recorded one
+    if (live || !history)
+        m_policy->showSession(m_view.get()); // the policy a live session runs
+    else
+        m_policy->showRecorded(id, policyRanUnder(*history));
     m_ports->setConnection(m_view.get());
     m_tabs->setTabEnabled(m_tabs->indexOf(m_ports), m_view && m_view->servesPorts());
     if (!m_tabs->isTabEnabled(m_tabs->indexOf(m_ports)) && m_tabs->currentWidget() == m_ports)

@@ -6,11 +6,13 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QStyle>
+#include <QToolButton>
 
 namespace sbui {
 
 MessageBar::MessageBar(QWidget* parent)
-    : QFrame(parent), m_icon(new QLabel(this)), m_text(new QLabel(this))
+    : QFrame(parent), m_icon(new QLabel(this)), m_text(new QLabel(this)),
+      m_button(new QToolButton(this))
 {
     setFrameShape(QFrame::StyledPanel);
     setAutoFillBackground(true);
@@ -22,13 +24,19 @@ MessageBar::MessageBar(QWidget* parent)
     layout->setContentsMargins(8, 4, 8, 4);
     layout->addWidget(m_icon);
     layout->addWidget(m_text, 1);
+    m_button->setToolButtonStyle(Qt::ToolButtonTextOnly);
+    m_button->hide();
+    layout->addWidget(m_button, 0, Qt::AlignVCenter);
     hide();
 }
 
-void MessageBar::showMessage(Kind kind, const QString& text)
+void MessageBar::showMessage(Kind kind, const QString& text, QAction* action)
 {
     m_kind = kind;
     m_text->setText(text);
+    if (m_button->defaultAction()) m_button->removeAction(m_button->defaultAction());
+    if (action) m_button->setDefaultAction(action);
+    m_button->setVisible(action != nullptr);
     applyStyle();
     show();
 }
@@ -36,6 +44,7 @@ void MessageBar::showMessage(Kind kind, const QString& text)
 void MessageBar::clearMessage()
 {
     m_text->clear();
+    m_button->hide();
     hide();
 }
 

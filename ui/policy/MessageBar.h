@@ -4,7 +4,9 @@
 
 #include <QFrame>
 
+class QAction;
 class QLabel;
+class QToolButton;
 
 namespace sbui {
 
@@ -15,10 +17,13 @@ class MessageBar : public QFrame {
 
     explicit MessageBar(QWidget* parent = nullptr);
 
-    void showMessage(Kind kind, const QString& text);
+    // `action`, when given, is offered as a button beside the text (until the next message).
+    void showMessage(Kind kind, const QString& text, QAction* action = nullptr);
     void clearMessage();
     QString text() const;
     Kind kind() const { return m_kind; }
+    // The offered action's button (hidden when none is offered).
+    QToolButton* button() const { return m_button; }
 
   protected:
     void changeEvent(QEvent* event) override;
@@ -28,6 +33,7 @@ class MessageBar : public QFrame {
 
     QLabel* m_icon;
     QLabel* m_text;
+    QToolButton* m_button;
     Kind m_kind = Kind::Info;
 };
 

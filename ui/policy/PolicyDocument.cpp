@@ -5,6 +5,7 @@
 #include "PolicyTester.h"
 #include "RuleText.h"
 #include "policy/PolicyEdit.h"
+#include "policy/PolicyJson.h"
 
 #include <QDir>
 #include <QFile>
@@ -24,6 +25,22 @@ QString configHome()
 QString fromStd(const std::string& s)
 {
     return QString::fromStdString(s);
+}
+
+// Whether `policy` has the command and network rules (and defaults) of `running`, a session's
+// policy in force: what the Policy tab shows and its tester decides by.
+bool sameRules(const sb::Policy& policy, const nlohmann::json& running)
+{
+    const auto mine = nlohmann::json::parse(sb::policyToJson(policy).dump());
+    const auto theirs = [&](const char* section, const char* key) {
+        return running.contains(section) && running[section].is_object()
+                   ? running[section].value(key, nlohmann::json())
+                   : nlohmann::json();
+    };
+    for (const char* section : {"commands", "network"})
+        for (const char* key : {"default", "rules"})
+            if (mine[section].value(key, nlohmann::json()) != theirs(section, key)) return false;
+    return true;
 }
 
 } // namespace
@@ -53,22 +70,26 @@ PolicyDocument::~PolicyDocument() = default;
 bool PolicyDocument::openFile(const QString& path, QString* error)
 {
     if (!loadFile(path, error)) return false;
-    finishOpen({}, {});
+    finishOpen({}, {}, SessionShown());
     return true;
 }
 
 bool PolicyDocument::openPreset(const QString& name, QString* error)
 {
     if (!loadPreset(name, error)) return false;
-    finishOpen({}, {});
+    finishOpen({}, {}, SessionShown());
     return true;
 }
 
 // Every open ends here: whose policy it is is set before the signal, so what listens (the
 // editor's header) reads the new document's session, not the one shown before.
-void PolicyDocument::finishOpen(const QString& sessionId, const QString& learnedFile)
+void PolicyDocument::finishOpen(const QString& sessionId, const QString& learnedFile,
+                                const SessionShown& shown)
 {
     m_sessionId = sessionId;
+    m_fileDiffers = shown.fileDiffers;
+    m_fileProblem = shown.fileProblem;
+    m_recorded = shown.recorded;
     m_sessionAnswers = {};
     if (!learnedFile.isEmpty() && learnedFile != m_learnedPath) setLearnedPath(learnedFile);
     Q_EMIT opened();
@@ -116,26 +137,50 @@ bool PolicyDocument::loadPreset(const QString& name, QString* error)
 
 bool PolicyDocument::openSession(const QString& sessionId, const QString& policyFile,
                                  const QString& preset, const QString& learnedFile,
-                                 const nlohmann::json& effective, QString* error)
+                                 const nlohmann::json& effective, QString* error, bool preferFile)
 {
+    QString fileError;
+    SessionShown shown;
     bool ok = false;
-    if (!policyFile.isEmpty()) {
-        ok = loadFile(policyFile, error);
-    } else if (!preset.isEmpty()) {
-        ok = loadPreset(preset, error);
-    } else if (effective.is_object()) {
-        ok = load(effective.dump(2) + '\n', tr("the policy of session %1").arg(sessionId), error);
-        if (ok) {
-            m_path.clear();
-            m_preset.clear();
-            m_readOnly = true;
-            setLearnedPath(QString());
-        }
-    } else if (error) {
-        *error = tr("Session %1 did not say which policy it runs.").arg(sessionId);
+    if (!policyFile.isEmpty())
+        ok = loadFile(policyFile, &fileError);
+    else if (!preset.isEmpty())
+        ok = loadPreset(preset, &fileError);
+    const QString source = !policyFile.isEmpty() ? policyFile
+                           : !preset.isEmpty()   ? tr("preset %1").arg(preset)
+                                                 : QString();
+    const bool runsOther = effective.is_object() && !preferFile &&
+                           (!ok ? !source.isEmpty() : !sameRules(m_base, effective));
+    if (runsOther || (!ok && source.isEmpty() && effective.is_object())) {
+        ok = loadJson(effective, sessionId, error);
+        shown = {source, fileError, false};
+    } else if (!ok && error) {
+        *error = !fileError.isEmpty()
+                     ? fileError
+                     : tr("Session %1 did not say which policy it runs.").arg(sessionId);
     }
     if (!ok) return false;
-    finishOpen(sessionId, learnedFile);
+    finishOpen(sessionId, learnedFile, shown);
+    return true;
+}
+
+bool PolicyDocument::openRecorded(const QString& sessionId, const nlohmann::json& document,
+                                  QString* error)
+{
+    if (!loadJson(document, sessionId, error)) return false;
+    finishOpen(sessionId, {}, {{}, {}, true});
+    return true;
+}
+
+bool PolicyDocument::loadJson(const nlohmann::json& policy, const QString& sessionId,
+                              QString* error)
+{
+    if (!load(policy.dump(2) + '\n', tr("the policy of session %1").arg(sessionId), error))
+        return false;
+    m_path.clear();
+    m_preset.clear();
+    m_readOnly = true;
+    setLearnedPath(QString());
     return true;
 }
 
@@ -153,6 +198,9 @@ void PolicyDocument::close()
     m_path.clear();
     m_preset.clear();
     m_sessionId.clear();
+    m_fileDiffers.clear();
+    m_fileProblem.clear();
+    m_recorded = false;
     m_text.clear();
     m_base = sb::Policy();
     m_droppedLearned.clear();

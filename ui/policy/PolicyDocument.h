@@ -37,8 +37,15 @@ class PolicyDocument : public QObject {
     // A running session's policy: its file, else its preset (both then edited as such), else its
     // effective policy as a read-only document. `learnedFile` overrides where its learned rules
     // are (the supervisor knows best).
+    // When the session runs other command or network rules than its file (or preset) says now
+    // (another session saved the file, or it was edited by hand), or the file cannot be read,
+    // what the session runs is shown instead, read-only, and fileDiffers() names the file;
+    // `preferFile` opens the file all the same (to give it to the session).
     bool openSession(const QString& sessionId, const QString& policyFile, const QString& preset,
-                     const QString& learnedFile, const nlohmann::json& effective, QString* error);
+                     const QString& learnedFile, const nlohmann::json& effective, QString* error,
+                     bool preferFile = false);
+    // The policy an ended session ran under (its recording's), read-only.
+    bool openRecorded(const QString& sessionId, const nlohmann::json& document, QString* error);
     void close();
     // Back to the text last loaded or saved.
     void revert();
@@ -50,6 +57,13 @@ class PolicyDocument : public QObject {
     QString filePath() const { return m_path; }
     QString presetName() const { return m_preset; }
     QString sessionId() const { return m_sessionId; }
+    // The shown session's file (or "preset NAME") when it runs other rules than it: see
+    // openSession(). Empty otherwise.
+    QString fileDiffers() const { return m_fileDiffers; }
+    // Why that file was not shown: it cannot be read (empty: it says other rules).
+    QString fileProblem() const { return m_fileProblem; }
+    // The policy shown is an ended session's, from its recording.
+    bool isRecorded() const { return m_recorded; }
     // What the session shown has answered for itself (SessionConnection::sessionAnswers): the
     // tester applies them as the session does. Every open starts without.
     void setSessionAnswers(sb::SessionAnswers answers);
@@ -109,8 +123,15 @@ class PolicyDocument : public QObject {
     // emits opened().
     bool loadFile(const QString& path, QString* error);
     bool loadPreset(const QString& name, QString* error);
-    void finishOpen(const QString& sessionId, const QString& learnedFile);
+    struct SessionShown {
+        QString fileDiffers, fileProblem;
+        bool recorded = false;
+    };
+    void finishOpen(const QString& sessionId, const QString& learnedFile,
+                    const SessionShown& shown);
     bool load(std::string text, const QString& origin, QString* error);
+    // A policy given as JSON (a session's), read-only and in no file.
+    bool loadJson(const nlohmann::json& policy, const QString& sessionId, QString* error);
     void setLearnedPath(const QString& path);
     void reloadLearned();
     bool writeLearned(QString* error);
@@ -129,7 +150,9 @@ class PolicyDocument : public QObject {
     bool m_open = false;
     bool m_readOnly = false;
     bool m_modified = false;
+    bool m_recorded = false;
     QString m_path, m_preset, m_sessionId, m_learnedPath, m_learnedProblem;
+    QString m_fileDiffers, m_fileProblem;
     sb::SessionAnswers m_sessionAnswers;
     std::string m_text;
     sb::Policy m_base; // as loaded; network and command rules live in the models

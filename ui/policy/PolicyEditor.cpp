@@ -90,15 +90,14 @@ PolicyEditor::PolicyEditor(QWidget* parent)
     editorLayout->addWidget(m_pages, 1);
 
     // Nothing open: say what the tab is for and offer the ways in.
-    auto* emptyText = new QLabel(
-        tr("Select a running session to edit its policy, or open a policy file."), m_empty);
-    emptyText->setWordWrap(true);
-    emptyText->setAlignment(Qt::AlignCenter);
+    m_emptyText = new QLabel(m_empty);
+    m_emptyText->setWordWrap(true);
+    m_emptyText->setAlignment(Qt::AlignCenter);
     auto* openButton = new QPushButton(tr("Open policy…"), m_empty);
     connect(openButton, &QPushButton::clicked, this, &PolicyEditor::openFileDialog);
     auto* emptyLayout = new QVBoxLayout(m_empty);
     emptyLayout->addStretch(1);
-    emptyLayout->addWidget(emptyText);
+    emptyLayout->addWidget(m_emptyText);
     emptyLayout->addWidget(openButton, 0, Qt::AlignHCenter);
     emptyLayout->addStretch(2);
 
@@ -118,6 +117,7 @@ PolicyEditor::PolicyEditor(QWidget* parent)
         updateHeader();
         Q_EMIT modifiedChanged(modified);
     });
+    setDefaultEmptyText();
     updateHeader();
 }
 
@@ -139,6 +139,10 @@ void PolicyEditor::buildActions()
     m_revert = new QAction(tr("&Revert"), this);
     m_revert->setToolTip(tr("Throw away the unsaved changes"));
     connect(m_revert, &QAction::triggered, this, &PolicyEditor::revert);
+    m_applyToSession = new QAction(tr("Apply to this session"), this);
+    m_applyToSession->setToolTip(
+        tr("Give the session the rules its policy file says now; they apply at once"));
+    connect(m_applyToSession, &QAction::triggered, this, &PolicyEditor::applyFileToSession);
     addActions({m_save, m_saveAs});
 }
 
@@ -150,6 +154,11 @@ bool PolicyEditor::hasDocument() const
 QString PolicyEditor::messageText() const
 {
     return m_message->text();
+}
+
+QString PolicyEditor::emptyText() const
+{
+    return m_emptyText->text();
 }
 
 QString PolicyEditor::titleText() const
@@ -201,6 +210,16 @@ void PolicyEditor::updateHeader()
                         ? path
                         : tr("%1 — the policy of session %2, which picks up what you save.")
                               .arg(path, session);
+    } else if (open && m_doc->isRecorded()) {
+        name = tr("Policy of session %1").arg(session);
+        where = tr("Session %1 ended; it ran under this policy (from its recording, read-only: "
+                   "Save puts it in a new file).")
+                    .arg(session);
+    } else if (open && !m_doc->fileDiffers().isEmpty()) {
+        name = tr("Rules of session %1").arg(session);
+        where = tr("What session %1 runs now, read-only: Save puts it in a new file, and the "
+                   "session switches to it.")
+                    .arg(session);
     } else if (open) {
         name = tr("Built-in policy");
         where = tr("Session %1 runs a policy that is in no file: Save puts it in a new file, and "
@@ -214,8 +233,14 @@ void PolicyEditor::updateHeader()
     m_subtitle->setVisible(!where.isEmpty());
 }
 
+void PolicyEditor::setDefaultEmptyText()
+{
+    m_emptyText->setText(tr("Select a running session to edit its policy, or open a policy file."));
+}
+
 void PolicyEditor::showSession(SessionConnection* connection)
 {
+    setDefaultEmptyText();
     if (m_session) disconnect(m_session, nullptr, this, nullptr);
     m_session = connection;
     if (!connection) {
@@ -232,6 +257,7 @@ void PolicyEditor::showSession(SessionConnection* connection)
     });
     connect(connection, &SessionConnection::policyUpdateFailed, this, [this](const QString& why) {
         m_sending = false;
+        m_applying = false;
         showError(tr("Saved, but the session did not take the new policy: %1").arg(why));
     });
     // The session ended while the policy was on its way: it was saved, and that is all.
@@ -252,9 +278,55 @@ void PolicyEditor::showSession(SessionConnection* connection)
     if (!m_doc->openSession(connection->sessionId(), QString::fromStdString(s.policyFile),
                             QString::fromStdString(s.policyPreset),
                             QString::fromStdString(s.learnedRulesFile), s.effectivePolicy, &error))
-        showError(tr("The session's policy cannot be shown: %1").arg(error));
+        return showError(tr("The session's policy cannot be shown: %1").arg(error));
+    m_doc->setSessionAnswers(connection->sessionAnswers());
+    const QString file = QDir::toNativeSeparators(m_doc->fileDiffers());
+    if (file.isEmpty()) return;
+    if (!m_doc->fileProblem().isEmpty())
+        m_message->showMessage(MessageBar::Kind::Warning,
+                               tr("Shown: the rules this session runs. Its policy %1 cannot be "
+                                  "read: %2")
+                                   .arg(file, m_doc->fileProblem()));
     else
-        m_doc->setSessionAnswers(connection->sessionAnswers());
+        m_message->showMessage(MessageBar::Kind::Warning,
+                               tr("Shown: the rules this session runs. Its policy %1 says "
+                                  "otherwise now (saved from another session, or edited).")
+                                   .arg(file),
+                               m_applyToSession);
+}
+
+void PolicyEditor::showRecorded(const QString& sessionId, const nlohmann::json& document)
+{
+    showSession(nullptr);
+    if (m_doc->sessionId() == sessionId && m_doc->isRecorded()) return;
+    QString error;
+    if (document.is_object() && m_doc->openRecorded(sessionId, document, &error)) {
+        m_message->clearMessage();
+        return;
+    }
+    // A file the user opened stays; otherwise the page says why there is nothing to show.
+    if (m_doc->isOpen()) return;
+    m_emptyText->setText(
+        error.isEmpty() ? tr("The recording of session %1 does not hold its policy (an older "
+                             "Sandbench recorded it).")
+                              .arg(sessionId)
+                        : tr("The policy of session %1 cannot be shown: %2").arg(sessionId, error));
+}
+
+void PolicyEditor::applyFileToSession()
+{
+    SessionConnection* session = m_session.data();
+    if (!session || m_doc->fileDiffers().isEmpty() || !maybeSave()) return;
+    const sb::proto::SessionSummary& s = session->summary();
+    QString error;
+    if (!m_doc->openSession(session->sessionId(), QString::fromStdString(s.policyFile),
+                            QString::fromStdString(s.policyPreset),
+                            QString::fromStdString(s.learnedRulesFile), s.effectivePolicy, &error,
+                            /*preferFile=*/true))
+        return showError(tr("The session's policy cannot be shown: %1").arg(error));
+    m_doc->setSessionAnswers(session->sessionAnswers());
+    m_applying = true;
+    pushToSession();
 }
 
 bool PolicyEditor::openFile(const QString& path)
@@ -367,14 +439,17 @@ void PolicyEditor::pushToSession()
         return;
     if (session->hasEnded()) return showSavedForEndedSession();
     m_sending = true;
-    m_message->showMessage(MessageBar::Kind::Info,
-                           tr("Saved. Sending the policy to session %1…").arg(m_doc->sessionId()));
+    m_message->showMessage(
+        MessageBar::Kind::Info,
+        m_applying ? tr("Sending its policy file to session %1…").arg(m_doc->sessionId())
+                   : tr("Saved. Sending the policy to session %1…").arg(m_doc->sessionId()));
     session->updatePolicy(m_doc->documentJson(), m_doc->filePath());
 }
 
 void PolicyEditor::showSavedForEndedSession()
 {
     m_sending = false;
+    m_applying = false;
     m_message->showMessage(MessageBar::Kind::Info,
                            tr("Saved. Session %1 has ended, so nothing was sent: a new session "
                               "with this policy gets it.")
@@ -410,7 +485,9 @@ void PolicyEditor::onSessionUpdated(const QStringList& applied, const QStringLis
 {
     m_sending = false;
     QStringList lines;
-    lines << tr("Saved. Session %1 picked up the new policy.").arg(m_doc->sessionId());
+    lines << (std::exchange(m_applying, false)
+                  ? tr("Session %1 now runs the rules of its policy file.").arg(m_doc->sessionId())
+                  : tr("Saved. Session %1 picked up the new policy.").arg(m_doc->sessionId()));
     if (!applied.isEmpty()) lines << tr("Applied now: %1.").arg(describeParts(applied));
     if (!deferred.isEmpty())
         lines << tr("Takes effect for new sessions: %1.").arg(describeParts(deferred));

@@ -9,6 +9,7 @@
 #include <QPointer>
 #include <QStringList>
 #include <QWidget>
+#include <nlohmann/json_fwd.hpp>
 
 class QAction;
 class QLabel;
@@ -51,6 +52,13 @@ class PolicyEditor : public QWidget {
     // asks first); nullptr (another session, or a recorded one) closes a session's policy but
     // keeps a file the user opened.
     void showSession(SessionConnection* connection);
+    // An ended session: the policy it ran under (`document`, from its recording), read-only;
+    // a null document (an older recording) says it was not kept.
+    void showRecorded(const QString& sessionId, const nlohmann::json& document);
+    // Shown when the session runs other rules than its file: gives it the file's.
+    QAction* applyToSessionAction() const { return m_applyToSession; }
+    // The text of the page shown while no policy is open.
+    QString emptyText() const;
 
     // Each asks about unsaved changes first; false when not opened (the reason is shown).
     bool openFile(const QString& path);
@@ -77,7 +85,9 @@ class PolicyEditor : public QWidget {
     void buildActions();
     void commitEdits();
     void updateHeader();
+    void setDefaultEmptyText();
     void pushToSession();
+    void applyFileToSession();
     void showSavedForEndedSession();
     void showError(const QString& text);
     void onSessionUpdated(const QStringList& applied, const QStringList& deferred);
@@ -93,10 +103,12 @@ class PolicyEditor : public QWidget {
     QTabWidget* m_pages;
     NetworkPolicyPage* m_network;
     CommandPolicyPage* m_commands;
-    QAction *m_open, *m_save, *m_saveAs, *m_revert;
+    QLabel* m_emptyText;
+    QAction *m_open, *m_save, *m_saveAs, *m_revert, *m_applyToSession;
     QToolButton* m_presets;
     QPointer<SessionConnection> m_session;
-    bool m_sending = false; // a saved policy is on its way to the session
+    bool m_sending = false;  // a saved policy is on its way to the session
+    bool m_applying = false; // and it is the session's file, given to it as it is
 };
 
 } // namespace sbui

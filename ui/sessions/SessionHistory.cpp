@@ -53,6 +53,18 @@ std::optional<nlohmann::json> activityEvent(const sb::RecordedEvent& event, qint
     return json;
 }
 
+nlohmann::json policyRanUnder(const SessionHistory& history)
+{
+    for (auto it = history.events.rbegin(); it != history.events.rend(); ++it)
+        if (it->value("kind", "") == sb::activity::kPolicy && it->value("type", "") == "update" &&
+            it->contains("policy") && (*it)["policy"].is_object())
+            return (*it)["policy"];
+    if (history.policy.is_object() && history.policy.contains("document") &&
+        history.policy["document"].is_object())
+        return history.policy["document"];
+    return nullptr;
+}
+
 std::optional<SessionHistory> loadSessionHistory(const QString& sessionId, bool withScreen,
                                                  QString* error)
 {

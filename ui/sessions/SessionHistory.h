@@ -19,8 +19,12 @@ struct SessionHistory {
     QByteArray screen;                  // bytes that redraw the last screen
     unsigned rows = 24, cols = 80;
     qint64 startedMs = 0;
-    nlohmann::json policy; // the recorded policy summary (network, limits)
+    nlohmann::json policy; // the recorded policy summary (network, limits; document, file)
 };
+
+// The policy the session ran under at its end: the document of its last policy update, else
+// the one it started with. Null when the recording holds none (an older Sandbench's).
+nlohmann::json policyRanUnder(const SessionHistory& history);
 
 // A recorded event as the live activity event it was (time_unix_ms added from the session's
 // start when it has none), or nothing for what the timeline does not show: terminal bytes,
