@@ -351,7 +351,9 @@ describe('the Sandbench client of the OpenAI Agents SDK', () => {
     fs.mkdirSync(path.join(granted, 'tree'));
     fs.symlinkSync(path.join(outside, 'secret.txt'), path.join(granted, 'tree', 'inner-link.txt'));
     const grants = [{ path: granted, readOnly: true }];
-    const before = new Set(await w.runningSessionIds());
+    // Sessions started since (the one a previous test stopped may be recorded only now).
+    const since = Date.now() * 1e6;
+    const startedSince = async () => (await w.cliJson(['sessions', '--json'])).filter((x) => x.started_ns >= since).map((x) => x.id);
     const cases = [
       [{ type: 'local_file', src: path.join(granted, 'link.txt') }, /local_file entries do not support symbolic links/],
       [{ type: 'local_file', src: path.join(granted, 'linkdir', 'secret.txt') }, /symbolic link ancestors/],
@@ -360,7 +362,7 @@ describe('the Sandbench client of the OpenAI Agents SDK', () => {
     ];
     for (const [entry, why] of cases)
       await assert.rejects(client().create(new Manifest({ extraPathGrants: grants, entries: { copied: entry } })), why);
-    const started = (await w.runningSessionIds()).filter((id) => !before.has(id));
+    const started = await startedSince();
     assert.deepEqual(started, [], 'a refused manifest starts no session');
 
     const session = await client().create(new Manifest({

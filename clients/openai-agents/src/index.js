@@ -26,7 +26,7 @@ import {
 
 import { runCli, cliOf, socketPathOf, stateHome } from './cli.js';
 import { ControlConnection } from './control.js';
-import { checkManifest, concurrencyLimit, hostSource, mountSources } from './manifest.js';
+import { checkHostTree, checkManifest, concurrencyLimit, hostSource, mountSources } from './manifest.js';
 import { CLIENT_NAME, SandbenchSandboxSession } from './session.js';
 
 export { SandbenchSandboxSession };
@@ -75,8 +75,11 @@ function checkOptions(options) {
 
 /** The local_file and local_dir sources of a manifest, checked before anything starts. */
 async function checkSources(manifest) {
-  for (const { entry } of manifest.iterEntries())
-    if (entry.type === 'local_file' || entry.type === 'local_dir') await hostSource(manifest, entry.type, entry.src);
+  for (const { entry } of manifest.iterEntries()) {
+    if (entry.type !== 'local_file' && entry.type !== 'local_dir') continue;
+    const source = await hostSource(manifest, entry.type, entry.src);
+    if (entry.type === 'local_dir') await checkHostTree(source);
+  }
 }
 
 /**

@@ -100,6 +100,15 @@ export async function hostSource(manifest, entryType, src) {
   return real;
 }
 
+/** Refuses a local_dir tree that holds a symbolic link, before anything is written. */
+export async function checkHostTree(dir) {
+  for (const item of await fs.readdir(dir, { withFileTypes: true })) {
+    const at = path.join(dir, item.name);
+    if (item.isSymbolicLink()) throw new UserError(`local_dir entries do not support symbolic links: ${at}`);
+    if (item.isDirectory()) await checkHostTree(at);
+  }
+}
+
 /** A host file's bytes, opened without following a link (one swapped in since the checks). */
 async function readHostFile(file) {
   const handle = await fs.open(file, constants.O_RDONLY | constants.O_NOFOLLOW);
