@@ -381,6 +381,8 @@ void SessionLoop::clientSubscribed()
 
 void SessionLoop::stop(bool kill)
 {
+    // A paused sandbox is thawed first: frozen, its processes would not see the signal.
+    if (m_options.pause) (void)m_options.pause(false);
     ::kill(m_sandbox.initPid, kill ? SIGKILL : SIGTERM);
     if (!kill && m_killAtMs < 0) m_killAtMs = monotonicMs() + m_options.stopGraceMs;
 }

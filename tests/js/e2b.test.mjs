@@ -384,6 +384,18 @@ describe('sandbench-cli serve (the E2B SDK)', () => {
     await sleeper.kill();
   });
 
+  e2bTest('a paused sandbox stopped from outside (sandbench-cli stop, the window) ends', async () => {
+    if (!(await sessionsHaveCgroups())) return; // nothing pauses here (the test above says so)
+    const sbx = await create();
+    await sbx.commands.run('exec sleep 300', { background: true });
+    assert.equal(await sbx.pause(), true);
+    // Frozen, its processes would never see the stop signal: the session thaws it first.
+    await world.cli(['stop', sbx.sandboxId]);
+    await waitUntil(async () => !(await world.runningSessionIds()).includes(sbx.sandboxId), 30_000,
+      'the paused session to end');
+    await assert.rejects(Sandbox.getInfo(sbx.sandboxId), /not found/);
+  });
+
   e2bTest('lifecycle.onTimeout \'pause\': the sandbox is paused at its timeout, not killed', async () => {
     if (!(await sessionsHaveCgroups())) {
       await assert.rejects(create({ timeoutMs: 1000, lifecycle: { onTimeout: 'pause' } })
