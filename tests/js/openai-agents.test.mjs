@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 
-import { Runner, run as runAgent, setTracingDisabled } from '@openai/agents';
+import { RunState, Runner, run as runAgent, setTracingDisabled, tool } from '@openai/agents';
 import {
   EnvValueReference, InMemoryRemoteSnapshotStore, Manifest, SandboxAgent, SandboxConfigurationError,
   SandboxUnsupportedFeatureError, dir, file, filesystem, registerEnvValueReference, shell, urlForExposedPort,
@@ -286,6 +286,45 @@ describe('the Sandbench client of the OpenAI Agents SDK', () => {
     } finally {
       unregister();
       if (state) await keeping.delete(state);
+    }
+  });
+
+  agentsTest('a run stopped for the SDK\'s own approval resumes from its saved string with its sandbox', async () => {
+    const digest = createHash('sha256').update('sk-interrupted-90ab').digest('hex');
+    const deploy = tool({
+      name: 'deploy', description: 'Deploy the build.', strict: true,
+      parameters: { type: 'object', properties: { target: { type: 'string' } }, required: ['target'], additionalProperties: false },
+      needsApproval: true, execute: async ({ target }) => `deployed to ${target}`,
+    });
+    const model = new ScriptedModel([
+      [functionCall('exec_command', { cmd: 'echo built > build.txt' }, { callId: 'r1' })],
+      [functionCall('deploy', { target: 'staging' }, { callId: 'r2' })],
+      [functionCall('exec_command', {
+        cmd: `cat build.txt && test "$(printf %s "$API_KEY" | sha256sum | cut -d' ' -f1)" = ${digest} && echo key-back`,
+      }, { callId: 'r3' })],
+      [assistantMessage('deployed')],
+    ]);
+    const agent = new SandboxAgent({
+      name: 'deployer', instructions: 'Build, then deploy.', model, tools: [deploy], capabilities: [shell()],
+      defaultManifest: new Manifest({ environment: { API_KEY: { value: 'sk-interrupted-90ab', ephemeral: true } } }),
+    });
+    const keeping = client({ keepSession: true });
+    const runner = new Runner({ tracingDisabled: true, sandbox: { client: keeping } });
+    const first = await runner.run(agent, 'ship it');
+    assert.equal(first.interruptions.length, 1, 'the run waits for the SDK\'s approval of deploy');
+    const saved = first.state.toString();
+    assert.ok(!saved.includes('sk-interrupted-90ab'), 'the saved run holds no secret');
+    const sessionId = first.state._sandbox.sessionState.providerState.sessionId;
+
+    const state = await RunState.fromString(agent, saved);
+    state.approve(state.getInterruptions()[0]);
+    const second = await runner.run(agent, state);
+    try {
+      assert.equal(second.finalOutput, 'deployed');
+      const text = toolOutputs(model).get('r3').text;
+      assert.match(text, /built\nkey-back/, 'the same sandbox, and the secret from the agent\'s manifest again');
+    } finally {
+      await keeping.delete({ sessionId });
     }
   });
 

@@ -235,7 +235,13 @@ export class SandbenchSandboxClient {
     return {
       ...record,
       manifest,
-      environment: { ...runtimeOnly, ...(await rehydratePersistedEnvironmentForRuntime(manifest, persisted)) },
+      // Rebuilt from the manifest: on a RunState resume the SDK gives it the agent's own
+      // environment, ephemeral values included, which the saved state never holds.
+      environment: {
+        ...(await manifest.resolveEnvironment()),
+        ...runtimeOnly,
+        ...(await rehydratePersistedEnvironmentForRuntime(manifest, persisted)),
+      },
       workspace: record.workspace ?? undefined,
       snapshotSpec: spec,
       exposedPorts: record.exposedPorts ?? undefined,
