@@ -93,8 +93,9 @@ export async function hydrateChanges(archive, changes, root, project, files) {
     } else if (change.type === 'file') {
       if (!project) throw new UserError(`cannot undo the change to ${change.path}: the session's project folder is unknown`);
       const original = path.join(project, change.path);
-      const info = await fs.lstat(original);
-      if (info.isFile()) await files.write(abs(change.path), await fs.readFile(original), info.mode & 0o7777);
+      const info = await fs.lstat(original).catch(() => undefined);
+      if (info?.isFile()) await files.write(abs(change.path), await fs.readFile(original), info.mode & 0o7777);
+      else await files.remove(abs(change.path)); // gone from the project meanwhile: gone here too
     } else if (change.type === 'directory' && change.kind === 'deleted') {
       await files.mkdir(abs(change.path));
     }
