@@ -1,7 +1,11 @@
 // The OpenAI Agents client (clients/openai-agents) driven by the real @openai/agents SDK: a
 // SandboxAgent with the shell and filesystem capabilities, its model the SDK's own offline
 // ScriptedModel (no network, no API key), its sandbox a real Sandbench session. The tests check
-// what the model reads back and what Sandbench recorded.
+// what the model reads back and what Sandbench recorded; also, in their own words, what the
+// SDK's own tests for its sandbox clients check (docs/openai-agents.md, "Measured against the
+// SDK's own tests"), its integration smoke test's scenario, and issue 35's fixes: no secret in
+// saved state, the SDK's file modes, links refused as host sources, approvals answered by the
+// application.
 //
 // SANDBENCH_CLI is the built sandbench-cli. Without it every test skips, and with
 // SANDBENCH_MUST_WORK=1 a skip is a failure instead. Every wait is bounded.
