@@ -529,6 +529,41 @@ describe('the Sandbench client of the OpenAI Agents SDK', () => {
     }
   });
 
+  agentsTest('a local snapshot keeps the changes in a folder of this machine, and rebuilds from it', async () => {
+    const w = getWorld();
+    const baseDir = fs.mkdtempSync(path.join(w.root, 'snapshots-'));
+    const snapshotting = client({ snapshot: { type: 'local', baseDir } });
+    const session = await snapshotting.create(new Manifest({
+      entries: { 'plan.md': file({ content: 'plan\n' }), 'scratch.txt': file({ content: 's', ephemeral: true }) },
+    }));
+    await session.exec({ cmd: 'mkdir -p out && echo result > out/result.txt' });
+    const first = await snapshotting.serializeSessionState(session.state);
+    assert.equal(path.dirname(first.snapshot.path), baseDir);
+    assert.deepEqual(fs.readdirSync(first.snapshot.path).sort(), ['out', 'plan.md'], 'the changes, without the ephemeral entry');
+    assert.equal(fs.readFileSync(path.join(first.snapshot.path, 'out', 'result.txt'), 'utf8'), 'result\n');
+    await session.exec({ cmd: 'echo v2 > plan.md' });
+    const record = JSON.parse(JSON.stringify(await snapshotting.serializeSessionState(session.state)));
+    assert.notEqual(record.snapshot.path, first.snapshot.path);
+    assert.ok(!fs.existsSync(first.snapshot.path), 'the earlier copy is replaced');
+    await session.close();
+    for (const s of await w.cliJson(['sessions', '--json']))
+      if (s.id === record.sessionId) await w.cli(['rm', '--force', s.id]);
+
+    // A saved state naming a folder outside the configured one is not restored from.
+    const tampered = { ...record, snapshot: { ...record.snapshot, path: w.workspace } };
+    await assert.rejects(snapshotting.resume(await snapshotting.deserializeSessionState(tampered)), /cannot be resumed/);
+    const rebuilt = await snapshotting.resume(await snapshotting.deserializeSessionState(record));
+    try {
+      assert.match((await rebuilt.exec({ cmd: 'cat plan.md out/result.txt' })).output, /v2\nresult/);
+      rebuilt.state.snapshotSpec = { type: 'noop' };
+      const cleared = await snapshotting.serializeSessionState(rebuilt.state);
+      assert.equal(cleared.snapshot, null);
+      assert.deepEqual(cleared.snapshotSpec, { type: 'noop' });
+    } finally {
+      await rebuilt.close();
+    }
+  });
+
   agentsTest('what a Sandbench session cannot honour is refused by name', async () => {
     const c = client();
     const refusals = [

@@ -9,7 +9,8 @@ import { UserError } from '@openai/agents';
 import { SandboxArchiveError, resolveSandboxArchiveLimits } from '@openai/agents/sandbox';
 
 function excluded(relative, ephemeral) {
-  for (const e of ephemeral) if (relative === e || relative.startsWith(`${e}/`)) return true;
+  for (const e of ephemeral)
+    if (e === '' || e === '.' || relative === e || relative.startsWith(`${e}/`)) return true; // '.': the root
   return false;
 }
 

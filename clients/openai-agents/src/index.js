@@ -28,6 +28,7 @@ import { runCli, cliOf, socketPathOf, stateHome } from './cli.js';
 import { ControlConnection } from './control.js';
 import { checkHostTree, checkManifest, concurrencyLimit, hostSource, mountSources } from './manifest.js';
 import { CLIENT_NAME, SandbenchSandboxSession } from './session.js';
+import { dropLocal, loadLocal, saveLocal } from './snapshots.js';
 
 export { SandbenchSandboxSession };
 
@@ -184,17 +185,45 @@ export class SandbenchSandboxClient {
       } catch (e) {
         tried.push(`start --resume: ${e.message}`);
       }
-      const spec = state.snapshotSpec ?? options.snapshot;
-      if (state.snapshot?.type === 'remote' && spec?.store) {
-        const { data } = await spec.store.load({ id: state.snapshot.id });
+      const data = await this.#snapshotData(state, options);
+      if (data) {
         const { sessionId, workspace } = await this.#start(options, state.manifest);
         const session = await connect({ ...rebase(state, sessionId, options), workspace }, options);
-        await session.hydrateWorkspace(data);
+        try {
+          await session.hydrateWorkspace(data);
+        } catch (e) {
+          session.state.keep = false; // a session made only for this restore
+          await session.close();
+          throw e;
+        }
         return session;
       }
       throw new SandboxLifecycleError(
         `Sandbench session ${state.sessionId} cannot be resumed: ${tried.join('; ')}`);
     }
+  }
+
+  /** Where this client keeps what it makes (fresh project folders, local snapshots). */
+  #home() {
+    return path.join(stateHome(cliOf(this.options).env), 'sandbench', 'openai-agents');
+  }
+
+  /**
+   * The changes archive a state's snapshot holds: a remote one from the spec's store, a local
+   * one from its folder, which must lie in the configured snapshot folder (a saved state could
+   * name any folder of this machine).
+   */
+  async #snapshotData(state, options) {
+    const spec = state.snapshotSpec ?? options.snapshot;
+    const snapshot = state.snapshot;
+    if (snapshot?.type === 'remote' && spec?.store) return (await spec.store.load({ id: snapshot.id })).data;
+    if (snapshot?.type !== 'local' || typeof snapshot.path !== 'string') return undefined;
+    const configured = options.snapshot?.type === 'local' ? options.snapshot : {};
+    const base = path.resolve(configured.baseDir ?? process.env.OPENAI_AGENTS_SANDBOX_SNAPSHOT_DIR ?? path.join(this.#home(), 'snapshots'));
+    const rel = path.relative(base, path.resolve(snapshot.path));
+    if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel) || rel.includes(path.sep)) return undefined;
+    if (!(await fs.stat(snapshot.path).catch(() => undefined))?.isDirectory()) return undefined;
+    return loadLocal(snapshot);
   }
 
   /**
@@ -208,8 +237,16 @@ export class SandbenchSandboxClient {
     if (spec?.type === 'remote' && state.session) {
       const saved = await spec.store.save({ id: spec.id, data: await state.session.persistWorkspace() });
       snapshot = { type: 'remote', id: saved.id };
-      state.snapshot = snapshot;
+    } else if (spec?.type === 'local' && state.session) {
+      const archive = JSON.parse(new TextDecoder().decode(await state.session.persistWorkspace()));
+      const saved = await saveLocal(spec, this.#home(), state.sessionId, archive);
+      await dropLocal(snapshot);
+      snapshot = saved;
+    } else if (spec?.type === 'noop') {
+      await dropLocal(snapshot);
+      snapshot = null;
     }
+    state.snapshot = snapshot;
     return {
       manifest: serializeManifest(state.manifest),
       sessionId: state.sessionId,
@@ -217,7 +254,9 @@ export class SandbenchSandboxClient {
       workspace: state.workspace ?? null,
       keep: state.keep,
       environment: sanitizeEnvironmentForPersistence(state),
-      snapshotSpec: spec ? { type: spec.type, ...(spec.id ? { id: spec.id } : {}) } : null,
+      snapshotSpec: spec
+        ? { type: spec.type, ...(spec.id ? { id: spec.id } : {}), ...(spec.baseDir ? { baseDir: spec.baseDir } : {}) }
+        : null,
       snapshot,
       configuredExposedPorts: state.configuredExposedPorts ?? [],
       exposedPorts: state.exposedPorts ?? null,
