@@ -450,6 +450,25 @@ describe('the Sandbench client of the OpenAI Agents SDK', () => {
     }
   });
 
+  agentsTest('the client hands the application the requests of the sessions the Runner makes', async () => {
+    const answered = [];
+    const c = client();
+    c.onApprovalRequest((request, session) => {
+      answered.push(request);
+      session.approve(request.id).catch(() => {});
+    });
+    const model = new ScriptedModel([
+      [functionCall('exec_command', { cmd: 'touch asked-through-the-client && echo made', yield_time_ms: 500 }, { callId: 'q1' })],
+      [assistantMessage('done')],
+    ]);
+    await withTimeout(run(model, { client: c }), 60_000, 'the run, its command approved by the application');
+    assert.equal(answered.length, 1);
+    assert.ok(answered[0].argv.join(' ').includes('asked-through-the-client'), JSON.stringify(answered[0]));
+    const text = toolOutputs(model).get('q1').text;
+    assert.match(text, /Process exited with code 0/);
+    assert.match(text, /made/);
+  });
+
   agentsTest('applyManifest and materializeEntry add to a running session', async () => {
     const w = getWorld();
     const skills = fs.mkdtempSync(path.join(w.root, 'skills-'));

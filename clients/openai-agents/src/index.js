@@ -100,6 +100,8 @@ export class SandbenchSandboxClient {
   // The Runner may create sessions with no options: a fresh project folder and the generic preset.
   supportsDefaultOptions = true;
 
+  #approvalListeners = new Set();
+
   /** @param {SandbenchClientOptions} [options] */
   constructor(options = {}) {
     this.options = options;
@@ -137,7 +139,7 @@ export class SandbenchSandboxClient {
     };
     let session;
     try {
-      session = await connect(state, options);
+      session = await this.#connect(state, options);
       await session.materialize(manifest);
     } catch (e) {
       if (session) await session.close();
@@ -176,19 +178,19 @@ export class SandbenchSandboxClient {
     };
     checkManifest(state.manifest);
     try {
-      return await connect(state, options);
+      return await this.#connect(state, options);
     } catch (unreachable) {
       const tried = [`the session is not running (${unreachable.message})`];
       try {
         const { sessionId } = await this.#start(options, state.manifest, state.sessionId);
-        return await connect(rebase(state, sessionId, options), options);
+        return await this.#connect(rebase(state, sessionId, options), options);
       } catch (e) {
         tried.push(`start --resume: ${e.message}`);
       }
       const data = await this.#snapshotData(state, options);
       if (data) {
         const { sessionId, workspace } = await this.#start(options, state.manifest);
-        const session = await connect({ ...rebase(state, sessionId, options), workspace }, options);
+        const session = await this.#connect({ ...rebase(state, sessionId, options), workspace }, options);
         try {
           await session.hydrateWorkspace(data);
         } catch (e) {
@@ -201,6 +203,24 @@ export class SandbenchSandboxClient {
       throw new SandboxLifecycleError(
         `Sandbench session ${state.sessionId} cannot be resumed: ${tried.join('; ')}`);
     }
+  }
+
+  /**
+   * Calls `listener(request, session)` for each approval request of every session this client
+   * creates or resumes from now on, so an application whose sessions the Runner makes can
+   * answer them (`session.approve(request.id)` or `deny`); returns the unsubscribe.
+   */
+  onApprovalRequest(listener) {
+    this.#approvalListeners.add(listener);
+    return () => this.#approvalListeners.delete(listener);
+  }
+
+  async #connect(state, options) {
+    const session = await connect(state, options);
+    session.onApprovalRequest((request) => {
+      for (const listener of [...this.#approvalListeners]) listener(request, session);
+    });
+    return session;
   }
 
   /** Where this client keeps what it makes (fresh project folders, local snapshots). */
