@@ -1795,6 +1795,10 @@
         <source>Res&amp;ume</source>
         <translation>For&amp;tsetzen</translation>
     </message>
+    <message>
+        <source>Looser than session %1 ran under: %2.</source>
+        <translation>Lockerer als die Richtlinie der Sitzung %1: %2.</translation>
+    </message>
 </context>
 <context>
     <name>sbui::ObservedModel</name>
@@ -3012,6 +3016,89 @@ in %3
     <message>
         <source>Runs later, outside the sandbox: %1</source>
         <translation>Wird später außerhalb der Sandbox ausgeführt: %1</translation>
+    </message>
+</context>
+<context>
+    <name>sbui::ResumeBaseline</name>
+    <message>
+        <source>none</source>
+        <translation>kein</translation>
+    </message>
+    <message>
+        <source>filtered</source>
+        <translation>gefiltert</translation>
+    </message>
+    <message>
+        <source>host</source>
+        <translation>Host</translation>
+    </message>
+    <message>
+        <source>deny</source>
+        <translation>verweigern</translation>
+    </message>
+    <message>
+        <source>ask</source>
+        <translation>fragen</translation>
+    </message>
+    <message>
+        <source>allow</source>
+        <translation>erlauben</translation>
+    </message>
+    <message>
+        <source>network %1 (it ran with %2)</source>
+        <translation>Netzwerk %1 (vorher: %2)</translation>
+    </message>
+    <message>
+        <source>other command rules than it ran with</source>
+        <translation>andere Befehlsregeln als vorher</translation>
+    </message>
+    <message>
+        <source>other network rules than it ran with</source>
+        <translation>andere Netzwerkregeln als vorher</translation>
+    </message>
+    <message>
+        <source>no memory limit (it ran with %1 MB)</source>
+        <translation>keine Speichergrenze (vorher: %1 MB)</translation>
+    </message>
+    <message>
+        <source>memory %1 MB (it ran with %2 MB)</source>
+        <translation>Speicher %1 MB (vorher: %2 MB)</translation>
+    </message>
+    <message>
+        <source>no process limit (it ran with %1 processes)</source>
+        <translation>keine Prozessgrenze (vorher: %1 Prozesse)</translation>
+    </message>
+    <message>
+        <source>%1 processes (it ran with %2 processes)</source>
+        <translation>%1 Prozesse (vorher: %2)</translation>
+    </message>
+    <message>
+        <source>no CPU limit (it ran with %1 %)</source>
+        <translation>keine CPU-Grenze (vorher: %1 %)</translation>
+    </message>
+    <message>
+        <source>CPU %1 % (it ran with %2 %)</source>
+        <translation>CPU %1 % (vorher: %2 %)</translation>
+    </message>
+    <message>
+        <source>no time limit (it ran with %1 s)</source>
+        <translation>kein Zeitlimit (vorher: %1 s)</translation>
+    </message>
+    <message>
+        <source>time limit %1 s (it ran with %2 s)</source>
+        <translation>Zeitlimit %1 s (vorher: %2 s)</translation>
+    </message>
+    <message>
+        <source>unanswered requests allowed (it ran denying them)</source>
+        <translation>unbeantwortete Anfragen erlaubt (vorher verweigert)</translation>
+    </message>
+    <message>
+        <source>other commands: %1 (it ran with %2)</source>
+        <translation>andere Befehle: %1 (vorher: %2)</translation>
+    </message>
+    <message>
+        <source>other hosts: %1 (it ran with %2)</source>
+        <translation>andere Hosts: %1 (vorher: %2)</translation>
     </message>
 </context>
 </TS>

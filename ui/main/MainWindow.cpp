@@ -207,6 +207,9 @@ void MainWindow::resumeSession()
     if (!e || !m_resumeAction->isEnabled()) return;
     NewSessionDialog dialog(this);
     dialog.setResume(e->id, e->workspace);
+    QString error;
+    if (auto history = loadSessionHistory(e->id, false, &error))
+        dialog.setResumeBaseline(resumeBaseline(e->id, *history));
     std::vector<std::string> command;
     for (const QString& word : e->command)
         command.push_back(word.toStdString());

@@ -1,5 +1,6 @@
 #include "NewSessionDialog.h"
 
+#include "base/Session.h"
 #include "image/ImageStore.h"
 #include "policy/CommandRules.h"
 #include "policy/LearnedRules.h"
@@ -12,6 +13,7 @@
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QDir>
+#include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFormLayout>
@@ -230,6 +232,38 @@ void NewSessionDialog::setResume(const QString& id, const QString& workspace)
     revalidate();
 }
 
+void NewSessionDialog::setResumeBaseline(const ResumeBaseline& baseline)
+{
+    QString file = baseline.policyFile;
+    if ((file.isEmpty() || !QFileInfo::exists(file)) && baseline.preset.isEmpty() &&
+        baseline.document.is_object()) {
+        // Its file is gone, or it ran a policy in no file: a copy of what it ran, in its folder.
+        if (auto session = sb::loadSession(baseline.sessionId.toStdString())) {
+            QFile copy(QFile::decodeName((session->directory() / "policy-ran-under.json").c_str()));
+            if (copy.open(QIODevice::WriteOnly | QIODevice::Truncate) &&
+                copy.write(QByteArray::fromStdString(baseline.document.dump(2) + '\n')) > 0)
+                file = copy.fileName();
+        }
+    }
+    if (!file.isEmpty() && QFileInfo::exists(file))
+        setPolicyFile(file);
+    else if (!baseline.preset.isEmpty())
+        setPreset(baseline.preset);
+    m_ran = baseline.ran;
+    if (!m_ran) return revalidate();
+    m_loadingLimits = true;
+    setNetwork(QString::fromUtf8(sb::toString(m_ran->network.mode)));
+    m_system->setCurrentIndex(
+        std::max(0, m_system->findData(QString::fromStdString(m_ran->filesystem.root))));
+    m_memory->setValue(static_cast<int>(m_ran->limits.memoryMb));
+    m_pids->setValue(static_cast<int>(m_ran->limits.pids));
+    m_cpu->setValue(static_cast<int>(m_ran->limits.cpuPercent));
+    m_wall->setValue(static_cast<int>(m_ran->limits.wallSeconds));
+    m_approvalTimeout->setValue(static_cast<int>(m_ran->approvals.timeoutSeconds));
+    m_loadingLimits = false;
+    revalidate();
+}
+
 void NewSessionDialog::setNetwork(const QString& mode)
 {
     m_network->setCurrentIndex(std::max(0, m_network->findData(mode)));
@@ -306,7 +340,8 @@ QString NewSessionDialog::effectivePolicyText() const
 }
 
 NewSessionDialog::Checked NewSessionDialog::check(const LaunchRequest& r,
-                                                  const QString& commandLine)
+                                                  const QString& commandLine,
+                                                  const std::optional<sb::Policy>& ran)
 {
     Checked out;
     auto policy = effectivePolicy(r);
@@ -337,6 +372,11 @@ NewSessionDialog::Checked NewSessionDialog::check(const LaunchRequest& r,
         QStandardPaths::findExecutable(r.command.first()).isEmpty())
         out.warning = tr("%1 is not on this machine's PATH; it must exist inside the sandbox.")
                           .arg(r.command.first());
+    if (ran)
+        if (const QStringList looser = loosenings(*ran, *policy); !looser.isEmpty())
+            out.warning = tr("Looser than session %1 ran under: %2.")
+                              .arg(r.resumeFrom, looser.join(QStringLiteral("; "))) +
+                          (out.warning.isEmpty() ? QString() : QLatin1Char('\n') + out.warning);
     return out;
 }
 
@@ -359,8 +399,8 @@ void NewSessionDialog::runCheck()
     m_checks.clearPending();
     m_checks.run(
         this,
-        [r, commandLine, generation] {
-            Checked c = check(r, commandLine);
+        [r, commandLine, generation, ran = m_ran] {
+            Checked c = check(r, commandLine, ran);
             c.generation = generation;
             return c;
         },

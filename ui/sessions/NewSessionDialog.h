@@ -5,6 +5,7 @@
 // approval timeout start from the user's settings.
 #pragma once
 
+#include "ResumeBaseline.h"
 #include "SessionLauncher.h"
 #include "files/TaskQueue.h"
 
@@ -36,6 +37,10 @@ class NewSessionDialog : public QDialog {
     // Resuming: the new session goes on with the ended session `id`'s changes, over its
     // `workspace` (which is then not editable).
     void setResume(const QString& id, const QString& workspace);
+    // Resuming: starts from the policy and limits the ended session ran under (its file or
+    // preset, else a copy of the recorded document in its folder), and warns of any choice
+    // that loosens them.
+    void setResumeBaseline(const ResumeBaseline& baseline);
     // The session to start; valid when isValid().
     LaunchRequest request() const;
     // Checked, and nothing stops it (false while a check is under way).
@@ -73,7 +78,8 @@ class NewSessionDialog : public QDialog {
         std::uint64_t generation = 0;
         QString problem, warning, preview;
     };
-    static Checked check(const LaunchRequest& r, const QString& commandLine);
+    static Checked check(const LaunchRequest& r, const QString& commandLine,
+                         const std::optional<sb::Policy>& ran);
     void revalidate();
     void runCheck();
     void showChecked(const Checked& checked);
@@ -87,8 +93,9 @@ class NewSessionDialog : public QDialog {
     QComboBox* m_policy;
     QComboBox* m_network;
     QComboBox* m_system;
-    QString m_resume;      // setResume()'s session
-    QToolButton* m_browse; // the workspace's, off when resuming
+    QString m_resume;                // setResume()'s session
+    std::optional<sb::Policy> m_ran; // the policy it ran under, when known
+    QToolButton* m_browse;           // the workspace's, off when resuming
     QSpinBox *m_memory, *m_pids, *m_cpu, *m_wall;
     QSpinBox* m_approvalTimeout;
     QLabel* m_message;

@@ -42,4 +42,14 @@ void screenshot(QWidget& widget, const QString& name)
     QTest::qWait(100);
 }
 
+void screenshotAsIs(QWidget& widget, const QString& name)
+{
+    const QString folder = qEnvironmentVariable("SANDBENCH_SHOTS");
+    if (folder.isEmpty()) return;
+    QDir().mkpath(folder);
+    QTest::qWait(300);
+    const QString file = QStringLiteral("%1/%2-%3.png").arg(folder, name, shotLanguage());
+    if (!widget.grab().save(file)) qWarning("cannot save %s", qPrintable(file));
+}
+
 } // namespace sbgt

@@ -14,5 +14,7 @@ void installShotLanguage();
 // With SANDBENCH_SHOTS set: resizes `widget` to 1440x900 and to 1024x700 and saves it at each as
 // DIR/NAME-LANG-WxH.png, then gives it back its size. Nothing otherwise.
 void screenshot(QWidget& widget, const QString& name);
+// The same at the widget's own size (a dialog): DIR/NAME-LANG.png.
+void screenshotAsIs(QWidget& widget, const QString& name);
 
 } // namespace sbgt
