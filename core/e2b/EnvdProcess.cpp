@@ -14,6 +14,8 @@ using json = nlohmann::json;
 namespace {
 
 constexpr const char* kStreamType = "application/connect+json";
+// The user E2B code names for a sandbox's own (its default), the only one served.
+constexpr std::string_view kSandboxUser = "user";
 
 std::string message(const json& body)
 {
@@ -130,6 +132,19 @@ void streamEvents(http::Exchange& ex, SessionLink& link, const std::shared_ptr<E
         }
         if (!ex.writeChunk(out)) return link.unfollow(events);
     }
+}
+
+// The user a request asks to act as: envd's Basic authorization ("NAME:"), or the files
+// endpoint's username parameter.
+std::optional<std::string> requestedUser(const http::Exchange& ex)
+{
+    if (auto query = http::queryValue(ex.rawQuery(), "username"); query && !query->empty())
+        return query;
+    auto header = ex.header("Authorization");
+    if (!header || !header->starts_with("Basic ")) return std::nullopt;
+    auto decoded = fromBase64(header->substr(6));
+    if (!decoded) return std::string(*header);
+    return decoded->substr(0, decoded->find(':'));
 }
 
 std::chrono::seconds keepaliveOf(const http::Exchange& ex)
@@ -258,6 +273,19 @@ void Api::envd(http::Exchange& ex)
     }
     const std::string_view method = ex.method();
     if (path == "/health") return ex.respond(204, "application/json", "");
+    // One user runs everything in a sandbox: another one asked for is refused, not ignored.
+    if (auto user = requestedUser(ex); user && *user != kSandboxUser) {
+        const RpcError error{"invalid_argument",
+                             "user '" + *user + "' is not supported by Sandbench's E2B API: " +
+                                 "every process and file request of a sandbox runs as its one "
+                                 "unprivileged user ('" +
+                                 std::string(kSandboxUser) + "')"};
+        if (!rpc) return restError(ex, 400, error.message);
+        if (path != "/process.Process/Start" && path != "/process.Process/Connect")
+            return rpcFail(ex, error);
+        if (ex.beginStream(200, kStreamType)) ex.writeChunk(endOfStream(&error));
+        return;
+    }
     if (path == "/files" && method == "GET") return readFile(ex, *sandbox);
     if (path == "/files" && method == "POST") return writeFiles(ex, *sandbox);
     if (rpc && method != "POST") return rpcFail(ex, {"unimplemented", "Connect calls are POSTs"});

@@ -347,6 +347,15 @@ describe('sandbench-cli serve (the E2B SDK)', () => {
     assert.equal(await sbx.isRunning(), true);
   });
 
+  e2bTest('a user other than the sandbox\'s own is refused by name, not ignored', async () => {
+    const sbx = await create();
+    await sbx.files.write('mine.txt', 'x');
+    await assert.rejects(sbx.commands.run('whoami', { user: 'root' }), /user 'root' is not supported/);
+    await assert.rejects(sbx.files.read('mine.txt', { user: 'root' }), /user 'root' is not supported/);
+    assert.equal((await sbx.commands.run('echo as-user', { user: 'user' })).stdout, 'as-user\n');
+    assert.equal(await sbx.files.read('mine.txt', { user: 'user' }), 'x');
+  });
+
   e2bTest('network.denyOut and allowOut become the sandbox\'s network rules', async () => {
     const sbx = await create({ template: 'filtered', network: { allowOut: ['allowed.test'], denyOut: ['0.0.0.0/0'] } });
     assert.deepEqual((await sbx.getInfo()).network?.denyOut, ['0.0.0.0/0']);

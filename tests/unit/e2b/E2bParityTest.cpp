@@ -290,3 +290,36 @@ TEST_F(E2bApiTest, AKeptPausedSandboxKilledBeforeItResumesIsForgotten)
     EXPECT_EQ(rest("GET", "/sandboxes/fake-1").status, 404);
     std::filesystem::remove_all(dir);
 }
+
+TEST_F(E2bApiTest, AnotherUserThanTheSandboxsOwnIsRefusedNotIgnored)
+{
+    const json sandbox = create();
+    auto as = [&](std::string target, std::string body, std::string authorization,
+                  std::string method = "POST") {
+        MemoryExchange ex(std::move(method), std::move(target), std::move(body),
+                          {{"E2b-Sandbox-Id", sandbox["sandboxID"].get<std::string>()},
+                           {"X-Access-Token", sandbox["envdAccessToken"].get<std::string>()},
+                           {"Authorization", std::move(authorization)}});
+        api->handle(ex);
+        return ex;
+    };
+    const std::string root = "Basic cm9vdDo="; // "root:"
+    const json start = {{"process", {{"cmd", "whoami"}}}};
+    const sbtest::Stream refused = sbtest::parseStream(
+        as("/process.Process/Start", sb::e2b::envelope(start.dump()), root).response);
+    EXPECT_TRUE(refused.messages.empty()) << "nothing ran";
+    EXPECT_EQ(refused.end["error"]["code"], "invalid_argument");
+    EXPECT_NE(refused.end["error"]["message"].get<std::string>().find("user 'root' is not"),
+              std::string::npos);
+    auto stat = as("/filesystem.Filesystem/Stat", R"({"path": "hello.txt"})", root);
+    EXPECT_EQ(stat.status, 400) << stat.response;
+    auto read = envd(sandbox, "/files?path=hello.txt&username=root", "", "GET");
+    EXPECT_EQ(read.status, 400) << read.response;
+    EXPECT_NE(messageOf(read).find("user 'root'"), std::string::npos);
+
+    // The sandbox's own user, by name, is who runs everything anyway.
+    EXPECT_EQ(
+        as("/filesystem.Filesystem/Stat", R"({"path": "hello.txt"})", "Basic dXNlcjo=").status,
+        200);
+    EXPECT_EQ(envd(sandbox, "/files?path=hello.txt&username=user", "", "GET").status, 200);
+}
