@@ -583,11 +583,30 @@ describe('the Sandbench client of the OpenAI Agents SDK', () => {
     }
   });
 
+  agentsTest('a manifest root of / is the sandbox\'s whole file system, the project at its own path', async () => {
+    const project = fs.mkdtempSync(path.join(getWorld().root, 'whole-'));
+    fs.writeFileSync(path.join(project, 'README.md'), '# at its own path\n');
+    const session = await client({ workspace: project }).create(new Manifest({
+      root: '/', entries: { 'tmp/notes.txt': file({ content: 'root path\n' }) },
+    }));
+    try {
+      assert.equal(session.resolveSandboxPath('/tmp/notes.txt'), '/tmp/notes.txt');
+      assert.equal(await session.pathExists('/tmp/notes.txt'), true);
+      const seen = await session.exec({ cmd: `cat /tmp/notes.txt ${project}/README.md && pwd`, workdir: '/tmp' });
+      assert.match(seen.output, /root path\n# at its own path\n\/tmp\n/);
+      await session.exec({ cmd: `echo added > ${project}/added.txt` });
+      const archive = JSON.parse(Buffer.from(await session.persistWorkspace()).toString());
+      assert.deepEqual(archive.files.map((f) => f.path), ['added.txt'], 'the project\'s changes; /tmp is the sandbox\'s own');
+      await assert.rejects(session.pathExists('/../outside.txt'), /escape/);
+    } finally {
+      await session.close();
+    }
+  });
+
   agentsTest('what a Sandbench session cannot honour is refused by name', async () => {
     const c = client();
     const refusals = [
       [new Manifest({ users: [{ name: 'builder' }] }), /manifest users/],
-      [new Manifest({ root: '/' }), /manifest root of \//],
       [new Manifest({ entries: { repo: { type: 'git_repo', repo: 'openai/openai-agents-js' } } }), /git_repo entries/],
       [new Manifest({ extraPathGrants: [{ path: '/data', hostPath: '/srv/data' }] }), /hostPath/],
     ];

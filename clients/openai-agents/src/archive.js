@@ -10,7 +10,7 @@ import { SandboxArchiveError, resolveSandboxArchiveLimits } from '@openai/agents
 
 function excluded(relative, ephemeral) {
   for (const e of ephemeral)
-    if (e === '' || e === '.' || relative === e || relative.startsWith(`${e}/`)) return true; // '.': the root
+    if (e === '.' || relative === e || relative.startsWith(`${e}/`)) return true; // '.': the whole project
   return false;
 }
 

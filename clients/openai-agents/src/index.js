@@ -152,7 +152,9 @@ export class SandbenchSandboxClient {
   async #start(options, manifest, resumeFrom) {
     if (options.session && !resumeFrom) return { sessionId: options.session, owned: false };
     let workspace;
-    const args = ['start', '--json', '--workspace-at', manifest.root, ...policyArgs(options, manifest)];
+    // A root of / is the sandbox's whole file system: the project stays at its own path there.
+    const at = manifest.root === '/' ? [] : ['--workspace-at', manifest.root];
+    const args = ['start', '--json', ...at, ...policyArgs(options, manifest)];
     if (resumeFrom) {
       args.push('--resume', resumeFrom);
     } else {
@@ -323,7 +325,7 @@ async function connect(state, options) {
     throw new SandboxProviderError(`cannot reach Sandbench session ${state.sessionId}: ${e.message}`);
   });
   const inside = connection.welcome.session?.workspace_inside ?? connection.welcome.session?.workspace;
-  if (inside !== state.manifest.root) {
+  if (state.manifest.root !== '/' && inside !== state.manifest.root) {
     connection.close();
     throw new SandboxProviderError(
       `session ${state.sessionId} shows its workspace at ${inside}, not at the manifest's root ` +

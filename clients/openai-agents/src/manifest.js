@@ -17,9 +17,6 @@ function unsupported(message, feature, extra = {}) {
 
 /** Rejects, by name, what a Sandbench session cannot materialise, before anything is started. */
 export function checkManifest(manifest) {
-  if (manifest.root === '/')
-    throw unsupported(`${PROVIDER} does not support a manifest root of /: a Sandbench sandbox shows the project ` +
-      'at a folder of its own (the root), over its own system folders', 'manifest.root');
   if (manifest.users.length)
     throw unsupported(`${PROVIDER} does not support manifest users yet: a Sandbench sandbox runs as one user`,
       'manifest.users');

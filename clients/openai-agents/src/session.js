@@ -201,8 +201,11 @@ export class SandbenchSandboxSession {
   async persistWorkspace() {
     this.#usable();
     const changes = await this.#changes();
-    const ephemeral = new Set([...this.state.manifest.ephemeralPersistencePaths(), ...this.#mountLinks()]);
-    return createChangesArchive(changes, this.state.manifest.root, {
+    const ephemeral = new Set([
+      ...[...this.state.manifest.ephemeralPersistencePaths()].map((p) => this.#fromProject(path.posix.join(this.state.manifest.root, p))),
+      ...this.#mountLinks(),
+    ]);
+    return createChangesArchive(changes, this.#projectInside(), {
       read: async (abs) => {
         const data = await this.#readAll(abs, `persist ${abs}`);
         const info = await this.#file({ op: 'stat', path: abs }, `persist ${abs}`);
@@ -217,7 +220,7 @@ export class SandbenchSandboxSession {
     const archive = readArchive(data, options.archiveLimits === undefined ? this.#archiveLimits : options.archiveLimits);
     const project = this.#connection.welcome.session?.workspace ?? this.state.workspace;
     const changes = (await this.#changes()).filter((c) => !this.#mountLinks().includes(c.path));
-    await hydrateChanges(archive, changes, this.state.manifest.root, project, {
+    await hydrateChanges(archive, changes, this.#projectInside(), project, {
       write: (abs, bytes, mode) => this.#writeFile(abs, bytes, mode),
       mkdir: (abs) => this.#file({ op: 'mkdir', path: abs, parents: true }, `create ${abs}`),
       remove: async (abs) => {
@@ -227,9 +230,21 @@ export class SandbenchSandboxSession {
     });
   }
 
-  /** The links of the manifest's mounts, relative to the root: neither changes to keep nor to undo. */
+  /** The links of the manifest's mounts, as changes name them: neither to keep nor to undo. */
   #mountLinks() {
-    return this.state.manifest.mountTargets().map(({ mountPath }) => path.posix.relative(this.state.manifest.root, mountPath));
+    return this.state.manifest.mountTargets().map(({ mountPath }) => this.#fromProject(mountPath));
+  }
+
+  /** Where the sandbox shows the project: the manifest's root, or its own path for a root of /. */
+  #projectInside() {
+    const session = this.#connection.welcome.session ?? {};
+    return session.workspace_inside ?? session.workspace ?? this.state.manifest.root;
+  }
+
+  /** An absolute sandbox path as the session's changes name it (relative to the project). */
+  #fromProject(absolute) {
+    const rel = path.posix.relative(this.#projectInside(), absolute);
+    return rel === '' ? '.' : rel;
   }
 
   async #changes() {
