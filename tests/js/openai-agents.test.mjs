@@ -548,6 +548,33 @@ describe('the Sandbench client of the OpenAI Agents SDK', () => {
     }
   });
 
+  agentsTest('a resumed session shows again the folders it had, and none a saved state adds', async () => {
+    const w = getWorld();
+    const shared = fs.mkdtempSync(path.join(w.root, 'shared-'));
+    const private_ = fs.mkdtempSync(path.join(w.root, 'private-'));
+    fs.writeFileSync(path.join(shared, 'data.txt'), 'shared data\n');
+    fs.writeFileSync(path.join(private_, 'key.txt'), 'not for the sandbox\n');
+    const c = client();
+    const session = await c.create(new Manifest({
+      entries: { data: { type: 'mount', source: shared, mountStrategy: { type: 'local_bind' } } },
+    }));
+    const record = JSON.parse(JSON.stringify(await c.serializeSessionState(session.state)));
+    await session.close(); // ended: a resume goes on in a new session
+
+    // An altered saved state asks for one more grant: it is not exposed.
+    record.manifest.extraPathGrants = [{ path: private_, readOnly: true }];
+    const resumed = await c.resume(await c.deserializeSessionState(record));
+    try {
+      assert.notEqual(resumed.state.sessionId, record.sessionId);
+      assert.match((await resumed.exec({ cmd: 'cat data/data.txt' })).output, /shared data/);
+      await assert.rejects(resumed.readFile({ path: path.join(private_, 'key.txt') }), /filesystem\.expose/);
+      const tried = await resumed.exec({ cmd: `cat ${private_}/key.txt` });
+      assert.ok(!tried.output.includes('not for the sandbox'), tried.output);
+    } finally {
+      await resumed.close();
+    }
+  });
+
   agentsTest('a local snapshot keeps the changes in a folder of this machine, and rebuilds from it', async () => {
     const w = getWorld();
     const baseDir = fs.mkdtempSync(path.join(w.root, 'snapshots-'));

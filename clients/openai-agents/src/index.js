@@ -89,10 +89,16 @@ async function checkSources(manifest) {
  * writable). The policy's checks of exposures apply (sensitive paths, Sandbench's own folders),
  * and a path the policy exposes keeps its mode.
  */
-function policyArgs(options, manifest) {
-  const grants = manifest.extraPathGrants.flatMap((g) => ['--expose', `${g.path}:${g.readOnly ? 'ro' : 'rw'}`]);
-  const mounts = mountSources(manifest).flatMap((m) => ['--expose', `${m.source}:${m.writable ? 'rw' : 'ro'}`]);
-  return [...(options.policy ? ['--policy', options.policy] : ['--preset', options.preset ?? 'generic']), ...grants, ...mounts];
+function exposuresOf(manifest) {
+  return [
+    ...manifest.extraPathGrants.map((g) => `${g.path}:${g.readOnly ? 'ro' : 'rw'}`),
+    ...mountSources(manifest).map((m) => `${m.source}:${m.writable ? 'rw' : 'ro'}`),
+  ];
+}
+
+function policyArgs(options, exposures) {
+  return [...(options.policy ? ['--policy', options.policy] : ['--preset', options.preset ?? 'generic']),
+    ...exposures.flatMap((e) => ['--expose', e])];
 }
 
 export class SandbenchSandboxClient {
@@ -125,7 +131,7 @@ export class SandbenchSandboxClient {
     checkOptions(options);
     await checkSources(manifest);
     const environment = await manifest.resolveEnvironment();
-    const { sessionId, workspace, owned } = await this.#start(options, manifest);
+    const { sessionId, workspace, owned } = await this.#start(options, manifest, exposuresOf(manifest));
     const state = {
       manifest,
       environment,
@@ -149,12 +155,12 @@ export class SandbenchSandboxClient {
     return session;
   }
 
-  async #start(options, manifest, resumeFrom) {
+  async #start(options, manifest, exposures, resumeFrom) {
     if (options.session && !resumeFrom) return { sessionId: options.session, owned: false };
     let workspace;
     // A root of / is the sandbox's whole file system: the project stays at its own path there.
     const at = manifest.root === '/' ? [] : ['--workspace-at', manifest.root];
-    const args = ['start', '--json', ...at, ...policyArgs(options, manifest)];
+    const args = ['start', '--json', ...at, ...policyArgs(options, exposures)];
     if (resumeFrom) {
       args.push('--resume', resumeFrom);
     } else {
@@ -165,7 +171,29 @@ export class SandbenchSandboxClient {
       args.push('--workspace', workspace);
     }
     const started = JSON.parse(await runCli(options, args));
+    await this.#recordExposures(started.id, exposures);
     return { sessionId: started.id, workspace, owned: true };
+  }
+
+  /**
+   * A session's exposures are kept in this client's own folder (no sandbox sees it), so that a
+   * resume exposes again only what the session had: a saved state, which could be altered,
+   * never names a host folder to show a sandbox by itself.
+   */
+  #exposuresFile(sessionId) {
+    return path.join(this.#home(), 'exposures', `${path.basename(sessionId)}.json`);
+  }
+
+  async #recordExposures(sessionId, exposures) {
+    const file = this.#exposuresFile(sessionId);
+    await fs.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+    await fs.writeFile(file, JSON.stringify(exposures), { mode: 0o600 });
+  }
+
+  /** What of the saved manifest's grants and mounts session `sessionId` had exposed. */
+  async #trustedExposures(manifest, sessionId) {
+    const had = await fs.readFile(this.#exposuresFile(sessionId), 'utf8').then(JSON.parse, () => []);
+    return exposuresOf(manifest).filter((e) => had.includes(e));
   }
 
   /**
@@ -184,14 +212,16 @@ export class SandbenchSandboxClient {
     } catch (unreachable) {
       const tried = [`the session is not running (${unreachable.message})`];
       try {
-        const { sessionId } = await this.#start(options, state.manifest, state.sessionId);
+        const exposures = await this.#trustedExposures(state.manifest, state.sessionId);
+        const { sessionId } = await this.#start(options, state.manifest, exposures, state.sessionId);
         return await this.#connect(rebase(state, sessionId, options), options);
       } catch (e) {
         tried.push(`start --resume: ${e.message}`);
       }
       const data = await this.#snapshotData(state, options);
       if (data) {
-        const { sessionId, workspace } = await this.#start(options, state.manifest);
+        const exposures = await this.#trustedExposures(state.manifest, state.sessionId);
+        const { sessionId, workspace } = await this.#start(options, state.manifest, exposures);
         const session = await this.#connect({ ...rebase(state, sessionId, options), workspace }, options);
         try {
           await session.hydrateWorkspace(data);
@@ -219,6 +249,12 @@ export class SandbenchSandboxClient {
 
   async #connect(state, options) {
     const session = await connect(state, options);
+    try {
+      await session.checkMounts();
+    } catch (e) {
+      await session.close();
+      throw e;
+    }
     session.onApprovalRequest((request) => {
       for (const listener of [...this.#approvalListeners]) listener(request, session);
     });

@@ -28,7 +28,7 @@ import {
 import { createChangesArchive, hydrateChanges, readArchive } from './archive.js';
 import { runCli } from './cli.js';
 import { formatExecResponse, truncateOutput } from './format.js';
-import { checkEntry, checkManifest, materializeEntry, materializeManifest } from './manifest.js';
+import { checkEntry, checkManifest, materializeEntry, materializeManifest, mountSources } from './manifest.js';
 
 export const CLIENT_NAME = 'openai-agents';
 // What one file request carries at most (the control protocol's limit).
@@ -476,8 +476,16 @@ export class SandbenchSandboxSession {
   async #resolve(target, forWrite = false) {
     this.#usable();
     const resolved = this.#policy().resolve(target, { forWrite });
-    if (resolved.grant) await this.#grantVisible(resolved.grant.path);
+    if (resolved.grant) await this.#grantVisible(resolved.grant.path, 'path grant');
     return resolved.path;
+  }
+
+  /**
+   * Refuses a session whose mounts lead nowhere: a mount's link resolves in the sandbox, which
+   * must show this machine's folder there (a resumed session shows again only what it had).
+   */
+  async checkMounts() {
+    for (const { source } of mountSources(this.state.manifest)) await this.#grantVisible(source, 'mount of');
   }
 
   /**
@@ -485,7 +493,7 @@ export class SandbenchSandboxSession {
    * has a private /tmp and home): one it does not expose is refused, never given the sandbox's
    * own folder of that name instead.
    */
-  #grantVisible(grantPath) {
+  #grantVisible(grantPath, what) {
     let check = this.#grants.get(grantPath);
     if (!check) {
       check = (async () => {
@@ -495,10 +503,10 @@ export class SandbenchSandboxSession {
         if (!host || !inside.ok || Math.abs(Number(host.mtimeNs) - Number(inside.mtime_ns)) > 1000 ||
             (inside.mode & 0o7777) !== Number(host.mode & 0o7777n))
           throw new SandboxUnsupportedFeatureError(
-            `path grant ${grantPath}: Sandbench session ${this.state.sessionId} does not show this machine's ` +
+            `${what} ${grantPath}: Sandbench session ${this.state.sessionId} does not show this machine's ` +
             `${grantPath} to its sandbox; expose it in the policy's filesystem.expose ` +
-            `({"path": "${grantPath}", "mode": "ro"} or "rw") for the grant to mean that folder`,
-            { provider: 'SandbenchSandboxClient', feature: 'manifest.extraPathGrants', path: grantPath });
+            `({"path": "${grantPath}", "mode": "ro"} or "rw") for the ${what.split(' ')[0]} to mean that folder`,
+            { provider: 'SandbenchSandboxClient', feature: what === 'path grant' ? 'manifest.extraPathGrants' : 'entries.mount', path: grantPath });
       })();
       this.#grants.set(grantPath, check);
       check.catch(() => this.#grants.delete(grantPath));
