@@ -474,8 +474,9 @@ describe('the Sandbench client of the OpenAI Agents SDK', () => {
     const skills = fs.mkdtempSync(path.join(w.root, 'skills-'));
     fs.mkdirSync(path.join(skills, 'greet'));
     fs.writeFileSync(path.join(skills, 'greet', 'SKILL.md'), '# greet\n');
-    const session = await client().create(new Manifest({ extraPathGrants: [{ path: skills, readOnly: true }] }));
+    const session = await client().create(new Manifest({ root: '/repo', extraPathGrants: [{ path: skills, readOnly: true }] }));
     try {
+      // A manifest of its own root (the default /workspace): its entries go under the session's.
       await session.applyManifest(new Manifest({
         entries: { 'later.txt': file({ content: 'added later\n' }) }, environment: { LATER: 'yes' },
       }));

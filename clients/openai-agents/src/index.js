@@ -26,7 +26,7 @@ import {
 
 import { runCli, cliOf, socketPathOf, stateHome } from './cli.js';
 import { ControlConnection } from './control.js';
-import { checkHostTree, checkManifest, concurrencyLimit, hostSource, mountSources } from './manifest.js';
+import { checkManifest, checkSources, concurrencyLimit, mountSources } from './manifest.js';
 import { CLIENT_NAME, SandbenchSandboxSession } from './session.js';
 import { dropLocal, loadLocal, saveLocal } from './snapshots.js';
 
@@ -72,15 +72,6 @@ function checkOptions(options) {
       { provider: 'SandbenchSandboxClient', feature: `snapshot.${spec.type}` });
   if (spec?.type === 'remote' && typeof spec.store?.save !== 'function')
     throw new UserError('a remote snapshot needs a store with save() and load()');
-}
-
-/** The local_file and local_dir sources of a manifest, checked before anything starts. */
-async function checkSources(manifest) {
-  for (const { entry } of manifest.iterEntries()) {
-    if (entry.type !== 'local_file' && entry.type !== 'local_dir') continue;
-    const source = await hostSource(manifest, entry.type, entry.src);
-    if (entry.type === 'local_dir') await checkHostTree(source);
-  }
 }
 
 /**
@@ -176,6 +167,22 @@ export class SandbenchSandboxClient {
   }
 
   /**
+   * `start --resume` of the state's session. One that was just stopped may still be ending (its
+   * supervisor closes connections first): that is waited for, 10 s at most.
+   */
+  async #startResumed(options, state, exposures) {
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      try {
+        return await this.#start(options, state.manifest, exposures, state.sessionId);
+      } catch (e) {
+        if (!/still running/.test(e.message) || Date.now() > deadline) throw e;
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    }
+  }
+
+  /**
    * A session's exposures are kept in this client's own folder (no sandbox sees it), so that a
    * resume exposes again only what the session had: a saved state, which could be altered,
    * never names a host folder to show a sandbox by itself.
@@ -213,7 +220,7 @@ export class SandbenchSandboxClient {
       const tried = [`the session is not running (${unreachable.message})`];
       try {
         const exposures = await this.#trustedExposures(state.manifest, state.sessionId);
-        const { sessionId } = await this.#start(options, state.manifest, exposures, state.sessionId);
+        const { sessionId } = await this.#startResumed(options, state, exposures);
         return await this.#connect(rebase(state, sessionId, options), options);
       } catch (e) {
         tried.push(`start --resume: ${e.message}`);

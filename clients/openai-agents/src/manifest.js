@@ -189,10 +189,22 @@ export function mountSources(manifest) {
   }));
 }
 
-/** Every entry of `manifest`, top-level entries `limit` at a time, then its mounts' links. */
-export async function materializeManifest(files, manifest, limits = {}) {
+/** The local_file and local_dir sources of a manifest, checked before anything is written. */
+export async function checkSources(manifest) {
+  for (const { entry } of manifest.iterEntries()) {
+    if (entry.type !== 'local_file' && entry.type !== 'local_dir') continue;
+    const source = await hostSource(manifest, entry.type, entry.src);
+    if (entry.type === 'local_dir') await checkHostTree(source);
+  }
+}
+
+/**
+ * Every entry of `manifest` under `root` (the session's: a manifest applied later has a root of
+ * its own), top-level entries `limit` at a time, then its mounts' links.
+ */
+export async function materializeManifest(files, manifest, limits = {}, root = manifest.root) {
   const top = Object.entries(manifest.entries).map(([logical, entry]) => ({
-    absolutePath: path.posix.join(manifest.root, logical), entry,
+    absolutePath: path.posix.join(root, logical), entry,
   }));
   await eachLimited(top, concurrencyLimit(limits.manifestEntries, 4), ({ absolutePath, entry }) =>
     materializeEntry(files, manifest, absolutePath, entry, limits));

@@ -7,6 +7,7 @@ import path from 'node:path';
 
 import { applyDiff, UserError } from '@openai/agents';
 import {
+  Manifest,
   SandboxConfigurationError,
   SandboxLifecycleError,
   SandboxProviderError,
@@ -28,7 +29,7 @@ import {
 import { createChangesArchive, hydrateChanges, readArchive } from './archive.js';
 import { runCli } from './cli.js';
 import { formatExecResponse, truncateOutput } from './format.js';
-import { checkEntry, checkManifest, materializeEntry, materializeManifest, mountSources } from './manifest.js';
+import { checkEntry, checkManifest, checkSources, materializeEntry, materializeManifest, mountSources } from './manifest.js';
 
 export const CLIENT_NAME = 'openai-agents';
 // What one file request carries at most (the control protocol's limit).
@@ -159,9 +160,9 @@ export class SandbenchSandboxSession {
 
   // -- the manifest ---------------------------------------------------------------------------
 
-  /** Writes `manifest`'s entries (create() and applyManifest()). */
+  /** Writes `manifest`'s entries under the session's root (create() and applyManifest()). */
   async materialize(manifest, limits = this.#options.concurrencyLimits) {
-    await materializeManifest(this.#materializer(), manifest, limits);
+    await materializeManifest(this.#materializer(), manifest, limits, this.state.manifest.root);
   }
 
   /** One entry more, at `args.path` (lazy skills use it); the manifest records it. */
@@ -175,6 +176,8 @@ export class SandbenchSandboxSession {
     checkEntry(logical, entry);
     if (args.runAs) throw runAsUnsupported();
     if (isMount(entry)) throw mountTooLate(logical);
+    await checkSources(new Manifest({ root: this.state.manifest.root, entries: { [logical]: entry },
+      extraPathGrants: this.state.manifest.extraPathGrants }));
     await materializeEntry(this.#materializer(), next, absolute, entry, this.#options.concurrencyLimits);
     this.state.manifest = next;
   }
@@ -187,7 +190,10 @@ export class SandbenchSandboxSession {
     const mount = manifest.mountTargets()[0];
     if (mount) throw mountTooLate(mount.logicalPath);
     const next = mergeManifestDelta(this.state.manifest, manifest);
-    await this.materialize(manifest);
+    // The new entries, at the session's root, their host sources allowed by every grant now.
+    const added = new Manifest({ root: this.state.manifest.root, entries: manifest.entries, extraPathGrants: next.extraPathGrants });
+    await checkSources(added);
+    await this.materialize(added);
     this.state.environment = { ...this.state.environment, ...(await manifest.resolveEnvironment()) };
     this.state.manifest = next;
   }
