@@ -367,7 +367,16 @@ void Api::processRpc(http::Exchange& ex, Sandbox& sandbox, std::string_view meth
     if (method == "SendSignal") {
         auto signal = signalOf(request->value("signal", json()));
         if (!signal) return rpcFail(ex, rpcError(signal.error()));
+        // As envd's kill(2), SIGKILL has done its work when the call returns: the process is
+        // gone (a later `kill -0 PID` fails), within a bound.
+        auto ended = std::make_shared<EventQueue>();
+        const bool wait = *signal == SIGKILL && !link.follow(*pid, ended);
         done = link.signal(*pid, *signal);
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+        for (bool gone = !wait || done; !gone && std::chrono::steady_clock::now() < deadline;)
+            for (const ProcessEvent& e : ended->take(std::chrono::milliseconds(200)))
+                gone = gone || e.kind == ProcessEvent::Kind::Exit;
+        if (wait) link.unfollow(ended);
     } else if (method == "SendInput") {
         const json input = request->value("input", json::object());
         const json data = input.is_object() && input.contains("stdin") ? input["stdin"]

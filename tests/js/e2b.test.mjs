@@ -306,7 +306,9 @@ describe('sandbench-cli serve (the E2B SDK)', () => {
     const again = await sbx.pty.connect(terminal.pid, { onData: (d) => { second += decode(d); } });
     await sbx.pty.sendInput(terminal.pid, new TextEncoder().encode('echo two-$((40+3))\n'));
     await waitUntil(() => second.includes('two-43'), 30_000, () => `the reconnect's output: ${JSON.stringify(second)}`);
-    await sbx.pty.kill(terminal.pid);
+    assert.equal(await sbx.pty.kill(terminal.pid), true);
+    // Killed means gone when kill returns, as with envd's kill(2).
+    await assert.rejects(sbx.commands.run(`kill -0 ${terminal.pid}`), (e) => e instanceof CommandExitError);
     await again.wait().catch(() => {});
     await terminal.wait().catch(() => {});
   });
