@@ -1496,6 +1496,22 @@
         <source>Keep a copy of this session&apos;s changes, restore one, or fork a new session from it</source>
         <translation>Eine Kopie der Änderungen dieser Sitzung aufbewahren, eine wiederherstellen oder eine neue Sitzung davon abzweigen</translation>
     </message>
+    <message>
+        <source>Session %1 has no recording, but changes waiting: review them in Changes, or go on with them with Session → Resume….</source>
+        <translation>Sitzung %1 hat keine Aufzeichnung, aber wartende Änderungen: Prüfen Sie sie unter „Änderungen“, oder machen Sie mit Sitzung → Fortsetzen… damit weiter.</translation>
+    </message>
+    <message>
+        <source>Session %1 is a fork of %2 and has not run yet: review its changes in Changes, or go on with them with Session → Resume….</source>
+        <translation>Sitzung %1 ist von %2 abgezweigt und ist noch nicht gelaufen: Prüfen Sie ihre Änderungen unter „Änderungen“, oder machen Sie mit Sitzung → Fortsetzen… damit weiter.</translation>
+    </message>
+    <message>
+        <source>Session %1 has no recording; its changes wait</source>
+        <translation>Sitzung %1 hat keine Aufzeichnung; ihre Änderungen warten</translation>
+    </message>
+    <message>
+        <source>Session %1, forked from %2, has not run yet</source>
+        <translation>Sitzung %1, abgezweigt von %2, ist noch nicht gelaufen</translation>
+    </message>
 </context>
 <context>
     <name>sbui::NetworkPolicyPage</name>
@@ -2594,6 +2610,14 @@ in %3
     <message>
         <source>Folder</source>
         <translation>Ordner</translation>
+    </message>
+    <message>
+        <source>stopped, not recorded, with changes: Resume goes on with them</source>
+        <translation>gestoppt, nicht aufgezeichnet, mit Änderungen: Fortsetzen macht damit weiter</translation>
+    </message>
+    <message>
+        <source>fork of %1, not run yet: Resume goes on with its changes</source>
+        <translation>abgezweigt von %1, noch nicht gelaufen: Fortsetzen macht mit ihren Änderungen weiter</translation>
     </message>
 </context>
 <context>

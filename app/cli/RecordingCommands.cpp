@@ -6,6 +6,7 @@
 #include "recording/RecordingExport.h"
 #include "recording/RecordingReplay.h"
 #include "recording/RecordingStore.h"
+#include "workspace/UnrecordedSessions.h"
 #include "workspace/Workspace.h"
 
 #include <algorithm>
@@ -13,6 +14,7 @@
 #include <ctime>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <set>
 
 using nlohmann::json;
 
@@ -99,6 +101,26 @@ json recordJson(const sb::SessionRecord& r)
                 {"stored_bytes", r.storedBytes}};
 }
 
+// A session with changes that no recording lists (UnrecordedSessions.h): "forked" when a fork
+// made it, else "stopped".
+std::string unrecordedState(const sb::SessionInfo& s)
+{
+    return s.forkedFrom.empty() ? "stopped" : "forked";
+}
+
+json unrecordedJson(const sb::SessionInfo& s)
+{
+    return json{{"id", s.id},
+                {"command", s.command},
+                {"workspace", s.project.string()},
+                {"state", unrecordedState(s)},
+                {"started_ns", s.startedNs},
+                {"ended_ns", s.endedNs != 0 ? json(s.endedNs) : json(nullptr)},
+                {"exit_status", s.exitStatus >= 0 ? json(s.exitStatus) : json(nullptr)},
+                {"forked_from", s.forkedFrom.empty() ? json(nullptr) : json(s.forkedFrom)},
+                {"recorded", false}};
+}
+
 int sessionsCommand(const RecordingArgs& args)
 {
     sb::SessionFilter filter;
@@ -107,20 +129,37 @@ int sessionsCommand(const RecordingArgs& args)
         if (!since) return fail(since.error(), kUsageError);
         filter.sinceNs = *since;
     }
-    if (!args.state.empty()) {
+    // forked and stopped: sessions with changes and no recording.
+    const bool unrecordedOnly = args.state == "forked" || args.state == "stopped";
+    if (!args.state.empty() && !unrecordedOnly) {
         filter.state = sb::recordStateFromName(args.state);
         if (!filter.state)
-            return fail("--state '" + args.state + "': use running, ended or interrupted",
+            return fail("--state '" + args.state +
+                            "': use running, ended, interrupted, forked or stopped",
                         kUsageError);
     }
     auto store = openStore(args);
     if (!store) return fail(store.error());
     auto list = store->sessions(filter);
     if (!list) return fail(list.error());
+    auto all = store->sessions();
+    if (!all) return fail(all.error());
+    std::set<std::string> recorded;
+    for (const auto& r : *all)
+        recorded.insert(r.id);
+    std::vector<sb::SessionInfo> unrecorded;
+    if (args.state.empty() || unrecordedOnly)
+        for (sb::SessionInfo& s : sb::unrecordedSessionsWithChanges(recorded))
+            if (s.startedNs >= filter.sinceNs.value_or(0) &&
+                (!unrecordedOnly || unrecordedState(s) == args.state))
+                unrecorded.push_back(std::move(s));
+    if (unrecordedOnly) list->clear();
     if (args.json) {
         json out = json::array();
         for (const auto& r : *list)
             out.push_back(recordJson(r));
+        for (const auto& s : unrecorded)
+            out.push_back(unrecordedJson(s));
         std::printf("%s\n", out.dump(2, ' ', false, json::error_handler_t::replace).c_str());
         return 0;
     }
@@ -131,6 +170,15 @@ int sessionsCommand(const RecordingArgs& args)
                     std::string(sb::recordStateName(r.state)).c_str(),
                     sb::formatDuration(r.durationNs()).c_str(), exit.c_str(),
                     humanBytes(r.outputBytes).c_str(), commandSummary(r.command).c_str());
+    }
+    // Not recorded, but resumable: said so, with where the changes came from.
+    for (const auto& s : unrecorded) {
+        const std::string exit = s.exitStatus >= 0 ? std::to_string(s.exitStatus) : "-";
+        const std::string note =
+            s.forkedFrom.empty() ? "no recording; changes waiting" : "fork of " + s.forkedFrom;
+        std::printf("%-24s %s %-11s %9s exit %-4s %9s  %s (%s)\n", s.id.c_str(),
+                    localTime(s.startedNs / 1000000).c_str(), unrecordedState(s).c_str(), "-",
+                    exit.c_str(), "-", commandSummary(s.command).c_str(), note.c_str());
     }
     return 0;
 }
@@ -398,7 +446,10 @@ void addRecordingCommands(CLI::App& app)
     sessions->add_flag("--json", args->json, "Output as JSON");
     sessions->add_option("--since", args->since,
                          "Only sessions started since: a duration ago (2h, 7d) or a date");
-    sessions->add_option("--state", args->state, "running, ended or interrupted");
+    sessions->add_option("--state", args->state,
+                         "running, ended or interrupted; or forked or stopped: sessions with "
+                         "changes and no recording (forks, and those whose recording is gone), "
+                         "listed after the recorded ones");
 
     CLI::App* show = addCommand(app, "show",
                                 "Summarise a session: command, duration, exit, commands run, "

@@ -207,9 +207,12 @@ void MainWindow::resumeSession()
     if (!e || !m_resumeAction->isEnabled()) return;
     NewSessionDialog dialog(this);
     dialog.setResume(e->id, e->workspace);
+    // A fork did not run: it starts from what the session it was forked from ran under.
+    const QString from = e->recorded ? e->id : e->forkedFrom.section(QLatin1Char('@'), 0, 0);
     QString error;
-    if (auto history = loadSessionHistory(e->id, false, &error))
-        dialog.setResumeBaseline(resumeBaseline(e->id, *history));
+    if (!from.isEmpty())
+        if (auto history = loadSessionHistory(from, false, &error))
+            dialog.setResumeBaseline(resumeBaseline(from, *history));
     std::vector<std::string> command;
     for (const QString& word : e->command)
         command.push_back(word.toStdString());
@@ -310,6 +313,11 @@ void MainWindow::updateStatus()
                    : tr("Recordings unreadable: %1").arg(m_hub->recordingsProblem());
     } else if (m_hub->isLive(m_current) && !m_exitStatus) {
         text = tr("Session %1 running in the sandbox").arg(m_current);
+    } else if (!e->recorded) {
+        text =
+            e->forkedFrom.isEmpty()
+                ? tr("Session %1 has no recording; its changes wait").arg(m_current)
+                : tr("Session %1, forked from %2, has not run yet").arg(m_current, e->forkedFrom);
     } else if (e->state == SessionEntry::State::Interrupted) {
         text = tr("Session %1 was interrupted (recorded)").arg(m_current);
     } else {

@@ -144,9 +144,12 @@ void MainWindow::showSession(const QString& id)
 
     const bool live = m_hub->isLive(id);
     m_files->showSession(id);
+    const SessionEntry* entry = m_hub->model()->entry(id);
+    const bool recorded = !entry || entry->recorded; // a fork has nothing to replay
     // Before the Replay tab goes: a disabled current tab hands over to its neighbour (Policy).
-    if (live && m_tabs->currentWidget() == m_replay) m_tabs->setCurrentWidget(m_terminal);
-    m_tabs->setTabEnabled(m_tabs->indexOf(m_replay), !live);
+    if ((live || !recorded) && m_tabs->currentWidget() == m_replay)
+        m_tabs->setCurrentWidget(m_terminal);
+    m_tabs->setTabEnabled(m_tabs->indexOf(m_replay), !live && recorded);
     QString error;
     auto history = loadSessionHistory(id, !live, &error);
     m_policyText.clear();
@@ -171,6 +174,16 @@ void MainWindow::showSession(const QString& id)
         m_terminal->setReadOnly(true);
         if (history)
             m_terminal->feed(history->screen);
+        else if (!recorded)
+            m_terminal->feed(
+                (entry->forkedFrom.isEmpty()
+                     ? tr("Session %1 has no recording, but changes waiting: review them in "
+                          "Changes, or go on with them with Session → Resume….")
+                           .arg(id)
+                     : tr("Session %1 is a fork of %2 and has not run yet: review its changes in "
+                          "Changes, or go on with them with Session → Resume….")
+                           .arg(id, entry->forkedFrom))
+                    .toLocal8Bit());
         else if (!error.isEmpty())
             m_terminal->feed(error.toLocal8Bit());
     }

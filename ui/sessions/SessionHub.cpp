@@ -3,9 +3,12 @@
 #include "base/Session.h"
 #include "control/Protocol.h"
 #include "recording/RecordingStore.h"
+#include "workspace/UnrecordedSessions.h"
 
 #include <QDir>
+#include <QFile>
 #include <QFileInfo>
+#include <set>
 
 namespace sbui {
 namespace {
@@ -74,6 +77,22 @@ std::vector<SessionEntry> SessionHub::recordedEntries()
         e.exitStatus = s.exitStatus.value_or(-1);
         e.state = s.state == sb::RecordState::Interrupted ? SessionEntry::State::Interrupted
                                                           : SessionEntry::State::Ended;
+        out.push_back(std::move(e));
+    }
+    // Forks and sessions whose recording is gone: their changes wait to be resumed.
+    std::set<std::string> recorded;
+    for (const auto& s : *sessions)
+        recorded.insert(s.id);
+    for (const sb::SessionInfo& s : sb::unrecordedSessionsWithChanges(recorded)) {
+        SessionEntry e;
+        e.id = QString::fromStdString(s.id);
+        e.command = toStringList(s.command);
+        e.workspace = QFile::decodeName(s.project.c_str());
+        e.startedMs = nsToMs(s.startedNs);
+        e.endedMs = s.endedNs != 0 ? nsToMs(s.endedNs) : e.startedMs;
+        e.exitStatus = s.exitStatus;
+        e.recorded = false;
+        e.forkedFrom = QString::fromStdString(s.forkedFrom);
         out.push_back(std::move(e));
     }
     return out;

@@ -83,6 +83,11 @@ QString SessionListModel::stateText(const SessionEntry& e) const
     case SessionEntry::State::Ended:
         break;
     }
+    if (!e.recorded)
+        return e.forkedFrom.isEmpty()
+                   ? tr("stopped, not recorded, with changes: Resume goes on with them")
+                   : tr("fork of %1, not run yet: Resume goes on with its changes")
+                         .arg(e.forkedFrom);
     return e.exitStatus >= 0 ? tr("ended, exit %1").arg(e.exitStatus) : tr("ended");
 }
 

@@ -21,6 +21,10 @@ struct SessionEntry {
     qint64 endedMs = 0;   // 0 while live
     int exitStatus = -1;
     int pending = 0; // approvals waiting (live sessions)
+    // A session with changes and no recording (a fork, or one whose recording is gone): listed
+    // so that it can be reviewed and resumed.
+    bool recorded = true;
+    QString forkedFrom; // "SESSION" or "SESSION@SNAPSHOT" for a fork
 
     bool operator==(const SessionEntry&) const = default;
 };
