@@ -236,6 +236,19 @@ void Api::createSandbox(http::Exchange& ex)
         return restError(ex, 500,
                          "the sandbox started but cannot be reached: " + link.error().describe());
     }
+    // onTimeout 'pause' is honoured or refused now, not found impossible at the timeout: the
+    // new sandbox is frozen and thawed once (milliseconds) to see that it can be.
+    if (request->pauseOnTimeout) {
+        Status probe = (*link)->pause(true);
+        if (!probe) probe = (*link)->pause(false);
+        if (probe) {
+            link->reset();
+            m_launcher.stop(launched->sessionId);
+            return restError(ex, probe->code == ErrorCode::Unsupported ? 400 : 500,
+                             "lifecycle.onTimeout 'pause' cannot be honoured here: " +
+                                 probe->describe());
+        }
+    }
     auto sandbox = std::make_shared<Sandbox>();
     sandbox->id = sandbox->session = launched->sessionId;
     sandbox->templateId = spec.templateId;

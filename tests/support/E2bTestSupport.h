@@ -129,7 +129,8 @@ class FakeLauncher : public sb::e2b::Launcher {
 // folders succeed).
 class FakeSupervisor {
   public:
-    FakeSupervisor()
+    // `canPause`: false answers pause requests as a sandbox without a cgroup of its own does.
+    explicit FakeSupervisor(bool canPause = true) : m_canPause(canPause)
     {
         int fds[2];
         if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) std::abort();
@@ -181,6 +182,12 @@ class FakeSupervisor {
             const bool fail = m.body.dump().find("fail") != std::string::npos;
             send(sb::proto::jsonMessage(
                 MsgType::ExecExit, {{"id", id}, {"exit_code", fail ? 7 : 0}, {"signal", nullptr}}));
+        } else if (m.type == MsgType::PauseRequest && !m_canPause) {
+            nlohmann::json error = sb::proto::errorBody(
+                sb::unsupported("the sandbox has no cgroup of its own to freeze it with"), false,
+                "pause_request");
+            error["id"] = id;
+            send(sb::proto::jsonMessage(MsgType::Error, error));
         } else if (m.type == MsgType::PauseRequest) {
             m_paused = m.body.value("paused", false);
             send(sb::proto::jsonMessage(MsgType::PauseReply,
@@ -260,6 +267,7 @@ class FakeSupervisor {
     mutable std::mutex m_mutex;
     std::vector<nlohmann::json> m_writes;
     std::atomic<bool> m_paused{false};
+    bool m_canPause = true;
 };
 
 } // namespace sbtest

@@ -52,7 +52,7 @@ class E2bApiTest : public ::testing::Test {
         options.connect =
             [this](const std::string&) -> sb::Result<std::unique_ptr<sb::e2b::SessionLink>> {
             std::lock_guard lock(m_mutex);
-            return m_supervisors.emplace_back().link();
+            return m_supervisors.emplace_back(canPause.load()).link();
         };
         api = std::make_unique<sb::e2b::Api>(launcher, options);
     }
@@ -84,6 +84,7 @@ class E2bApiTest : public ::testing::Test {
     }
 
     sbtest::FakeLauncher launcher;
+    std::atomic<bool> canPause{true}; // whether the next sandboxes' sessions can be frozen
     std::mutex m_mutex;
     std::list<sbtest::FakeSupervisor> m_supervisors; // outlive the api's links
     std::unique_ptr<sb::e2b::Api> api;

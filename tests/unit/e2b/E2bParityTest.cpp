@@ -323,3 +323,23 @@ TEST_F(E2bApiTest, AnotherUserThanTheSandboxsOwnIsRefusedNotIgnored)
         200);
     EXPECT_EQ(envd(sandbox, "/files?path=hello.txt&username=user", "", "GET").status, 200);
 }
+
+TEST_F(E2bApiTest, OnTimeoutPauseIsRefusedAtCreateWhereNothingCanFreezeTheSandbox)
+{
+    canPause = false;
+    auto made = rest("POST", "/v2/sandboxes", R"({"timeout": 60, "autoPause": true})");
+    EXPECT_EQ(made.status, 400) << made.response;
+    EXPECT_NE(messageOf(made).find("lifecycle.onTimeout 'pause' cannot be honoured here: "
+                                   "the sandbox has no cgroup of its own"),
+              std::string::npos)
+        << made.response;
+    EXPECT_EQ(launcher.stopped, 1) << "its session was stopped";
+    EXPECT_EQ(idsOf(rest("GET", "/v2/sandboxes")), Ids{});
+
+    // Without onTimeout 'pause' it starts, and pause() itself says why it cannot.
+    create();
+    auto pause = rest("POST", "/sandboxes/fake-2/pause", "{}");
+    EXPECT_EQ(pause.status, 501) << pause.response;
+    EXPECT_NE(messageOf(pause).find("no cgroup of its own"), std::string::npos);
+    EXPECT_EQ(json::parse(rest("GET", "/sandboxes/fake-2").response)["state"], "running");
+}
