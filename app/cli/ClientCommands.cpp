@@ -551,16 +551,19 @@ void addClientCommands(CLI::App& app)
 
     CLI::App* policy = app.add_subcommand(
         "policy", "Give a running session a new policy: its command and network rules and "
-                  "approvals apply at once, the rest to new sessions only (or `policy test`)");
+                  "approvals apply at once, the rest to new sessions only (or `policy test`, "
+                  "`policy suggest`)");
     // Both required unless `policy test` is given, whose callback runs first and exits.
     sessionArg(policy, false);
     policy->add_option("file", args->policyFile, "The policy file (JSON with comments)")
         ->check(CLI::ExistingFile);
     addPolicyTestCommand(*policy);
+    addPolicySuggestCommand(*policy);
     policy->callback([args] {
         if (args->session.empty() || args->policyFile.empty())
-            exitWith(
-                fail("policy needs a SESSION and a FILE (or: policy test --help)", kUsageError));
+            exitWith(fail("policy needs a SESSION and a FILE (or: policy test --help, policy "
+                          "suggest --help)",
+                          kUsageError));
         exitWith(policyCommand(*args));
     });
 

@@ -21,7 +21,8 @@ void addProgramCommands(CLI::App& app);
 void addImageCommands(CLI::App& app);
 void addSnapshotCommands(CLI::App& app);
 void addPortCommands(CLI::App& app);
-void addPolicyTestCommand(CLI::App& policy); // `policy test`, by addClientCommands
+void addPolicyTestCommand(CLI::App& policy);    // `policy test`, by addClientCommands
+void addPolicySuggestCommand(CLI::App& policy); // `policy suggest`, likewise
 
 // Exit codes of sandbench-cli's own failures (the command's own status passes through).
 constexpr int kUsageError = 2;

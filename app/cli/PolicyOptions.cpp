@@ -49,6 +49,10 @@ void PolicyChoice::addTo(CLI::App& command)
                     "(as the policy's filesystem.expose, whose checks apply; a path the policy "
                     "exposes already keeps the policy's mode)")
         ->type_name("PATH[:ro|:rw]");
+    command.add_flag("--observe", observe,
+                     "Observe: what the policy would ask is allowed and recorded as \"would have "
+                     "asked\" (for `policy suggest`); its deny rules still deny and the sandbox "
+                     "is the same");
 }
 
 std::string PolicyChoice::presetName() const
@@ -67,6 +71,7 @@ void PolicyChoice::describeSource(sb::RunOptions& options) const
     options.policyFile = policyFile;
     options.policyPreset = policyFile.empty() ? presetName() : std::string();
     options.learnedRulesFile = learnedRulesFile();
+    options.observe = observe;
 }
 
 sb::Result<sb::Policy> PolicyChoice::resolve() const

@@ -29,6 +29,8 @@ struct PolicyChoice {
     // --expose PATH[:ro|:rw], added to filesystem.expose (read-only unless :rw); a path the
     // policy exposes already keeps the policy's entry.
     std::vector<std::string> expose;
+    // --observe: what the policy would ask is allowed and recorded as such (learning a policy).
+    bool observe = false;
 
     void addTo(CLI::App& command);
     // The chosen document (the generic preset when none is named) with the overrides applied;

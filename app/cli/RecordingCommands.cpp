@@ -209,6 +209,8 @@ int showCommand(const RecordingArgs& args)
         out["changed_files"] = s->changedFiles;
         out["limits_hit"] = s->limitsHit;
         out["refused"] = s->refusals;
+        out["observed"] = s->observed;
+        out["would_ask"] = s->wouldAsk;
         out["dropped_bytes"] = s->droppedBytes;
         std::printf("%s\n", out.dump(2, ' ', false, json::error_handler_t::replace).c_str());
         return 0;
@@ -223,6 +225,10 @@ int showCommand(const RecordingArgs& args)
                 static_cast<unsigned long long>(r.events), humanBytes(r.storedBytes).c_str());
     std::printf("decisions %u allowed, %u denied (%u asked, %u of them unanswered in time)\n",
                 s->allowed, s->denied, s->prompts, s->timeouts);
+    if (s->observed)
+        std::printf("observed  %u decision(s) would have asked (observe mode: allowed, nobody "
+                    "asked)\n",
+                    s->wouldAsk);
     printList("commands run", s->commands);
     if (!s->deniedCommands.empty()) printList("commands denied", s->deniedCommands);
     if (!s->refusals.empty()) printList("refused by the sandbox", s->refusals);

@@ -45,9 +45,10 @@ struct ProxyEvent {
     Kind kind = Kind::Decided;
     ConnectionRequest request; // host/port empty for a Malformed request without a target
     RuleAction action = RuleAction::Deny; // Decided: Allow or Deny, never Ask
-    std::string rule;   // Decided: what decided ("rule 2 (allow *.github.com)", "default (ask)")
-    bool asked = false; // Decided: the answer came from Hooks::ask
-    std::string detail; // Failed, Malformed: what went wrong; Decided (http): "GET /path"
+    std::string rule;      // Decided: what decided ("rule 2 (allow *.github.com)", "default (ask)")
+    bool asked = false;    // Decided: the answer came from Hooks::ask
+    bool wouldAsk = false; // Decided: allowed by Options::observe where the policy says ask
+    std::string detail;    // Failed, Malformed: what went wrong; Decided (http): "GET /path"
     std::uint64_t bytesUp = 0;   // Closed: agent → destination
     std::uint64_t bytesDown = 0; // Closed: destination → agent
     // Lookup: the name (request.host, as asked), its type ("A", "AAAA", …), the answer's code
@@ -112,6 +113,8 @@ class Proxy {
         // events), names resolved on the host; a redirected connection to an address it
         // answered is decided by the name it was looked up by.
         int resolverFd = -1;
+        // Observe mode: what the policy would ask is allowed, its Decided event `wouldAsk`.
+        bool observe = false;
         // Replaces getaddrinfo (tests map names to loopback servers); called on a resolver
         // thread. Empty: getaddrinfo on the supervisor's side.
         std::function<Result<std::vector<IpAddress>>(const std::string& host)> resolve;

@@ -131,6 +131,11 @@ void Proxy::Impl::onResolved(Conn& c, Result<std::vector<IpAddress>> addresses)
         proceed(c, RuleAction::Allow, first->rule + ", approved earlier on this connection", false);
         return;
     }
+    if (m_options.observe) { // nobody is asked: allowed, and recorded as what would have been
+        c.wouldAsk = true;
+        proceed(c, RuleAction::Allow, first->rule, false);
+        return;
+    }
     if (!m_hooks.ask) {
         proceed(c, RuleAction::Deny, first->rule + "; no one to ask", false);
         return;
@@ -160,6 +165,7 @@ void Proxy::Impl::proceed(Conn& c, RuleAction action, std::string rule, bool ask
     e.action = action;
     e.rule = rule;
     e.asked = asked;
+    e.wouldAsk = std::exchange(c.wouldAsk, false);
     e.detail = c.req.protocol == "http" ? c.httpDetail : std::string();
     emit(std::move(e));
     if (action != RuleAction::Allow) {

@@ -228,6 +228,7 @@ struct Conn {
     // Approved while the program's connect() waited (Proxy::screen): the rule of that answer.
     std::optional<std::string> approvedAtConnect;
     std::uint64_t commandId = 0;       // from Proxy::screen, 0: unknown
+    bool wouldAsk = false;             // the next decision is observe mode's allow of an ask
     std::vector<IpAddress> candidates; // checked addresses still to try
     std::size_t nextCandidate = 0;
     std::string upstreamKey; // "host port" the open upstream serves (HTTP reuse)

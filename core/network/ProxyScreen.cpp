@@ -82,7 +82,10 @@ void Proxy::Impl::onScreen(OutboundAttempt attempt, std::function<void(int)> ans
         ++m_screenedCount;
         answer(0);
     };
-    if (decision.action == RuleAction::Allow) {
+    // Observing: an ask goes on like an allow; its connection is decided (and recorded as
+    // what would have been asked) when it arrives.
+    if (decision.action == RuleAction::Allow ||
+        (decision.action == RuleAction::Ask && m_options.observe)) {
         letGo(std::nullopt); // decided and recorded when its connection arrives
         return;
     }

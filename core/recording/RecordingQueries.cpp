@@ -1,6 +1,5 @@
 // Reading recorded sessions: the list, one session, its summary and its event stream.
 #include "base/ActivityKinds.h"
-#include "policy/ProcessChain.h"
 #include "recording/RecordingCodec.h"
 #include "recording/RecordingStore.h"
 
@@ -221,6 +220,7 @@ Result<RecordedSessionSummary> RecordingStore::summary(const std::string& id)
             } else {
                 tally(d == "allow", exec, line);
             }
+            if (j.value("would_ask", false)) ++out.wouldAsk;
             break;
         }
         case EventKind::ApprovalPrompt: {
@@ -268,10 +268,20 @@ Result<RecordedSessionSummary> RecordingStore::summary(const std::string& id)
         case EventKind::Dropped:
             out.droppedBytes += j.value("bytes", std::uint64_t{0});
             break;
+        case EventKind::Lifecycle:
+            if (stringField(j, "type") == "observe") out.observed = true;
+            break;
         case EventKind::Refusal: {
+            // "mount by mount -t tmpfs none /tmp (pid 7)": the process that made the call.
             std::string line = stringField(j, "syscall");
-            const ProcessChain chain = processChainFromJson(j.value("process", nlohmann::json()));
-            if (!chain.empty()) line += " by " + describeProcess(chain.front());
+            if (auto p = j.find("process");
+                p != j.end() && p->is_array() && !p->empty() && p->front().is_object()) {
+                const json& process = p->front();
+                line += " by " + commandLine(process.contains("argv") ? process["argv"]
+                                                                      : process["program"]);
+                if (auto pid = process.find("pid"); pid != process.end() && pid->is_number())
+                    line += " (pid " + pid->dump() + ")";
+            }
             out.refusals.push_back(std::move(line));
             ++out.denied;
             break;

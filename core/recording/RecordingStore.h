@@ -73,6 +73,10 @@ struct RecordedSessionSummary {
     // Calls the sandbox refused: "mount by mount -t tmpfs none /tmp (pid 7)", one per call
     // and process (repeats within seconds are one record).
     std::vector<std::string> refusals;
+    // Observe mode (`run --observe`): the session asked nobody; `wouldAsk` decisions were
+    // allowed where its policy says ask.
+    bool observed = false;
+    unsigned wouldAsk = 0;
     std::uint64_t droppedBytes = 0;
 };
 

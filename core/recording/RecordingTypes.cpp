@@ -38,6 +38,7 @@ nlohmann::json toJson(const CommandRecord& c)
     putBytes(j, "program", c.program);
     putArgv(j, c.argv);
     putBytes(j, "cwd", c.cwd);
+    if (c.wouldAsk) j["would_ask"] = true;
     return j;
 }
 

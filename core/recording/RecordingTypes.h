@@ -75,6 +75,7 @@ struct CommandRecord {
     std::string decision; // "allow", "deny" or "ask"
     std::string rule;
     std::int64_t timeUnixMs = 0;
+    bool wouldAsk = false; // allowed by observe mode where the rules say ask ("would_ask")
 };
 // The whole record ("kind": "command"), as clients see it and exec_decision stores it.
 nlohmann::json toJson(const CommandRecord& command);

@@ -19,9 +19,10 @@ constexpr std::int64_t kRefusalQuietMs = 5000;
 } // namespace
 
 ExecApproval::ExecApproval(int listenerFd, CommandMatcher rules, ApprovalBroker& broker,
-                           RecordingWriter* recorder, Clock& clock, Hooks hooks)
+                           RecordingWriter* recorder, Clock& clock, Hooks hooks, bool observe)
     : m_broker(broker), m_recorder(recorder), m_clock(clock), m_hooks(std::move(hooks)),
-      m_rules(std::move(rules)), m_stopFd(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK))
+      m_rules(std::move(rules)), m_observe(observe),
+      m_stopFd(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK))
 {
     m_interceptors.push_back(std::make_shared<ExecInterceptor>(listenerFd));
     m_thread = startSignalFreeThread([this] { run(); });
@@ -204,6 +205,9 @@ void ExecApproval::onNotification(const std::shared_ptr<ExecInterceptor>& listen
         action = d.action;
         rule = std::move(d.rule);
     }
+    // Observing: nobody is asked; what would have been is allowed and said so.
+    const bool wouldAsk = m_observe && action == RuleAction::Ask;
+    if (wouldAsk) action = RuleAction::Allow;
     // Everything the record needs is read while the exec is stopped, before the answer. After
     // it, a short command may be gone before its folder is read; the exec soon holds its
     // process's exec_update_lock, which a read of /proc/PID/cwd waits for (Linux 6.18.40,
@@ -252,6 +256,7 @@ void ExecApproval::onNotification(const std::shared_ptr<ExecInterceptor>& listen
     m_commandOf[exec.pid] = commandId;
     record.decision = toString(action);
     record.rule = rule;
+    record.wouldAsk = wouldAsk;
     record.timeUnixMs = m_clock.unixMs();
     this->record(std::move(record));
     if (action == RuleAction::Ask) {

@@ -50,8 +50,9 @@ class ExecApproval {
     };
 
     // Starts the thread, with every signal blocked. `recorder` may be null.
+    // `observe`: what the rules would ask is allowed, recorded with CommandRecord::wouldAsk.
     ExecApproval(int listenerFd, CommandMatcher rules, ApprovalBroker& broker,
-                 RecordingWriter* recorder, Clock& clock, Hooks hooks);
+                 RecordingWriter* recorder, Clock& clock, Hooks hooks, bool observe = false);
     ~ExecApproval(); // stop(), then closes the listener (execs still waiting fail with ENOSYS)
     ExecApproval(const ExecApproval&) = delete;
     ExecApproval& operator=(const ExecApproval&) = delete;
@@ -100,6 +101,7 @@ class ExecApproval {
     std::mutex m_rulesMutex;
     CommandMatcher m_rules;
     std::atomic<bool> m_watched{false};
+    const bool m_observe;
     std::atomic<std::uint64_t> m_commands{0}; // commands decided so far (their ids: 1…)
     std::atomic<bool> m_stopping{false};
     UniqueFd m_stopFd; // written by stop()

@@ -103,7 +103,7 @@ SessionLoop::SessionLoop(RunningPolicy policy, const SandboxProcess& sandbox, Lo
         try {
             m_exec = std::make_unique<ExecApproval>(
                 sandbox.execListener, CommandMatcher(m_policy.merged().commands), m_broker,
-                m_options.recorder, clock, std::move(hooks));
+                m_options.recorder, clock, std::move(hooks), m_options.observe);
         } catch (const std::system_error& e) {
             if (!m_setUpError) m_setUpError = threadNotStarted("the exec approval thread", e);
         }
@@ -133,6 +133,11 @@ SessionLoop::SessionLoop(RunningPolicy policy, const SandboxProcess& sandbox, Lo
         m_programs =
             std::make_unique<ExecService>(sandbox, m_options.environment, std::move(hooks), clock);
     }
+    if (m_options.observe)
+        publishActivity({{"kind", activity::kLifecycle},
+                         {"type", "observe"},
+                         {"detail", "observe mode: what the policy would ask is allowed and "
+                                    "recorded as would_ask; its deny rules still deny"}});
     const NetworkMode network = m_policy.merged().network.mode;
     if (sandbox.socketChannel >= 0 || network == NetworkMode::Host) {
         PortService::Hooks hooks;

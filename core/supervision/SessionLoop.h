@@ -50,6 +50,9 @@ struct LoopOptions {
     std::vector<std::string> environment;
     // A session without a command of its own: its terminal stream shows what programs ran.
     bool transcript = false;
+    // Observe mode (RunOptions::observe): asks are answered "allow" at once and recorded with
+    // "would_ask".
+    bool observe = false;
     // How long after the start the session goes live at the latest (whenLive): a session that
     // programs drive is live at once, since its only use is their connecting.
     long long liveAfterMs = 50;

@@ -51,6 +51,7 @@ Status SessionLoop::startProxy(int listenFd, int transparentFd, int resolverFd, 
     Proxy::Options options;
     options.transparentListenFd = transparentFd;
     options.resolverFd = resolverFd;
+    options.observe = m_options.observe;
     auto proxy = Proxy::start(listenFd, m_policy.merged().network, std::move(hooks), options);
     if (!proxy) return proxy.error();
     m_proxy = std::move(proxy.value());
@@ -97,6 +98,7 @@ void SessionLoop::onProxyEvent(const ProxyEvent& e)
         event["decision"] = std::string(toString(e.action));
         event["rule"] = e.rule;
         event["asked"] = e.asked;
+        if (e.wouldAsk) event["would_ask"] = true;
     }
     if (!e.detail.empty()) event["detail"] = e.detail;
     if (!e.request.process.empty()) event["process"] = toJson(e.request.process);

@@ -365,6 +365,7 @@ LoopOptions loopOptionsOf(const RunOptions& options, const SandboxConfig& config
         loop.idleMs = static_cast<long long>(options.policy.limits.idleSeconds) * 1000;
     }
     loop.lifeline = options.lifeline; // the loop closes it
+    loop.observe = options.observe;
     loop.notice = options.notice;
     loop.recorder = &recorder;
     if (config.limits.wallSeconds > 0)

@@ -39,6 +39,9 @@ struct RunOptions {
     // The learned rules merged into `policy`, and where "always" answers are saved (see
     // LearnedRules.h); empty: none, and answers last the session.
     std::filesystem::path learnedRulesFile;
+    // Observe mode: what the policy would ask is allowed and recorded as "would have asked";
+    // deny rules still deny, and the sandbox is the same (docs/policy.md, "Observe").
+    bool observe = false;
     // The recordings database; empty: the default ($XDG_DATA_HOME/sandbench/recordings.db).
     std::filesystem::path recordingsDb;
     int stdinFd = 0, stdoutFd = 1, stderrFd = 2;

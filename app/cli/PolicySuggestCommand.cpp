@@ -1,0 +1,85 @@
+// policy suggest: a policy from recorded sessions (learning/PolicySuggest.h).
+#include "Commands.h"
+#include "learning/PolicySuggest.h"
+#include "policy/LearnedRules.h"
+#include "policy/PolicyEdit.h"
+#include "recording/RecordingStore.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+namespace sbcli {
+namespace {
+
+struct PolicySuggestArgs {
+    std::vector<std::string> sessions;
+    std::string policyFile;
+    std::string preset;
+    std::string output;
+    bool json = false;
+    bool includeRisky = false;
+};
+
+int policySuggestCommand(const PolicySuggestArgs& args)
+{
+    auto base = !args.policyFile.empty()
+                    ? sb::loadPolicyWithLearned(args.policyFile)
+                    : sb::loadPresetWithLearned(args.preset.empty() ? "generic" : args.preset);
+    if (!base) return fail(base.error(), kUsageError);
+    auto store = sb::RecordingStore::open();
+    if (!store) return fail(store.error());
+    auto seen = sb::readObservations(*store, args.sessions);
+    if (!seen) return fail(seen.error());
+    auto suggestion = sb::suggestPolicy(*base, *seen);
+    if (!suggestion) return fail(suggestion.error());
+    const std::string text = sb::renderSuggestion(*suggestion, args.includeRisky);
+    // What is written must read back as a policy: a failure here is Sandbench's own.
+    if (auto checked = sb::parsePolicy(text, "the suggested policy"); !checked)
+        return fail(checked.error().within("policy suggest wrote a policy it cannot read"));
+    if (!args.output.empty())
+        if (auto e = sb::savePolicyFile(args.output, text)) return fail(*e);
+    if (args.json) {
+        nlohmann::json out = sb::suggestionJson(*suggestion);
+        if (!args.output.empty()) out["file"] = args.output;
+        std::printf("%s\n",
+                    out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+    } else if (args.output.empty()) {
+        std::fputs(text.c_str(), stdout);
+    } else {
+        std::size_t proposed = 0, risky = 0;
+        for (const sb::ProposedRule& r : suggestion->rules)
+            ++(r.risk.empty() ? proposed : risky);
+        std::fprintf(
+            stderr, "sandbench: wrote %s: %zu rule(s) proposed%s\n", args.output.c_str(), proposed,
+            risky == 0 ? ""
+                       : (", " + std::to_string(risky) + " risky one(s) left as comments").c_str());
+    }
+    return 0;
+}
+
+} // namespace
+
+void addPolicySuggestCommand(CLI::App& policy)
+{
+    auto args = std::make_shared<PolicySuggestArgs>();
+    CLI::App* suggest = policy.add_subcommand(
+        "suggest", "Propose a policy from recorded sessions: the base policy plus rules for what "
+                   "they did that it would ask about, each with its evidence");
+    suggest->add_option("sessions", args->sessions, "Recorded sessions to learn from")->required();
+    auto* file =
+        suggest
+            ->add_option("--policy", args->policyFile, "The base policy file (JSON with comments)")
+            ->check(CLI::ExistingFile);
+    suggest->add_option("--preset", args->preset, "The base: a shipped preset; default: generic")
+        ->excludes(file);
+    suggest->add_option("-o,--output", args->output,
+                        "Write the proposed policy to this file (atomically) instead of stdout");
+    suggest->add_flag("--include-risky", args->includeRisky,
+                      "Also propose the rules marked risky (an interpreter running anything…)");
+    suggest->add_flag("--json", args->json, "The proposed rules and their evidence as JSON");
+    suggest->callback([args] { exitWith(policySuggestCommand(*args)); });
+}
+
+} // namespace sbcli

@@ -1,0 +1,92 @@
+// A policy learned from a day of work (issue 39): a session run in observe mode asks nobody,
+// allows what its policy would ask and records it as such (deny rules still deny); `policy
+// suggest` turns its recording into a policy; the same work under that policy asks nothing.
+// Inside test-network (tests/probe), so its connections reach a server of the test's own.
+#include "IntegrationSupport.h"
+
+#include <nlohmann/json.hpp>
+#include <random>
+
+namespace fs = std::filesystem;
+using sbit::contains;
+using sbit::dump;
+
+namespace {
+
+TEST(LearnedPolicy, ObserveThenSuggestThenTheSameWorkAsksNothing)
+{
+    sbit::Sandbench sb;
+    const int port = 20000 + static_cast<int>(std::random_device{}() % 30000);
+    const std::string p = std::to_string(port);
+    // Everything asks; one thing is denied. Unanswered asks are denied at once.
+    const fs::path base = sb.writePolicy(R"({"version": 1,
+        "network": {"mode": "filtered", "default": "ask"},
+        "commands": {"default": "allow", "rules": [
+            {"action": "deny", "match": "rm -rf /*"},
+            {"action": "ask", "match": "git *"},
+            {"action": "ask", "match": "ls *"},
+            {"action": "ask", "match": "python3 *"}]},
+        "approvals": {"timeout_seconds": 1, "on_timeout": "deny"}})");
+    const std::string work = R"(
+git init -q . && git status --short >/dev/null && echo git-ok
+ls -la >/dev/null && echo ls-ok
+python3 -c '
+import socket
+s = socket.create_connection(("api.test.example", )" +
+                             p + R"(), timeout=10)
+s.sendall(b"GET / HTTP/1.0\r\n\r\n")
+print("fetched:", s.makefile("rb").read().split(b"\r\n\r\n", 1)[-1].decode().strip())
+'
+rm -rf /usr 2>/dev/null || echo rm-refused
+)";
+    auto day = [&](const std::string& id, const fs::path& policy, bool observe) {
+        std::vector<std::string> argv = {sbtest::testNetworkPath(),
+                                         p,
+                                         sbtest::cliPath(),
+                                         "run",
+                                         "--workspace",
+                                         sb.workspace().string(),
+                                         "--session-id",
+                                         id,
+                                         "--policy",
+                                         policy.string()};
+        if (observe) argv.push_back("--observe");
+        for (const char* word : {"--", "bash", "-c"})
+            argv.push_back(word);
+        argv.push_back(work);
+        return sbtest::run(argv, {}, sb.env(), 90);
+    };
+    auto summary = [&](const std::string& id) {
+        return nlohmann::json::parse(sb.cli({"show", id, "--json"}).out, nullptr, false);
+    };
+
+    auto observed = day("observed", base, true);
+    ASSERT_EQ(observed.status, 0) << dump(observed);
+    for (const char* line : {"git-ok", "ls-ok", "fetched: hello from", "rm-refused"})
+        EXPECT_TRUE(contains(observed.out, line)) << line << "\n" << dump(observed);
+    const auto first = summary("observed");
+    EXPECT_TRUE(first.value("observed", false)) << first.dump();
+    EXPECT_EQ(first.value("would_ask", 0), 5) << "git twice, ls, python3, the connection\n"
+                                              << first.dump();
+    EXPECT_EQ(first["decisions"].value("prompts", -1), 0) << first.dump();
+
+    const fs::path suggested = sb.home() / "suggested.json";
+    auto suggest = sb.cli(
+        {"policy", "suggest", "observed", "--policy", base.string(), "-o", suggested.string()});
+    ASSERT_EQ(suggest.status, 0) << dump(suggest);
+    const std::string text = sbtest::readFile(suggested);
+    EXPECT_TRUE(contains(text, R"({"action": "allow", "match": "git init *"})")) << text;
+    EXPECT_TRUE(contains(text, R"("host": "*.test.example", "ports": [)" + p + "]")) << text;
+    EXPECT_TRUE(contains(text, "// proposed: ")) << text;
+    EXPECT_TRUE(contains(text, R"({"action": "deny", "match": "rm -rf /*"})")) << text;
+
+    auto again = day("again", suggested, false);
+    ASSERT_EQ(again.status, 0) << dump(again);
+    for (const char* line : {"git-ok", "ls-ok", "fetched: hello from", "rm-refused"})
+        EXPECT_TRUE(contains(again.out, line)) << line << "\n" << dump(again);
+    const auto second = summary("again");
+    EXPECT_EQ(second["decisions"].value("prompts", -1), 0) << second.dump();
+    EXPECT_FALSE(second.value("observed", true)) << second.dump();
+}
+
+} // namespace
