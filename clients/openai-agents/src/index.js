@@ -122,7 +122,7 @@ export class SandbenchSandboxClient {
     checkOptions(options);
     await checkSources(manifest);
     const environment = await manifest.resolveEnvironment();
-    const { sessionId, workspace, owned } = await this.#start(options, manifest, exposuresOf(manifest));
+    const { sessionId, workspace, owned, pid } = await this.#start(options, manifest, exposuresOf(manifest));
     const state = {
       manifest,
       environment,
@@ -133,6 +133,7 @@ export class SandbenchSandboxClient {
       configuredExposedPorts: [...new Set((options.exposedPorts ?? []).map((p) => normalizeExposedPort(p)))],
       snapshotSpec: options.snapshot ?? null,
       snapshot: null,
+      supervisorPid: pid,
     };
     let session;
     try {
@@ -163,7 +164,7 @@ export class SandbenchSandboxClient {
     }
     const started = JSON.parse(await runCli(options, args));
     await this.#recordExposures(started.id, exposures);
-    return { sessionId: started.id, workspace, owned: true };
+    return { sessionId: started.id, workspace, owned: true, pid: started.pid };
   }
 
   /**
@@ -220,16 +221,16 @@ export class SandbenchSandboxClient {
       const tried = [`the session is not running (${unreachable.message})`];
       try {
         const exposures = await this.#trustedExposures(state.manifest, state.sessionId);
-        const { sessionId } = await this.#startResumed(options, state, exposures);
-        return await this.#connect(rebase(state, sessionId, options), options);
+        const { sessionId, pid } = await this.#startResumed(options, state, exposures);
+        return await this.#connect(rebase(state, sessionId, options, pid), options);
       } catch (e) {
         tried.push(`start --resume: ${e.message}`);
       }
       const data = await this.#snapshotData(state, options);
       if (data) {
         const exposures = await this.#trustedExposures(state.manifest, state.sessionId);
-        const { sessionId, workspace } = await this.#start(options, state.manifest, exposures);
-        const session = await this.#connect({ ...rebase(state, sessionId, options), workspace }, options);
+        const { sessionId, workspace, pid } = await this.#start(options, state.manifest, exposures);
+        const session = await this.#connect({ ...rebase(state, sessionId, options, pid), workspace }, options);
         try {
           await session.hydrateWorkspace(data);
         } catch (e) {
@@ -359,8 +360,10 @@ export class SandbenchSandboxClient {
 }
 
 /** The state of the session `sessionId` that went on with `state`'s changes. */
-function rebase(state, sessionId, options) {
-  return { ...state, sessionId, socketPath: socketPathOf(sessionId, cliOf(options).env), exposedPorts: undefined };
+function rebase(state, sessionId, options, supervisorPid) {
+  return {
+    ...state, sessionId, socketPath: socketPathOf(sessionId, cliOf(options).env), exposedPorts: undefined, supervisorPid,
+  };
 }
 
 async function connect(state, options) {

@@ -412,7 +412,10 @@ export class SandbenchSandboxSession {
   async close() {
     if (this.#closed) return;
     this.#closed = true;
-    if (!this.state.keep) await this.#connection.stop();
+    if (!this.state.keep) {
+      await this.#connection.stop();
+      await supervisorGone(this.state.supervisorPid);
+    }
     this.#connection.close();
   }
 
@@ -547,6 +550,25 @@ export class SandbenchSandboxSession {
       if (bytes.length === 0) break;
     }
   }
+}
+
+/**
+ * Resolves once the supervisor of a session the client started has exited (10 s at most): it
+ * closes connections before it finishes, and until it exits the session counts as running
+ * (`sandbench-cli apply`, `rm` and `start --resume` wait for it or refuse).
+ */
+async function supervisorGone(pid) {
+  if (!pid) return;
+  const alive = () => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch (e) {
+      return e.code === 'EPERM';
+    }
+  };
+  for (const deadline = Date.now() + 10_000; alive() && Date.now() < deadline;)
+    await new Promise((r) => setTimeout(r, 25));
 }
 
 function mountTooLate(logicalPath) {
