@@ -559,6 +559,7 @@ void addClientCommands(CLI::App& app)
         ->check(CLI::ExistingFile);
     addPolicyTestCommand(*policy);
     addPolicySuggestCommand(*policy);
+    addPolicyCompareCommand(*policy);
     policy->callback([args] {
         if (args->session.empty() || args->policyFile.empty())
             exitWith(fail("policy needs a SESSION and a FILE (or: policy test --help, policy "

@@ -23,6 +23,7 @@ void addSnapshotCommands(CLI::App& app);
 void addPortCommands(CLI::App& app);
 void addPolicyTestCommand(CLI::App& policy);    // `policy test`, by addClientCommands
 void addPolicySuggestCommand(CLI::App& policy); // `policy suggest`, likewise
+void addPolicyCompareCommand(CLI::App& policy); // `policy compare`, likewise
 
 // Exit codes of sandbench-cli's own failures (the command's own status passes through).
 constexpr int kUsageError = 2;

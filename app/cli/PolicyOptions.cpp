@@ -53,6 +53,11 @@ void PolicyChoice::addTo(CLI::App& command)
                      "Observe: what the policy would ask is allowed and recorded as \"would have "
                      "asked\" (for `policy suggest`); its deny rules still deny and the sandbox "
                      "is the same");
+    command
+        .add_option("--shadow", shadowFile,
+                    "A candidate policy evaluated beside the enforced one, never enforced: each "
+                    "decision records what it would have decided (see `policy compare`)")
+        ->check(CLI::ExistingFile);
 }
 
 std::string PolicyChoice::presetName() const
@@ -66,12 +71,18 @@ std::filesystem::path PolicyChoice::learnedRulesFile() const
                                : sb::learnedRulesPathForPreset(presetName());
 }
 
-void PolicyChoice::describeSource(sb::RunOptions& options) const
+sb::Status PolicyChoice::describeSource(sb::RunOptions& options) const
 {
     options.policyFile = policyFile;
     options.policyPreset = policyFile.empty() ? presetName() : std::string();
     options.learnedRulesFile = learnedRulesFile();
     options.observe = observe;
+    if (!shadowFile.empty()) {
+        auto shadow = sb::loadPolicyFile(shadowFile);
+        if (!shadow) return shadow.error().within("--shadow");
+        options.shadow = std::move(shadow.value());
+    }
+    return std::nullopt;
 }
 
 sb::Result<sb::Policy> PolicyChoice::resolve() const

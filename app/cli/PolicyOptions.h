@@ -31,6 +31,8 @@ struct PolicyChoice {
     std::vector<std::string> expose;
     // --observe: what the policy would ask is allowed and recorded as such (learning a policy).
     bool observe = false;
+    // --shadow FILE: a candidate policy evaluated beside the enforced one (`policy compare`).
+    std::string shadowFile;
 
     void addTo(CLI::App& command);
     // The chosen document (the generic preset when none is named) with the overrides applied;
@@ -38,8 +40,9 @@ struct PolicyChoice {
     sb::Result<sb::Policy> resolve() const;
     // Where the learned rules for this policy are, and "always" answers are saved.
     std::filesystem::path learnedRulesFile() const;
-    // The document (or preset) and its learned rules, for the session's clients.
-    void describeSource(sb::RunOptions& options) const;
+    // The document (or preset) and its learned rules, for the session's clients; observe mode
+    // and the shadow policy (an error names a --shadow file that is no policy).
+    sb::Status describeSource(sb::RunOptions& options) const;
 
   private:
     std::string presetName() const;

@@ -60,7 +60,7 @@ sb::Result<sb::RunOptions> detachedSessionOptions(const PolicyChoice& choice,
     options.workspace = workspace;
     options.programmable = true;
     options.sessionId = name.empty() ? sb::newSessionId() : name; // prepareRun checks it
-    choice.describeSource(options);
+    if (auto e = choice.describeSource(options)) return *e;
     return options;
 }
 

@@ -43,7 +43,7 @@ int runCommand(const RunArgs& args)
     if (!args.resume.empty()) (void)followChain(args.resume, "resuming");
     if (args.headless)
         if (auto e = makeHeadless(options, args.size)) return fail(*e, kUsageError);
-    args.policy.describeSource(options);
+    if (auto e = args.policy.describeSource(options)) return fail(*e, kUsageError);
     options.notice = [](const std::string& text) {
         std::fprintf(stderr, "sandbench: %s\n", text.c_str());
     };

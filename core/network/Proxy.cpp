@@ -170,6 +170,11 @@ Status Proxy::Impl::init()
     auto* in = reinterpret_cast<sockaddr_in*>(&address);
     m_port = ntohs(in->sin_port); // sin_port and sin6_port share their offset
     if (m_mailbox->fd() < 0) return sysError("proxy: eventfd");
+    if (m_options.shadow) {
+        auto shadow = NetworkRules::compile(*m_options.shadow);
+        if (!shadow) return shadow.error().within("the shadow policy");
+        m_shadowRules = std::move(shadow.value());
+    }
     m_epollFd = epoll_create1(EPOLL_CLOEXEC);
     if (m_epollFd < 0) return sysError("proxy: epoll_create1");
     for (int fd : {m_listenFd, m_transparentFd, m_resolverFd}) {

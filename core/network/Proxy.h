@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <sys/socket.h>
 #include <sys/types.h>
@@ -48,7 +49,10 @@ struct ProxyEvent {
     std::string rule;      // Decided: what decided ("rule 2 (allow *.github.com)", "default (ask)")
     bool asked = false;    // Decided: the answer came from Hooks::ask
     bool wouldAsk = false; // Decided: allowed by Options::observe where the policy says ask
-    std::string detail;    // Failed, Malformed: what went wrong; Decided (http): "GET /path"
+    // Decided, with Options::shadow: what that policy would have decided, and by which rule.
+    RuleAction shadowAction = RuleAction::Deny;
+    std::optional<std::string> shadowRule;
+    std::string detail;          // Failed, Malformed: what went wrong; Decided (http): "GET /path"
     std::uint64_t bytesUp = 0;   // Closed: agent → destination
     std::uint64_t bytesDown = 0; // Closed: destination → agent
     // Lookup: the name (request.host, as asked), its type ("A", "AAAA", …), the answer's code
@@ -115,6 +119,8 @@ class Proxy {
         int resolverFd = -1;
         // Observe mode: what the policy would ask is allowed, its Decided event `wouldAsk`.
         bool observe = false;
+        // A candidate's network policy, evaluated beside (ProxyEvent::shadow*), never enforced.
+        std::optional<NetworkPolicy> shadow;
         // Replaces getaddrinfo (tests map names to loopback servers); called on a resolver
         // thread. Empty: getaddrinfo on the supervisor's side.
         std::function<Result<std::vector<IpAddress>>(const std::string& host)> resolve;

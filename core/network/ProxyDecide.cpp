@@ -150,6 +150,18 @@ void Proxy::Impl::onResolved(Conn& c, Result<std::vector<IpAddress>> addresses)
     m_hooks.ask(c.req, first->rule, std::move(decide));
 }
 
+void Proxy::Impl::addShadow(ProxyEvent& e) const
+{
+    if (!m_shadowRules) return;
+    const ConnectionRequest& r = e.request;
+    NetworkDecision d = m_shadowRules->decideHost(r.host, r.port, m_ownAddresses, r.process);
+    auto address = IpAddress::parse(r.address);
+    if (!(d.action == RuleAction::Deny && d.final) && address)
+        d = m_shadowRules->decideAddress(r.host, *address, r.port, m_ownAddresses, r.process);
+    e.shadowAction = d.action;
+    e.shadowRule = std::move(d.rule);
+}
+
 void Proxy::Impl::onAsked(Conn& c, bool allow, std::string rule)
 {
     if (rule.empty()) rule = allow ? "allowed when asked" : "denied when asked";
@@ -166,6 +178,7 @@ void Proxy::Impl::proceed(Conn& c, RuleAction action, std::string rule, bool ask
     e.rule = rule;
     e.asked = asked;
     e.wouldAsk = std::exchange(c.wouldAsk, false);
+    addShadow(e);
     e.detail = c.req.protocol == "http" ? c.httpDetail : std::string();
     emit(std::move(e));
     if (action != RuleAction::Allow) {

@@ -284,6 +284,8 @@ struct Proxy::Impl {
     void closeUpstream(proxy::Conn& c);
     void finish(proxy::Conn& c); // flush down.pending, then close (Phase::Closing)
     void emit(ProxyEvent event);
+    // What Options::shadow would have decided for a Decided event's request (ProxyDecide.cpp).
+    void addShadow(ProxyEvent& event) const;
     void emitMalformed(proxy::Conn& c, std::string detail);
     void setPhase(proxy::Conn& c, proxy::Phase phase, std::chrono::milliseconds timeout);
 
@@ -357,6 +359,7 @@ struct Proxy::Impl {
     std::shared_ptr<const NetworkRules> rules() const;
     mutable std::mutex m_rulesMutex;
     std::shared_ptr<const NetworkRules> m_rules;
+    std::optional<NetworkRules> m_shadowRules; // Options::shadow, compiled by init()
     Hooks m_hooks;
     Options m_options;
     std::shared_ptr<proxy::Mailbox> m_mailbox;

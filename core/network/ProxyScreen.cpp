@@ -105,6 +105,7 @@ void Proxy::Impl::onScreen(OutboundAttempt attempt, std::function<void(int)> ans
     e.request = std::move(req);
     e.action = RuleAction::Deny;
     e.rule = decision.action == RuleAction::Ask ? decision.rule + "; no one to ask" : decision.rule;
+    addShadow(e);
     emit(std::move(e));
     answer(ECONNREFUSED);
 }
@@ -132,6 +133,7 @@ void Proxy::Impl::onScreenAsked(std::uint64_t id, bool allow, std::string rule)
     e.action = RuleAction::Deny;
     e.rule = std::move(rule);
     e.asked = true;
+    addShadow(e);
     emit(std::move(e));
     pending.answer(ECONNREFUSED);
 }

@@ -39,6 +39,8 @@ nlohmann::json toJson(const CommandRecord& c)
     putArgv(j, c.argv);
     putBytes(j, "cwd", c.cwd);
     if (c.wouldAsk) j["would_ask"] = true;
+    if (!c.shadowDecision.empty())
+        j["shadow"] = {{"decision", c.shadowDecision}, {"rule", c.shadowRule}};
     return j;
 }
 

@@ -76,6 +76,8 @@ struct CommandRecord {
     std::string rule;
     std::int64_t timeUnixMs = 0;
     bool wouldAsk = false; // allowed by observe mode where the rules say ask ("would_ask")
+    // What a shadow policy (RunOptions::shadow) decided instead: "shadow": {"decision", "rule"}.
+    std::string shadowDecision, shadowRule;
 };
 // The whole record ("kind": "command"), as clients see it and exec_decision stores it.
 nlohmann::json toJson(const CommandRecord& command);

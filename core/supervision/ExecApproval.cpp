@@ -19,9 +19,9 @@ constexpr std::int64_t kRefusalQuietMs = 5000;
 } // namespace
 
 ExecApproval::ExecApproval(int listenerFd, CommandMatcher rules, ApprovalBroker& broker,
-                           RecordingWriter* recorder, Clock& clock, Hooks hooks, bool observe)
+                           RecordingWriter* recorder, Clock& clock, Hooks hooks, Options options)
     : m_broker(broker), m_recorder(recorder), m_clock(clock), m_hooks(std::move(hooks)),
-      m_rules(std::move(rules)), m_observe(observe),
+      m_rules(std::move(rules)), m_mode(std::move(options)),
       m_stopFd(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK))
 {
     m_interceptors.push_back(std::make_shared<ExecInterceptor>(listenerFd));
@@ -206,7 +206,7 @@ void ExecApproval::onNotification(const std::shared_ptr<ExecInterceptor>& listen
         rule = std::move(d.rule);
     }
     // Observing: nobody is asked; what would have been is allowed and said so.
-    const bool wouldAsk = m_observe && action == RuleAction::Ask;
+    const bool wouldAsk = m_mode.observe && action == RuleAction::Ask;
     if (wouldAsk) action = RuleAction::Allow;
     // Everything the record needs is read while the exec is stopped, before the answer. After
     // it, a short command may be gone before its folder is read; the exec soon holds its
@@ -257,6 +257,12 @@ void ExecApproval::onNotification(const std::shared_ptr<ExecInterceptor>& listen
     record.decision = toString(action);
     record.rule = rule;
     record.wouldAsk = wouldAsk;
+    if (m_mode.shadow) {
+        // Read after the record took the request's fields: the request may have been moved.
+        const CommandDecision shadow = m_mode.shadow->decide(record.program, record.argv);
+        record.shadowDecision = std::string(toString(shadow.action));
+        record.shadowRule = shadow.rule;
+    }
     record.timeUnixMs = m_clock.unixMs();
     this->record(std::move(record));
     if (action == RuleAction::Ask) {

@@ -50,9 +50,13 @@ class ExecApproval {
     };
 
     // Starts the thread, with every signal blocked. `recorder` may be null.
-    // `observe`: what the rules would ask is allowed, recorded with CommandRecord::wouldAsk.
+    struct Options {
+        bool observe = false; // what the rules would ask is allowed (CommandRecord::wouldAsk)
+        // A candidate's rules, evaluated beside and recorded (CommandRecord::shadow*).
+        std::optional<CommandMatcher> shadow;
+    };
     ExecApproval(int listenerFd, CommandMatcher rules, ApprovalBroker& broker,
-                 RecordingWriter* recorder, Clock& clock, Hooks hooks, bool observe = false);
+                 RecordingWriter* recorder, Clock& clock, Hooks hooks, Options options);
     ~ExecApproval(); // stop(), then closes the listener (execs still waiting fail with ENOSYS)
     ExecApproval(const ExecApproval&) = delete;
     ExecApproval& operator=(const ExecApproval&) = delete;
@@ -101,7 +105,7 @@ class ExecApproval {
     std::mutex m_rulesMutex;
     CommandMatcher m_rules;
     std::atomic<bool> m_watched{false};
-    const bool m_observe;
+    const Options m_mode;
     std::atomic<std::uint64_t> m_commands{0}; // commands decided so far (their ids: 1…)
     std::atomic<bool> m_stopping{false};
     UniqueFd m_stopFd; // written by stop()

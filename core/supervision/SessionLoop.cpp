@@ -103,7 +103,11 @@ SessionLoop::SessionLoop(RunningPolicy policy, const SandboxProcess& sandbox, Lo
         try {
             m_exec = std::make_unique<ExecApproval>(
                 sandbox.execListener, CommandMatcher(m_policy.merged().commands), m_broker,
-                m_options.recorder, clock, std::move(hooks), m_options.observe);
+                m_options.recorder, clock, std::move(hooks),
+                ExecApproval::Options{
+                    m_options.observe,
+                    m_options.shadow ? std::optional(CommandMatcher(m_options.shadow->commands))
+                                     : std::nullopt});
         } catch (const std::system_error& e) {
             if (!m_setUpError) m_setUpError = threadNotStarted("the exec approval thread", e);
         }

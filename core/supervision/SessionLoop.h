@@ -53,6 +53,8 @@ struct LoopOptions {
     // Observe mode (RunOptions::observe): asks are answered "allow" at once and recorded with
     // "would_ask".
     bool observe = false;
+    // RunOptions::shadow: evaluated beside the policy, recorded on each decision.
+    std::optional<Policy> shadow;
     // How long after the start the session goes live at the latest (whenLive): a session that
     // programs drive is live at once, since its only use is their connecting.
     long long liveAfterMs = 50;

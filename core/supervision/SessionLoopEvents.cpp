@@ -52,6 +52,7 @@ Status SessionLoop::startProxy(int listenFd, int transparentFd, int resolverFd, 
     options.transparentListenFd = transparentFd;
     options.resolverFd = resolverFd;
     options.observe = m_options.observe;
+    if (m_options.shadow) options.shadow = m_options.shadow->network;
     auto proxy = Proxy::start(listenFd, m_policy.merged().network, std::move(hooks), options);
     if (!proxy) return proxy.error();
     m_proxy = std::move(proxy.value());
@@ -99,6 +100,9 @@ void SessionLoop::onProxyEvent(const ProxyEvent& e)
         event["rule"] = e.rule;
         event["asked"] = e.asked;
         if (e.wouldAsk) event["would_ask"] = true;
+        if (e.shadowRule)
+            event["shadow"] = {{"decision", std::string(toString(e.shadowAction))},
+                               {"rule", *e.shadowRule}};
     }
     if (!e.detail.empty()) event["detail"] = e.detail;
     if (!e.request.process.empty()) event["process"] = toJson(e.request.process);

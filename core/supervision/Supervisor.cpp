@@ -366,6 +366,7 @@ LoopOptions loopOptionsOf(const RunOptions& options, const SandboxConfig& config
     }
     loop.lifeline = options.lifeline; // the loop closes it
     loop.observe = options.observe;
+    loop.shadow = options.shadow;
     loop.notice = options.notice;
     loop.recorder = &recorder;
     if (config.limits.wallSeconds > 0)

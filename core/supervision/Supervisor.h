@@ -42,6 +42,9 @@ struct RunOptions {
     // Observe mode: what the policy would ask is allowed and recorded as "would have asked";
     // deny rules still deny, and the sandbox is the same (docs/policy.md, "Observe").
     bool observe = false;
+    // A candidate policy evaluated beside `policy`, never enforced: each command and network
+    // decision records what it would have decided ("shadow"), for `policy compare`.
+    std::optional<Policy> shadow;
     // The recordings database; empty: the default ($XDG_DATA_HOME/sandbench/recordings.db).
     std::filesystem::path recordingsDb;
     int stdinFd = 0, stdoutFd = 1, stderrFd = 2;

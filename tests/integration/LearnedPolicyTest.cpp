@@ -1,6 +1,7 @@
 // A policy learned from a day of work (issue 39): a session run in observe mode asks nobody,
 // allows what its policy would ask and records it as such (deny rules still deny); `policy
-// suggest` turns its recording into a policy; the same work under that policy asks nothing.
+// suggest` turns its recording into a policy; the same work under that policy asks nothing; a
+// candidate run as a shadow is compared with the enforced policy, never enforced.
 // Inside test-network (tests/probe), so its connections reach a server of the test's own.
 #include "IntegrationSupport.h"
 
@@ -39,7 +40,8 @@ print("fetched:", s.makefile("rb").read().split(b"\r\n\r\n", 1)[-1].decode().str
 '
 rm -rf /usr 2>/dev/null || echo rm-refused
 )";
-    auto day = [&](const std::string& id, const fs::path& policy, bool observe) {
+    auto day = [&](const std::string& id, const fs::path& policy, bool observe,
+                   std::vector<std::string> more = {}) {
         std::vector<std::string> argv = {sbtest::testNetworkPath(),
                                          p,
                                          sbtest::cliPath(),
@@ -51,6 +53,7 @@ rm -rf /usr 2>/dev/null || echo rm-refused
                                          "--policy",
                                          policy.string()};
         if (observe) argv.push_back("--observe");
+        argv.insert(argv.end(), more.begin(), more.end());
         for (const char* word : {"--", "bash", "-c"})
             argv.push_back(word);
         argv.push_back(work);
@@ -87,6 +90,31 @@ rm -rf /usr 2>/dev/null || echo rm-refused
     const auto second = summary("again");
     EXPECT_EQ(second["decisions"].value("prompts", -1), 0) << second.dump();
     EXPECT_FALSE(second.value("observed", true)) << second.dump();
+
+    // A candidate evaluated beside the enforced policy, never enforced: it would allow all that
+    // was asked, deny ls, and allow the rm the base denies.
+    const fs::path candidate = sb.writePolicy(R"({"version": 1,
+        "network": {"mode": "filtered", "default": "allow"},
+        "commands": {"default": "allow", "rules": [{"action": "deny", "match": "ls *"}]}})");
+    auto shadowed = day("shadowed", base, true, {"--shadow", candidate.string()});
+    ASSERT_EQ(shadowed.status, 0) << dump(shadowed);
+    EXPECT_TRUE(contains(shadowed.out, "ls-ok")) << "the candidate is not enforced\n"
+                                                 << dump(shadowed);
+    EXPECT_TRUE(contains(shadowed.out, "rm-refused")) << dump(shadowed);
+    auto compare = sb.cli({"policy", "compare", "shadowed", "--json"});
+    ASSERT_EQ(compare.status, 0) << dump(compare);
+    const auto c = nlohmann::json::parse(compare.out, nullptr, false);
+    EXPECT_EQ(c.value("current_asks", -1), 5) << c.dump(2);
+    EXPECT_EQ(c.value("candidate_asks", -1), 0) << c.dump(2);
+    EXPECT_EQ(c["allowed_where_denied"].size(), 1u) << c.dump(2);
+    EXPECT_EQ(c["allowed_where_asked"].size(), 4u) << c.dump(2);
+    EXPECT_EQ(c["other_differences"].size(), 1u) << "ls: ask → deny\n" << c.dump(2);
+    EXPECT_TRUE(contains(c.value("summary", ""), "5 time(s) fewer (0 instead of 5")) << c.dump(2);
+    EXPECT_TRUE(contains(c.value("summary", ""), "allowed 1 thing the current policy denied"))
+        << c.dump(2);
+    auto without = sb.cli({"policy", "compare", "observed"});
+    EXPECT_NE(without.status, 0);
+    EXPECT_TRUE(contains(without.err, "--shadow")) << dump(without);
 }
 
 } // namespace

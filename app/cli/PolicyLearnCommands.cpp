@@ -1,5 +1,7 @@
-// policy suggest: a policy from recorded sessions (learning/PolicySuggest.h).
+// policy suggest: a policy from recorded sessions (learning/PolicySuggest.h); policy compare: a
+// candidate run as a shadow beside the enforced policy (learning/PolicyCompare.h).
 #include "Commands.h"
+#include "learning/PolicyCompare.h"
 #include "learning/PolicySuggest.h"
 #include "policy/LearnedRules.h"
 #include "policy/PolicyEdit.h"
@@ -59,7 +61,52 @@ int policySuggestCommand(const PolicySuggestArgs& args)
     return 0;
 }
 
+struct PolicyCompareArgs {
+    std::string session;
+    bool json = false;
+};
+
+int policyCompareCommand(const PolicyCompareArgs& args)
+{
+    auto store = sb::RecordingStore::open();
+    if (!store) return fail(store.error());
+    auto comparison = sb::comparePolicies(*store, args.session);
+    if (!comparison) return fail(comparison.error());
+    if (args.json) {
+        std::printf("%s\n", sb::toJson(*comparison)
+                                .dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
+                                .c_str());
+        return 0;
+    }
+    std::printf("%s\n", sb::summarise(*comparison).c_str());
+    const std::pair<const char*, const std::vector<std::string>*> groups[] = {
+        {"allowed where the current policy denied", &comparison->allowedWhereDenied},
+        {"denied where the current policy allowed", &comparison->deniedWhereAllowed},
+        {"allowed where the current policy asked", &comparison->allowedWhereAsked},
+        {"asked where the current policy allowed", &comparison->askedWhereAllowed},
+        {"other differences", &comparison->otherDifferences}};
+    for (const auto& [title, lines] : groups) {
+        if (lines->empty()) continue;
+        std::printf("%s (%zu)\n", title, lines->size());
+        for (const std::string& line : *lines)
+            std::printf("  %s\n", line.c_str());
+    }
+    return 0;
+}
+
 } // namespace
+
+void addPolicyCompareCommand(CLI::App& policy)
+{
+    auto args = std::make_shared<PolicyCompareArgs>();
+    CLI::App* compare = policy.add_subcommand(
+        "compare", "Compare, in a session run with --shadow FILE, the enforced policy's decisions "
+                   "with the candidate's");
+    compare->add_option("session", args->session, "A recorded session run with --shadow")
+        ->required();
+    compare->add_flag("--json", args->json, "Output as JSON");
+    compare->callback([args] { exitWith(policyCompareCommand(*args)); });
+}
 
 void addPolicySuggestCommand(CLI::App& policy)
 {
