@@ -4,8 +4,8 @@
 // two small libraries, BENCHMARKS.md), while `run` needs SQLite, libvterm and zstd only on the
 // recording's thread, or not at all. Each library's functions are a table of pointers
 // (SqliteLibrary.h, VtermLibrary.h, ZstdLibrary.h; http/CivetwebLibrary.h for `serve`'s HTTP
-// server, image/ArchiveLibrary.h for `image import`). The package depends on these libraries by
-// name: dpkg-shlibdeps cannot see them.
+// server and ZlibLibrary.h for its gzip uploads, image/ArchiveLibrary.h for `image import`). The
+// package depends on these libraries by name: dpkg-shlibdeps cannot see them.
 #pragma once
 
 #include "base/Error.h"

@@ -5,6 +5,7 @@
 #include "base/Bytes.h"
 #include "control/Protocol.h"
 #include "e2b/E2bInternal.h"
+#include "e2b/Gunzip.h"
 
 #include <grp.h>
 #include <pwd.h>
@@ -365,11 +366,21 @@ void Api::writeFiles(http::Exchange& ex, Sandbox& sandbox)
     }
     // A raw body: one file, named by the path parameter.
     if (!pathParam) return restError(ex, 400, "the path parameter is missing");
-    if (auto encoding = ex.header("Content-Encoding"); encoding && *encoding != "identity")
+    const auto encoding = ex.header("Content-Encoding");
+    const bool gzip = encoding && *encoding == "gzip";
+    if (encoding && !gzip && *encoding != "identity")
         return restError(ex, 400,
                          "uploads encoded as " + std::string(*encoding) +
-                             " are not supported: send the file as it is");
+                             " are not supported: send the file as it is, or gzip-encoded");
     FileWriter writer(*sandbox.link, absoluteIn(m_options.home, *pathParam));
+    // A gzip-encoded body is decoded as it arrives; the bound holds for what it decodes to.
+    std::unique_ptr<Gunzip> gunzip;
+    if (gzip) {
+        auto opened = Gunzip::open([&writer](std::string_view bytes) { return writer.add(bytes); },
+                                   m_options.maxUpload);
+        if (!opened) return restError(ex, 500, opened.error().describe());
+        gunzip = std::move(*opened);
+    }
     Status failure;
     std::size_t total = 0;
     Status read = ex.readBody([&](std::string_view bytes) {
@@ -379,10 +390,11 @@ void Api::writeFiles(http::Exchange& ex, Sandbox& sandbox)
                                  std::to_string(m_options.maxUpload) + " bytes");
             return false;
         }
-        failure = writer.add(bytes);
+        failure = gunzip ? gunzip->feed(bytes) : writer.add(bytes);
         return !failure;
     });
     if (read) return restError(ex, 400, read->message);
+    if (!failure && gunzip) failure = gunzip->finish();
     if (!failure) failure = writer.finish();
     if (failure) return restError(ex, statusOf(*failure), failure->message);
     sendJson(ex, 200, json::array({writtenJson(writer.path())}));

@@ -322,6 +322,19 @@ describe('sandbench-cli serve (the E2B SDK)', () => {
     assert.match(error.message, /sandbox was killed or reached its end of life/);
   });
 
+  e2bTest('gzip: true uploads are written decoded, and read back with or without it', async () => {
+    const sbx = await create();
+    const text = 'compressible line\n'.repeat(2000);
+    const info = await sbx.files.write('packed.txt', text, { gzip: true });
+    assert.equal(info.path, `${HOME}/packed.txt`);
+    assert.equal(await sbx.files.read('packed.txt'), text);
+    assert.equal(await sbx.files.read('packed.txt', { gzip: true }), text);
+    assert.equal((await sbx.commands.run('wc -c < packed.txt')).stdout.trim(), String(text.length));
+    const many = await sbx.files.writeFiles([{ path: 'g/1.txt', data: 'one' }, { path: 'g/2.txt', data: 'two' }], { gzip: true });
+    assert.deepEqual(many.map((w) => w.path), [`${HOME}/g/1.txt`, `${HOME}/g/2.txt`]);
+    assert.equal(await sbx.files.read('g/2.txt'), 'two');
+  });
+
   e2bTest('getInfo of a symbolic link gives its target as an absolute path', async () => {
     const sbx = await create();
     await sbx.files.write('target.txt', 'x');

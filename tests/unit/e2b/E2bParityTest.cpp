@@ -343,3 +343,41 @@ TEST_F(E2bApiTest, OnTimeoutPauseIsRefusedAtCreateWhereNothingCanFreezeTheSandbo
     EXPECT_NE(messageOf(pause).find("no cgroup of its own"), std::string::npos);
     EXPECT_EQ(json::parse(rest("GET", "/sandboxes/fake-2").response)["state"], "running");
 }
+
+TEST_F(E2bApiTest, AGzipEncodedUploadIsWrittenDecodedWithinTheBound)
+{
+    // "hello from gzip\n" 50 times, gzip-encoded (44 bytes).
+    const std::string encoded("\x1f\x8b\x08\x00\x00\x00\x00\x00\x02\x03\xcb\x48\xcd\xc9\xc9\x57"
+                              "\x48\x2b\xca\xcf\x55\x48\xaf\xca\x2c\xe0\xca\x18\xe5\x8f\xf2\x47"
+                              "\xf9\x70\x3e\x00\x37\xb5\x70\x2b\x20\x03\x00\x00",
+                              44);
+    auto upload = [&](const json& sandbox, std::string body) {
+        MemoryExchange ex("POST", "/files?path=g.txt", std::move(body),
+                          {{"E2b-Sandbox-Id", sandbox["sandboxID"].get<std::string>()},
+                           {"X-Access-Token", sandbox["envdAccessToken"].get<std::string>()},
+                           {"Content-Type", "application/octet-stream"},
+                           {"Content-Encoding", "gzip"}});
+        api->handle(ex);
+        return ex;
+    };
+    const json sandbox = create();
+    auto written = upload(sandbox, encoded);
+    ASSERT_EQ(written.status, 200) << written.response;
+    EXPECT_EQ(json::parse(written.response)[0]["path"], "/home/user/g.txt");
+    auto writes = m_supervisors.back().writes();
+    ASSERT_FALSE(writes.empty());
+    EXPECT_EQ(writes.back()["bytes"], 800u) << "the file holds what the body decodes to";
+
+    auto cut = upload(sandbox, encoded.substr(0, 30));
+    EXPECT_EQ(cut.status, 400);
+    EXPECT_NE(messageOf(cut).find("cut short"), std::string::npos) << cut.response;
+    auto garbage = upload(sandbox, "not gzip at all");
+    EXPECT_EQ(garbage.status, 400);
+    EXPECT_NE(messageOf(garbage).find("not valid gzip"), std::string::npos) << garbage.response;
+
+    makeApi(100); // a bound below what the body decodes to
+    auto tooLarge = upload(create(), encoded);
+    EXPECT_EQ(tooLarge.status, 400);
+    EXPECT_NE(messageOf(tooLarge).find("larger than 100 bytes once decoded"), std::string::npos)
+        << tooLarge.response;
+}
