@@ -30,7 +30,7 @@ Status readSession(RecordingStore& store, const std::string& id, Observations& o
         if (!j.is_object()) return true;
         switch (event.kind) {
         case EventKind::ExecDecision: {
-            ObservedCommand c{text(j, "program"), {}, id};
+            ObservedCommand c{text(j, "program"), {}, id, event.tNs};
             if (auto argv = j.find("argv"); argv != j.end() && argv->is_array())
                 for (const auto& a : *argv)
                     if (a.is_string()) c.argv.push_back(a.get<std::string>());
@@ -58,7 +58,7 @@ Status readSession(RecordingStore& store, const std::string& id, Observations& o
         }
         case EventKind::NetworkDecision: {
             if (text(j, "decision") != "allow" || text(j, "host").empty()) break;
-            ObservedConnection c{text(j, "host"), 0, {}, id};
+            ObservedConnection c{text(j, "host"), 0, {}, id, event.tNs};
             const std::int64_t port = number(j, "port");
             if (port <= 0 || port > 65535) break;
             c.port = static_cast<std::uint16_t>(port);

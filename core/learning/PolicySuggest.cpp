@@ -95,9 +95,14 @@ bool coversADenial(const std::string& pattern, const Policy& base)
     return false;
 }
 
-void addEvidence(Evidence& e, const std::string& session, const std::string& example)
+void addEvidence(Evidence& e, const std::string& session, const std::string& example,
+                 std::int64_t tNs)
 {
-    if (e.count++ == 0) e.example = example;
+    if (e.count++ == 0) {
+        e.example = example;
+        e.exampleSession = session;
+        e.exampleTNs = tNs;
+    }
     if (std::find(e.sessions.begin(), e.sessions.end(), session) == e.sessions.end())
         e.sessions.push_back(session);
 }
@@ -131,7 +136,7 @@ void proposeCommands(const Suggestion& s, const Observations& seen, std::vector<
             rule.before = d.ruleIndex;
             rule.risk = risk;
         }
-        addEvidence(rule.evidence, c.session, exact);
+        addEvidence(rule.evidence, c.session, exact, c.tNs);
     }
     // An interpreter seen running several things: its pattern is shown, never proposed.
     std::map<std::string, ProposedRule> interpreters;
@@ -224,7 +229,7 @@ Status proposeConnections(const Suggestion& s, const Observations& seen,
             (c.host.find(':') != std::string::npos ? "[" + c.host + "]" : c.host) + ":" +
             std::to_string(c.port);
         addEvidence(g.rule.evidence, c.session,
-                    c.program.empty() ? where : where + " by " + baseName(c.program));
+                    c.program.empty() ? where : where + " by " + baseName(c.program), c.tNs);
     }
     for (auto& [key, g] : groups) {
         g.rule.network.ports.assign(g.ports.begin(), g.ports.end());

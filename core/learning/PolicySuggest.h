@@ -23,12 +23,14 @@ struct ObservedCommand {
     std::string program; // its path inside the sandbox
     std::vector<std::string> argv;
     std::string session;
+    std::int64_t tNs = 0; // when, since the session started (its decision's event)
 };
 struct ObservedConnection {
     std::string host; // as decided: the name the program used, or an address
     std::uint16_t port = 0;
     std::string program; // the connecting process's executable; empty: unknown
     std::string session;
+    std::int64_t tNs = 0;
 };
 struct Observations {
     std::vector<ObservedCommand> commands;
@@ -43,6 +45,8 @@ struct Evidence {
     std::size_t count = 0;             // events the rule covers
     std::vector<std::string> sessions; // in which they happened, in order
     std::string example;               // one of them, as a command line or host:port
+    std::string exampleSession;        // where and when the example happened (for a replay)
+    std::int64_t exampleTNs = 0;
 };
 
 struct ProposedRule {

@@ -180,7 +180,9 @@ nlohmann::json suggestionJson(const Suggestion& s)
             {"evidence",
              {{"count", p.evidence.count},
               {"sessions", p.evidence.sessions},
-              {"example", p.evidence.example}}},
+              {"example", p.evidence.example},
+              {"example_at",
+               {{"session", p.evidence.exampleSession}, {"t_ns", p.evidence.exampleTNs}}}}},
             {"proposed", p.risk.empty()}};
         if (!p.risk.empty()) entry["risk"] = p.risk;
         if (!p.note.empty()) entry["note"] = p.note;

@@ -333,6 +333,7 @@ struct Proxy::Impl {
     // Screened calls waiting for an answer to Hooks::ask, by their id (ScreenAsked).
     struct PendingScreen {
         ConnectionRequest request;
+        IpAddress address; // where the call goes
         pid_t pid = 0;
         std::function<void(int)> answer;
     };

@@ -91,7 +91,7 @@ void Proxy::Impl::onScreen(OutboundAttempt attempt, std::function<void(int)> ans
     }
     if (decision.action == RuleAction::Ask && m_hooks.ask) {
         const std::uint64_t id = m_nextScreen++;
-        m_screens[id] = {req, attempt.pid, std::move(answer)};
+        m_screens[id] = {req, attempt.address, attempt.pid, std::move(answer)};
         std::weak_ptr<Mailbox> mailbox = m_mailbox;
         auto once = std::make_shared<std::atomic<bool>>(false);
         m_hooks.ask(req, decision.rule, [mailbox, once, id](bool allow, std::string rule) {
@@ -119,8 +119,7 @@ void Proxy::Impl::onScreenAsked(std::uint64_t id, bool allow, std::string rule)
     if (rule.empty()) rule = allow ? "allowed when asked" : "denied when asked";
     if (allow) {
         // Recorded with this answer when the connection arrives.
-        auto address = IpAddress::parse(pending.request.address);
-        m_screened[destinationKey(*address, pending.request.port)].push_back(
+        m_screened[destinationKey(pending.address, pending.request.port)].push_back(
             {pending.pid, std::move(pending.request.process), pending.request.commandId,
              std::move(rule), proxy::Clock::now() + kScreenedFor});
         ++m_screenedCount;

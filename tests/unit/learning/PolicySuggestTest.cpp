@@ -60,6 +60,7 @@ TEST(PolicySuggest, CommandsTheBaseAsksAboutBecomeRulesBeforeTheRuleThatAsked)
     EXPECT_EQ(push.evidence.count, 2u);
     EXPECT_EQ(push.evidence.sessions, (std::vector<std::string>{"s1", "s2"}));
     EXPECT_EQ(push.evidence.example, "git push origin main");
+    EXPECT_EQ(push.evidence.exampleSession, "s1"); // where a replay can show it
 }
 
 TEST(PolicySuggest, DestructiveCommandsInterpretersAndDenialsStayExact)
