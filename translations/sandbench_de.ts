@@ -1512,6 +1512,18 @@
         <source>Session %1, forked from %2, has not run yet</source>
         <translation>Sitzung %1, abgezweigt von %2, ist noch nicht gelaufen</translation>
     </message>
+    <message>
+        <source>Session %1 · %2 · %3</source>
+        <translation>Sitzung %1 · %2 · %3</translation>
+    </message>
+    <message>
+        <source>Session %1
+in %2
+%3</source>
+        <translation>Sitzung %1
+in %2
+%3</translation>
+    </message>
 </context>
 <context>
     <name>sbui::NetworkPolicyPage</name>
@@ -2618,6 +2630,10 @@ in %3
     <message>
         <source>fork of %1, not run yet: Resume goes on with its changes</source>
         <translation>abgezweigt von %1, noch nicht gelaufen: Fortsetzen macht mit ihren Änderungen weiter</translation>
+    </message>
+    <message>
+        <source>%1 · %2</source>
+        <translation>%1 · %2</translation>
     </message>
 </context>
 <context>

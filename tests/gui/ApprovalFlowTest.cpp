@@ -192,9 +192,9 @@ class ApprovalFlowTest : public QObject {
         connect(m_connection.get(), &SessionConnection::output, this,
                 [this](const QByteArray& bytes) { m_output += bytes; });
         connect(m_connection.get(), &SessionConnection::approvalRequested, &panel,
-                &ApprovalPanel::addRequest);
+                qOverload<const sb::ApprovalRequest&>(&ApprovalPanel::addRequest));
         connect(m_connection.get(), &SessionConnection::approvalResolved, &panel,
-                &ApprovalPanel::resolve);
+                qOverload<const sb::ApprovalOutcome&>(&ApprovalPanel::resolve));
         connect(&panel, &ApprovalPanel::answered, m_connection.get(), &SessionConnection::answer);
         if (activity)
             connect(m_connection.get(), &SessionConnection::activity, activity,

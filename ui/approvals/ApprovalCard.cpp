@@ -57,6 +57,21 @@ QLabel* mutedLabel(const QString& text, QWidget* parent)
 
 } // namespace
 
+void ApprovalCard::setSource(const ApprovalSource& source)
+{
+    m_sessionId = source.sessionId;
+    m_source->setText(withBreakOpportunities(source.label));
+    m_source->setToolTip(source.details);
+    m_source->setVisible(!source.label.isEmpty());
+    setOnTimeout(source.onTimeoutAllows);
+    setCanSaveRules(source.canSaveRules);
+}
+
+QString ApprovalCard::sourceText() const
+{
+    return m_source->isHidden() ? QString() : QString(m_source->text()).remove(QChar(0x200B));
+}
+
 ApprovalCard::ApprovalCard(const sb::ApprovalRequest& request, sb::Clock& clock, QWidget* parent)
     : QFrame(parent), m_request(request), m_clock(clock)
 {
@@ -112,6 +127,13 @@ ApprovalCard::ApprovalCard(const sb::ApprovalRequest& request, sb::Clock& clock,
     layout->setContentsMargins(6, 4, 4, 4);
     layout->setSpacing(4);
     layout->addLayout(header);
+    // Which session asks: shown once the panel knows (setSource).
+    m_source = new QLabel(this);
+    m_source->setObjectName(QStringLiteral("source"));
+    m_source->setTextFormat(Qt::PlainText);
+    m_source->setWordWrap(true);
+    m_source->hide();
+    layout->addWidget(m_source);
     layout->addWidget(subjectLabel);
     if (command) {
         if (!m_request.cwd.empty())

@@ -21,12 +21,28 @@ class QPushButton;
 
 namespace sbui {
 
+// Whose request a card shows, in a queue of every session's: what the card says of it (name,
+// folder, command) and what its policy does with an unanswered request and "always" answers.
+struct ApprovalSource {
+    QString sessionId;
+    QString label;   // one line: "force-b · workspace · bash -c …"
+    QString details; // the whole id, folder and command, for its tooltip
+    std::optional<bool> onTimeoutAllows;
+    bool canSaveRules = true;
+};
+
 class ApprovalCard : public QFrame {
     Q_OBJECT
   public:
     ApprovalCard(const sb::ApprovalRequest& request, sb::Clock& clock, QWidget* parent = nullptr);
 
     std::uint64_t id() const { return m_request.id; }
+    // The session that asked (empty for a card of the one session shown).
+    QString sessionId() const { return m_sessionId; }
+    // Names the session on the card, above what it asks.
+    void setSource(const ApprovalSource& source);
+    // The session line as shown; empty without a source.
+    QString sourceText() const;
     const sb::ApprovalRequest& request() const { return m_request; }
 
     // What is asked, as one line: the command line (shell-quoted where needed) or "host:port".
@@ -98,6 +114,8 @@ class ApprovalCard : public QFrame {
 
     sb::ApprovalRequest m_request;
     sb::Clock& m_clock;
+    QString m_sessionId;
+    QLabel* m_source = nullptr;
     std::optional<bool> m_onTimeoutAllows;
     bool m_waiting = false;
     bool m_resolved = false;

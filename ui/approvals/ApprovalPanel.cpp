@@ -1,7 +1,5 @@
 #include "ApprovalPanel.h"
 
-#include "ApprovalCard.h"
-
 #include <QApplication>
 #include <QEvent>
 #include <QKeySequence>
@@ -77,13 +75,18 @@ ApprovalPanel::~ApprovalPanel()
     disconnect(qApp, nullptr, this, nullptr);
 }
 
-void ApprovalPanel::addRequest(const sb::ApprovalRequest& request)
+void ApprovalPanel::addRequest(const ApprovalSource& source, const sb::ApprovalRequest& request)
 {
-    if (!m_known.insert(request.id).second) return;
+    if (!m_known.insert({source.sessionId, request.id}).second) return;
     auto* card = new ApprovalCard(request, m_clock, m_scroll->widget());
     card->setOnTimeout(m_onTimeoutAllows);
     card->setCanSaveRules(m_canSaveRules);
-    connect(card, &ApprovalCard::answered, this, &ApprovalPanel::answered);
+    if (!source.sessionId.isEmpty()) card->setSource(source);
+    connect(card, &ApprovalCard::answered, this,
+            [this, card](std::uint64_t id, const sb::ApprovalAnswer& answer) {
+                Q_EMIT answered(id, answer);
+                Q_EMIT answeredFor(card->sessionId(), id, answer);
+            });
     m_cards.push_back(card);
     // Before the placeholder and the stretch: oldest on top.
     m_list->insertWidget(static_cast<int>(m_cards.size()) - 1, card);
@@ -93,10 +96,10 @@ void ApprovalPanel::addRequest(const sb::ApprovalRequest& request)
     Q_EMIT pendingCountChanged(pendingCount());
 }
 
-void ApprovalPanel::resolve(const sb::ApprovalOutcome& outcome)
+void ApprovalPanel::resolve(const QString& sessionId, const sb::ApprovalOutcome& outcome)
 {
-    m_known.insert(outcome.id);
-    ApprovalCard* c = card(outcome.id);
+    m_known.insert({sessionId, outcome.id});
+    ApprovalCard* c = card(sessionId, outcome.id);
     if (!c) {
         // Answered before this window saw it (or after clear()): still worth a line.
         m_lastOutcome = ApprovalCard::describeOutcome(outcome, {}, false);
@@ -108,12 +111,23 @@ void ApprovalPanel::resolve(const sb::ApprovalOutcome& outcome)
     m_lastOutcome = c->outcomeText();
     updateChrome();
     Q_EMIT pendingCountChanged(pendingCount());
+    const Key key{sessionId, outcome.id};
     if (m_lingerMs <= 0) {
-        removeCard(outcome.id);
+        removeCard(key);
         return;
     }
-    const std::uint64_t id = outcome.id;
-    QTimer::singleShot(m_lingerMs, c, [this, id] { removeWhenNotHovered(id); });
+    QTimer::singleShot(m_lingerMs, c, [this, key] { removeWhenNotHovered(key); });
+}
+
+void ApprovalPanel::clearSession(const QString& sessionId)
+{
+    std::vector<Key> gone;
+    for (ApprovalCard* c : m_cards)
+        if (c->sessionId() == sessionId) gone.push_back({sessionId, c->id()});
+    for (const Key& key : gone)
+        removeCard(key);
+    std::erase_if(m_deferred, [&](const Key& key) { return key.first == sessionId; });
+    if (!gone.empty()) Q_EMIT pendingCountChanged(pendingCount());
 }
 
 void ApprovalPanel::clear()
@@ -147,6 +161,13 @@ ApprovalCard* ApprovalPanel::card(std::uint64_t id) const
     return it == m_cards.end() ? nullptr : *it;
 }
 
+ApprovalCard* ApprovalPanel::card(const QString& sessionId, std::uint64_t id) const
+{
+    auto it = std::find_if(m_cards.begin(), m_cards.end(),
+                           [&](auto* c) { return c->id() == id && c->sessionId() == sessionId; });
+    return it == m_cards.end() ? nullptr : *it;
+}
+
 ApprovalCard* ApprovalPanel::currentCard() const
 {
     QWidget* focus = QApplication::focusWidget();
@@ -170,14 +191,20 @@ void ApprovalPanel::setOnTimeout(std::optional<bool> allow)
 {
     m_onTimeoutAllows = allow;
     for (ApprovalCard* c : m_cards)
-        c->setOnTimeout(allow);
+        if (c->sessionId().isEmpty()) c->setOnTimeout(allow);
 }
 
 void ApprovalPanel::setCanSaveRules(bool can)
 {
     m_canSaveRules = can;
     for (ApprovalCard* c : m_cards)
-        c->setCanSaveRules(can);
+        if (c->sessionId().isEmpty()) c->setCanSaveRules(can);
+}
+
+void ApprovalPanel::setCanSaveRules(const QString& sessionId, bool can)
+{
+    for (ApprovalCard* c : m_cards)
+        if (c->sessionId() == sessionId) c->setCanSaveRules(can);
 }
 
 void ApprovalPanel::tick()
@@ -199,26 +226,28 @@ bool ApprovalPanel::eventFilter(QObject* watched, QEvent* event)
             m_hovered = true;
         } else if (event->type() == QEvent::Leave) {
             m_hovered = false;
-            std::vector<std::uint64_t> due;
+            std::vector<Key> due;
             due.swap(m_deferred);
-            for (std::uint64_t id : due)
-                removeCard(id);
+            for (const Key& key : due)
+                removeCard(key);
         }
     }
     return QWidget::eventFilter(watched, event);
 }
 
-void ApprovalPanel::removeWhenNotHovered(std::uint64_t id)
+void ApprovalPanel::removeWhenNotHovered(const Key& key)
 {
     if (m_hovered)
-        m_deferred.push_back(id);
+        m_deferred.push_back(key);
     else
-        removeCard(id);
+        removeCard(key);
 }
 
-void ApprovalPanel::removeCard(std::uint64_t id)
+void ApprovalPanel::removeCard(const Key& key)
 {
-    auto it = std::find_if(m_cards.begin(), m_cards.end(), [id](auto* c) { return c->id() == id; });
+    auto it = std::find_if(m_cards.begin(), m_cards.end(), [&](auto* c) {
+        return c->id() == key.second && c->sessionId() == key.first;
+    });
     if (it == m_cards.end()) return;
     ApprovalCard* c = *it;
     m_cards.erase(it);
@@ -227,7 +256,7 @@ void ApprovalPanel::removeCard(std::uint64_t id)
     // Later: this may run inside one of the card's own signals.
     c->deleteLater();
     updateChrome();
-    Q_EMIT cardRemoved(id);
+    Q_EMIT cardRemoved(key.second);
 }
 
 void ApprovalPanel::updateChrome()

@@ -5,6 +5,7 @@
 // every outcome, which resolve() shows before the card goes.
 #pragma once
 
+#include "ApprovalCard.h"
 #include "base/Clock.h"
 #include "policy/Approval.h"
 
@@ -13,6 +14,7 @@
 #include <cstdint>
 #include <optional>
 #include <set>
+#include <utility>
 #include <vector>
 
 class QLabel;
@@ -21,8 +23,6 @@ class QVBoxLayout;
 
 namespace sbui {
 
-class ApprovalCard;
-
 class ApprovalPanel : public QWidget {
     Q_OBJECT
   public:
@@ -30,15 +30,22 @@ class ApprovalPanel : public QWidget {
     ~ApprovalPanel() override;
 
     // A request already shown, or already resolved, is ignored (the welcome's pending list and
-    // the live requests overlap).
-    void addRequest(const sb::ApprovalRequest& request);
+    // the live requests overlap). One queue for every session: a request is known by its
+    // session and its id, and its card names the session (`source`).
+    void addRequest(const ApprovalSource& source, const sb::ApprovalRequest& request);
+    void addRequest(const sb::ApprovalRequest& request) { addRequest(ApprovalSource(), request); }
     // Shows the outcome on the card, then removes it after resultLingerMs() (at once with 0).
-    void resolve(const sb::ApprovalOutcome& outcome);
-    // Another session is shown: every card goes, without answers.
+    void resolve(const QString& sessionId, const sb::ApprovalOutcome& outcome);
+    void resolve(const sb::ApprovalOutcome& outcome) { resolve(QString(), outcome); }
+    // Every card goes, without answers.
     void clear();
+    // The session ended: its cards go (its requests went with it).
+    void clearSession(const QString& sessionId);
     // Requests still waiting for the supervisor's outcome (answered here or not).
     int pendingCount() const;
-    // The card of a request, while it is shown; nullptr once removed.
+    // The card of a request, while it is shown; nullptr once removed. Without a session: the
+    // first card with that id.
+    ApprovalCard* card(const QString& sessionId, std::uint64_t id) const;
     ApprovalCard* card(std::uint64_t id) const;
     // Shown cards, oldest first.
     std::vector<ApprovalCard*> cards() const { return m_cards; }
@@ -54,10 +61,12 @@ class ApprovalPanel : public QWidget {
     // The panel's own heading ("Approvals (2 pending)"); off where a dock title says it.
     void setTitleVisible(bool visible);
     // What the session's policy does with an unanswered request, when the window knows it:
-    // the countdown then says "then denied" or "then allowed".
+    // the countdown then says "then denied" or "then allowed". For the cards without a source.
     void setOnTimeout(std::optional<bool> allow);
-    // Whether the session can save an "always" answer (it has a learned-rules file).
+    // Whether the session can save an "always" answer (it has a learned-rules file): for the
+    // cards without a source, or for those of `sessionId`.
     void setCanSaveRules(bool can);
+    void setCanSaveRules(const QString& sessionId, bool can);
     // How long a resolved card stays to show its outcome; 0 removes it at once.
     void setResultLingerMs(int ms) { m_lingerMs = ms; }
     int resultLingerMs() const { return m_lingerMs; }
@@ -68,6 +77,8 @@ class ApprovalPanel : public QWidget {
 
   Q_SIGNALS:
     void answered(std::uint64_t id, const sb::ApprovalAnswer& answer);
+    // The same, with the session that asked.
+    void answeredFor(const QString& sessionId, std::uint64_t id, const sb::ApprovalAnswer& answer);
     void pendingCountChanged(int count);
     // A card left the panel (after its outcome, or on clear()).
     void cardRemoved(std::uint64_t id);
@@ -76,8 +87,9 @@ class ApprovalPanel : public QWidget {
     bool eventFilter(QObject* watched, QEvent* event) override;
 
   private:
-    void removeCard(std::uint64_t id);
-    void removeWhenNotHovered(std::uint64_t id);
+    using Key = std::pair<QString, std::uint64_t>; // session, request id
+    void removeCard(const Key& key);
+    void removeWhenNotHovered(const Key& key);
     void updateChrome();
 
     sb::Clock& m_clock;
@@ -86,10 +98,10 @@ class ApprovalPanel : public QWidget {
     int m_lingerMs = 1500;
     std::vector<ApprovalCard*> m_cards;
     // Every id seen since the last clear(): a late duplicate of a resolved request stays out.
-    std::set<std::uint64_t> m_known;
+    std::set<Key> m_known;
     // Resolved cards whose time is up while the pointer is over the list: removing them would move
     // the card under the pointer, so they go when it leaves.
-    std::vector<std::uint64_t> m_deferred;
+    std::vector<Key> m_deferred;
     bool m_hovered = false;
     QString m_lastOutcome;
     QTimer m_ticker;

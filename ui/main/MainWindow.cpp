@@ -69,19 +69,22 @@ MainWindow::MainWindow(sb::Clock& clock, QWidget* parent)
     statusBar()->addPermanentWidget(m_policyLabel);
 
     connect(m_hub, &SessionHub::approvalRequested, this, &MainWindow::onApprovalRequested);
-    connect(m_hub, &SessionHub::approvalResolved, this,
-            [this](const QString& id, const sb::ApprovalOutcome& outcome) {
-                if (id == m_current) m_approvals->resolve(outcome);
-            });
+    // One queue for every session's requests, whichever session is shown.
+    connect(m_hub, &SessionHub::approvalResolved, m_approvals,
+            qOverload<const QString&, const sb::ApprovalOutcome&>(&ApprovalPanel::resolve));
     connect(m_hub, &SessionHub::pendingChanged, this, &MainWindow::updateTitle);
     connect(m_hub, &SessionHub::refreshed, this, &MainWindow::updateCentre);
     connect(m_hub, &SessionHub::sessionEnded, this, [this](const QString& id) {
+        m_approvals->clearSession(id);
         if (id == m_current) updateStatus(), updateActions();
     });
-    connect(m_approvals, &ApprovalPanel::answered, this,
-            [this](std::uint64_t id, const sb::ApprovalAnswer& answer) {
-                m_hub->answer(m_current, id, answer);
-            });
+    connect(m_approvals, &ApprovalPanel::answeredFor, m_hub, &SessionHub::answer);
+    // What already waited when the hub found the sessions, before these connections.
+    for (int row = 0; row < m_hub->model()->rowCount(); ++row) {
+        const QString id = m_hub->model()->entryAt(row).id;
+        for (const auto& request : m_hub->pending(id))
+            m_approvals->addRequest(approvalSource(id), request);
+    }
     connect(m_terminal, &TerminalWidget::titleChanged, this, [this](const QString& title) {
         m_terminalTitle = title;
         updateTitle();

@@ -4,6 +4,7 @@
 // closing or crashing the window never ends a session.
 #pragma once
 
+#include "approvals/ApprovalCard.h"
 #include "base/Clock.h"
 #include "policy/Approval.h"
 #include "sessions/SessionLauncher.h"
@@ -116,6 +117,7 @@ class MainWindow : public QMainWindow {
     void showSession(const QString& id);
     void attachLive(const QString& id);
     void onApprovalRequested(const QString& id, const sb::ApprovalRequest& request);
+    ApprovalSource approvalSource(const QString& id) const;
     void onSessionExited(int status);
     void waitForLaunch();
     void updateTitle();

@@ -163,8 +163,8 @@ void MainWindow::buildCentre()
     connect(m_policy, &PolicyEditor::documentChanged, this, &MainWindow::updateCentre);
     // A session whose policy was saved into a file (from the built-in one) can keep rules now.
     connect(m_policy, &PolicyEditor::sessionUpdated, this, [this] {
-        if (m_policy->document()->sessionId() == m_current)
-            m_approvals->setCanSaveRules(!m_policy->document()->learnedPath().isEmpty());
+        m_approvals->setCanSaveRules(m_policy->document()->sessionId(),
+                                     !m_policy->document()->learnedPath().isEmpty());
     });
     connect(m_policy, &PolicyEditor::modifiedChanged, this, [this](bool modified) {
         m_tabs->setTabText(m_tabs->indexOf(m_policy),

@@ -138,7 +138,6 @@ void MainWindow::showSession(const QString& id)
     m_exitStatus.reset();
     m_terminalTitle.clear();
     m_terminal->reset();
-    m_approvals->clear();
     m_activity->clear();
     m_replay->close();
 
@@ -221,16 +220,9 @@ void MainWindow::attachLive(const QString& id)
     connect(m_terminal, &TerminalWidget::inputReady, view, &SessionConnection::sendInput);
     connect(m_terminal, &TerminalWidget::sizeChanged, view, &SessionConnection::resize);
     m_terminal->setReadOnly(false);
-    // The cards can say what an unanswered request becomes: the supervisor decides it.
-    const std::string onTimeout = view->summary().policy.value("on_timeout", "");
-    m_approvals->setOnTimeout(onTimeout.empty() ? std::nullopt
-                                                : std::optional<bool>(onTimeout == "allow"));
-    m_approvals->setCanSaveRules(!view->summary().learnedRulesFile.empty());
     view->subscribe();
     if (m_terminal->rows() > 0 && m_terminal->columns() > 0)
         view->resize(m_terminal->rows(), m_terminal->columns());
-    for (const auto& request : m_hub->pending(id))
-        m_approvals->addRequest(request);
 }
 
 void MainWindow::onSessionExited(int status)
@@ -244,9 +236,34 @@ void MainWindow::onSessionExited(int status)
     updateActions();
 }
 
+ApprovalSource MainWindow::approvalSource(const QString& id) const
+{
+    ApprovalSource source;
+    source.sessionId = id;
+    const sb::proto::SessionSummary* s = m_hub->summary(id);
+    if (!s) return source;
+    QStringList words;
+    for (const std::string& word : s->command)
+        words << QString::fromStdString(word);
+    QString command = words.join(QLatin1Char(' '));
+    const QString workspace = QString::fromStdString(s->workspace);
+    const QString folder = QFileInfo(workspace).fileName();
+    // The session's name, its folder and what it runs: enough to tell five sessions apart.
+    source.label = tr("Session %1 · %2 · %3")
+                       .arg(id, folder.isEmpty() ? workspace : folder,
+                            command.size() > 60 ? command.left(59) + QChar(0x2026) : command);
+    source.details = tr("Session %1\nin %2\n%3").arg(id, workspace, command);
+    // The cards can say what an unanswered request becomes: the supervisor decides it.
+    const std::string onTimeout = s->policy.value("on_timeout", "");
+    source.onTimeoutAllows =
+        onTimeout.empty() ? std::nullopt : std::optional<bool>(onTimeout == "allow");
+    source.canSaveRules = !s->learnedRulesFile.empty();
+    return source;
+}
+
 void MainWindow::onApprovalRequested(const QString& id, const sb::ApprovalRequest& request)
 {
-    if (id == m_current) m_approvals->addRequest(request);
+    m_approvals->addRequest(approvalSource(id), request);
     updateTitle();
     if (isActiveWindow()) return;
     const SessionEntry* e = m_hub->model()->entry(id);

@@ -179,6 +179,12 @@ std::vector<sb::ApprovalRequest> SessionHub::pending(const QString& id) const
     return it == m_connections.end() ? std::vector<sb::ApprovalRequest>{} : it->second->pending();
 }
 
+const sb::proto::SessionSummary* SessionHub::summary(const QString& id) const
+{
+    auto it = m_connections.find(id);
+    return it == m_connections.end() ? nullptr : &it->second->summary();
+}
+
 void SessionHub::answer(const QString& id, std::uint64_t requestId,
                         const sb::ApprovalAnswer& answer)
 {

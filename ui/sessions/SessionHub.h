@@ -26,6 +26,8 @@ class SessionHub : public QObject {
     void refresh();
     bool isLive(const QString& id) const { return m_connections.count(id) != 0; }
     std::vector<sb::ApprovalRequest> pending(const QString& id) const;
+    // What a live session said of itself when the hub connected; nullptr for others.
+    const sb::proto::SessionSummary* summary(const QString& id) const;
     void answer(const QString& id, std::uint64_t requestId, const sb::ApprovalAnswer& answer);
     void stop(const QString& id);
     void kill(const QString& id);

@@ -7,6 +7,7 @@
 #include <QIcon>
 #include <QLocale>
 #include <QPalette>
+#include <QRegularExpression>
 #include <algorithm>
 
 namespace sbui {
@@ -55,6 +56,31 @@ void SessionListModel::updateTicking()
         m_ticker.start();
     else
         m_ticker.stop();
+}
+
+bool SessionListModel::isNamed(const QString& id)
+{
+    static const QRegularExpression generated(QStringLiteral("^\\d{8}-\\d{6}-[0-9a-f]{4,6}$"));
+    return !generated.match(id).hasMatch();
+}
+
+QString SessionListModel::sessionText(const SessionEntry& e) const
+{
+    const QString command = e.command.join(QLatin1Char(' '));
+    const QString name = isNamed(e.id)   ? e.id
+                         : m_folderShown ? QString()
+                                         : QFileInfo(e.workspace).fileName();
+    if (name.isEmpty()) return command;
+    return command.isEmpty() ? name : tr("%1 · %2").arg(name, command);
+}
+
+void SessionListModel::setFolderColumnShown(bool shown)
+{
+    if (m_folderShown == shown) return;
+    m_folderShown = shown;
+    if (rowCount() > 0)
+        Q_EMIT dataChanged(index(0, SessionColumn), index(rowCount() - 1, SessionColumn),
+                           {Qt::DisplayRole});
 }
 
 int SessionListModel::rowCount(const QModelIndex& parent) const
@@ -111,7 +137,7 @@ QVariant SessionListModel::data(const QModelIndex& index, int role) const
     if (role == Qt::DisplayRole) {
         switch (column) {
         case SessionColumn: {
-            QString text = e.command.join(QLatin1Char(' '));
+            const QString text = sessionText(e);
             return e.pending > 0 ? QStringLiteral("(%1) %2").arg(e.pending).arg(text) : text;
         }
         case WorkspaceColumn: // the folder's name; the whole path is in the tooltip

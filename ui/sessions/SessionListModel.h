@@ -57,6 +57,15 @@ class SessionListModel : public QAbstractTableModel {
     void setNow(qint64 unixMs);
     // Live rows' durations changed: tells the views.
     void tick();
+    // Whether the folder column is shown; hidden (a narrow list), the Session column names
+    // the folder of a session without a name of its own.
+    void setFolderColumnShown(bool shown);
+    // A row's Session column: the session's name (an id chosen with --session-id or --name,
+    // else its folder while the folder column is hidden) before its command, so that sessions
+    // running the same command tell apart.
+    QString sessionText(const SessionEntry& e) const;
+    // Whether `id` was chosen by someone, not made by sb::newSessionId().
+    static bool isNamed(const QString& id);
 
   private:
     QString stateText(const SessionEntry& e) const;
@@ -66,6 +75,7 @@ class SessionListModel : public QAbstractTableModel {
 
     std::vector<SessionEntry> m_entries; // newest first
     qint64 m_nowMs = 0;
+    bool m_folderShown = true;
     QTimer m_ticker;
 };
 

@@ -33,7 +33,10 @@ SessionListView::SessionListView(SessionListModel* model, QWidget* parent) : QTr
 void SessionListView::resizeEvent(QResizeEvent* event)
 {
     QTreeView::resizeEvent(event);
-    setColumnHidden(SessionListModel::WorkspaceColumn, event->size().width() < kFolderMinWidth);
+    const bool narrow = event->size().width() < kFolderMinWidth;
+    setColumnHidden(SessionListModel::WorkspaceColumn, narrow);
+    if (auto* sessions = qobject_cast<SessionListModel*>(model()))
+        sessions->setFolderColumnShown(!narrow);
 }
 
 } // namespace sbui
