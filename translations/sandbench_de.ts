@@ -1524,6 +1524,14 @@ in %2
 in %2
 %3</translation>
     </message>
+    <message>
+        <source>&amp;Suggest from sessions…</source>
+        <translation>&amp;Aus Sitzungen vorschlagen…</translation>
+    </message>
+    <message>
+        <source>Propose a policy from recorded sessions: rules for what they did that a policy would ask about, with their evidence</source>
+        <translation>Eine Richtlinie aus aufgezeichneten Sitzungen vorschlagen: Regeln für das, was sie taten und wonach eine Richtlinie fragen würde, mit ihren Belegen</translation>
+    </message>
 </context>
 <context>
     <name>sbui::NetworkPolicyPage</name>
@@ -2224,6 +2232,145 @@ in %2
     <message>
         <source>The learned rules could not be read, and are left as they are: %1</source>
         <translation>Die gelernten Regeln konnten nicht gelesen werden und bleiben unverändert: %1</translation>
+    </message>
+</context>
+<context>
+    <name>sbui::PolicySuggestDialog</name>
+    <message>
+        <source>command %1</source>
+        <translation>Befehl %1</translation>
+    </message>
+    <message>
+        <source>host %1 port %2</source>
+        <translation>Host %1 Port %2</translation>
+    </message>
+    <message>
+        <source> by %1</source>
+        <translation> durch %1</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n time(s) in %1, e.g. %2</source>
+        <translation>
+            <numerusform>%n Mal in %1, z. B. %2</numerusform>
+            <numerusform>%n Mal in %1, z. B. %2</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n session(s)</source>
+        <translation>
+            <numerusform>%n Sitzung</numerusform>
+            <numerusform>%n Sitzungen</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>&amp;Suggest</source>
+        <translation>&amp;Vorschlagen</translation>
+    </message>
+    <message>
+        <source>Save &amp;as…</source>
+        <translation>Speichern &amp;unter…</translation>
+    </message>
+    <message>
+        <source>Suggest a policy from sessions</source>
+        <translation>Richtlinie aus Sitzungen vorschlagen</translation>
+    </message>
+    <message>
+        <source>Preset: %1</source>
+        <translation>Vorlage: %1</translation>
+    </message>
+    <message>
+        <source>Policy file…</source>
+        <translation>Richtliniendatei…</translation>
+    </message>
+    <message>
+        <source>The policy the rules are added to: only what it would ask about is proposed, and its deny rules still decide first</source>
+        <translation>Die Richtlinie, zu der die Regeln hinzukommen: Vorgeschlagen wird nur, wonach sie fragen würde, und ihre Verbotsregeln entscheiden weiterhin zuerst</translation>
+    </message>
+    <message>
+        <source>Recorded sessions to learn from: run them with --observe to be asked nothing while they work</source>
+        <translation>Aufgezeichnete Sitzungen, aus denen gelernt wird: Mit --observe gestartet, fragen sie während der Arbeit nichts</translation>
+    </message>
+    <message>
+        <source>Rule</source>
+        <translation>Regel</translation>
+    </message>
+    <message>
+        <source>Evidence</source>
+        <translation>Belege</translation>
+    </message>
+    <message>
+        <source>Remark</source>
+        <translation>Anmerkung</translation>
+    </message>
+    <message>
+        <source>Checked rules are saved; double-click one to see its example in the replay</source>
+        <translation>Angehakte Regeln werden gespeichert; ein Doppelklick zeigt ihr Beispiel in der Wiedergabe</translation>
+    </message>
+    <message>
+        <source>&amp;Base policy:</source>
+        <translation>&amp;Grundrichtlinie:</translation>
+    </message>
+    <message>
+        <source>S&amp;essions:</source>
+        <translation>S&amp;itzungen:</translation>
+    </message>
+    <message>
+        <source>Base policy</source>
+        <translation>Grundrichtlinie</translation>
+    </message>
+    <message>
+        <source>Policies (*.json);;All files (*)</source>
+        <translation>Richtlinien (*.json);;Alle Dateien (*)</translation>
+    </message>
+    <message>
+        <source>%1 · %2 · %3</source>
+        <translation>%1 · %2 · %3</translation>
+    </message>
+    <message>
+        <source>Cannot suggest: %1</source>
+        <translation>Kein Vorschlag möglich: %1</translation>
+    </message>
+    <message>
+        <source>Nothing to propose: the base policy asks about nothing these sessions did.</source>
+        <translation>Nichts vorzuschlagen: Die Grundrichtlinie fragt nach nichts, was diese Sitzungen taten.</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n rule(s) proposed</source>
+        <translation>
+            <numerusform>%n Regel vorgeschlagen</numerusform>
+            <numerusform>%n Regeln vorgeschlagen</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>; %n risky, not checked</source>
+        <translation>
+            <numerusform>; %n riskant, nicht angehakt</numerusform>
+            <numerusform>; %n riskant, nicht angehakt</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Save the suggested policy</source>
+        <translation>Vorgeschlagene Richtlinie speichern</translation>
+    </message>
+    <message>
+        <source>Policies (*.json)</source>
+        <translation>Richtlinien (*.json)</translation>
+    </message>
+    <message>
+        <source>Saved %1.</source>
+        <translation>%1 gespeichert.</translation>
+    </message>
+    <message>
+        <source>risky: it would also allow what a deny rule of the base policy denies</source>
+        <translation>riskant: Sie würde auch erlauben, was eine Verbotsregel der Grundrichtlinie verbietet</translation>
+    </message>
+    <message>
+        <source>risky: an interpreter running anything would allow every program</source>
+        <translation>riskant: Ein Interpreter, der alles ausführt, würde jedes Programm erlauben</translation>
+    </message>
+    <message>
+        <source>one party&apos;s names on a shared platform (%1)</source>
+        <translation>die Namen einer Partei auf einer geteilten Plattform (%1)</translation>
     </message>
 </context>
 <context>

@@ -182,6 +182,37 @@
     </message>
 </context>
 <context>
+    <name>sbui::PolicySuggestDialog</name>
+    <message numerus="yes">
+        <source>%n time(s) in %1, e.g. %2</source>
+        <translation>
+            <numerusform>%n time in %1, e.g. %2</numerusform>
+            <numerusform>%n times in %1, e.g. %2</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n session(s)</source>
+        <translation>
+            <numerusform>%n session</numerusform>
+            <numerusform>%n sessions</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n rule(s) proposed</source>
+        <translation>
+            <numerusform>%n rule proposed</numerusform>
+            <numerusform>%n rules proposed</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>; %n risky, not checked</source>
+        <translation>
+            <numerusform>; %n risky, not checked</numerusform>
+            <numerusform>; %n risky, not checked</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>sbui::PortsView</name>
     <message numerus="yes">
         <source>%n open</source>

@@ -135,6 +135,7 @@ void proposeCommands(const Suggestion& s, const Observations& seen, std::vector<
             rule.command = {RuleAction::Allow, pattern, {}};
             rule.before = d.ruleIndex;
             rule.risk = risk;
+            if (!risk.empty()) rule.remark = ProposedRule::Remark::CoversADenial;
         }
         addEvidence(rule.evidence, c.session, exact, c.tNs);
     }
@@ -148,6 +149,7 @@ void proposeCommands(const Suggestion& s, const Observations& seen, std::vector<
                 any = rule;
                 any.command.match = name + " *";
                 any.risk = "an interpreter running anything: it would allow every program";
+                any.remark = ProposedRule::Remark::Interpreter;
             } else {
                 any.evidence.count += rule.evidence.count;
                 for (const std::string& session : rule.evidence.sessions)
@@ -223,6 +225,10 @@ Status proposeConnections(const Suggestion& s, const Observations& seen,
                 c.program.empty() ? std::string() : programPatternFor(c.program);
             g.rule.before = before;
             g.rule.note = note;
+            if (!note.empty()) {
+                g.rule.remark = ProposedRule::Remark::SharedPlatform;
+                g.rule.platform = pattern.substr(2); // "*.alice.github.io" → "alice.github.io"
+            }
         }
         g.ports.insert(c.port);
         const std::string where =

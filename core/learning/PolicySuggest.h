@@ -60,7 +60,10 @@ struct ProposedRule {
     // Empty: proposed. Otherwise why it is not proposed by default (an interpreter running
     // anything…); written commented out unless asked for.
     std::string risk;
-    std::string note; // a remark for the reader ("one party's name on github.io")
+    std::string note; // a remark for the reader ("one party's names on github.io")
+    // Which of those it is, for a window that says it in its own language.
+    enum class Remark { None, CoversADenial, Interpreter, SharedPlatform } remark = Remark::None;
+    std::string platform; // SharedPlatform: the party's domain
 };
 
 struct Suggestion {

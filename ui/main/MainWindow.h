@@ -68,6 +68,8 @@ class MainWindow : public QMainWindow {
     void openWorkspaceFolder();
     // File > Open policy…: a policy file in the Policy tab, without a session.
     void openPolicy();
+    // Policy → Suggest from sessions… (MainWindowLearning.cpp).
+    void suggestPolicy();
     // Settings… (or the test hook, which edits the dialog and returns whether to apply).
     void openSettings();
 

@@ -92,6 +92,10 @@ void MainWindow::buildActions()
     QAction* openPolicy = policyMenu->addAction(tr("Open &policy…"));
     openPolicy->setToolTip(tr("Open a policy file to edit its network and command rules"));
     connect(openPolicy, &QAction::triggered, this, &MainWindow::openPolicy);
+    QAction* suggest = policyMenu->addAction(tr("&Suggest from sessions…"));
+    suggest->setToolTip(tr("Propose a policy from recorded sessions: rules for what they did "
+                           "that a policy would ask about, with their evidence"));
+    connect(suggest, &QAction::triggered, this, &MainWindow::suggestPolicy);
     policyMenu->addActions(
         {m_policy->saveAction(), m_policy->saveAsAction(), m_policy->revertAction()});
     QMenu* editMenu = menuBar()->addMenu(tr("&Edit"));
