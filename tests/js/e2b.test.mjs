@@ -427,8 +427,9 @@ describe('sandbench-cli serve (the E2B SDK)', () => {
         /lifecycle\.onTimeout 'pause' cannot be honoured here: .*no cgroup of its own/);
       return;
     }
-    const sbx = await create({ timeoutMs: 1000, lifecycle: { onTimeout: 'pause' } });
+    const sbx = await create({ lifecycle: { onTimeout: 'pause' } });
     await sbx.files.write('kept.txt', 'x');
+    await sbx.setTimeout(1000); // its timeout comes only once the file is written
     await waitUntil(async () => (await sbx.getInfo()).state === 'paused', 30_000, 'the sandbox to be paused at its timeout');
     const resumed = await Sandbox.connect(sbx.sandboxId, { timeoutMs: 60_000 });
     assert.equal(await resumed.files.read('kept.txt'), 'x');
