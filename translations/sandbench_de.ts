@@ -1835,6 +1835,14 @@ in %2
         <source>Looser than session %1 ran under: %2.</source>
         <translation>Lockerer als die Richtlinie der Sitzung %1: %2.</translation>
     </message>
+    <message>
+        <source>&amp;Observe: ask nothing, record what would have been asked</source>
+        <translation>&amp;Beobachten: nichts fragen, aufzeichnen, was gefragt worden wäre</translation>
+    </message>
+    <message>
+        <source>To learn a policy (Policy → Suggest from sessions…): what the policy would ask is allowed and recorded as such; its deny rules still deny, and the sandbox is the same</source>
+        <translation>Um eine Richtlinie zu lernen (Richtlinie → Aus Sitzungen vorschlagen…): Was die Richtlinie fragen würde, wird erlaubt und als solches aufgezeichnet; ihre Verbotsregeln verbieten weiterhin, und die Sandbox bleibt dieselbe</translation>
+    </message>
 </context>
 <context>
     <name>sbui::ObservedModel</name>

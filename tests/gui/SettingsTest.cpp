@@ -5,6 +5,7 @@
 #include "settings/Settings.h"
 
 #include "GuiTestSupport.h"
+#include "Screenshots.h"
 #include "main/DesktopNotifier.h"
 #include "main/MainWindow.h"
 #include "main/Prompt.h"
@@ -133,6 +134,7 @@ class SettingsTest : public QObject {
         // QSettings under $HOME/.qttest (HOME is the world's), core's files under its XDG dirs;
         // the organisation named as the program names it (without one, QSettings reports the
         // organisation-wide file it cannot write as an error).
+        sbgt::installShotLanguage();
         QStandardPaths::setTestModeEnabled(true);
         QCoreApplication::setOrganizationName(QStringLiteral("sandbench"));
         QVERIFY(m_world.isValid());
@@ -380,6 +382,13 @@ class SettingsTest : public QObject {
                 QVERIFY(checked(dialog));
                 QVERIFY(dialog.effectivePolicyText().contains(
                     QLatin1String("\"timeout_seconds\": 300")));
+                // Observe mode is a choice of the session, off unless asked for.
+                QVERIFY(
+                    !sbui::launchArguments(dialog.request()).contains(QStringLiteral("--observe")));
+                dialog.observeBox()->setChecked(true);
+                QVERIFY(
+                    sbui::launchArguments(dialog.request()).contains(QStringLiteral("--observe")));
+                sbgt::screenshotAsIs(dialog, QStringLiteral("new-session"));
             }();
             return false; // do not start
         });

@@ -10,6 +10,7 @@
 #include "supervision/Supervisor.h"
 #include "terminal/MonospaceFont.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QDir>
@@ -141,6 +142,12 @@ NewSessionDialog::NewSessionDialog(QWidget* parent) : QDialog(parent)
     m_approvalTimeout->setToolTip(tr("How long a request waits for an answer before the "
                                      "policy's timeout action applies"));
     form->addRow(tr("&Approval timeout:"), m_approvalTimeout);
+
+    m_observe = new QCheckBox(tr("&Observe: ask nothing, record what would have been asked"));
+    m_observe->setToolTip(tr("To learn a policy (Policy → Suggest from sessions…): what the "
+                             "policy would ask is allowed and recorded as such; its deny rules "
+                             "still deny, and the sandbox is the same"));
+    form->addRow(QString(), m_observe);
 
     m_message = new QLabel;
     m_message->setWordWrap(true);
@@ -303,6 +310,7 @@ LaunchRequest NewSessionDialog::request() const
     r.cpuPercent = static_cast<unsigned>(m_cpu->value());
     r.wallSeconds = static_cast<unsigned>(m_wall->value());
     r.approvalTimeoutSeconds = static_cast<unsigned>(m_approvalTimeout->value());
+    r.observe = m_observe->isChecked();
     if (auto words = sb::splitCommandLine(m_command->currentText().toStdString()))
         for (const auto& word : *words)
             r.command << QString::fromStdString(word);

@@ -12,6 +12,7 @@
 #include <QDialog>
 #include <cstdint>
 
+class QCheckBox;
 class QComboBox;
 class QDialogButtonBox;
 class QLabel;
@@ -58,6 +59,7 @@ class NewSessionDialog : public QDialog {
     QLineEdit* workspaceEdit() const { return m_workspace; }
     QComboBox* commandBox() const { return m_command; }
     QComboBox* policyBox() const { return m_policy; }
+    QCheckBox* observeBox() const { return m_observe; }
     QComboBox* networkBox() const { return m_network; }
     // "As the policy says", then one entry per imported image.
     QComboBox* systemBox() const { return m_system; }
@@ -98,6 +100,7 @@ class NewSessionDialog : public QDialog {
     QToolButton* m_browse;           // the workspace's, off when resuming
     QSpinBox *m_memory, *m_pids, *m_cpu, *m_wall;
     QSpinBox* m_approvalTimeout;
+    QCheckBox* m_observe;
     QLabel* m_message;
     QPlainTextEdit* m_preview;
     QDialogButtonBox* m_buttons;

@@ -38,6 +38,7 @@ QStringList launchArguments(const LaunchRequest& r)
     number("--pids", r.pids);
     number("--cpu", r.cpuPercent);
     number("--approval-timeout", r.approvalTimeoutSeconds);
+    if (r.observe) args << QStringLiteral("--observe");
     args << QStringLiteral("--") << r.command;
     return args;
 }

@@ -18,6 +18,7 @@ struct LaunchRequest {
     QString resumeFrom; // an ended session whose changes the new one goes on with
     std::optional<unsigned> wallSeconds, memoryMb, pids, cpuPercent; // overrides
     std::optional<unsigned> approvalTimeoutSeconds;                  // override, 1-86400
+    bool observe = false; // run --observe: nobody is asked, what would have been is recorded
     QStringList command;
     // The built-in demo (`sandbench-cli demo`) instead of a command: its own fresh workspace,
     // agent and policy; the fields above are not used.
