@@ -7,6 +7,7 @@
 #include "main/Prompt.h"
 
 #include <QAction>
+#include <QBoxLayout>
 #include <QFile>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -124,20 +125,29 @@ void FileReviewPanel::buildActions()
 
 void FileReviewPanel::buildLayout()
 {
-    auto* toolbar = new QToolBar(this);
-    toolbar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
-    toolbar->setIconSize(QSize(16, 16));
+    // Two toolbars: what is shown, and what to do with it. Side by side where they fit, one
+    // above the other in a narrow centre (1024 px, German), never behind a » menu.
+    m_viewBar = new QToolBar(this);
+    m_editBar = new QToolBar(this);
+    for (QToolBar* bar : {m_viewBar, m_editBar}) {
+        bar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+        bar->setIconSize(QSize(16, 16));
+    }
     m_countLabel = new QLabel(this);
     m_countLabel->setContentsMargins(4, 0, 8, 0);
-    toolbar->addWidget(m_countLabel);
-    toolbar->addAction(m_changedOnly);
-    toolbar->addAction(m_refresh);
-    toolbar->addSeparator();
-    toolbar->addAction(m_apply);
-    toolbar->addAction(m_discard);
-    toolbar->addSeparator();
-    toolbar->addAction(m_applyAll);
-    toolbar->addAction(m_discardAll);
+    m_viewBar->addWidget(m_countLabel);
+    m_viewBar->addAction(m_changedOnly);
+    m_viewBar->addAction(m_refresh);
+    m_editBar->addAction(m_apply);
+    m_editBar->addAction(m_discard);
+    m_editBar->addSeparator();
+    m_editBar->addAction(m_applyAll);
+    m_editBar->addAction(m_discardAll);
+    m_toolRow = new QBoxLayout(QBoxLayout::LeftToRight);
+    m_toolRow->setSpacing(0);
+    m_toolRow->addWidget(m_viewBar);
+    m_toolRow->addWidget(m_editBar);
+    m_toolRow->addStretch(1);
 
     m_liveBanner = new QLabel(this);
     m_liveBanner->setWordWrap(true);
@@ -209,11 +219,19 @@ void FileReviewPanel::buildLayout()
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(2);
-    layout->addWidget(toolbar);
+    layout->addLayout(m_toolRow);
     layout->addWidget(m_liveBanner);
     layout->addWidget(m_message);
     layout->addWidget(m_progress);
     layout->addWidget(splitter, 1);
+}
+
+void FileReviewPanel::resizeEvent(QResizeEvent* event)
+{
+    QWidget::resizeEvent(event);
+    const int both = m_viewBar->sizeHint().width() + m_editBar->sizeHint().width();
+    const auto direction = width() >= both ? QBoxLayout::LeftToRight : QBoxLayout::TopToBottom;
+    if (m_toolRow->direction() != direction) m_toolRow->setDirection(direction);
 }
 
 void FileReviewPanel::showSession(const QString& sessionId)

@@ -13,8 +13,10 @@
 #include <optional>
 
 class QAction;
+class QBoxLayout;
 class QLabel;
 class QProgressBar;
+class QToolBar;
 class QTreeView;
 
 namespace sbui {
@@ -76,6 +78,9 @@ class FileReviewPanel : public QWidget {
     // Paths now written into the real project.
     void applied(const QStringList& paths);
 
+  protected:
+    void resizeEvent(QResizeEvent* event) override;
+
   private:
     void buildActions();
     void buildLayout();
@@ -97,6 +102,9 @@ class FileReviewPanel : public QWidget {
     WorkspaceEditor* m_editor = nullptr;
     QTreeView* m_tree = nullptr;
     DiffView* m_diffView = nullptr;
+    QToolBar* m_viewBar = nullptr;
+    QToolBar* m_editBar = nullptr;
+    QBoxLayout* m_toolRow = nullptr;
     QLabel* m_countLabel = nullptr;
     QLabel* m_liveBanner = nullptr;
     QLabel* m_message = nullptr;

@@ -32,6 +32,7 @@
 #include <QLabel>
 #include <QLocale>
 #include <QMenuBar>
+#include <QScreen>
 #include <QSettings>
 #include <QStackedWidget>
 #include <QStatusBar>
@@ -59,7 +60,7 @@ MainWindow::MainWindow(sb::Clock& clock, QWidget* parent)
 {
     setObjectName(QStringLiteral("MainWindow"));
     setWindowIcon(QIcon(QStringLiteral(":/icons/sandbench.svg")));
-    resize(1360, 860);
+    resize(initialSize(screen() ? screen()->availableGeometry().size() : QSize()));
     m_terminal->setReadOnly(true);
 
     buildActions();
@@ -121,6 +122,12 @@ MainWindow::MainWindow(sb::Clock& clock, QWidget* parent)
 }
 
 MainWindow::~MainWindow() = default;
+
+QSize MainWindow::initialSize(const QSize& available)
+{
+    const QSize wanted(1360, 860);
+    return available.isValid() ? wanted.boundedTo(available) : wanted;
+}
 
 bool MainWindow::isShowingWelcome() const
 {

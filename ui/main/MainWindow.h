@@ -46,6 +46,10 @@ class MainWindow : public QMainWindow {
     explicit MainWindow(sb::Clock& clock = sb::Clock::system(), QWidget* parent = nullptr);
     ~MainWindow() override;
 
+    // The size the window opens at without a saved one: 1360x860, or the screen's room when it
+    // has less (a 1024x700 screen).
+    static QSize initialSize(const QSize& available);
+
     // The session shown, or empty.
     QString currentSessionId() const { return m_current; }
     bool selectSession(const QString& id);
@@ -116,6 +120,7 @@ class MainWindow : public QMainWindow {
     void buildCentre();
     void updateCentre();
     void onTabChanged(int index);
+    void showTab(QWidget* page, bool shown);
     void showSession(const QString& id);
     void attachLive(const QString& id);
     void onApprovalRequested(const QString& id, const sb::ApprovalRequest& request);

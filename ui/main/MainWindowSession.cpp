@@ -59,6 +59,15 @@ QString actionText(const std::string& action)
 
 } // namespace
 
+void MainWindow::showTab(QWidget* page, bool shown)
+{
+    // A tab that does not apply (Replay while the session runs, Ports once it ended) goes, so
+    // that the others keep their whole titles in a narrow centre.
+    const int index = m_tabs->indexOf(page);
+    m_tabs->setTabEnabled(index, shown);
+    m_tabs->setTabVisible(index, shown);
+}
+
 bool MainWindow::startSession(LaunchRequest request)
 {
     request.rows = m_terminal->rows() > 0 ? m_terminal->rows() : 24;
@@ -148,7 +157,7 @@ void MainWindow::showSession(const QString& id)
     // Before the Replay tab goes: a disabled current tab hands over to its neighbour (Policy).
     if ((live || !recorded) && m_tabs->currentWidget() == m_replay)
         m_tabs->setCurrentWidget(m_terminal);
-    m_tabs->setTabEnabled(m_tabs->indexOf(m_replay), !live && recorded);
+    showTab(m_replay, !live && recorded);
     QString error;
     auto history = loadSessionHistory(id, !live, &error);
     m_policyText.clear();
@@ -191,9 +200,9 @@ void MainWindow::showSession(const QString& id)
     else
         m_policy->showRecorded(id, policyRanUnder(*history));
     m_ports->setConnection(m_view.get());
-    m_tabs->setTabEnabled(m_tabs->indexOf(m_ports), m_view && m_view->servesPorts());
-    if (!m_tabs->isTabEnabled(m_tabs->indexOf(m_ports)) && m_tabs->currentWidget() == m_ports)
-        m_tabs->setCurrentWidget(m_terminal);
+    const bool ports = m_view && m_view->servesPorts();
+    if (!ports && m_tabs->currentWidget() == m_ports) m_tabs->setCurrentWidget(m_terminal);
+    showTab(m_ports, ports);
     QSettings().setValue(QStringLiteral("session/last"), id);
     updateCentre();
     updateTitle();
@@ -228,9 +237,9 @@ void MainWindow::attachLive(const QString& id)
 void MainWindow::onSessionExited(int status)
 {
     m_terminal->setReadOnly(true);
-    m_tabs->setTabEnabled(m_tabs->indexOf(m_ports), false);
     if (m_tabs->currentWidget() == m_ports) m_tabs->setCurrentWidget(m_terminal);
-    m_tabs->setTabEnabled(m_tabs->indexOf(m_replay), true);
+    showTab(m_ports, false);
+    showTab(m_replay, true);
     m_exitStatus = status; // before the recording says so
     updateStatus();
     updateActions();

@@ -8,12 +8,14 @@
 #include "sessions/SessionConnection.h"
 
 #include <QAction>
+#include <QBoxLayout>
 #include <QDir>
 #include <QFileInfo>
 #include <QLabel>
 #include <QLocale>
 #include <QMenu>
 #include <QPushButton>
+#include <QResizeEvent>
 #include <QStackedWidget>
 #include <QTabWidget>
 #include <QToolBar>
@@ -47,15 +49,12 @@ PolicyEditor::PolicyEditor(QWidget* parent)
     m_title->setFont(bold);
     m_title->setContentsMargins(4, 0, 8, 0);
     m_title->setTextFormat(Qt::PlainText);
-    toolbar->addWidget(m_title);
-    auto* spacer = new QWidget(toolbar);
-    spacer->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Preferred);
-    toolbar->addWidget(spacer);
+    m_toolbar = toolbar;
     toolbar->addAction(m_save);
     toolbar->addAction(m_saveAs);
     toolbar->addAction(m_revert);
+    // Open policy… is in the Policy menu and on the empty page: the toolbar keeps its room.
     toolbar->addSeparator();
-    toolbar->addAction(m_open);
     m_presets->setText(tr("Presets"));
     m_presets->setToolTip(tr("Open one of the shipped presets (read-only: save it under a new "
                              "name to change it)"));
@@ -106,7 +105,13 @@ PolicyEditor::PolicyEditor(QWidget* parent)
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(2);
-    layout->addWidget(toolbar);
+    // The title beside the toolbar, or above it where both do not fit (resizeEvent): the
+    // toolbar's actions never go behind its » menu.
+    m_headRow = new QBoxLayout(QBoxLayout::LeftToRight);
+    m_headRow->addWidget(m_title);
+    m_headRow->addStretch(1);
+    m_headRow->addWidget(toolbar);
+    layout->addLayout(m_headRow);
     layout->addWidget(m_stack, 1);
 
     connect(m_doc, &PolicyDocument::opened, this, [this] {
@@ -122,6 +127,14 @@ PolicyEditor::PolicyEditor(QWidget* parent)
 }
 
 PolicyEditor::~PolicyEditor() = default;
+
+void PolicyEditor::resizeEvent(QResizeEvent* event)
+{
+    QWidget::resizeEvent(event);
+    const int both = m_title->sizeHint().width() + m_toolbar->sizeHint().width();
+    const auto direction = width() >= both ? QBoxLayout::LeftToRight : QBoxLayout::TopToBottom;
+    if (m_headRow->direction() != direction) m_headRow->setDirection(direction);
+}
 
 void PolicyEditor::buildActions()
 {
@@ -180,7 +193,7 @@ void PolicyEditor::setActivitySource(ActivityModel* activity)
 void PolicyEditor::updateHeader()
 {
     const bool open = m_doc->isOpen();
-    m_stack->setCurrentWidget(open ? m_editor : m_empty);
+    m_stack->setCurrentIndex(open ? 1 : 0);
     const bool modified = m_doc->isModified();
     m_save->setEnabled(open && (modified || m_doc->isReadOnly()));
     m_saveAs->setEnabled(open);

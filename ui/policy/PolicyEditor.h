@@ -12,9 +12,11 @@
 #include <nlohmann/json_fwd.hpp>
 
 class QAction;
+class QBoxLayout;
 class QLabel;
 class QStackedWidget;
 class QTabWidget;
+class QToolBar;
 class QToolButton;
 
 namespace sbui {
@@ -81,6 +83,9 @@ class PolicyEditor : public QWidget {
     // The shown session answered a policy update.
     void sessionUpdated(const QStringList& applied, const QStringList& deferred);
 
+  protected:
+    void resizeEvent(QResizeEvent* event) override;
+
   private:
     void buildActions();
     void commitEdits();
@@ -98,6 +103,8 @@ class PolicyEditor : public QWidget {
     QWidget* m_empty;
     QWidget* m_editor;
     QLabel* m_title;
+    QToolBar* m_toolbar = nullptr;
+    QBoxLayout* m_headRow = nullptr;
     QLabel* m_subtitle;
     MessageBar* m_message;
     QTabWidget* m_pages;

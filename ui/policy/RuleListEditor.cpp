@@ -141,11 +141,13 @@ RuleListEditor::RuleListEditor(RuleTableModel* model, std::function<int(int)> in
     buttons->addWidget(m_up);
     buttons->addWidget(m_down);
     buttons->addStretch(1);
+    // The buttons above the table: when the window is short, the table gives up rows, and the
+    // buttons stay in sight (below it, a squeezed splitter hid them).
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
+    layout->addLayout(buttons);
     layout->addWidget(m_view, 1);
     layout->addWidget(m_problem);
-    layout->addLayout(buttons);
     updateButtons();
 }
 
