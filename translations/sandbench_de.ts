@@ -1532,6 +1532,10 @@ in %2
         <source>Propose a policy from recorded sessions: rules for what they did that a policy would ask about, with their evidence</source>
         <translation>Eine Richtlinie aus aufgezeichneten Sitzungen vorschlagen: Regeln für das, was sie taten und wonach eine Richtlinie fragen würde, mit ihren Belegen</translation>
     </message>
+    <message>
+        <source>Go to the sessions &amp;list</source>
+        <translation>Zur Sitzungs&amp;liste</translation>
+    </message>
 </context>
 <context>
     <name>sbui::NetworkPolicyPage</name>

@@ -121,6 +121,8 @@ class MainWindow : public QMainWindow {
     void updateCentre();
     void onTabChanged(int index);
     void showTab(QWidget* page, bool shown);
+    // The next (1) or previous (-1) tab that applies, round the end.
+    void stepTab(int step);
     void showSession(const QString& id);
     void attachLive(const QString& id);
     void onApprovalRequested(const QString& id, const sb::ApprovalRequest& request);

@@ -25,6 +25,7 @@
 #include <QDockWidget>
 #include <QLabel>
 #include <QMenuBar>
+#include <QShortcut>
 #include <QStackedWidget>
 #include <QStatusBar>
 #include <QTabWidget>
@@ -103,10 +104,31 @@ void MainWindow::buildActions()
     menuBar()->addMenu(sessionMenu);
     menuBar()->addMenu(policyMenu);
 
+    // The Sessions list from anywhere (the terminal takes Tab).
+    auto* toSessions = new QAction(tr("Go to the sessions &list"), this);
+    toSessions->setShortcut(QKeySequence(QStringLiteral("Ctrl+Shift+L")));
+    toSessions->setShortcutContext(Qt::WindowShortcut);
+    connect(toSessions, &QAction::triggered, this, [this] {
+        if (auto* dock = findChild<QDockWidget*>(QStringLiteral("SessionsDock"))) dock->show();
+        m_sessions->setFocus(Qt::ShortcutFocusReason);
+    });
+    sessionMenu->addSeparator();
+    sessionMenu->addAction(toSessions);
+
     QToolBar* tools = addToolBar(tr("Session"));
     tools->setObjectName(QStringLiteral("SessionToolBar"));
     tools->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
     tools->addActions({m_newAction, m_stopAction, m_killAction, m_openAction});
+}
+
+void MainWindow::stepTab(int step)
+{
+    const int count = m_tabs->count();
+    for (int i = 1; i < count; ++i) {
+        const int index = ((m_tabs->currentIndex() + step * i) % count + count) % count;
+        if (m_tabs->isTabVisible(index) && m_tabs->isTabEnabled(index))
+            return m_tabs->setCurrentIndex(index);
+    }
 }
 
 void MainWindow::buildDocks()
@@ -181,6 +203,21 @@ void MainWindow::buildCentre()
     });
     m_tabs->addTab(m_replay, QIcon(QStringLiteral(":/icons/recorded.svg")), tr("Replay"));
     connect(m_tabs, &QTabWidget::currentChanged, this, &MainWindow::onTabChanged);
+    // Ctrl+PgUp / Ctrl+PgDn and Alt+1…5 between the tabs that apply (the terminal leaves them).
+    auto shortcut = [this](const QKeySequence& keys, auto slot) {
+        auto* s = new QShortcut(keys, this);
+        s->setContext(Qt::WindowShortcut);
+        connect(s, &QShortcut::activated, this, slot);
+    };
+    shortcut(QKeySequence(Qt::CTRL | Qt::Key_PageDown), [this] { stepTab(1); });
+    shortcut(QKeySequence(Qt::CTRL | Qt::Key_PageUp), [this] { stepTab(-1); });
+    for (int n = 1; n <= 5; ++n)
+        shortcut(QKeySequence(Qt::ALT | static_cast<Qt::Key>(Qt::Key_0 + n)), [this, n] {
+            int shown = 0;
+            for (int i = 0; i < m_tabs->count(); ++i)
+                if (m_tabs->isTabVisible(i) && m_tabs->isTabEnabled(i) && ++shown == n)
+                    return m_tabs->setCurrentIndex(i);
+        });
     connect(m_files, &FileReviewPanel::changeCountChanged, this, [this](int count) {
         m_tabs->setTabText(m_tabs->indexOf(m_files),
                            count > 0 ? tr("Changes (%1)").arg(count) : tr("Changes"));

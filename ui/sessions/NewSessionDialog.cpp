@@ -177,6 +177,14 @@ NewSessionDialog::NewSessionDialog(QWidget* parent) : QDialog(parent)
     layout->addLayout(columns);
     layout->addWidget(m_buttons);
 
+    // Tab goes from field to field; Browse… and Create folder come last, so that Tab then a
+    // space in the folder field never opens a file dialog.
+    QList<QWidget*> order{m_workspace, m_command, m_policy,       m_network, m_system,
+                          m_memory,    m_pids,    m_cpu,          m_wall,    m_approvalTimeout,
+                          m_preview,   m_buttons, m_createFolder, m_browse};
+    for (qsizetype i = 0; i + 1 < order.size(); ++i)
+        setTabOrder(order[i], order[i + 1]);
+
     m_checkTimer = new QTimer(this);
     m_checkTimer->setSingleShot(true);
     m_checkTimer->setInterval(200);

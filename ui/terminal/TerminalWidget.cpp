@@ -408,6 +408,16 @@ QString TerminalWidget::lineText(int line) const
 // ---------------------------------------------------------------------------------------------
 // Keyboard
 
+bool TerminalWidget::isWindowNavigation(const QKeyEvent& event)
+{
+    // As in GNOME Terminal: Ctrl+PgUp/PgDn and Alt+1…9 move between the window's tabs.
+    const Qt::KeyboardModifiers mods =
+        event.modifiers() & (Qt::ShiftModifier | Qt::ControlModifier | Qt::AltModifier);
+    const int key = event.key();
+    if (mods == Qt::ControlModifier) return key == Qt::Key_PageUp || key == Qt::Key_PageDown;
+    return mods == Qt::AltModifier && key >= Qt::Key_1 && key <= Qt::Key_9;
+}
+
 bool TerminalWidget::isOwnShortcut(const QKeyEvent& event) const
 {
     const Qt::KeyboardModifiers mods =
@@ -464,6 +474,7 @@ bool TerminalWidget::event(QEvent* event)
     // Alt+F …); Ctrl+Shift+<letter> other than our own stay with the window.
     if (event->type() == QEvent::ShortcutOverride) {
         auto* key = static_cast<QKeyEvent*>(event);
+        if (isWindowNavigation(*key)) return QAbstractScrollArea::event(event);
         if (isOwnShortcut(*key) || (!m_readOnly && !translateKey(*key).isNone())) {
             key->accept();
             return true;

@@ -135,6 +135,8 @@ class TerminalWidget : public QAbstractScrollArea {
     void send(const QByteArray& bytes);
     bool handleOwnShortcut(const QKeyEvent& event);
     bool isOwnShortcut(const QKeyEvent& event) const;
+    // Keys the window's shortcuts take even while a program runs here: moving between tabs.
+    static bool isWindowNavigation(const QKeyEvent& event);
     void onBell();
 
     // Mouse position to an absolute position: `between` rounds to the nearest gap between cells
