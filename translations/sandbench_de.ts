@@ -881,6 +881,10 @@
         <source>Deny %1</source>
         <translation>%1 verweigern</translation>
     </message>
+    <message>
+        <source>Any &amp;other command:</source>
+        <translation>Alle &amp;anderen Befehle:</translation>
+    </message>
 </context>
 <context>
     <name>sbui::CommandRulesModel</name>
@@ -1628,6 +1632,10 @@ in %2
     <message>
         <source>Connecting &amp;program (optional):</source>
         <translation>Verbindendes &amp;Programm (optional):</translation>
+    </message>
+    <message>
+        <source>Any &amp;other host:</source>
+        <translation>Alle &amp;anderen Hosts:</translation>
     </message>
 </context>
 <context>

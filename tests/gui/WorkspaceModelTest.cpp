@@ -219,6 +219,26 @@ class WorkspaceModelTest : public QObject {
         QCOMPARE(markerOf(model, "src/fresh.c"), ChangeMarker::None);
     }
 
+    // Issue 37, item 13: the tree sorts names as a file manager does, f1, f2, f10, f100.
+    void namesInNaturalOrder()
+    {
+        const QString ws = m_world->workspace();
+        for (const char* name : {"f10", "f1", "F2", "f100", "a"})
+            writeFile(ws + QLatin1Char('/') + QLatin1String(name), "x\n");
+        QString error;
+        m_session = HandMadeSession::create(*m_world, QStringLiteral("natural"), &error);
+        if (!m_session) SBG_SKIP(error);
+        m_session->write("f3", "new\n");
+        WorkspaceModel model;
+        model.setWorkspace(m_session->project(), m_session->upper(), m_session->info().startedNs);
+        model.fetchNow({});
+        QTRY_COMPARE(model.rowCount(), 6);
+        QStringList names;
+        for (int r = 0; r < model.rowCount(); ++r)
+            names << model.index(r, 0).data().toString();
+        QCOMPARE(names, (QStringList{"a", "f1", "F2", "f3", "f10", "f100"}));
+    }
+
     void changedOnlyFilter()
     {
         if (QString why = makeSession("filter"); !why.isEmpty()) SBG_SKIP(why);

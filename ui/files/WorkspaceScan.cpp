@@ -69,10 +69,49 @@ WorkspaceScan scanWorkspace(const std::string& upper, const std::string& project
     return scan;
 }
 
+namespace {
+
+// Natural order, as file managers sort: runs of digits compare by their value (f2 before f10),
+// the rest case-insensitively. (QCollator's numeric mode needs ICU, which this Qt may lack.)
+int naturalCompare(const QString& a, const QString& b)
+{
+    qsizetype i = 0, j = 0;
+    while (i < a.size() && j < b.size()) {
+        if (a[i].isDigit() && b[j].isDigit()) {
+            qsizetype ei = i, ej = j;
+            while (ei < a.size() && a[ei].isDigit())
+                ++ei;
+            while (ej < b.size() && b[ej].isDigit())
+                ++ej;
+            // Leading zeros aside, a longer run is a larger number.
+            qsizetype si = i, sj = j;
+            while (si + 1 < ei && a[si] == u'0')
+                ++si;
+            while (sj + 1 < ej && b[sj] == u'0')
+                ++sj;
+            if (ei - si != ej - sj) return ei - si < ej - sj ? -1 : 1;
+            if (const int c =
+                    QStringView(a).mid(si, ei - si).compare(QStringView(b).mid(sj, ej - sj));
+                c != 0)
+                return c;
+            i = ei;
+            j = ej;
+            continue;
+        }
+        const QChar x = a[i].toCaseFolded(), y = b[j].toCaseFolded();
+        if (x != y) return x < y ? -1 : 1;
+        ++i;
+        ++j;
+    }
+    return i < a.size() ? 1 : j < b.size() ? -1 : 0;
+}
+
+} // namespace
+
 bool entryLess(bool aIsDirectory, const QString& a, bool bIsDirectory, const QString& b)
 {
     if (aIsDirectory != bIsDirectory) return aIsDirectory;
-    int c = QString::compare(a, b, Qt::CaseInsensitive);
+    const int c = naturalCompare(a, b);
     return c != 0 ? c < 0 : a < b;
 }
 

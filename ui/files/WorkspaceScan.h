@@ -50,6 +50,7 @@ struct DirListing {
 DirListing listProjectDirectory(const std::string& project, const QString& path);
 
 // The tree's order: folders first, then names without regard to case.
+// Folders first, then names in natural order (f2 before f10), case aside.
 bool entryLess(bool aIsDirectory, const QString& a, bool bIsDirectory, const QString& b);
 
 } // namespace sbui

@@ -27,7 +27,7 @@ CommandPolicyPage::CommandPolicyPage(PolicyDocument* doc, QWidget* parent)
             static_cast<sb::RuleAction>(m_default->currentData().toInt()));
     });
     auto* row = new QHBoxLayout;
-    auto* label = new QLabel(tr("Commands no rule &names:"), this);
+    auto* label = new QLabel(tr("Any &other command:"), this);
     label->setBuddy(m_default);
     row->addWidget(label);
     row->addWidget(m_default);

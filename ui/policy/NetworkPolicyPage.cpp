@@ -52,7 +52,7 @@ NetworkPolicyPage::NetworkPolicyPage(PolicyDocument* doc, QWidget* parent)
     m_settingsRow = new QBoxLayout(QBoxLayout::LeftToRight);
     m_settingsRow->setSpacing(16);
     m_settingsRow->addLayout(pair(new QLabel(tr("&Network:"), this), m_mode));
-    m_settingsRow->addLayout(pair(new QLabel(tr("Hosts no rule &names:"), this), m_default), 1);
+    m_settingsRow->addLayout(pair(new QLabel(tr("Any &other host:"), this), m_default), 1);
     headerLayout()->addLayout(m_settingsRow);
     headerLayout()->addWidget(m_modeMessage);
 
