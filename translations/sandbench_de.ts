@@ -862,10 +862,6 @@
         <translation>Was mit einem Programm geschieht, auf das keine Regel passt</translation>
     </message>
     <message>
-        <source>Commands no rule &amp;names:</source>
-        <translation>Befehle, die keine Regel &amp;nennt:</translation>
-    </message>
-    <message>
         <source>git push origin main</source>
         <translation>git push origin main</translation>
     </message>
@@ -1570,10 +1566,6 @@ in %2
     <message>
         <source>&amp;Network:</source>
         <translation>&amp;Netzwerk:</translation>
-    </message>
-    <message>
-        <source>Hosts no rule &amp;names:</source>
-        <translation>Hosts, die keine Regel &amp;nennt:</translation>
     </message>
     <message>
         <source>api.example.com:443</source>
