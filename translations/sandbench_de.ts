@@ -1026,6 +1026,14 @@
         <source>How the change is shown</source>
         <translation>Wie die Änderung gezeigt wird</translation>
     </message>
+    <message>
+        <source>unchanged</source>
+        <translation>unverändert</translation>
+    </message>
+    <message>
+        <source>No change left here: the project holds the same version as the session.</source>
+        <translation>Hier ist keine Änderung mehr: Das Projekt hat dieselbe Fassung wie die Sitzung.</translation>
+    </message>
 </context>
 <context>
     <name>sbui::FileReviewPanel</name>
