@@ -582,6 +582,14 @@ Result<RunOutcome> runSession(const RunOptions& options, PreparedRun prepared)
                             false);
         return endEarly(withLimitsHint(sandbox.error().within("sandbox setup failed")));
     }
+    // The command's first exec waits for exec approval, which starts with the loop below: the
+    // recording must be open by then (it opened beside the sandbox's setup, so this rarely
+    // waits), or a quick command could run unrecorded before the writer's failure stops it.
+    if (Status notOpened = recorder ? recorder->opened() : Status{}) {
+        (void)recorder->finish(125);
+        recorder.reset();
+        recorderError = *notOpened;
+    }
     if (!recorder) {
         ::kill(sandbox->initPid, SIGKILL);
         waitSandbox(*sandbox);
