@@ -3041,6 +3041,14 @@ in %3
         <source>&amp;Fork its changes</source>
         <translation>Ihre Änderungen ab&amp;zweigen</translation>
     </message>
+    <message>
+        <source>There is a snapshot %1 already: choose another name.</source>
+        <translation>Es gibt schon einen Snapshot %1: Wählen Sie einen anderen Namen.</translation>
+    </message>
+    <message>
+        <source>A snapshot&apos;s name is 1 to 64 letters, digits, &apos;.&apos;, &apos;_&apos; or &apos;-&apos;, not starting with &apos;.&apos;.</source>
+        <translation>Der Name eines Snapshots besteht aus 1 bis 64 Buchstaben, Ziffern, &apos;.&apos;, &apos;_&apos; oder &apos;-&apos; und beginnt nicht mit &apos;.&apos;.</translation>
+    </message>
 </context>
 <context>
     <name>sbui::TerminalSearchBar</name>

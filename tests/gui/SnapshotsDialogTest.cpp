@@ -5,6 +5,7 @@
 #include "sessions/SnapshotsDialog.h"
 
 #include "GuiTestSupport.h"
+#include "Screenshots.h"
 #include "main/Prompt.h"
 #include "sessions/SessionConnection.h"
 #include "workspace/SessionSnapshots.h"
@@ -67,6 +68,7 @@ class SnapshotsDialogTest : public QObject {
     void initTestCase()
     {
         sbui::prompt::setTesting(true);
+        installShotLanguage();
         QString why;
         if (!sandboxWorks(m_world, &why)) SBG_SKIP(why);
     }
@@ -113,6 +115,44 @@ class SnapshotsDialogTest : public QObject {
         QCOMPARE(forked.size(), 1);
         QCOMPARE(forked.first().first().toString(), id + QStringLiteral("-fork"));
         QVERIFY(changed(id + QStringLiteral("-fork"), QStringLiteral("a.txt")));
+    }
+
+    // Issue 37, item 13: a snapshot's or a fork's name is checked as it is typed, not only once
+    // Take or Fork refused it.
+    void namesAreCheckedAsTheyAreTyped()
+    {
+        const QString id = QStringLiteral("snap-names-%1").arg(QCoreApplication::applicationPid());
+        QString error;
+        auto session = HeadlessSession::start(m_world, id,
+                                              {QStringLiteral("--network"), QStringLiteral("none")},
+                                              {QStringLiteral("bash"), QStringLiteral("-c"),
+                                               QStringLiteral("echo one > a.txt; sleep 1")},
+                                              &error);
+        QVERIFY2(session, qPrintable(error));
+        QCOMPARE(session->waitForExit(), 0);
+        SnapshotsDialog dialog(id, nullptr);
+        QLineEdit* name = field(dialog, "SnapshotName");
+        QPushButton* take = button(dialog, "TakeButton");
+        const QString quiet = messages(dialog);
+        name->setText(QStringLiteral("not a name!"));
+        QVERIFY(!take->isEnabled());
+        QVERIFY2(messages(dialog) != quiet, "nothing says what is wrong");
+        dialog.show();
+        screenshotAsIs(dialog, QStringLiteral("snapshot-name"));
+        name->setText(QStringLiteral("good-name"));
+        QVERIFY(take->isEnabled());
+        QCOMPARE(messages(dialog), quiet);
+
+        QLineEdit* as = field(dialog, "ForkAs");
+        QPushButton* fork = button(dialog, "ForkButton");
+        as->setText(QStringLiteral("-starts-with-a-dash"));
+        QVERIFY(!fork->isEnabled());
+        QVERIFY2(messages(dialog) != quiet, "nothing says what is wrong");
+        as->setText(id); // a session of that name exists
+        QVERIFY(!fork->isEnabled());
+        as->setText(id + QStringLiteral("-copy"));
+        QVERIFY(fork->isEnabled());
+        QCOMPARE(messages(dialog), quiet);
     }
 
     void aRunningSessionsSnapshotIsItsSupervisors()

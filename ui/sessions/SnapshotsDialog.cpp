@@ -90,7 +90,9 @@ SnapshotsDialog::SnapshotsDialog(const QString& sessionId, SessionConnection* ru
     connect(m_restore, &QPushButton::clicked, this, &SnapshotsDialog::restore);
     connect(m_fork, &QPushButton::clicked, this, &SnapshotsDialog::fork);
     connect(m_table, &QTreeWidget::itemSelectionChanged, this, &SnapshotsDialog::updateButtons);
-    connect(m_forkAs, &QLineEdit::textChanged, this, &SnapshotsDialog::updateButtons);
+    // Names are checked as they are typed, not only once Take or Fork refuse them.
+    connect(m_name, &QLineEdit::textChanged, this, &SnapshotsDialog::checkNames);
+    connect(m_forkAs, &QLineEdit::textChanged, this, &SnapshotsDialog::checkNames);
     resize(620, 380);
     reload();
 }
@@ -183,12 +185,38 @@ void SnapshotsDialog::fork()
     Q_EMIT this->forked(as);
 }
 
+void SnapshotsDialog::checkNames()
+{
+    const QString name = m_name->text().trimmed();
+    m_nameProblem.clear();
+    if (!name.isEmpty()) {
+        if (sb::checkSnapshotName(name.toStdString()))
+            m_nameProblem = tr("A snapshot's name is 1 to 64 letters, digits, '.', '_' or '-', "
+                               "not starting with '.'.");
+        else if (!m_table->findItems(name, Qt::MatchExactly, Name).isEmpty())
+            m_nameProblem = tr("There is a snapshot %1 already: choose another name.").arg(name);
+    }
+    const QString as = m_forkAs->text().trimmed();
+    m_forkProblem.clear();
+    if (!as.isEmpty())
+        if (auto e = sb::checkNewSessionId(as.toStdString()))
+            m_forkProblem = QString::fromStdString(e->message);
+    const QString problem = !m_nameProblem.isEmpty() ? m_nameProblem : m_forkProblem;
+    if (!problem.isEmpty())
+        setMessage(problem, true);
+    else if (std::exchange(m_showsNameProblem, false))
+        setMessage({});
+    m_showsNameProblem = !problem.isEmpty();
+    updateButtons();
+}
+
 void SnapshotsDialog::updateButtons()
 {
     const bool stopped = !m_running;
+    m_take->setEnabled(m_nameProblem.isEmpty());
     m_restore->setEnabled(stopped && !selectedName().isEmpty());
     // Without a snapshot selected, a fork copies the session's changes as they are now.
-    m_fork->setEnabled(stopped && !m_forkAs->text().trimmed().isEmpty());
+    m_fork->setEnabled(stopped && !m_forkAs->text().trimmed().isEmpty() && m_forkProblem.isEmpty());
     m_fork->setText(selectedName().isEmpty() ? tr("&Fork its changes") : tr("&Fork"));
     m_forkAs->setEnabled(stopped);
 }

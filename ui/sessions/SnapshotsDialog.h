@@ -38,11 +38,14 @@ class SnapshotsDialog : public QDialog {
     void restore();
     void fork();
     void updateButtons();
+    void checkNames();
     void setMessage(const QString& text, bool failed = false);
 
     QString m_id;
     QPointer<SessionConnection> m_running;
     QLabel* m_message;
+    QString m_nameProblem, m_forkProblem; // what is wrong with the names typed, or empty
+    bool m_showsNameProblem = false;
     QTreeWidget* m_table;
     QLineEdit* m_name;
     QPushButton* m_take;
