@@ -3049,6 +3049,17 @@ in %3
         <source>A snapshot&apos;s name is 1 to 64 letters, digits, &apos;.&apos;, &apos;_&apos; or &apos;-&apos;, not starting with &apos;.&apos;.</source>
         <translation>Der Name eines Snapshots besteht aus 1 bis 64 Buchstaben, Ziffern, &apos;.&apos;, &apos;_&apos; oder &apos;-&apos; und beginnt nicht mit &apos;.&apos;.</translation>
     </message>
+    <message>
+        <source>no changes</source>
+        <translation>keine Änderungen</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n change(s)</source>
+        <translation>
+            <numerusform>%n Änderung</numerusform>
+            <numerusform>%n Änderungen</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>sbui::TerminalSearchBar</name>

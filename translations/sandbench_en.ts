@@ -278,6 +278,13 @@
             <numerusform>%n entries</numerusform>
         </translation>
     </message>
+    <message numerus="yes">
+        <source>%n change(s)</source>
+        <translation>
+            <numerusform>%n change</numerusform>
+            <numerusform>%n changes</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>sbui::WorkspaceModel</name>

@@ -92,15 +92,29 @@ class SnapshotsDialogTest : public QObject {
         QTest::mouseClick(button(dialog, "TakeButton"), Qt::LeftButton);
         QCOMPARE(dialog.table()->topLevelItemCount(), 1);
         QCOMPARE(dialog.table()->topLevelItem(0)->text(0), QStringLiteral("first"));
-        QVERIFY(messages(dialog).contains(QStringLiteral("Took first")));
+        QVERIFY(messages(dialog).contains(
+            SnapshotsDialog::tr("Took %1.").arg(QStringLiteral("first"))));
+        // Counted as the Changes tab counts them (issue 37, item 13: it said "3 entries").
+        QVERIFY2(dialog.table()->topLevelItem(0)->text(2).startsWith(
+                     SnapshotsDialog::tr("%n change(s)", nullptr, 1) + QStringLiteral(" · ")),
+                 qPrintable(dialog.table()->topLevelItem(0)->text(2)));
         // A name taken already is refused, saying so.
         field(dialog, "SnapshotName")->setText(QStringLiteral("first"));
         QTest::mouseClick(button(dialog, "TakeButton"), Qt::LeftButton);
-        QVERIFY2(messages(dialog).contains(QStringLiteral("already")),
+        QVERIFY2(messages(dialog).contains(
+                     SnapshotsDialog::tr("There is a snapshot %1 already: choose another name.")
+                         .arg(QStringLiteral("first"))),
                  qPrintable(messages(dialog)));
 
         QCOMPARE(cli({QStringLiteral("discard"), id, QStringLiteral("a.txt")}), 0);
         QVERIFY(!changed(id, QStringLiteral("a.txt")));
+        // Of no changes, it says so (it said "1 entry · 0 bytes").
+        field(dialog, "SnapshotName")->setText(QStringLiteral("nothing"));
+        QTest::mouseClick(button(dialog, "TakeButton"), Qt::LeftButton);
+        QCOMPARE(dialog.table()->topLevelItemCount(), 2);
+        QCOMPARE(dialog.table()->topLevelItem(1)->text(2), SnapshotsDialog::tr("no changes"));
+        dialog.show();
+        screenshotAsIs(dialog, QStringLiteral("snapshot-counts"));
         dialog.table()->topLevelItem(0)->setSelected(true);
         QSignalSpy restored(&dialog, &SnapshotsDialog::restored);
         sbui::prompt::setNextAnswer(true);

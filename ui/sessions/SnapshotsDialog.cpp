@@ -3,6 +3,7 @@
 #include "main/Prompt.h"
 #include "sessions/SessionConnection.h"
 #include "workspace/SessionSnapshots.h"
+#include "workspace/Workspace.h"
 
 #include <QDateTime>
 #include <QDialogButtonBox>
@@ -115,9 +116,17 @@ void SnapshotsDialog::reload()
         item->setText(Name, QString::fromStdString(s.name));
         item->setText(Taken, locale.toString(QDateTime::fromMSecsSinceEpoch(s.takenUnixMs),
                                              QLocale::ShortFormat));
-        item->setText(Size, tr("%n entries", nullptr, static_cast<int>(s.stats.entries)) +
-                                QStringLiteral(" · ") +
-                                locale.formattedDataSize(static_cast<qint64>(s.stats.bytes)));
+        // Counted as the Changes tab counts (not the layer's folders and whiteouts), so that
+        // a snapshot of "Changes (1)" says 1 change, and one of no change says so.
+        auto changes = sb::listChanges(s.upper, taken.session.project);
+        const int count = changes ? static_cast<int>(changes->size()) : -1;
+        item->setText(Size, count == 0 ? tr("no changes")
+                            : count > 0
+                                ? tr("%n change(s)", nullptr, count) + QStringLiteral(" · ") +
+                                      locale.formattedDataSize(static_cast<qint64>(s.stats.bytes))
+                                : tr("%n entries", nullptr, static_cast<int>(s.stats.entries)) +
+                                      QStringLiteral(" · ") +
+                                      locale.formattedDataSize(static_cast<qint64>(s.stats.bytes)));
         if (item->text(Name) == selected) item->setSelected(true);
     }
     for (int c : {Name, Taken})
