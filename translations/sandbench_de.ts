@@ -2922,7 +2922,7 @@ in %3
     </message>
     <message>
         <source>Deleted when applied:</source>
-        <translation>Beim Übernehmen gelöscht:</translation>
+        <translation>Beim Anwenden gelöscht:</translation>
     </message>
     <message>
         <source>Takes effect at the next start.</source>
@@ -2942,6 +2942,11 @@ in %3
     <message>
         <source>nothing</source>
         <translation>nichts</translation>
+    </message>
+    <message>
+        <source>&amp;Apply</source>
+        <comment>store the settings</comment>
+        <translation>&amp;Anwenden</translation>
     </message>
 </context>
 <context>

@@ -6,6 +6,7 @@
 
 #include "GuiTestSupport.h"
 #include "Screenshots.h"
+#include "files/FileReviewPanel.h"
 #include "main/DesktopNotifier.h"
 #include "main/MainWindow.h"
 #include "main/Prompt.h"
@@ -31,6 +32,7 @@
 #include <QLocale>
 #include <QMenuBar>
 #include <QPushButton>
+#include <QScopeGuard>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSpinBox>
@@ -284,6 +286,22 @@ class SettingsTest : public QObject {
         });
         action->trigger();
         QCOMPARE(window.terminal()->scrollbackLines(), 1234);
+    }
+
+    // Issue 37, item 11: in German, the settings' Apply and the Changes tab's Apply are
+    // different words ("Übernehmen" meant both).
+    void applyIsItsOwnWordInGerman()
+    {
+        QVERIFY(sbui::installTranslations(QStringLiteral("de")));
+        auto english = qScopeGuard([] { sbui::installTranslations(QStringLiteral("en")); });
+        sbui::SettingsDialog dialog(sbui::Settings::instance());
+        sbui::FileReviewPanel review;
+        const QString settings = dialog.button(QDialogButtonBox::Apply)->text().remove(u'&');
+        const QString changes = review.applyAction()->text().remove(u'&');
+        QVERIFY2(settings != changes, qPrintable(settings));
+        QCOMPARE(settings, QStringLiteral("Anwenden"));
+        dialog.show();
+        screenshotAsIs(dialog, QStringLiteral("settings-apply"));
     }
 
     void restoreDefaults()

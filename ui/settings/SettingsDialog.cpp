@@ -128,6 +128,9 @@ SettingsDialog::SettingsDialog(Settings& settings, QWidget* parent)
     connect(m_buttons, &QDialogButtonBox::accepted, this, [this] {
         if (apply()) accept();
     });
+    // A word of its own: in German Qt's "Übernehmen" is also what writes a session's changes
+    // into the project (the Changes tab).
+    button(QDialogButtonBox::Apply)->setText(tr("&Apply", "store the settings"));
     connect(button(QDialogButtonBox::Apply), &QPushButton::clicked, this, &SettingsDialog::apply);
     connect(button(QDialogButtonBox::RestoreDefaults), &QPushButton::clicked, this,
             &SettingsDialog::restoreDefaults);
