@@ -2948,6 +2948,10 @@ in %3
         <comment>store the settings</comment>
         <translation>&amp;Anwenden</translation>
     </message>
+    <message>
+        <source>The window speaks %1 now: --lang or SANDBENCH_LANG chose it for this start.</source>
+        <translation>Das Fenster spricht jetzt %1: --lang oder SANDBENCH_LANG hat es für diesen Start gewählt.</translation>
+    </message>
 </context>
 <context>
     <name>sbui::SnapshotsDialog</name>

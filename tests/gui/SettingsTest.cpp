@@ -300,6 +300,12 @@ class SettingsTest : public QObject {
         const QString changes = review.applyAction()->text().remove(u'&');
         QVERIFY2(settings != changes, qPrintable(settings));
         QCOMPARE(settings, QStringLiteral("Anwenden"));
+        // "Sprache: System (English)" beside a German window says why (item 11).
+        const QString system =
+            sbui::chooseLanguage({}, {}, {}, QLocale::system().uiLanguages()).language;
+        if (sbui::Settings::instance().values().language.isEmpty() && system != "de")
+            QVERIFY2(dialog.languageNote().contains(QLatin1String("Deutsch")),
+                     qPrintable(dialog.languageNote()));
         dialog.show();
         screenshotAsIs(dialog, QStringLiteral("settings-apply"));
     }

@@ -19,6 +19,7 @@ QString ourTranslationFile(const QString& language)
 
 struct Installed {
     std::unique_ptr<QTranslator> ours, qt;
+    QString language;
 };
 
 Installed& installed()
@@ -118,7 +119,13 @@ bool installTranslations(const QString& language)
     if (!ours->load(ourTranslationFile(language))) return false;
     QCoreApplication::installTranslator(ours.get());
     t.ours = std::move(ours);
+    t.language = language;
     return true;
+}
+
+QString installedLanguage()
+{
+    return installed().language;
 }
 
 bool qtTranslationInstalled()

@@ -36,6 +36,8 @@ QString languageArgument(const QStringList& arguments);
 // before; for "en", the source texts with their plural forms ("1 change", "2 changes"). False
 // when our translation for it is missing.
 bool installTranslations(const QString& language);
+// The language installTranslations() installed last: the window's; empty before any.
+QString installedLanguage();
 // Whether Qt's own translation for the installed language was found (false for English).
 bool qtTranslationInstalled();
 

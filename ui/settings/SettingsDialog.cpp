@@ -119,6 +119,17 @@ SettingsDialog::SettingsDialog(Settings& settings, QWidget* parent)
         m_language->addItem(languageName(code), code);
     language->addRow(tr("&Language:"), m_language);
     language->addRow(QString(), note(tr("Takes effect at the next start.")));
+    // The window may speak another language than the setting gives (--lang, SANDBENCH_LANG):
+    // "System (English)" beside a German window says why.
+    const QString setting = m_settings.values().language;
+    const QString running = installedLanguage();
+    m_languageNote = note(QString());
+    if (!running.isEmpty() && running != (setting.isEmpty() ? system.language : setting))
+        m_languageNote->setText(tr("The window speaks %1 now: --lang or SANDBENCH_LANG chose it "
+                                   "for this start.")
+                                    .arg(languageName(running)));
+    m_languageNote->setVisible(!m_languageNote->text().isEmpty());
+    language->addRow(QString(), m_languageNote);
 
     layout->addStretch();
     m_buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel |
@@ -234,6 +245,11 @@ void SettingsDialog::showRetention(const CleanupResult& result)
                                  ? tr("nothing")
                                  : tr("%n recording(s), %1, oldest first", nullptr, count)
                                        .arg(RecordingCleaner::formatBytes(result.freedBytes)));
+}
+
+QString SettingsDialog::languageNote() const
+{
+    return m_languageNote->isHidden() ? QString() : m_languageNote->text();
 }
 
 } // namespace sbui

@@ -44,6 +44,8 @@ class SettingsDialog : public QDialog {
     QSpinBox* keepDaysBox() const { return m_keepDays; }
     QSpinBox* keepSizeBox() const { return m_keepSize; }
     QComboBox* languageBox() const { return m_language; }
+    // Why the window's language is not the one chosen here, or empty.
+    QString languageNote() const;
     // How much the recordings use, and what the retention limits would delete.
     QLabel* retentionUseLabel() const { return m_retentionUse; }
     QLabel* retentionLabel() const { return m_retentionInfo; }
@@ -66,6 +68,7 @@ class SettingsDialog : public QDialog {
     QLabel* m_retentionUse;
     QLabel* m_retentionInfo;
     QComboBox* m_language;
+    QLabel* m_languageNote = nullptr;
     QDialogButtonBox* m_buttons;
     RecordingCleaner* m_cleaner;
     QTimer m_previewDelay; // the preview follows typing, not every keystroke
