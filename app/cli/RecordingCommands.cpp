@@ -2,6 +2,7 @@
 #include "Commands.h"
 #include "Format.h"
 #include "base/Bytes.h"
+#include "base/Paths.h"
 #include "base/Session.h"
 #include "recording/RecordingExport.h"
 #include "recording/RecordingReplay.h"
@@ -148,7 +149,13 @@ int sessionsCommand(const RecordingArgs& args)
     for (const auto& r : *all)
         recorded.insert(r.id);
     std::vector<sb::SessionInfo> unrecorded;
-    if (args.state.empty() || unrecordedOnly)
+    // This user's sessions folder goes with this user's own recordings: beside another database
+    // (--db, SANDBENCH_RECORDINGS_DB) every session would look unrecorded.
+    std::error_code ec;
+    const bool ownHistory =
+        std::filesystem::weakly_canonical(store->file(), ec) ==
+        std::filesystem::weakly_canonical(sb::dataDirectory() / "recordings.db", ec);
+    if (ownHistory && (args.state.empty() || unrecordedOnly))
         for (sb::SessionInfo& s : sb::unrecordedSessionsWithChanges(recorded))
             if (s.startedNs >= filter.sinceNs.value_or(0) &&
                 (!unrecordedOnly || unrecordedState(s) == args.state))

@@ -13,6 +13,7 @@
 #include "policy/Policy.h"
 
 #include <algorithm>
+#include <chrono>
 #include <csignal>
 #include <cstring>
 #include <fstream>
@@ -161,7 +162,17 @@ class LauncherProcess : public sb::e2b::Launcher {
     {
         auto client = sb::ControlClient::connect(sessionId, "sandbench-cli serve",
                                                  sb::proto::Role::Viewer, 2000);
-        if (client) (void)(*client)->stop(false, 5000);
+        if (!client || (*client)->stop(false, 5000)) return;
+        // E2B's kill returns once the sandbox is gone, so that a list right after it does not
+        // show it: the supervisor closes the connection as it exits (after the stop's grace
+        // period at most, kStopGraceMs, and its recording's last commit).
+        using Clock = std::chrono::steady_clock;
+        const auto until = Clock::now() + std::chrono::seconds(15);
+        while (!(*client)->closed()) {
+            const auto left =
+                std::chrono::duration_cast<std::chrono::milliseconds>(until - Clock::now());
+            if (left.count() <= 0 || !(*client)->receive(static_cast<int>(left.count()))) break;
+        }
     }
 
   private:
