@@ -363,6 +363,10 @@ void MainWindow::showEvent(QShowEvent* event)
     // (its commands readable on a wide screen, the terminal's room kept on a small one).
     if (auto* sessions = findChild<QDockWidget*>(QStringLiteral("SessionsDock")))
         resizeDocks({sessions}, {std::clamp(width() * 22 / 100, 250, 420)}, Qt::Horizontal);
+    // The timeline likewise of the height: a third of a 700 px window was too much (issue 37,
+    // item 13), a fifth leaves the centre's tabs their room and still shows several rows.
+    if (auto* activity = findChild<QDockWidget*>(QStringLiteral("ActivityDock")))
+        resizeDocks({activity}, {std::clamp(height() * 22 / 100, 150, 230)}, Qt::Vertical);
 }
 
 void MainWindow::closeEvent(QCloseEvent* event)
