@@ -1,5 +1,6 @@
 // What recorded sessions ran, read from their structured events (docs/recording.md).
 #include "learning/PolicySuggest.h"
+#include "learning/RecordedJson.h"
 #include "policy/ProcessChain.h"
 #include "recording/RecordingStore.h"
 
@@ -8,11 +9,7 @@
 namespace sb {
 namespace {
 
-std::string text(const nlohmann::json& j, const char* key)
-{
-    auto it = j.find(key);
-    return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
+using recorded::text;
 
 std::int64_t number(const nlohmann::json& j, const char* key)
 {

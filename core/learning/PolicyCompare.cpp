@@ -1,5 +1,6 @@
 #include "learning/PolicyCompare.h"
 
+#include "learning/RecordedJson.h"
 #include "recording/RecordingStore.h"
 
 #include <filesystem>
@@ -7,11 +8,7 @@
 namespace sb {
 namespace {
 
-std::string text(const nlohmann::json& j, const char* key)
-{
-    auto it = j.find(key);
-    return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
+using recorded::text;
 
 std::string words(const nlohmann::json& argv)
 {
