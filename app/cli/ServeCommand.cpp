@@ -8,6 +8,7 @@
 #include "base/Bytes.h"
 #include "base/Paths.h"
 #include "base/UniqueFd.h"
+#include "e2b/CodeInterpreter.h"
 #include "e2b/E2bApi.h"
 #include "policy/DestinationLists.h"
 #include "policy/Policy.h"
@@ -197,6 +198,9 @@ class LauncherProcess : public sb::e2b::Launcher {
         } else if (name.find('/') == std::string::npos && fs::is_regular_file(templateFile)) {
             choice.policyFile = templateFile.string();
             choice.preset.clear();
+        } else if (sb::e2b::isCodeInterpreterTemplate(name)) {
+            // serve's own policy, with the code interpreter's kernels (a policy file of the
+            // template's name, above, takes its place)
         } else {
             return failure({sb::ErrorCode::NotFound, 0,
                             "template '" + name + "' not found: use base (serve's policy), a " +

@@ -99,7 +99,7 @@ json sandboxJson(const Api::Sandbox& s, const std::string& envdVersion)
     return {{"sandboxID", s.id},          {"templateID", s.templateId},
             {"alias", s.templateId},      {"clientID", "sandbench"},
             {"envdVersion", envdVersion}, {"envdAccessToken", s.accessToken},
-            {"domain", "localhost"},      {"trafficAccessToken", nullptr}};
+            {"domain", "localhost"},      {"trafficAccessToken", s.accessToken}};
 }
 
 json detailJson(const Api::Sandbox& s, Clock::time_point endAt, const std::string& envdVersion)
@@ -264,6 +264,18 @@ void Api::createSandbox(http::Exchange& ex)
     sandbox->endAt = sandbox->startedAt + std::chrono::seconds(request->timeoutSeconds);
     sandbox->pauseOnTimeout = request->pauseOnTimeout;
     sandbox->link = std::move(*link);
+    // A code interpreter's kernel starts with its sandbox, so that the first execution finds it
+    // warm; a gateway that cannot start fails the create, naming why.
+    if (isCodeInterpreterTemplate(spec.templateId)) {
+        std::lock_guard lock(sandbox->kernels->mutex);
+        auto gateway = KernelGateway::start(sandbox->link, m_options.home, sandbox->envVars);
+        if (!gateway) {
+            sandbox->link.reset();
+            m_launcher.stop(launched->sessionId);
+            return restError(ex, 500, gateway.error().describe());
+        }
+        sandbox->kernels->gateway = std::move(*gateway);
+    }
     {
         std::lock_guard lock(m_mutex);
         m_sandboxes[sandbox->id] = sandbox;

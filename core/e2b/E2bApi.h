@@ -110,6 +110,9 @@ class Api {
     void filesystemRpc(http::Exchange& ex, Sandbox& sandbox, std::string_view method);
     void readFile(http::Exchange& ex, Sandbox& sandbox);
     void writeFiles(http::Exchange& ex, Sandbox& sandbox);
+    // The code interpreter (port 49999: /execute, /contexts), for the sandbox the request names.
+    void codeInterpreter(http::Exchange& ex, Sandbox& sandbox);
+    void execute(http::Exchange& ex, Sandbox& sandbox);
 
     std::shared_ptr<Sandbox> find(const std::string& id);
     void expire();

@@ -1,6 +1,7 @@
 // What the E2B API's files share: a sandbox's record and the shapes of responses.
 #pragma once
 
+#include "e2b/CodeInterpreter.h"
 #include "e2b/Connect.h"
 #include "e2b/E2bApi.h"
 #include "e2b/SessionLink.h"
@@ -28,6 +29,13 @@ struct Api::Sandbox {
     bool paused = false; // frozen (cgroup freezer) until connect resumes it; under the mutex
     bool pauseOnTimeout = false; // lifecycle.onTimeout 'pause': its timeout pauses it
     std::shared_ptr<SessionLink> link;
+    // The code interpreter's gateway (code interpreter templates), started with the sandbox and
+    // again when a request finds it gone.
+    struct Kernels {
+        std::mutex mutex;
+        std::shared_ptr<KernelGateway> gateway;
+    };
+    std::shared_ptr<Kernels> kernels = std::make_shared<Kernels>();
 };
 
 // A create request (E2B's NewSandbox), checked: what Sandbench honours, or an InvalidInput

@@ -264,6 +264,7 @@ void Api::envd(http::Exchange& ex)
                                             : "The sandbox was not found (it ended or never "
                                               "existed)"},
                          {"code", 502}});
+    if (ex.header("E2b-Sandbox-Port") == kCodeInterpreterPort) return codeInterpreter(ex, *sandbox);
     const std::string_view path = ex.path();
     const bool rpc = path.starts_with("/process.Process/") || path.starts_with("/filesystem.");
     const auto token = ex.header("X-Access-Token");
@@ -353,6 +354,7 @@ void Api::processRpc(http::Exchange& ex, Sandbox& sandbox, std::string_view meth
     if (method == "List") {
         json processes = json::array();
         for (const ProcessEntry& p : link.processes()) {
+            if (p.config.tag == kGatewayTag) continue; // the code interpreter's own
             json config = {{"cmd", p.config.cmd}, {"args", p.config.args}, {"envs", p.config.envs}};
             if (!p.config.cwd.empty()) config["cwd"] = p.config.cwd;
             json entry = {{"config", config}, {"pid", p.pid}};

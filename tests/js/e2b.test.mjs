@@ -15,7 +15,9 @@ import { randomUUID } from 'node:crypto';
 
 import { AuthenticationError, CommandExitError, NotFoundError, Sandbox, TimeoutError } from 'e2b';
 
-import { TEST_POLICY, UNAVAILABLE, World, cliTest, track, waitUntil, withTimeout } from './support.mjs';
+import {
+  TEST_POLICY, UNAVAILABLE, World, cliTest, spawnServe as spawnServeIn, stopServe, track, waitUntil, withTimeout,
+} from './support.mjs';
 
 
 const TEST_MS = 120_000;
@@ -45,31 +47,7 @@ async function startServer() {
 }
 
 // `sandbench-cli serve` in the world, with `args` beside the test policy: { process, url, stderr }.
-async function spawnServe(args = []) {
-  const child = spawn(process.env.SANDBENCH_CLI, ['serve', '--policy', world.policy, ...args], {
-    env: world.env, cwd: world.root, stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const s = { process: child, stderr: '', url: '' };
-  child.stderr.setEncoding('utf8');
-  child.stderr.on('data', (chunk) => { s.stderr += chunk; });
-  child.stdout.setEncoding('utf8');
-  s.url = await withTimeout(new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (chunk) => {
-      out += chunk;
-      const line = out.split('\n')[0];
-      if (out.includes('\n')) resolve(line.trim());
-    });
-    child.on('exit', (code) => reject(new Error(`serve exited (${code}) before it listened:\n${s.stderr}`)));
-  }), 30_000, 'serve to print its URL');
-  return s;
-}
-
-async function stopServe(s) {
-  const ended = new Promise((resolve) => s.process.once('exit', resolve));
-  s.process.kill('SIGTERM');
-  await withTimeout(ended, 20_000, 'serve to end on SIGTERM');
-}
+const spawnServe = (args = []) => spawnServeIn(world, args);
 
 async function create({ template, ...opts } = {}) {
   const options = { timeoutMs: 120_000, ...opts };

@@ -3,7 +3,7 @@
 // and every `sandbench-cli` a test runs beside it (pending, approve, ls, changes) find the same
 // sessions.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
@@ -212,4 +212,31 @@ export class World {
       console.error(`${label}: could not remove ${this.root}: ${e.message}`);
     }
   }
+}
+
+// `sandbench-cli serve` in `world`, with `args` beside its policy: { process, url, stderr }.
+export async function spawnServe(world, args = []) {
+  const child = spawn(process.env.SANDBENCH_CLI, ['serve', '--policy', world.policy, ...args], {
+    env: world.env, cwd: world.root, stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const s = { process: child, stderr: '', url: '' };
+  child.stderr.setEncoding('utf8');
+  child.stderr.on('data', (chunk) => { s.stderr += chunk; });
+  child.stdout.setEncoding('utf8');
+  s.url = await withTimeout(new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (chunk) => {
+      out += chunk;
+      const line = out.split('\n')[0];
+      if (out.includes('\n')) resolve(line.trim());
+    });
+    child.on('exit', (code) => reject(new Error(`serve exited (${code}) before it listened:\n${s.stderr}`)));
+  }), 30_000, 'serve to print its URL');
+  return s;
+}
+
+export async function stopServe(s) {
+  const ended = new Promise((resolve) => s.process.once('exit', resolve));
+  s.process.kill('SIGTERM');
+  await withTimeout(ended, 20_000, 'serve to end on SIGTERM');
 }

@@ -1,0 +1,183 @@
+// `sandbench-cli serve` driven by E2B's Code Interpreter SDK (npm `@e2b/code-interpreter`), as a
+// data-analysis agent written for E2B drives it: template code-interpreter-v1, runCode, contexts.
+// The kernels are Sandbench's own (Debian's ipykernel in the sandbox, docs/e2b.md); each sandbox
+// is a session whose processes the policy sees.
+//
+// SANDBENCH_CLI is the built sandbench-cli. Without it every test skips, and with
+// SANDBENCH_MUST_WORK=1 a skip is a failure instead. Every wait is bounded.
+import { after, before, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+
+import { Sandbox } from '@e2b/code-interpreter';
+
+import { TEST_POLICY, UNAVAILABLE, World, cliTest, spawnServe, stopServe } from './support.mjs';
+
+const TEST_MS = 120_000;
+
+let world;
+let server; // { process, url, stderr }
+const sandboxes = [];
+
+// Debian's kernel packages, which the sandbox sees from this machine's /usr.
+function kernelMissing() {
+  try {
+    execFileSync('/usr/bin/python3', ['-c', 'import ipykernel, jupyter_client, matplotlib'], { stdio: 'ignore' });
+    return '';
+  } catch {
+    return 'python3-ipykernel, python3-jupyter-client or python3-matplotlib is not installed (scripts/deps.sh)';
+  }
+}
+
+function ciTest(name, fn) {
+  cliTest(name, async (t, context) => {
+    const missing = kernelMissing();
+    if (missing) {
+      if (process.env.SANDBENCH_MUST_WORK === '1') assert.fail(`would skip, but SANDBENCH_MUST_WORK=1: ${missing}`);
+      t.skip(missing);
+      return;
+    }
+    await fn(t, context);
+  }, {
+    timeout: TEST_MS,
+    describeFailure: () => (server ? `--- serve's stderr ---\n${server.stderr.slice(-6000)}` : ''),
+  });
+}
+
+async function create(opts = {}) {
+  const sbx = await Sandbox.create({ timeoutMs: 120_000, ...opts });
+  sandboxes.push(sbx);
+  return sbx;
+}
+
+before(async () => {
+  if (UNAVAILABLE) return;
+  world = new World({ policy: TEST_POLICY });
+  server = await spawnServe(world);
+  const { stdout } = await world.cli(['serve', '--print-key']);
+  process.env.E2B_API_URL = server.url;
+  process.env.E2B_SANDBOX_URL = server.url;
+  process.env.E2B_API_KEY = stdout.trim();
+});
+
+after(async () => {
+  for (const s of sandboxes) await s.kill().catch(() => {});
+  if (server) await stopServe(server).catch(() => server.process.kill('SIGKILL'));
+  if (world) await world.cleanUp('code-interpreter.test.mjs');
+});
+
+describe('sandbench-cli serve (the E2B Code Interpreter SDK)', () => {
+  ciTest('runCode: the last value as text, printed output as logs, an error with its traceback', async () => {
+    const sbx = await create();
+    const value = await sbx.runCode('n = 6 * 7\nn');
+    assert.equal(value.text, '42');
+    assert.equal(value.error, undefined);
+    assert.ok(value.executionCount >= 1, 'the execution is counted');
+
+    const printed = await sbx.runCode('import sys\nprint("to stdout")\nprint("to stderr", file=sys.stderr)');
+    assert.deepEqual(printed.logs.stdout, ['to stdout\n']);
+    assert.deepEqual(printed.logs.stderr, ['to stderr\n']);
+    assert.equal(printed.text, undefined, 'print() has no value');
+
+    const failed = await sbx.runCode('def f():\n    return {}["missing"]\nf()');
+    assert.equal(failed.error.name, 'KeyError');
+    assert.equal(failed.error.value, "'missing'");
+    assert.match(failed.error.traceback, /KeyError/);
+    assert.match(failed.error.traceback, /return \{\}\["missing"\]/, 'the traceback shows the failing line');
+    assert.doesNotMatch(failed.error.traceback, /\x1b\[/, 'without terminal colours');
+  });
+
+  ciTest('a context keeps its variables; contexts are separate, restarted and removed', async () => {
+    const sbx = await create();
+    await sbx.runCode('total = 0');
+    await sbx.runCode('total += 5');
+    assert.equal((await sbx.runCode('total')).text, '5', 'the default context keeps state');
+
+    const other = await sbx.createCodeContext({ cwd: '/tmp' });
+    assert.equal(other.language, 'python');
+    assert.equal(other.cwd, '/tmp');
+    const unseen = await sbx.runCode('total', { context: other });
+    assert.equal(unseen.error?.name, 'NameError', 'a new context starts empty');
+    assert.equal((await sbx.runCode('import os; os.getcwd()', { context: other })).text, '/tmp');
+
+    await sbx.runCode('kept = 1', { context: other });
+    await sbx.restartCodeContext(other);
+    assert.equal((await sbx.runCode('kept', { context: other })).error?.name, 'NameError', 'a restart forgets');
+
+    const ids = (await sbx.listCodeContexts()).map((c) => c.id);
+    assert.ok(ids.includes(other.id), `listed: ${ids}`);
+    await sbx.removeCodeContext(other);
+    assert.ok(!(await sbx.listCodeContexts()).some((c) => c.id === other.id), 'removed');
+    assert.equal((await sbx.runCode('total')).text, '5', 'the default context is untouched');
+  });
+
+  ciTest('a matplotlib chart comes back as a PNG; a DataFrame as data and HTML', async () => {
+    const sbx = await create();
+    const chart = await sbx.runCode('import matplotlib.pyplot as plt\nplt.plot([1, 4, 9])\nplt.title("squares")\nplt.show()');
+    const png = chart.results.find((r) => r.png);
+    assert.ok(png, `a PNG result: ${JSON.stringify(chart.results.map((r) => r.formats()))}`);
+    const bytes = Buffer.from(png.png, 'base64');
+    assert.equal(bytes.subarray(1, 4).toString('latin1'), 'PNG', 'base64 of a PNG file');
+    assert.equal(png.isMainResult, false, 'a displayed figure, not the value');
+
+    const table = await sbx.runCode('import pandas as pd\npd.DataFrame({"city": ["Bonn", "Ulm"], "people": [330000, 126000]})');
+    const main = table.results.find((r) => r.isMainResult);
+    assert.deepEqual(main.data, { city: ['Bonn', 'Ulm'], people: [330000, 126000] });
+    assert.match(main.html, /<table/);
+  });
+
+  ciTest('streaming callbacks hear output as it comes; envs apply to one execution', async () => {
+    const sbx = await create({ envs: { SANDBOX_WIDE: 'everywhere' } });
+    const heard = [];
+    const execution = await sbx.runCode('import time\nfor i in range(3):\n    print(i, flush=True)\n    time.sleep(0.2)\n"done"', {
+      onStdout: (m) => heard.push(['stdout', m.line]),
+      onResult: (r) => heard.push(['result', r.text]),
+    });
+    assert.deepEqual(heard, [['stdout', '0\n'], ['stdout', '1\n'], ['stdout', '2\n'], ['result', 'done']]);
+    assert.equal(execution.text, 'done');
+
+    const errors = [];
+    await sbx.runCode('1/0', { onError: (e) => errors.push(e.name) });
+    assert.deepEqual(errors, ['ZeroDivisionError']);
+
+    const once = await sbx.runCode('import os; os.environ.get("ONLY_NOW")', { envs: { ONLY_NOW: 'yes' } });
+    assert.equal(once.text, 'yes');
+    assert.equal((await sbx.runCode('import os; str(os.environ.get("ONLY_NOW"))')).text, 'None', 'gone after it');
+    assert.equal((await sbx.runCode('import os; os.environ["SANDBOX_WIDE"]')).text, 'everywhere');
+    const over = await sbx.runCode('import os; os.environ["SANDBOX_WIDE"]', { envs: { SANDBOX_WIDE: 'here' } });
+    assert.equal(over.text, 'here');
+    assert.equal((await sbx.runCode('import os; os.environ["SANDBOX_WIDE"]')).text, 'everywhere', 'restored');
+  });
+
+  ciTest('a timeout gives up the execution and interrupts its code: the context goes on', async () => {
+    const sbx = await create();
+    await sbx.runCode('state = "kept"');
+    await assert.rejects(sbx.runCode('import time\ntime.sleep(120)', { timeoutMs: 1_500 }));
+    // The next execution runs once the interrupt ended the sleep, not after 120 s.
+    const next = await sbx.runCode('state', { timeoutMs: 20_000 });
+    assert.equal(next.text, 'kept');
+  });
+
+  ciTest('options and languages not served are refused, naming them', async () => {
+    const sbx = await create();
+    await assert.rejects(sbx.runCode('1', { language: 'r' }), /400/);
+    const res = await fetch(`${server.url}/execute`, {
+      method: 'POST',
+      headers: { 'E2b-Sandbox-Id': sbx.sandboxId, 'E2b-Sandbox-Port': '49999', 'X-Access-Token': sbx.envdAccessToken },
+      body: JSON.stringify({ code: '1', language: 'r' }),
+    });
+    assert.equal(res.status, 400);
+    assert.match(await res.text(), /language 'r' is not served/);
+    const unknown = await fetch(`${server.url}/execute`, {
+      method: 'POST',
+      headers: { 'E2b-Sandbox-Id': sbx.sandboxId, 'E2b-Sandbox-Port': '49999', 'X-Access-Token': sbx.envdAccessToken },
+      body: JSON.stringify({ code: '1', background: true }),
+    });
+    assert.equal(unknown.status, 400);
+    assert.match(await unknown.text(), /field 'background' is not supported/);
+    const anonymous = await fetch(`${server.url}/contexts`, {
+      headers: { 'E2b-Sandbox-Id': sbx.sandboxId, 'E2b-Sandbox-Port': '49999' },
+    });
+    assert.equal(anonymous.status, 401, 'no token, no kernels');
+  });
+});
