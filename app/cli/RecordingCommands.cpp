@@ -1,6 +1,7 @@
 // sessions / show / replay / search / export / rm / gc: the recorded sessions.
 #include "Commands.h"
 #include "Format.h"
+#include "ModelSummary.h"
 #include "base/Bytes.h"
 #include "base/Paths.h"
 #include "base/Session.h"
@@ -219,10 +220,13 @@ int showCommand(const RecordingArgs& args)
         out["observed"] = s->observed;
         out["would_ask"] = s->wouldAsk;
         out["dropped_bytes"] = s->droppedBytes;
+        out["model_requests"] = modelRequestsJson(*s);
+        out["attempted_leaks"] = s->leaks;
         std::printf("%s\n", out.dump(2, ' ', false, json::error_handler_t::replace).c_str());
         return 0;
     }
     std::printf("session   %s (%s)\n", r.id.c_str(), std::string(recordStateName(r.state)).c_str());
+    printLeaks(*s);
     std::printf("command   %s\n", joined(r.command).c_str());
     std::printf("workspace %s\n", r.workspace.c_str());
     std::printf("started   %s, ran %s, exit %s\n", localTime(r.startedNs / 1000000).c_str(),
@@ -240,6 +244,7 @@ int showCommand(const RecordingArgs& args)
     if (!s->deniedCommands.empty()) printList("commands denied", s->deniedCommands);
     if (!s->refusals.empty()) printList("refused by the sandbox", s->refusals);
     printList("hosts contacted", s->hosts);
+    printModelRequests(*s);
     // "M path": the path quoted as `changes` quotes it, so a newline in a name stays on its line.
     std::vector<std::string> changed;
     for (const std::string& item : s->changedFiles)

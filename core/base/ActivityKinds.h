@@ -18,5 +18,7 @@ inline constexpr char kFiles[] = "files";         // a program's file request
 inline constexpr char kPort[] = "port";           // a sandbox's port exposed on the host, or closed
 inline constexpr char kSnapshot[] = "snapshot";   // a snapshot of the running session was taken
 inline constexpr char kRefusal[] = "refusal";     // the sandbox refused a call (mount, ptrace…)
+inline constexpr char kModel[] = "model";         // a model API request through the proxy's gateway
+inline constexpr char kLeak[] = "leak"; // a secret's placeholder on its way to a host not allowed
 
 } // namespace sb::activity

@@ -64,6 +64,21 @@ std::string stringField(const json& j, const char* key)
     return it->dump();
 }
 
+std::uint64_t countField(const json& j, const char* key)
+{
+    auto it = j.find(key);
+    return it != j.end() && it->is_number_unsigned() ? it->get<std::uint64_t>() : 0;
+}
+
+// " by curl": the program that made a connection, when it was found.
+std::string byProgram(const json& j)
+{
+    auto p = j.find("process");
+    if (p == j.end() || !p->is_array() || p->empty() || !p->front().is_object()) return {};
+    const std::string program = stringField(p->front(), "program");
+    return program.empty() ? "" : " by " + std::filesystem::path(program).filename().string();
+}
+
 // Folds a live file event into path -> "added"/"modified"/"deleted" as it stands after it: a
 // file made and removed again drops out, a rename is its old name deleted and its new one added.
 // ("more" summaries name no paths: what they stand for is missing here.)
@@ -188,6 +203,7 @@ Result<RecordedSessionSummary> RecordingStore::summary(const std::string& id)
     // Execs an `ask` rule stopped wait for their approval's outcome: (id, command line).
     std::deque<std::pair<std::uint64_t, std::string>> asked;
     std::map<std::uint64_t, std::optional<std::string>> askedByRequest; // the command, if one
+    std::map<std::string, RecordedSessionSummary::ModelTotals> models;
     auto tally = [&out](bool allow, bool exec, const std::string& line) {
         ++(allow ? out.allowed : out.denied);
         if (exec) (allow ? out.commands : out.deniedCommands).push_back(line);
@@ -286,11 +302,31 @@ Result<RecordedSessionSummary> RecordingStore::summary(const std::string& id)
             ++out.denied;
             break;
         }
+        case EventKind::ModelRequest: {
+            const std::string model = stringField(j, "model");
+            auto& m = models[model];
+            m.model = model;
+            ++m.requests;
+            m.inputTokens += countField(j, "input_tokens");
+            m.outputTokens += countField(j, "output_tokens");
+            m.cacheReadTokens += countField(j, "cache_read_tokens");
+            m.cacheWriteTokens += countField(j, "cache_write_tokens");
+            break;
+        }
+        case EventKind::SecretLeak: {
+            std::string line = stringField(j, "secret") + " to " + stringField(j, "host") + ":" +
+                               stringField(j, "port");
+            if (std::string where = stringField(j, "where"); !where.empty()) line += " in " + where;
+            out.leaks.push_back(line + byProgram(j));
+            break;
+        }
         default:
             break;
         }
     }
     out.hosts.assign(hosts.begin(), hosts.end());
+    for (auto& [name, totals] : models)
+        out.models.push_back(std::move(totals));
     // A session that did not end (interrupted) has no final summary: the live events tell.
     if (!haveFinal && out.session.state != RecordState::Ended) files = std::move(live);
     for (const auto& [path, kind] : files) {

@@ -78,6 +78,16 @@ struct RecordedSessionSummary {
     bool observed = false;
     unsigned wouldAsk = 0;
     std::uint64_t droppedBytes = 0;
+    // Model API requests through the proxy's gateway, per model as the responses named it (""
+    // when none did), in the order of names; tokens as recorded (network/ModelUsage.h).
+    struct ModelTotals {
+        std::string model;
+        std::uint64_t requests = 0, inputTokens = 0, outputTokens = 0, cacheReadTokens = 0,
+                      cacheWriteTokens = 0;
+    };
+    std::vector<ModelTotals> models;
+    // Attempted leaks, refused: "GITHUB_TOKEN to gist.github.com:443 in header by curl".
+    std::vector<std::string> leaks;
 };
 
 struct SearchHit {

@@ -38,9 +38,16 @@ enum class EventKind : int {
     // {"kind": "refusal", "syscall", "pid", "process", "command_id", "rule"}: the sandbox's
     // system call filter refused a deliberate call (mount, unshare, ptrace…).
     Refusal = 15,
+    // {"kind": "model", "host", "port", "api", "model", "status", "input_tokens",
+    // "output_tokens", "cache_read_tokens", "cache_write_tokens", "streamed", "duration_ms",
+    // "connection", "process", "command_id"}: a model API request through the proxy's gateway.
+    ModelRequest = 16,
+    // {"kind": "leak", "secret", "host", "port", "protocol", "where", "process", "command_id",
+    // "connection"}: a secret's placeholder on its way to a host it may not go to, refused.
+    SecretLeak = 17,
 };
 
-constexpr int kLastEventKind = static_cast<int>(EventKind::Refusal);
+constexpr int kLastEventKind = static_cast<int>(EventKind::SecretLeak);
 
 std::string_view eventKindName(EventKind kind);
 std::optional<EventKind> eventKindFromName(std::string_view name);

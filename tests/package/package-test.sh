@@ -109,7 +109,8 @@ expected=(/usr/bin/sandbench /usr/bin/sandbench-cli
     /usr/share/bash-completion/completions/sandbench-cli
     /usr/share/doc/sandbench/copyright /usr/share/doc/sandbench/changelog.gz
     /usr/share/sandbench/presets/generic.json /usr/share/sandbench/presets/offline.json
-    /usr/share/sandbench/demo/agent.sh /usr/share/sandbench/demo/workspace/calc.py)
+    /usr/share/sandbench/demo/agent.sh /usr/share/sandbench/demo/workspace/calc.py
+    /usr/share/sandbench/model-prices.json)
 for size in 16 22 24 32 48 64 128 256; do
     expected+=("/usr/share/icons/hicolor/${size}x${size}/apps/$app.png")
 done
