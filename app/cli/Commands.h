@@ -7,6 +7,7 @@
 #include "supervision/Supervisor.h"
 
 #include <CLI/CLI.hpp>
+#include <optional>
 #include <string>
 
 namespace sbcli {
@@ -21,6 +22,10 @@ void addProgramCommands(CLI::App& app);
 void addImageCommands(CLI::App& app);
 void addSnapshotCommands(CLI::App& app);
 void addPortCommands(CLI::App& app);
+void addDialCommand(CLI::App& app); // dial-stdio
+// With --host URL first (or SANDBENCH_HOST set), runs the rest of the command line on that
+// host over ssh and returns its status; nothing when the command is for this host.
+std::optional<int> relayToHost(int argc, char** argv);
 void addPolicyTestCommand(CLI::App& policy);    // `policy test`, by addClientCommands
 void addPolicySuggestCommand(CLI::App& policy); // `policy suggest`, likewise
 void addPolicyCompareCommand(CLI::App& policy); // `policy compare`, likewise

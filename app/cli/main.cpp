@@ -47,10 +47,15 @@ int main(int argc, char** argv)
     // From any thread: the recording's threads warn too.
     spdlog::set_default_logger(spdlog::stderr_logger_mt("sandbench-cli"));
     spdlog::set_pattern("sandbench-cli: %v");
+    // --host ssh://… (or SANDBENCH_HOST): the whole command runs on that host.
+    if (auto status = sbcli::relayToHost(argc, argv)) return *status;
     CLI::App app{"sandbench-cli: run AI coding agents in a local sandbox and review what they "
                  "changed before it reaches your project"};
     app.set_version_flag("--version", SANDBENCH_VERSION);
     app.require_subcommand(1);
+    app.footer("Before the command, --host ssh://[USER@]HOST[:PORT] (or SANDBENCH_HOST) runs it "
+               "on that host over ssh, with that host's sessions, files and recordings "
+               "(docs/remote.md)");
     // `run` starts every sandbox and `exec` runs every program's process: when one of them is
     // the command, the other commands' options and validators are not set up (2.5 ms of CPU
     // for all of them, more than the rest of a start of the program).
@@ -71,6 +76,7 @@ int main(int argc, char** argv)
         sbcli::addImageCommands(app);
         sbcli::addSnapshotCommands(app);
         sbcli::addPortCommands(app);
+        sbcli::addDialCommand(app);
     }
     // A session whose supervisor died is marked interrupted by whichever program starts next;
     // a damaged database is reported by the commands that read it, not here. `run` and
@@ -78,7 +84,7 @@ int main(int argc, char** argv)
     // anyway: a start does not wait for SQLite. `exec`, `files` and `mcp` talk to a live
     // session and never read the recordings.
     app.parse_complete_callback([&app] {
-        for (const char* live : {"run", "start", "exec", "files", "mcp"})
+        for (const char* live : {"run", "start", "exec", "files", "mcp", "dial-stdio"})
             if (app.got_subcommand(live)) return;
         (void)sb::markInterruptedSessions();
     });

@@ -78,6 +78,19 @@ Result<std::unique_ptr<ControlClient>> ControlClient::connectPath(const fs::path
     return client;
 }
 
+Result<std::unique_ptr<ControlClient>> ControlClient::connectStream(UniqueFd stream,
+                                                                    const std::string& clientName,
+                                                                    proto::Role role, int timeoutMs)
+{
+    const int fd = stream.get();
+    std::unique_ptr<ControlClient> client(new ControlClient(stream.release()));
+    const int flags = ::fcntl(fd, F_GETFL);
+    if (flags < 0 || ::fcntl(fd, F_SETFL, flags | O_NONBLOCK) != 0)
+        return sysError("make the control stream non-blocking");
+    if (auto e = client->handshake(clientName, role, proto::kVersion, timeoutMs)) return *e;
+    return client;
+}
+
 bool ControlClient::hasFeature(const char* name, std::uint32_t since) const
 {
     const json features = m_welcome.value("features", json::array());

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "base/Error.h"
+#include "base/UniqueFd.h"
 #include "control/Protocol.h"
 
 #include <deque>
@@ -27,6 +28,12 @@ class ControlClient {
     static Result<std::unique_ptr<ControlClient>>
     connectPath(const std::filesystem::path& socket, const std::string& clientName,
                 proto::Role role, int timeoutMs = 5000, std::uint32_t version = proto::kVersion);
+    // A client over `stream`, a connection to a supervisor made some other way (a channel of a
+    // dial stream to another host, remote/RemoteHost.h), with the handshake done as above.
+    static Result<std::unique_ptr<ControlClient>> connectStream(UniqueFd stream,
+                                                                const std::string& clientName,
+                                                                proto::Role role,
+                                                                int timeoutMs = 5000);
     // A client over `fd`, a socket whose handshake is over or never happens (fuzz targets and
     // tests, with a fake supervisor at the other end). It owns `fd`.
     static std::unique_ptr<ControlClient> adopt(int fd, std::uint32_t version = proto::kVersion);
