@@ -20,7 +20,7 @@ packages=(
   # libraries
   libseccomp-dev nlohmann-json3-dev libcli11-dev libspdlog-dev libfmt-dev libgtest-dev
   libsqlite3-dev libvterm-dev libzstd-dev libdtl-dev libcivetweb-dev libarchive-dev
-  libnftables-dev libpsl-dev zlib1g-dev
+  libnftables-dev libpsl-dev zlib1g-dev libssl-dev libsecret-1-dev
   # the GUI: Qt 6 Widgets, SVG icons, Qt Test, Linguist tools; the offscreen and X11 platforms;
   # the fonts of a Debian or Ubuntu desktop, whose monospace font (Noto Sans Mono) is not
   # flagged fixed-pitch, so the GUI tests meet it

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "base/Error.h"
+#include "network/ModelUsage.h"
 #include "policy/NetworkRules.h"
 #include "policy/Policy.h"
 #include "policy/ProcessChain.h"
@@ -21,6 +22,8 @@
 #include <vector>
 
 namespace sb {
+
+class TlsInterceptor;
 
 struct ConnectionRequest {
     std::string host; // normalised (NetworkRules.h): "example.com", "10.0.0.1", "::1"
@@ -42,6 +45,10 @@ struct ProxyEvent {
         Malformed, // the agent sent something the proxy does not accept; it got 400 or a failure
         Closed,    // an upstream connection ended; bytes moved over it
         Lookup,    // the sandbox's resolver answered a query (`lookup`)
+        // Inside a connection the proxy terminates for a secret's host (TlsIntercept.h):
+        Exchange, // one request and its response; `secrets` names the values put in
+        Leak,     // a secret's placeholder on its way to a host it may not go to: refused
+        Model,    // a model API request and the tokens its response reported (`usage`)
     };
     Kind kind = Kind::Decided;
     ConnectionRequest request; // host/port empty for a Malformed request without a target
@@ -59,6 +66,13 @@ struct ProxyEvent {
     // ("NOERROR", "NXDOMAIN", …), the addresses answered, and why (detail).
     std::string lookupType, lookupRcode;
     std::vector<std::string> lookupAddresses;
+    // Exchange, Model: the response's status (0: none came) and how long the exchange took;
+    // Exchange: the secrets whose value went in; Leak: the secret (one name) and where it was
+    // seen (detail: "head" or "body").
+    int status = 0;
+    std::uint64_t durationMs = 0;
+    std::vector<std::string> secrets;
+    std::optional<ModelUsage> usage; // Model
 };
 
 // A program of the sandbox about to open a connection or send a datagram to an address outside
@@ -124,6 +138,11 @@ class Proxy {
         // Replaces getaddrinfo (tests map names to loopback servers); called on a resolver
         // thread. Empty: getaddrinfo on the supervisor's side.
         std::function<Result<std::vector<IpAddress>>(const std::string& host)> resolve;
+        // The session's secrets (TlsIntercept.h): an allowed connection to a host a secret
+        // names (CONNECT, SOCKS5 or redirected) is handed over to it once connected instead of
+        // relayed; a plain HTTP request carrying a placeholder toward another host is refused
+        // (a Leak event). Null: no secrets.
+        std::shared_ptr<TlsInterceptor> intercept;
     };
 
     // Takes ownership of `listenFd` (a listening TCP socket) and serves it on its own thread

@@ -3,6 +3,7 @@
 // address that was checked.
 #include "base/UniqueFd.h"
 #include "network/ProxyInternal.h"
+#include "network/TlsIntercept.h"
 
 #include <cstring>
 #include <netinet/in.h>
@@ -255,8 +256,10 @@ void Proxy::Impl::onUpstreamOpen(Conn& c)
         startHttpExchange(c);
         return;
     }
+    const bool terminated =
+        m_options.intercept && m_options.intercept->terminates(c.req.host, c.req.port);
     if (c.req.protocol == "tcp") { // redirected: the agent's connect already succeeded
-        startTunnel(c);
+        terminated ? handOff(c) : startTunnel(c);
         return;
     }
     if (c.req.protocol == "connect") {
@@ -268,7 +271,23 @@ void Proxy::Impl::onUpstreamOpen(Conn& c)
         socksReply(c, 0x00, false);
         c.markDown += 10;
     }
-    startTunnel(c);
+    terminated ? handOff(c) : startTunnel(c);
+}
+
+void Proxy::Impl::handOff(Conn& c)
+{
+    InterceptedConnection handed;
+    handed.toClient = c.down.pending.substr(c.down.pendingOff);
+    handed.fromClient = std::move(c.cin);
+    handed.request = c.req;
+    for (Side* side : {&c.client, &c.upstream}) {
+        epoll_ctl(m_epollFd, EPOLL_CTL_DEL, side->fd, nullptr);
+        (side == &c.client ? handed.client : handed.upstream) = UniqueFd(side->fd);
+        side->fd = -1;
+    }
+    c.upstreamKey.clear(); // its Closed event is the interceptor's
+    closeConn(c);
+    m_options.intercept->take(std::move(handed));
 }
 
 void Proxy::Impl::startTunnel(Conn& c)

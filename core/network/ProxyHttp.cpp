@@ -1,6 +1,7 @@
 // HTTP: CONNECT, and absolute-URI requests relayed one exchange at a time so that every request
 // of a keep-alive connection is decided on its own (and goes to its own upstream).
 #include "network/ProxyInternal.h"
+#include "network/TlsIntercept.h"
 
 namespace sb {
 
@@ -55,6 +56,8 @@ bool Proxy::Impl::stepHttpHead(Conn& c)
         httpError(c, 400, "Bad Request", why);
         return true;
     }
+    std::string headBytes; // for the secrets' scan
+    if (m_options.intercept) headBytes = c.cin.substr(0, head.size);
     c.cin.erase(0, head.size);
     c.httpDetail = head.method + " " + head.target.substr(0, 200);
     c.http = HttpState{};
@@ -89,6 +92,26 @@ bool Proxy::Impl::stepHttpHead(Conn& c)
     c.up.limit = body->second; // the request body's length, until startHttpExchange
     c.http.headRequest = head.method == "HEAD";
     auto& [authority, path] = *uri;
+    if (m_options.intercept) {
+        // Plain HTTP is never terminated: a placeholder in it goes nowhere but is refused
+        // on its way to a host its secret does not name.
+        if (const ResolvedSecret* leak = m_options.intercept->scan().leakIn(
+                headBytes, authority.host, authority.port)) {
+            ProxyEvent e;
+            e.kind = ProxyEvent::Kind::Leak;
+            e.request = c.req;
+            e.request.host = authority.host;
+            e.request.port = authority.port;
+            e.request.protocol = "http";
+            e.secrets = {leak->spec.name};
+            e.detail = "head";
+            emit(std::move(e));
+            httpError(c, 403, "Forbidden",
+                      "the request carries the placeholder of secret '" + leak->spec.name +
+                          "', which may not be sent to " + authority.host);
+            return true;
+        }
+    }
     c.pendingHead = rewriteRequestHead(head, authority, path);
     request(c, authority.host, authority.port, "http");
     return true;

@@ -301,7 +301,8 @@ std::string httpReply(int status, std::string_view reason, std::string_view body
     return out + "\r\n" + std::string(body);
 }
 
-ChunkScanner::Result ChunkScanner::feed(std::string_view data, std::size_t& used)
+ChunkScanner::Result ChunkScanner::feed(std::string_view data, std::size_t& used,
+                                        std::string* payload)
 {
     constexpr std::size_t kMaxLine = 4096;
     auto hex = [](char ch) -> int {
@@ -313,6 +314,7 @@ ChunkScanner::Result ChunkScanner::feed(std::string_view data, std::size_t& used
     while (used < data.size()) {
         if (m_state == State::Data) {
             auto take = std::min<std::uint64_t>(m_remaining, data.size() - used);
+            if (payload != nullptr) payload->append(data.substr(used, static_cast<std::size_t>(take)));
             used += static_cast<std::size_t>(take);
             m_remaining -= take;
             if (m_remaining == 0) m_state = State::DataCr;

@@ -100,7 +100,8 @@ class ChunkScanner {
   public:
     enum class Result { More, Done, Bad };
     // Consumes from `data`; `used` is how many bytes belong to the body (all, or up to its end).
-    Result feed(std::string_view data, std::size_t& used);
+    // `payload`, when given, receives the chunks' data without their framing.
+    Result feed(std::string_view data, std::size_t& used, std::string* payload = nullptr);
     void reset() { *this = ChunkScanner{}; }
 
   private:
@@ -299,6 +300,8 @@ struct Proxy::Impl {
     void proceed(proxy::Conn& c, RuleAction action, std::string rule, bool asked);
     void deny(proxy::Conn& c, const std::string& rule);
     void startTunnel(proxy::Conn& c);
+    // A connected connection to a host a secret names goes to Options::intercept.
+    void handOff(proxy::Conn& c);
     void failUpstream(proxy::Conn& c, int httpStatus, std::uint8_t socksCode, std::string why);
 
     // CONNECT and SOCKS5 after the reply (Proxy.cpp)

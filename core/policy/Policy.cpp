@@ -330,6 +330,8 @@ void readPolicy(Checker& c, const json& root, Policy& out)
          {"limits",
           [&](const json& x, const std::string& at) { readLimits(c, x, at, out.limits); }},
          {"env", [&](const json& x, const std::string& at) { readEnv(c, x, at, out.env); }},
+         {"secrets",
+          [&](const json& x, const std::string& at) { readSecrets(c, x, at, out.secrets); }},
          {"approvals",
           [&](const json& x, const std::string& at) { readApprovals(c, x, at, out.approvals); }}});
 }

@@ -4,6 +4,7 @@
 
 #include "base/Error.h"
 #include "policy/RunLater.h"
+#include "policy/Secrets.h"
 
 #include <cstdint>
 #include <filesystem>
@@ -117,6 +118,7 @@ struct Policy {
     ApprovalPolicy approvals;
     Limits limits;
     EnvPolicy env;
+    std::vector<SecretSpec> secrets; // policy/Secrets.h
 };
 
 // Parses a policy document (JSON with // and /* */ comments). `origin` names the document in

@@ -20,7 +20,7 @@ using namespace jsonlayout;
 
 // The document's top-level order, where a missing section goes.
 const std::vector<std::string> kSectionOrder = {"version",   "filesystem", "network", "commands",
-                                                "approvals", "limits",     "env"};
+                                                "approvals", "limits",     "env",     "secrets"};
 
 struct Edit {
     std::size_t begin = 0, end = 0;

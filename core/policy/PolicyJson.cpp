@@ -78,7 +78,7 @@ nlohmann::ordered_json policyToJson(const Policy& policy)
     Json env = {{"pass", policy.env.pass}, {"set", Json::object()}};
     for (const auto& [name, value] : policy.env.set)
         env["set"][name] = value;
-    return {{"version", policy.version},
+    nlohmann::ordered_json out = {{"version", policy.version},
             {"network", networkJson(policy.network)},
             {"commands", commandsJson(policy.commands)},
             {"approvals",
@@ -87,6 +87,8 @@ nlohmann::ordered_json policyToJson(const Policy& policy)
             {"filesystem", filesystemJson(policy.filesystem)},
             {"limits", limitsJson(policy.limits)},
             {"env", std::move(env)}};
+    if (!policy.secrets.empty()) out["secrets"] = secretsJson(policy.secrets);
+    return out;
 }
 
 } // namespace sb

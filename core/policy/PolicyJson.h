@@ -10,5 +10,7 @@
 namespace sb {
 
 nlohmann::ordered_json policyToJson(const Policy& policy);
+// The `secrets` section (PolicySecrets.cpp): how each value is found, never a value.
+nlohmann::ordered_json secretsJson(const std::vector<SecretSpec>& secrets);
 
 } // namespace sb

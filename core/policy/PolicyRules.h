@@ -36,4 +36,8 @@ void readNetworkRule(SchemaChecker& c, const nlohmann::json& v, const std::strin
 void readCommandRule(SchemaChecker& c, const nlohmann::json& v, const std::string& pointer,
                      CommandRule& out);
 
+// `secrets`: {"NAME": {"from": …, "hosts": […], "env": …}} (PolicySecrets.cpp).
+void readSecrets(SchemaChecker& c, const nlohmann::json& v, const std::string& pointer,
+                 std::vector<SecretSpec>& out);
+
 } // namespace sb

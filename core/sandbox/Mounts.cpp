@@ -297,6 +297,10 @@ Status mountWorkspace(const SandboxConfig& config, const SandboxIdentity& id)
         if (auto e = bindExposure(protection, id)) return e;
     for (const fs::path& mask : config.masks)
         if (auto e = maskPath(mask)) return e;
+    for (const SandboxConfig::FileBind& file : config.files)
+        if (auto e = bindMount(under(kOldRoot, file.source), under(kNewRoot, file.target),
+                               AccessMode::ReadOnly))
+            return e;
     return {};
 }
 

@@ -42,6 +42,13 @@ struct SandboxConfig {
     std::vector<BindMount> protections;
     std::vector<std::filesystem::path>
         masks; // secrets hidden inside exposed folders or the project
+    // Files bound read-only over a path inside, after everything else: the session's trust
+    // bundle over the system's, secrets' placeholder files (supervision/SessionSecrets.h).
+    struct FileBind {
+        std::filesystem::path source; // on the host
+        std::filesystem::path target; // inside
+    };
+    std::vector<FileBind> files;
     NetworkMode network = NetworkMode::None;
     Limits limits;
     std::vector<std::string> cgroups; // the session's cgroup folders for init to join

@@ -157,6 +157,7 @@ SessionLoop::~SessionLoop()
 {
     if (m_exec) m_exec->stop(); // its asks stay pending, for cancelAll() to deny
     if (m_proxy) m_proxy->stop();
+    if (m_options.intercept) m_options.intercept->stop();
     m_broker.cancelAll();
     m_broker.setListener({});
     closePrompt();
@@ -198,6 +199,8 @@ std::vector<EventKind> recordedKinds(const nlohmann::json& event)
     if (kind == activity::kLimit) return {EventKind::LimitHit};
     if (kind == activity::kPolicy) return {EventKind::PolicyChange};
     if (kind == activity::kRefusal) return {EventKind::Refusal};
+    if (kind == activity::kModel) return {EventKind::ModelRequest};
+    if (kind == activity::kLeak) return {EventKind::SecretLeak};
     return {EventKind::Lifecycle};
 }
 

@@ -6,6 +6,7 @@
 #include "base/Clock.h"
 #include "control/ControlServer.h"
 #include "network/Proxy.h"
+#include "network/TlsIntercept.h"
 #include "recording/RecordingWriter.h"
 #include "sandbox/Sandbox.h"
 #include "supervision/ApprovalBroker.h"
@@ -55,6 +56,8 @@ struct LoopOptions {
     bool observe = false;
     // RunOptions::shadow: evaluated beside the policy, recorded on each decision.
     std::optional<Policy> shadow;
+    // The secrets' TLS termination (SessionSecrets.h), handed to the proxy; null: no secrets.
+    std::shared_ptr<TlsInterceptor> intercept;
     // How long after the start the session goes live at the latest (whenLive): a session that
     // programs drive is live at once, since its only use is their connecting.
     long long liveAfterMs = 50;

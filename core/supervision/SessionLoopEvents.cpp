@@ -2,6 +2,7 @@
 // proxy's questions and events. Queued under a mutex and a wake-up of the loop, whose thread
 // emits them (the control server is the loop's alone): drainApprovalEvents().
 #include "base/ActivityKinds.h"
+#include "policy/NetworkRules.h"
 #include "sandbox/SocketOwner.h"
 #include "supervision/SessionLoop.h"
 
@@ -53,6 +54,11 @@ Status SessionLoop::startProxy(int listenFd, int transparentFd, int resolverFd, 
     options.resolverFd = resolverFd;
     options.observe = m_options.observe;
     if (m_options.shadow) options.shadow = m_options.shadow->network;
+    if (m_options.intercept) {
+        // Before the proxy starts: no connection reaches the interceptor earlier.
+        m_options.intercept->setOnEvent([this](const ProxyEvent& e) { onProxyEvent(e); });
+        options.intercept = m_options.intercept;
+    }
     auto proxy = Proxy::start(listenFd, m_policy.merged().network, std::move(hooks), options);
     if (!proxy) return proxy.error();
     m_proxy = std::move(proxy.value());
@@ -87,7 +93,8 @@ void SessionLoop::onProxyAsk(const ConnectionRequest& r, const std::string& rule
 
 void SessionLoop::onProxyEvent(const ProxyEvent& e)
 {
-    static const char* const kinds[] = {"decided", "failed", "malformed", "closed", "lookup"};
+    static const char* const kinds[] = {"decided", "failed", "malformed", "closed",
+                                        "lookup",  "exchange", "leak",  "model"};
     nlohmann::json event = {{"kind", activity::kNetwork},
                             {"type", kinds[static_cast<int>(e.kind)]},
                             {"host", e.request.host},
@@ -98,6 +105,15 @@ void SessionLoop::onProxyEvent(const ProxyEvent& e)
     if (e.kind == ProxyEvent::Kind::Decided) {
         event["decision"] = std::string(toString(e.action));
         event["rule"] = e.rule;
+        // What decided, for a window to say in its own language ("rule" is the CLI's text).
+        if (const int number = decidingRuleNumber(e.rule); number > 0) {
+            event["decided_by"] = "rule";
+            event["rule_number"] = number;
+        } else if (e.rule.starts_with("default")) {
+            event["decided_by"] = "default";
+        } else if (e.asked) {
+            event["decided_by"] = "answer";
+        }
         event["asked"] = e.asked;
         if (e.wouldAsk) event["would_ask"] = true;
         if (e.shadowRule)
@@ -118,6 +134,34 @@ void SessionLoop::onProxyEvent(const ProxyEvent& e)
     if (e.kind == ProxyEvent::Kind::Closed) {
         event["bytes_up"] = e.bytesUp;
         event["bytes_down"] = e.bytesDown;
+    }
+    if (e.kind == ProxyEvent::Kind::Exchange) {
+        event["status"] = e.status;
+        event["duration_ms"] = e.durationMs;
+        if (!e.secrets.empty()) event["secrets"] = e.secrets;
+    }
+    if (e.kind == ProxyEvent::Kind::Leak) {
+        event.erase("type");
+        event.erase("detail");
+        event["kind"] = activity::kLeak;
+        event["secret"] = e.secrets.empty() ? "" : e.secrets.front();
+        event["where"] = e.detail;
+    }
+    if (e.kind == ProxyEvent::Kind::Model && e.usage) {
+        event.erase("type");
+        event.erase("detail");
+        event.erase("address");
+        event["kind"] = activity::kModel;
+        event["api"] = e.usage->api;
+        event["model"] = e.usage->model;
+        event["status"] = e.status;
+        event["input_tokens"] = e.usage->inputTokens;
+        event["output_tokens"] = e.usage->outputTokens;
+        event["cache_read_tokens"] = e.usage->cacheReadTokens;
+        event["cache_write_tokens"] = e.usage->cacheWriteTokens;
+        event["streamed"] = e.usage->streamed;
+        event["usage_found"] = e.usage->found;
+        event["duration_ms"] = e.durationMs;
     }
     ApprovalEvent queued;
     queued.activity = std::move(event);

@@ -20,6 +20,7 @@
 #include "sandbox/Sandbox.h"
 #include "supervision/SessionLoop.h"
 #include "supervision/SessionResume.h"
+#include "supervision/SessionSecrets.h"
 #include "supervision/SessionWatch.h"
 #include "workspace/SessionSnapshots.h"
 #include "workspace/Workspace.h"
@@ -527,6 +528,10 @@ Result<RunOutcome> runSession(const RunOptions& options, PreparedRun prepared)
     const CgroupSupport cgroups = chooseCgroups(options, *session, config);
     Pipe out, err;
     if (auto e = chooseStdio(options, config, out, err)) return abandon(*e);
+    auto secrets = prepareSecrets(options.policy, callerEnvironment(), session->id, config);
+    if (!secrets) return abandon(secrets.error());
+    for (const std::string& note : secrets->notes)
+        say(options, note);
 
     // Recorded, or stopped at once: never a sandbox running unrecorded without saying so. What
     // can fail cheaply (folder, file, header) is checked before anything starts. The database
@@ -605,8 +610,9 @@ Result<RunOutcome> runSession(const RunOptions& options, PreparedRun prepared)
         say(options, "note: only programs that use the proxy (HTTP_PROXY, ALL_PROXY) can connect "
                      "out; the others' connections fail: " +
                          sandbox->noTransparent);
-    const LoopOptions loopOptions =
+    LoopOptions loopOptions =
         loopOptionsOf(options, config, *sandbox, *session, *recorder, out, err);
+    loopOptions.intercept = secrets->interceptor;
     Ended ended = superviseSession(options, prepared, config, cgroups, *sandbox, *session,
                                    loopOptions, *recorder, stalls);
     RunOutcome& outcome = ended.outcome;

@@ -165,7 +165,21 @@ PythonServer::PythonServer(const std::string& mode, const std::filesystem::path&
 {
     auto script = m_dir / "server.py";
     sbtest::writeFile(script, kServerScript);
-    std::vector<std::string> argv = {"python3", script.string(), mode, root.string()};
+    std::vector<std::string> all = {mode, root.string()};
+    all.insert(all.end(), args.begin(), args.end());
+    start(script, all, env);
+}
+
+PythonServer::PythonServer(const std::filesystem::path& script,
+                           const std::vector<std::string>& args)
+{
+    start(script, args, {});
+}
+
+void PythonServer::start(const std::filesystem::path& script, const std::vector<std::string>& args,
+                         const std::map<std::string, std::string>& env)
+{
+    std::vector<std::string> argv = {"python3", script.string()};
     argv.insert(argv.end(), args.begin(), args.end());
     int out[2];
     if (pipe2(out, O_CLOEXEC) != 0) throw std::runtime_error("pipe");
@@ -192,7 +206,8 @@ PythonServer::PythonServer(const std::string& mode, const std::filesystem::path&
     }
     close(out[0]);
     m_port = static_cast<std::uint16_t>(std::atoi(line.c_str()));
-    if (m_port == 0) throw std::runtime_error("python3 " + mode + " server did not start");
+    if (m_port == 0)
+        throw std::runtime_error("python3 " + script.filename().string() + " did not start");
 }
 
 PythonServer::~PythonServer()
@@ -362,14 +377,14 @@ bool waitUntil(const std::function<bool()>& condition, milliseconds timeout)
 
 // ---- certificates and repositories ----
 
-sb::Result<TestPki> makeTestPki(const std::filesystem::path& dir)
+sb::Result<TestPki> makeTestPki(const std::filesystem::path& dir, const std::string& names)
 {
     TestPki pki{(dir / "ca.pem").string(), (dir / "server.pem").string(),
                 (dir / "server.key").string()};
     auto caKey = (dir / "ca.key").string(), csr = (dir / "server.csr").string();
     auto ext = dir / "server.ext";
-    sbtest::writeFile(ext, "subjectAltName=DNS:tls.test,IP:127.0.0.1\nbasicConstraints=CA:FALSE\n"
-                           "extendedKeyUsage=serverAuth\n");
+    sbtest::writeFile(ext, "subjectAltName=" + names +
+                               "\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n");
     if (auto e = runStep({"openssl",
                           "req",
                           "-x509",

@@ -66,10 +66,14 @@ class PythonServer {
     PythonServer(const std::string& mode, const std::filesystem::path& root,
                  const std::vector<std::string>& args = {},
                  const std::map<std::string, std::string>& env = {});
+    // Another server script: `python3 SCRIPT ARGS…`, which prints its port on its first line.
+    PythonServer(const std::filesystem::path& script, const std::vector<std::string>& args);
     ~PythonServer();
     std::uint16_t port() const { return m_port; }
 
   private:
+    void start(const std::filesystem::path& script, const std::vector<std::string>& args,
+               const std::map<std::string, std::string>& env);
     sbtest::TempDir m_dir;
     pid_t m_pid = -1;
     std::uint16_t m_port = 0;
@@ -115,8 +119,10 @@ bool waitUntil(const std::function<bool()>& condition, milliseconds timeout = mi
 struct TestPki {
     std::string caCert, serverCert, serverKey;
 };
-// A CA and a server certificate for tls.test and 127.0.0.1, valid two days, under `dir`.
-sb::Result<TestPki> makeTestPki(const std::filesystem::path& dir);
+// A CA and a server certificate for `names` (a subjectAltName value), valid two days, under
+// `dir`.
+sb::Result<TestPki> makeTestPki(const std::filesystem::path& dir,
+                                const std::string& names = "DNS:tls.test,IP:127.0.0.1");
 
 // dir/gitroot with repo.git (one commit: README) and cgi-bin/git-http-backend; returns gitroot.
 sb::Result<std::filesystem::path> makeServedRepository(const std::filesystem::path& dir);
