@@ -65,6 +65,7 @@ struct GatewayMessage {
     std::string id;
     nlohmann::json body; // Output: an execute line (checked); Reply: the answer; Fail: message
     int status = 0;      // Fail: the HTTP status the gateway asks for (400, 404 or 500)
+    bool sandboxGone = false; // Gone: with the sandbox (killed, timed out), not alone
 };
 // nullopt for a line that is not one (the gateway runs in the sandbox: outside input).
 std::optional<GatewayMessage> parseGatewayLine(std::string_view line);
@@ -117,7 +118,7 @@ class KernelGateway {
     KernelGateway(std::shared_ptr<SessionLink> link, std::shared_ptr<EventQueue> events);
     void readLoop();
     void dispatch(std::string_view line);
-    void endAll(const std::string& why);
+    void endAll(const std::string& why, bool sandboxGone = false);
 
     std::shared_ptr<SessionLink> m_link;
     std::shared_ptr<EventQueue> m_events;

@@ -178,7 +178,7 @@ void Api::execute(http::Exchange& ex, Sandbox& sandbox)
                 // The sandbox went with the code running: the stream drops unfinished, as
                 // E2B's does (the SDK finds the sandbox gone and says so); the gateway alone
                 // ending is an error of the execution.
-                if (!sandbox.link->alive()) {
+                if (m.sandboxGone || !sandbox.link->alive()) {
                     if (!streaming) ex.beginStream(200, "application/json");
                     return ex.abort();
                 }

@@ -168,7 +168,7 @@ void KernelGateway::readLoop()
                     endAll("the code interpreter sent a line of more than 64 MiB");
                 }
             } else if (e.kind == ProcessEvent::Kind::Exit) {
-                endAll(e.gone ? "the sandbox went" : "the code interpreter ended");
+                endAll(e.gone ? "the sandbox went" : "the code interpreter ended", e.gone);
                 return;
             }
         }
@@ -191,7 +191,7 @@ void KernelGateway::dispatch(std::string_view line)
     call->push(std::move(*message));
 }
 
-void KernelGateway::endAll(const std::string& why)
+void KernelGateway::endAll(const std::string& why, bool sandboxGone)
 {
     std::map<std::string, std::shared_ptr<Call>> calls;
     {
@@ -204,6 +204,7 @@ void KernelGateway::endAll(const std::string& why)
         gone.kind = GatewayMessage::Kind::Gone;
         gone.id = id;
         gone.body = why;
+        gone.sandboxGone = sandboxGone;
         call->push(std::move(gone));
     }
 }

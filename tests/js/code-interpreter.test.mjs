@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 
 import { Sandbox } from '@e2b/code-interpreter';
+import { TimeoutError } from 'e2b';
 
 import { TEST_POLICY, UNAVAILABLE, World, cliTest, spawnServe, stopServe } from './support.mjs';
 
@@ -158,9 +159,31 @@ describe('sandbench-cli serve (the E2B Code Interpreter SDK)', () => {
     assert.equal(next.text, 'kept');
   });
 
+  ciTest('code in a kernel is supervised: a command the policy denies does not run', async () => {
+    const sbx = await create();
+    await sbx.files.write('victim/keep.txt', 'still here');
+    const denied = await sbx.runCode('import subprocess\nsubprocess.run(["rm", "-rf", "victim"])');
+    assert.ok(denied.error, 'the exec was refused inside the kernel');
+    assert.equal(await sbx.files.read('victim/keep.txt'), 'still here');
+    const allowed = await sbx.runCode('import subprocess\nprint(subprocess.run(["echo", "ran"], capture_output=True, text=True).stdout, end="")');
+    assert.deepEqual(allowed.logs.stdout, ['ran\n']);
+  });
+
+  ciTest('a sandbox killed during an execution ends it with the SDK\'s TimeoutError', async () => {
+    const sbx = await create();
+    const running = sbx.runCode('import time\ntime.sleep(120)', { timeoutMs: 60_000 });
+    const outcome = running.then(() => 'resolved', (e) => e);
+    await sbx.runCode('1', { context: await sbx.createCodeContext() }); // the sleep has begun
+    await sbx.kill();
+    const e = await outcome;
+    assert.ok(e instanceof TimeoutError, `not a TimeoutError: ${e}`);
+    assert.match(e.message, /killed/);
+  });
+
   ciTest('options and languages not served are refused, naming them', async () => {
     const sbx = await create();
-    await assert.rejects(sbx.runCode('1', { language: 'r' }), /400/);
+    // (Through the SDK, a 400 is a SandboxError "400 Bad Request" that leaves the body unread,
+    // which keeps Node's connection to serve busy: the requests here read their answers.)
     const res = await fetch(`${server.url}/execute`, {
       method: 'POST',
       headers: { 'E2b-Sandbox-Id': sbx.sandboxId, 'E2b-Sandbox-Port': '49999', 'X-Access-Token': sbx.envdAccessToken },
@@ -179,5 +202,6 @@ describe('sandbench-cli serve (the E2B Code Interpreter SDK)', () => {
       headers: { 'E2b-Sandbox-Id': sbx.sandboxId, 'E2b-Sandbox-Port': '49999' },
     });
     assert.equal(anonymous.status, 401, 'no token, no kernels');
+    assert.match(await anonymous.text(), /X-Access-Token/);
   });
 });
