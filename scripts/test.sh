@@ -44,7 +44,7 @@ if [ "$(id -u)" -eq 0 ]; then
   runuser -u "$test_user" -- env -i PATH="$PATH" HOME="$home" USER="$test_user" TMPDIR=/tmp \
     LANG=C.UTF-8 SANDBENCH_MUST_WORK="${SANDBENCH_MUST_WORK:-}" \
     SANDBENCH_CLI="$build/app/sandbench-cli" tests/js/run.sh mcp.test.mjs e2b.test.mjs \
-    openai-agents.test.mjs || status=1
+    code-interpreter.test.mjs openai-agents.test.mjs || status=1
   echo "== every test as root"
 fi
 ctest --test-dir "$build" --output-on-failure -j2 || status=1
