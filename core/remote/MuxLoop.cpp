@@ -242,6 +242,15 @@ Status MuxLoop::writeStream()
 
 Status MuxLoop::run()
 {
+    Status status = pump();
+    // With the stream gone, every channel's local end learns it: a client of a session sees
+    // its connection closed, a relayed command's pipes close.
+    m_channels.clear();
+    return status;
+}
+
+Status MuxLoop::pump()
+{
     enum class Kind { Wake, StreamIn, StreamOut, ChannelIn, ChannelOut, Watch };
     struct Slot {
         Kind kind;

@@ -54,7 +54,8 @@ class MuxLoop {
     void watch(int fd, std::function<void()> onReadable);
     void unwatch(int fd);
 
-    // Runs until the stream ends (no error), fails (its error) or stop() was called.
+    // Runs until the stream ends (no error), fails (its error) or stop() was called; then drops
+    // every channel.
     Status run();
     // From any thread: `task` runs on the loop's thread.
     void post(std::function<void()> task);
@@ -71,6 +72,7 @@ class MuxLoop {
         std::size_t pendingAt = 0;
     };
 
+    Status pump();
     void queue(std::uint32_t channel, std::string_view payload);
     Status readStream();
     Status writeStream();

@@ -1,0 +1,340 @@
+// Remote hosts over SSH (issue 40, docs/remote.md): a real sshd (Debian's openssh-server) that
+// the test starts on a free 127.0.0.1 port with a host key, a user key and an ssh config of its
+// own; its ForceCommand gives the login this test's folders and the built sandbench-cli. The
+// "remote" host is this machine, so the test can look at the workspace the remote side applied
+// to. As root sshd runs in a mount namespace of its own whose /run holds its privilege
+// separation folder; as another user it runs as that user and lets only that user in.
+#include "remote/RemoteHost.h"
+
+#include "IntegrationSupport.h"
+#include "control/ControlClient.h"
+
+#include <csignal>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <pwd.h>
+#include <sys/socket.h>
+#include <thread>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+using sb::proto::MsgType;
+using sb::proto::Role;
+using sbit::contains;
+using sbit::dump;
+using sbit::quote;
+
+namespace {
+
+int freeLoopbackPort()
+{
+    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof addr;
+    int port = 0;
+    if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
+        ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0)
+        port = ntohs(addr.sin_port);
+    ::close(fd);
+    return port;
+}
+
+constexpr const char* kHost = "ssh://sbtest"; // an alias of the test's ssh config
+
+class RemoteHosts : public ::testing::Test {
+  protected:
+    sbit::Sandbench sb;
+    sbtest::TempDir dir; // keys, configurations, sshd's log, the bin folder of the login
+    pid_t sshd = -1;
+    std::string skipReason;
+
+    void SetUp() override
+    {
+        for (const char* program : {"/usr/sbin/sshd", "/usr/bin/ssh", "/usr/bin/ssh-keygen"})
+            if (::access(program, X_OK) != 0) {
+                skipReason = std::string(program) +
+                             " is missing: the test's ssh server is Debian's openssh-server "
+                             "(scripts/deps.sh --tests installs it)";
+                return;
+            }
+        const passwd* pw = ::getpwuid(::geteuid());
+        ASSERT_NE(pw, nullptr);
+        const int port = freeLoopbackPort();
+        ASSERT_NE(port, 0);
+        const fs::path d = dir.path();
+        fs::create_directories(d / "bin");
+        fs::create_symlink(sbtest::cliPath(), d / "bin" / "sandbench-cli");
+        std::string exports;
+        for (const auto& [name, value] : sb.env())
+            exports += "export " + name + "=" + quote(value) + "\n";
+        sbtest::writeFile(d / "login.sh", "#!/bin/sh\n" + exports +
+                                              "export PATH=" + quote((d / "bin").string()) +
+                                              ":/usr/sbin:/usr/bin:/sbin:/bin\n"
+                                              "exec /bin/sh -c \"$SSH_ORIGINAL_COMMAND\"\n");
+        fs::permissions(d / "login.sh", fs::perms::owner_all);
+        sbtest::writeFile(d / "ssh_config", "Host sbtest\n  HostName 127.0.0.1\n  Port " +
+                                                std::to_string(port) + "\n  User " + pw->pw_name +
+                                                "\n  IdentityFile " + (d / "client").string() +
+                                                "\n  IdentitiesOnly yes\n  UserKnownHostsFile " +
+                                                (d / "known_hosts").string() +
+                                                "\n  GlobalKnownHostsFile /dev/null\n"
+                                                "  StrictHostKeyChecking yes\n  LogLevel ERROR\n");
+        const std::string script = R"SH(
+set -eu
+cd "$1"
+ssh-keygen -q -t ed25519 -N '' -C test-host -f host_key
+ssh-keygen -q -t ed25519 -N '' -C other-host -f other_host_key
+ssh-keygen -q -t ed25519 -N '' -C test-user -f client
+cp client.pub authorized_keys
+printf '[127.0.0.1]:%s %s\n' "$2" "$(cut -d' ' -f1,2 host_key.pub)" > known_hosts
+printf '[127.0.0.1]:%s %s\n' "$2" "$(cut -d' ' -f1,2 other_host_key.pub)" > wrong_known_hosts
+cat > sshd_config <<EOF
+ListenAddress 127.0.0.1:$2
+HostKey $PWD/host_key
+AuthorizedKeysFile $PWD/authorized_keys
+AllowUsers $3
+ForceCommand $PWD/login.sh
+PermitRootLogin prohibit-password
+PidFile none
+UsePAM no
+StrictModes no
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+MaxSessions 100
+MaxStartups 100
+LogLevel VERBOSE
+EOF
+if [ "$(id -u)" -eq 0 ]; then
+  unshare -m sh -c 'mount -t tmpfs -o mode=755 tmpfs /run && mkdir -m 755 /run/sshd &&
+    exec /usr/sbin/sshd -D -e -f "$1"' sh "$PWD/sshd_config" </dev/null >sshd.log 2>&1 &
+else
+  /usr/sbin/sshd -D -e -f "$PWD/sshd_config" </dev/null >sshd.log 2>&1 &
+fi
+echo $! > sshd.pid
+for i in $(seq 300); do
+  grep -q 'Server listening' sshd.log && exit 0
+  kill -0 "$(cat sshd.pid)" 2>/dev/null || break
+  sleep 0.1
+done
+cat sshd.log >&2
+exit 1
+)SH";
+        auto r = sbtest::run(
+            {"bash", "-c", script, "sh", d.string(), std::to_string(port), pw->pw_name});
+        if (fs::exists(d / "sshd.pid")) sshd = std::stoi(sbtest::readFile(d / "sshd.pid"));
+        if (r.status != 0) skipReason = "sshd did not start: " + dump(r);
+    }
+
+    void TearDown() override
+    {
+        if (sshd > 0) {
+            ::kill(sshd, SIGTERM);
+            ::waitpid(sshd, nullptr, 0);
+        }
+    }
+
+    std::map<std::string, std::string> env() const
+    {
+        return sb.env({{"SANDBENCH_SSH", "ssh -F " + (dir.path() / "ssh_config").string()}});
+    }
+    sbtest::RunResult remote(std::vector<std::string> args, int timeoutSeconds = 60) const
+    {
+        args.insert(args.begin(), {sbtest::cliPath(), "--host", kHost});
+        return sbtest::run(args, {}, env(), timeoutSeconds);
+    }
+    std::unique_ptr<sb::remote::RemoteHost> dial()
+    {
+        auto target = sb::remote::parseSshTarget(kHost);
+        sb::remote::DialOptions options;
+        options.ssh = {"ssh", "-F", (dir.path() / "ssh_config").string()};
+        auto host = sb::remote::RemoteHost::dial(*target, options);
+        EXPECT_TRUE(host) << host.error().describe() << "\nsshd:\n"
+                          << sbtest::readFile(dir.path() / "sshd.log");
+        return host ? std::move(*host) : nullptr;
+    }
+    fs::path askingPolicy() const
+    {
+        return sb.writePolicy(R"({"version": 1, "network": {"mode": "none"},
+            "commands": {"default": "allow", "rules": [{"action": "ask", "match": "touch asked*"}]},
+            "approvals": {"timeout_seconds": 600, "on_timeout": "deny"}})");
+    }
+    // The next approval request on `client` (subscribed), within a minute; its id, 0 if none.
+    static std::uint64_t nextRequest(sb::ControlClient& client)
+    {
+        for (;;) {
+            auto m = client.receive(60000);
+            if (!m) return 0;
+            if (m->type == MsgType::ApprovalRequest) return m->body.value("id", std::uint64_t{0});
+        }
+    }
+};
+
+#define SKIP_WITHOUT_SSHD()                                                                        \
+    do {                                                                                           \
+        if (!skipReason.empty()) SB_SKIP(skipReason);                                              \
+    } while (0)
+
+const sb::ApprovalAnswer kAllowOnce{true, sb::ApprovalScope::ExactCommand,
+                                    sb::ApprovalDuration::Once, "remote-test"};
+
+// A session started on the host, its command's approval answered here over the dial stream,
+// its output and changes seen through --host, then stopped and applied there.
+TEST_F(RemoteHosts, ARemoteSessionIsRunApprovedReviewedAndAppliedFromHere)
+{
+    SKIP_WITHOUT_SSHD();
+    const std::string token = sbit::uniqueToken();
+    auto started = remote({"start", "--workspace", sb.workspace().string(), "--name", "far",
+                           "--policy", askingPolicy().string()});
+    ASSERT_EQ(started.status, 0) << dump(started);
+    EXPECT_EQ(started.out, "far\n");
+    auto host = dial();
+    ASSERT_TRUE(host);
+    EXPECT_EQ(host->welcome().value("version", 0), 1);
+    auto listed = host->listSessions();
+    ASSERT_TRUE(listed) << listed.error().describe();
+    EXPECT_EQ(*listed, std::vector<std::string>{"far"});
+    auto client = host->connectSession("far", "remote-test", Role::Viewer);
+    ASSERT_TRUE(client) << client.error().describe();
+    EXPECT_EQ((*client)->session().id, "far");
+    ASSERT_FALSE((*client)->subscribe());
+
+    sbtest::RunResult exec;
+    std::thread command([&] {
+        exec = remote({"exec", "far", "--", "sh", "-c",
+                       "echo before-" + token + "; touch asked.txt; echo after-" + token});
+    });
+    const std::uint64_t request = nextRequest(**client);
+    EXPECT_NE(request, 0u);
+    if (request != 0) {
+        EXPECT_FALSE((*client)->answer(request, kAllowOnce));
+    }
+    command.join();
+    EXPECT_EQ(exec.status, 0) << dump(exec);
+    EXPECT_TRUE(contains(exec.out, "before-" + token + "\nafter-" + token + "\n")) << dump(exec);
+    EXPECT_TRUE(contains(exec.err, "waiting for approval")) << dump(exec);
+
+    auto changes = remote({"changes", "far"});
+    EXPECT_EQ(changes.status, 0) << dump(changes);
+    EXPECT_TRUE(contains(changes.out, "asked.txt")) << dump(changes);
+    EXPECT_FALSE(fs::exists(sb.workspace() / "asked.txt")) << "nothing reaches it before apply";
+    auto stop = remote({"stop", "far"});
+    EXPECT_EQ(stop.status, 0) << dump(stop);
+    auto applied = remote({"apply", "far"});
+    EXPECT_EQ(applied.status, 0) << dump(applied);
+    EXPECT_TRUE(fs::exists(sb.workspace() / "asked.txt")) << dump(applied);
+}
+
+// ssh killed while an approval waits: the session goes on, and a new connection is offered the
+// same request, which its answer then lets through.
+TEST_F(RemoteHosts, ACutConnectionLeavesTheSessionAndItsPendingApproval)
+{
+    SKIP_WITHOUT_SSHD();
+    auto started = remote({"start", "--workspace", sb.workspace().string(), "--name", "cut",
+                           "--policy", askingPolicy().string()});
+    ASSERT_EQ(started.status, 0) << dump(started);
+    auto first = dial();
+    ASSERT_TRUE(first);
+    auto client = first->connectSession("cut", "remote-test", Role::Viewer);
+    ASSERT_TRUE(client) << client.error().describe();
+    ASSERT_FALSE((*client)->subscribe());
+    auto detached = remote({"exec", "--detach", "cut", "--", "touch", "asked-late.txt"});
+    ASSERT_EQ(detached.status, 0) << dump(detached);
+    const std::uint64_t request = nextRequest(**client);
+    ASSERT_NE(request, 0u);
+
+    ASSERT_EQ(::kill(first->transportPid(), SIGKILL), 0);
+    for (;;) { // the channel ends with the connection
+        auto m = (*client)->receive(60000);
+        ASSERT_FALSE(m && m->type == MsgType::Exit) << "the session must not end";
+        if (!m) {
+            EXPECT_NE(m.error().sysErrno, ETIMEDOUT) << m.error().describe();
+            break;
+        }
+    }
+    client->reset();
+
+    auto second = dial();
+    ASSERT_TRUE(second);
+    auto listed = second->listSessions();
+    ASSERT_TRUE(listed) << listed.error().describe();
+    EXPECT_EQ(*listed, std::vector<std::string>{"cut"});
+    auto again = second->connectSession("cut", "remote-test", Role::Viewer);
+    ASSERT_TRUE(again) << again.error().describe();
+    const auto& pending = (*again)->pendingAtWelcome();
+    ASSERT_EQ(pending.size(), 1u);
+    EXPECT_EQ(pending[0].id, request);
+    EXPECT_EQ(pending[0].argv, (std::vector<std::string>{"touch", "asked-late.txt"}));
+    EXPECT_FALSE((*again)->answer(request, kAllowOnce));
+    // The command ran: its file joins the session's changes (the exec finishes on its own time).
+    bool seen = false;
+    for (int i = 0; i < 100 && !seen; ++i) {
+        auto changes = remote({"changes", "cut"});
+        seen = contains(changes.out, "asked-late.txt");
+        if (!seen) ::usleep(100000);
+    }
+    EXPECT_TRUE(seen);
+    EXPECT_FALSE((*again)->stop(false));
+}
+
+TEST_F(RemoteHosts, AWrongHostKeyIsRefusedWithAClearMessage)
+{
+    SKIP_WITHOUT_SSHD();
+    fs::copy_file(dir.path() / "wrong_known_hosts", dir.path() / "known_hosts",
+                  fs::copy_options::overwrite_existing);
+    auto r = remote({"ls"});
+    EXPECT_EQ(r.status, 255) << dump(r);
+    EXPECT_TRUE(contains(r.err, "the host key of ssh://sbtest is unknown or has changed"))
+        << dump(r);
+    EXPECT_TRUE(contains(r.err, "Sandbench never turns host key checks off")) << dump(r);
+    // An unknown key (no entry at all) is refused the same way: batch mode never asks.
+    sbtest::writeFile(dir.path() / "known_hosts", "");
+    auto unknown = remote({"ls"});
+    EXPECT_EQ(unknown.status, 255) << dump(unknown);
+    EXPECT_TRUE(contains(unknown.err, "host key of ssh://sbtest")) << dump(unknown);
+}
+
+// Twenty sessions, each with a client of its own, all over one ssh connection at once.
+TEST_F(RemoteHosts, TwentySessionsOverOneConnection)
+{
+    SKIP_WITHOUT_SSHD();
+    constexpr int kSessions = 20;
+    std::vector<std::string> ids;
+    for (int i = 0; i < kSessions; ++i) {
+        ids.push_back("many" + std::to_string(i));
+        auto r = sb.cli({"start", "--workspace", sb.workspace().string(), "--name", ids.back(),
+                         "--network", "none"});
+        ASSERT_EQ(r.status, 0) << dump(r);
+    }
+    auto host = dial();
+    ASSERT_TRUE(host);
+    auto listed = host->listSessions();
+    ASSERT_TRUE(listed) << listed.error().describe();
+    EXPECT_EQ(listed->size(), static_cast<std::size_t>(kSessions));
+    std::vector<std::unique_ptr<sb::ControlClient>> clients;
+    for (const auto& id : ids) {
+        auto client = host->connectSession(id, "remote-test", Role::Viewer);
+        ASSERT_TRUE(client) << id << ": " << client.error().describe();
+        EXPECT_EQ((*client)->session().id, id);
+        clients.push_back(std::move(*client));
+    }
+    // Every client is live at once: each subscribes and hears back, then stops its session.
+    for (auto& client : clients)
+        ASSERT_FALSE(client->subscribe());
+    for (auto& client : clients) {
+        bool subscribed = false;
+        while (!subscribed) {
+            auto m = client->receive(30000);
+            ASSERT_TRUE(m) << m.error().describe();
+            subscribed = m->type == MsgType::Subscribed;
+        }
+    }
+    for (std::size_t i = 0; i < clients.size(); ++i)
+        EXPECT_FALSE(clients[i]->stop(false)) << ids[i];
+    for (const auto& id : ids)
+        EXPECT_TRUE(sb.waitUntilEnded(id)) << id;
+    EXPECT_TRUE(host->connected());
+}
+
+} // namespace
