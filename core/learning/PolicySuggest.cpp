@@ -61,6 +61,19 @@ bool isDestructive(const std::string& name, const std::vector<std::string>& argv
            name == "truncate";
 }
 
+// Programs that send whatever they are told to wherever they are told: a rule that lets one
+// reach a host lets any file go there (curl -d @~/.netrc) and any script come from there
+// (curl … | sh), so the host is shown, never proposed. A purpose-made client (git, npm, pip)
+// speaks one protocol to the host it was set up for.
+bool isTransferTool(const std::string& name)
+{
+    static const std::set<std::string, std::less<>> kNames = {
+        "curl",  "wget",   "wget2", "nc",   "ncat", "netcat",  "nc.openbsd", "nc.traditional",
+        "socat", "telnet", "ftp",   "tftp", "lftp", "aria2c",  "http",       "xh",
+        "openssl", "gnutls-cli", "busybox"};
+    return kNames.contains(name);
+}
+
 // A word that names a subcommand (git push, npm install, cargo build), not a file or option.
 bool isSubcommandWord(const std::string& word)
 {
@@ -228,6 +241,13 @@ Status proposeConnections(const Suggestion& s, const Observations& seen,
             if (!note.empty()) {
                 g.rule.remark = ProposedRule::Remark::SharedPlatform;
                 g.rule.platform = pattern.substr(2); // "*.alice.github.io" → "alice.github.io"
+            }
+            if (!c.program.empty() && isTransferTool(baseName(c.program))) {
+                g.rule.risk = "a transfer tool (" + baseName(c.program) +
+                              ") sends and fetches whatever it is told: any file could go to "
+                              "this host, any script come from it";
+                g.rule.remark = ProposedRule::Remark::TransferTool;
+                g.rule.platform = baseName(c.program);
             }
         }
         g.ports.insert(c.port);

@@ -62,8 +62,14 @@ struct ProposedRule {
     std::string risk;
     std::string note; // a remark for the reader ("one party's names on github.io")
     // Which of those it is, for a window that says it in its own language.
-    enum class Remark { None, CoversADenial, Interpreter, SharedPlatform } remark = Remark::None;
-    std::string platform; // SharedPlatform: the party's domain
+    enum class Remark {
+        None,
+        CoversADenial,
+        Interpreter,
+        SharedPlatform,
+        TransferTool
+    } remark = Remark::None;
+    std::string platform; // SharedPlatform: the party's domain; TransferTool: the tool's name
 };
 
 struct Suggestion {

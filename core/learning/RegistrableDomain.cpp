@@ -31,9 +31,11 @@ Result<std::optional<RegistrableDomain>> registrableDomain(std::string_view norm
     if (any == nullptr) return Answer();
     RegistrableDomain out{any, false};
     const auto dot = out.domain.find('.');
+    // Without the list's implicit "*" rule, which makes any top-level domain ("org", "example")
+    // a suffix of every section and every domain a tenant.
     if (dot != std::string::npos)
         out.tenant = (*psl)->psl_is_public_suffix2(list, out.domain.c_str() + dot + 1,
-                                                   PSL_TYPE_PRIVATE) != 0;
+                                                   PSL_TYPE_PRIVATE | PSL_TYPE_NO_STAR_RULE) != 0;
     return Answer(std::move(out));
 }
 

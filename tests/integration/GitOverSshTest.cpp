@@ -5,11 +5,10 @@
 // 198.18.0.1 inside test-network (tests/probe), a network namespace of the test's own: nothing
 // leaves the machine, as root and as an unprivileged user alike.
 #include "IntegrationSupport.h"
+#include "support/TestNetwork.h"
 
 #include <nlohmann/json.hpp>
 #include <pwd.h>
-#include <random>
-#include <sstream>
 #include <unistd.h>
 
 namespace fs = std::filesystem;
@@ -23,22 +22,9 @@ class GitOverSsh : public ::testing::Test {
   protected:
     sbit::Sandbench sb;
     sbtest::TempDir server; // sshd's configuration and keys, and the repository it serves
-    // test-network's own HTTP server takes `port`; sshd listens beside it.
-    const int port = 20000 + static_cast<int>(std::random_device{}() % 30000);
-    const int sshPort = port + 2;
-
-    std::vector<nlohmann::json> networkDecisions(const std::string& id)
-    {
-        auto exported = sb.cli({"export", id, "--format", "jsonl"});
-        std::vector<nlohmann::json> out;
-        std::istringstream lines(exported.out);
-        for (std::string line; std::getline(lines, line);) {
-            auto j = nlohmann::json::parse(line, nullptr, false);
-            if (!j.is_discarded() && j.value("type", "") == "network_decision")
-                out.push_back(j["payload"]);
-        }
-        return out;
-    }
+    // test-network's own HTTP server takes its port; sshd listens beside it.
+    sbit::TestNetwork net{.timeoutSeconds = 120};
+    const int sshPort = net.port + 2;
 };
 
 // ssh, git clone and git push over ssh reach the server a rule naming /usr/bin/ssh allows; curl
@@ -141,8 +127,7 @@ kill $sshd; wait $sshd
 git -C repo.git log --format='server has: %s' main
 sed 's/^/sshd: /' sshd.log
 )SH");
-    auto r = sbtest::run({sbtest::testNetworkPath(), std::to_string(port), "bash", "-c", script},
-                         {}, sb.env(), 120);
+    auto r = net.run(sb, {"bash", "-c", script});
     ASSERT_EQ(r.status, 0) << dump(r);
     ASSERT_TRUE(
         contains(r.out, "sshd: Server listening on 198.18.0.1 port " + std::to_string(sshPort)))
@@ -160,7 +145,7 @@ sed 's/^/sshd: /' sshd.log
 
     // Each decision names its program: ssh's are allowed by the rule, curl's denied by default.
     int sshAllowed = 0, curlDenied = 0;
-    for (const auto& d : networkDecisions("ssh")) {
+    for (const auto& d : sbit::networkDecisions(sb, "ssh")) {
         ASSERT_TRUE(d.contains("process") && !d["process"].empty()) << d.dump();
         const std::string program = d["process"][0].value("program", "");
         EXPECT_EQ(d.value("port", 0), sshPort) << d.dump();

@@ -4,9 +4,9 @@
 // candidate run as a shadow is compared with the enforced policy, never enforced.
 // Inside test-network (tests/probe), so its connections reach a server of the test's own.
 #include "IntegrationSupport.h"
+#include "support/TestNetwork.h"
 
 #include <nlohmann/json.hpp>
-#include <random>
 
 namespace fs = std::filesystem;
 using sbit::contains;
@@ -17,8 +17,8 @@ namespace {
 TEST(LearnedPolicy, ObserveThenSuggestThenTheSameWorkAsksNothing)
 {
     sbit::Sandbench sb;
-    const int port = 20000 + static_cast<int>(std::random_device{}() % 30000);
-    const std::string p = std::to_string(port);
+    const sbit::TestNetwork net;
+    const std::string p = std::to_string(net.port);
     // Everything asks; one thing is denied. Unanswered asks are denied at once.
     const fs::path base = sb.writePolicy(R"({"version": 1,
         "network": {"mode": "filtered", "default": "ask"},
@@ -42,22 +42,8 @@ rm -rf /usr 2>/dev/null || echo rm-refused
 )";
     auto day = [&](const std::string& id, const fs::path& policy, bool observe,
                    std::vector<std::string> more = {}) {
-        std::vector<std::string> argv = {sbtest::testNetworkPath(),
-                                         p,
-                                         sbtest::cliPath(),
-                                         "run",
-                                         "--workspace",
-                                         sb.workspace().string(),
-                                         "--session-id",
-                                         id,
-                                         "--policy",
-                                         policy.string()};
-        if (observe) argv.push_back("--observe");
-        argv.insert(argv.end(), more.begin(), more.end());
-        for (const char* word : {"--", "bash", "-c"})
-            argv.push_back(word);
-        argv.push_back(work);
-        return sbtest::run(argv, {}, sb.env(), 90);
+        if (observe) more.insert(more.begin(), "--observe");
+        return net.session(sb, id, policy, work, more);
     };
     auto summary = [&](const std::string& id) {
         return nlohmann::json::parse(sb.cli({"show", id, "--json"}).out, nullptr, false);

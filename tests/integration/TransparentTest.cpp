@@ -4,9 +4,9 @@
 // server on them, so the proxy's upstream connections stay on this machine, as root and as an
 // unprivileged user alike.
 #include "IntegrationSupport.h"
+#include "support/TestNetwork.h"
 
 #include <nlohmann/json.hpp>
-#include <random>
 #include <sstream>
 
 namespace fs = std::filesystem;
@@ -18,7 +18,8 @@ namespace {
 class Transparent : public ::testing::Test {
   protected:
     sbit::Sandbench sb;
-    const int port = 20000 + static_cast<int>(std::random_device{}() % 30000);
+    sbit::TestNetwork net{.timeoutSeconds = 120};
+    const int port = net.port;
 
     // `run` of `script` (bash) in a session `id` under `policy`, inside the test network.
     // PORT in the script is the test server's port, OTHER one nobody listens on.
@@ -28,21 +29,7 @@ class Transparent : public ::testing::Test {
              {std::pair{std::string("PORT"), port}, std::pair{std::string("OTHER"), port + 1}})
             for (auto at = script.find(word); at != std::string::npos; at = script.find(word))
                 script.replace(at, word.size(), std::to_string(value));
-        const std::vector<std::string> argv = {sbtest::testNetworkPath(),
-                                               std::to_string(port),
-                                               sbtest::cliPath(),
-                                               "run",
-                                               "--workspace",
-                                               sb.workspace().string(),
-                                               "--session-id",
-                                               id,
-                                               "--policy",
-                                               policy.string(),
-                                               "--",
-                                               "bash",
-                                               "-c",
-                                               script};
-        return sbtest::run(argv, {}, sb.env(), 90);
+        return net.session(sb, id, policy, script);
     }
 
     fs::path allowPolicy()
@@ -57,15 +44,7 @@ class Transparent : public ::testing::Test {
 
     std::vector<nlohmann::json> networkDecisions(const std::string& id)
     {
-        auto exported = sb.cli({"export", id, "--format", "jsonl"});
-        std::vector<nlohmann::json> out;
-        std::istringstream lines(exported.out);
-        for (std::string line; std::getline(lines, line);) {
-            auto j = nlohmann::json::parse(line, nullptr, false);
-            if (!j.is_discarded() && j.value("type", "") == "network_decision")
-                out.push_back(j["payload"]);
-        }
-        return out;
+        return sbit::networkDecisions(sb, id);
     }
 };
 
@@ -390,7 +369,7 @@ wait $run
     for (auto [word, value] : {std::pair{std::string("PORT"), port}, {"OTHER", port + 1}})
         for (auto at = expanded.find(word); at != std::string::npos; at = expanded.find(word))
             expanded.replace(at, word.size(), std::to_string(value));
-    auto r = sbtest::run({sbtest::testNetworkPath(), p, "bash", "-c", expanded}, {}, sb.env(), 120);
+    auto r = net.run(sb, {"bash", "-c", expanded});
     ASSERT_EQ(r.status, 0) << dump(r);
     EXPECT_TRUE(contains(r.out, "\"program\"")) << "the request names the program\n" << dump(r);
     EXPECT_TRUE(contains(r.out, "python3")) << dump(r);

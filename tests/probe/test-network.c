@@ -5,7 +5,9 @@
  * is the benchmarking range, 2001:db8::/32 the documentation one). The server answers every
  * request with "HTTP/1.0 200 OK" and a body naming the address it was reached on, then closes.
  * In a mount namespace of its own, /etc/hosts names them: api.test.example (both addresses) and
- * other.test.example (198.18.0.1), for the sandbox's resolver to find on the "host". */
+ * other.test.example (198.18.0.1), for the sandbox's resolver to find on the "host", and the names
+ * in TEST_NETWORK_NAMES (space-separated) for 198.18.0.1 too, for a test that plays several
+ * hosts. */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
@@ -76,11 +78,19 @@ static void removeHostsFile(int sig)
 static void nameAddresses(void)
 {
     if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) die("make mounts private");
+    const char* more = getenv("TEST_NETWORK_NAMES");
+    char hosts[4096];
+    int length = snprintf(hosts, sizeof hosts,
+                          "127.0.0.1 localhost\n::1 localhost\n"
+                          "198.18.0.1 api.test.example other.test.example %s\n"
+                          "2001:db8::1 api.test.example\n",
+                          more != NULL ? more : "");
+    if (length < 0 || (size_t)length >= sizeof hosts || strchr(more ? more : "", '\n') != NULL) {
+        fprintf(stderr, "test-network: TEST_NETWORK_NAMES is too long or has a line break\n");
+        exit(125);
+    }
     char* path = hostsPath;
     int fd = mkstemp(path);
-    const char* hosts = "127.0.0.1 localhost\n::1 localhost\n"
-                        "198.18.0.1 api.test.example other.test.example\n"
-                        "2001:db8::1 api.test.example\n";
     if (fd < 0 || write(fd, hosts, strlen(hosts)) != (ssize_t)strlen(hosts)) die(path);
     fchmod(fd, 0644);
     close(fd);

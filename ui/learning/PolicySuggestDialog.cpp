@@ -47,6 +47,10 @@ QString remarkText(const sb::ProposedRule& p)
     case Remark::Interpreter:
         return PolicySuggestDialog::tr("risky: an interpreter running anything would allow "
                                        "every program");
+    case Remark::TransferTool:
+        return PolicySuggestDialog::tr("risky: %1 sends and fetches whatever it is told (any "
+                                       "file could go to this host, any script come from it)")
+            .arg(QString::fromStdString(p.platform));
     case Remark::SharedPlatform:
         return PolicySuggestDialog::tr("one party's names on a shared platform (%1)")
             .arg(QString::fromStdString(p.platform));

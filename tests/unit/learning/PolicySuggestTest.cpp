@@ -83,31 +83,61 @@ TEST(PolicySuggest, DestructiveCommandsInterpretersAndDenialsStayExact)
 TEST(PolicySuggest, HostsByRegistrableDomainLimitedToTheirProgram)
 {
     sb::Observations seen;
-    seen.connections = {{"docs.python.org", 443, "/usr/bin/curl", "s1"},
-                        {"pypi.python.org", 443, "/usr/bin/curl", "s1"},
-                        {"files.python.org", 80, "/usr/bin/curl", "s2"},
+    seen.connections = {{"docs.python.org", 443, "/usr/bin/python3", "s1"},
+                        {"pypi.python.org", 443, "/usr/bin/python3", "s1"},
+                        {"files.python.org", 80, "/usr/bin/python3", "s2"},
                         {"api.github.com", 443, "/usr/bin/git", "s1"},
-                        {"alice.github.io", 443, "/usr/bin/curl", "s1"},
+                        {"alice.github.io", 443, "/usr/bin/python3", "s1"},
                         {"93.184.216.34", 8080, "", "s1"}, // an address: itself
                         {"10.1.2.3", 8080, "", "s1"},      // private: denied unless a rule names it
-                        {"a.tracker.example.com", 443, "/usr/bin/curl", "s1"}, // denied: no rule
-                        {"ok.tracker2.example.com", 443, "/usr/bin/curl", "s1"}};
+                        {"a.tracker.example.com", 443, "/usr/bin/python3", "s1"}, // denied: no rule
+                        {"ok.tracker2.example.com", 443, "/usr/bin/python3", "s1"}};
     auto s = sb::suggestPolicy(parse(kBase), seen);
     ASSERT_TRUE(s) << s.error().describe();
     EXPECT_EQ(proposed(*s),
-              (std::vector<std::string>{"*.alice.github.io by /usr/bin/curl",
+              (std::vector<std::string>{"*.alice.github.io by /usr/bin/python3",
                                         "*.github.com by /usr/bin/git",
-                                        "*.python.org by /usr/bin/curl", "93.184.216.34",
+                                        "*.python.org by /usr/bin/python3", "93.184.216.34",
                                         // a deny rule reaches into example.com
-                                        "ok.tracker2.example.com by /usr/bin/curl"}));
+                                        "ok.tracker2.example.com by /usr/bin/python3"}));
     for (const auto& r : s->rules) {
         if (r.network.host == "*.python.org") {
             EXPECT_EQ(r.network.ports, (std::vector<std::uint16_t>{80, 443}));
         }
         if (r.network.host == "*.alice.github.io") {
             EXPECT_NE(r.note.find("shared platform"), std::string::npos) << r.note;
+        } else {
+            EXPECT_EQ(r.note, "") << r.network.host << ": no platform's tenant";
         }
     }
+}
+
+// curl or wget reaching a host is how a file leaves (curl -d @~/.netrc) or a script arrives
+// (curl … | sh): its rule is shown, not proposed, and written commented out.
+TEST(PolicySuggest, ATransferToolsHostIsShownNotProposed)
+{
+    sb::Observations seen;
+    seen.connections = {{"paste.drop.example", 80, "/usr/bin/curl", "s1"},
+                        {"get.unknown.example", 443, "/usr/bin/wget", "s1"},
+                        {"registry.pkgs.example", 443, "/usr/bin/node", "s1"}};
+    auto s = sb::suggestPolicy(parse(kBase), seen);
+    ASSERT_TRUE(s) << s.error().describe();
+    EXPECT_EQ(proposed(*s), (std::vector<std::string>{"*.pkgs.example by /usr/bin/node"}));
+    EXPECT_EQ(proposed(*s, true), (std::vector<std::string>{"*.drop.example by /usr/bin/curl",
+                                                            "*.unknown.example by /usr/bin/wget"}));
+    for (const auto& r : s->rules)
+        if (!r.risk.empty()) {
+            EXPECT_EQ(r.remark, sb::ProposedRule::Remark::TransferTool);
+            EXPECT_NE(r.risk.find("transfer tool"), std::string::npos) << r.risk;
+        }
+    const std::string text = sb::renderSuggestion(*s, false);
+    auto back = sb::parsePolicy(text, "suggested");
+    ASSERT_TRUE(back) << back.error().describe() << "\n" << text;
+    auto network = sb::NetworkRules::compile(back->network);
+    ASSERT_TRUE(network);
+    const sb::ProcessChain curl = {{1, "/usr/bin/curl", {"curl"}}};
+    EXPECT_EQ(network->decideHost("paste.drop.example", 80, {}, curl).action,
+              sb::RuleAction::Ask);
 }
 
 TEST(PolicySuggest, TheWrittenPolicyReadsBackAndDecidesAsProposed)
@@ -116,7 +146,7 @@ TEST(PolicySuggest, TheWrittenPolicyReadsBackAndDecidesAsProposed)
     seen.commands = {run({"git", "push", "origin", "main"}), run({"python3", "-m", "pytest"}),
                      run({"python3", "-c", "it's quoted"}),
                      run({"python3", "-c", "print(1)\nprint(2)\r\n"})}; // a comment stays one line
-    seen.connections = {{"docs.python.org", 443, "/usr/bin/curl", "s1"}};
+    seen.connections = {{"docs.python.org", 443, "/usr/bin/python3", "s1"}};
     auto s = sb::suggestPolicy(parse(kBase), seen);
     ASSERT_TRUE(s) << s.error().describe();
     const std::string text = sb::renderSuggestion(*s, false);
@@ -136,7 +166,7 @@ TEST(PolicySuggest, TheWrittenPolicyReadsBackAndDecidesAsProposed)
               sb::RuleAction::Ask);
     auto network = sb::NetworkRules::compile(back->network);
     ASSERT_TRUE(network);
-    const sb::ProcessChain curl = {{1, "/usr/bin/curl", {"curl"}}};
+    const sb::ProcessChain curl = {{1, "/usr/bin/python3", {"curl"}}};
     const sb::ProcessChain wget = {{1, "/usr/bin/wget", {"wget"}}};
     EXPECT_EQ(network->decideHost("www.python.org", 443, {}, curl).action, sb::RuleAction::Allow);
     EXPECT_EQ(network->decideHost("www.python.org", 443, {}, wget).action, sb::RuleAction::Ask);
