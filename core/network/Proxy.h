@@ -49,6 +49,9 @@ struct ProxyEvent {
         Exchange, // one request and its response; `secrets` names the values put in
         Leak,     // a secret's placeholder on its way to a host it may not go to: refused
         Model,    // a model API request and the tokens its response reported (`usage`)
+        // A model request over limits.model_tokens or model_requests (detail names which,
+        // status holds its value): `action` says whether the human let it go, `rule` who did.
+        ModelLimit,
     };
     Kind kind = Kind::Decided;
     ConnectionRequest request; // host/port empty for a Malformed request without a target

@@ -6,6 +6,9 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <future>
+#include <mutex>
+#include <tuple>
 #include <openssl/ssl.h>
 #include <poll.h>
 #include <strings.h>
@@ -191,9 +194,10 @@ namespace {
 class Exchanges {
   public:
     Exchanges(const TlsInterceptor::Options& options, const SecretScan& scan,
-              const ConnectionRequest& request, TlsStream& client, TlsStream& upstream)
-        : m_options(options), m_scan(scan), m_request(request), m_client(client),
-          m_upstream(upstream)
+              TlsInterceptor::ModelTotals& totals, const ConnectionRequest& request,
+              TlsStream& client, TlsStream& upstream)
+        : m_options(options), m_scan(scan), m_totals(totals), m_request(request),
+          m_client(client), m_upstream(upstream)
     {
     }
 
@@ -315,6 +319,7 @@ class Exchanges {
         const std::optional<std::string> api = modelApiOf(head.method, head.target);
         std::optional<ModelUsageReader> usage;
         if (api) {
+            if (!withinLimits()) return false;
             usage.emplace(*api);
             headText = withoutCompression(headText);
         }
@@ -390,6 +395,42 @@ class Exchanges {
                head.version != "HTTP/1.0";
     }
 
+    // The session's model limits: below them, or over them and allowed by the human. Refused,
+    // the agent gets a 429 and the host nothing.
+    bool withinLimits()
+    {
+        const std::uint64_t tokens = m_totals.tokens, requests = m_totals.requests;
+        std::string limit;
+        std::uint64_t value = 0;
+        if (m_options.modelTokens > 0 && tokens >= m_options.modelTokens)
+            limit = "model_tokens", value = m_options.modelTokens;
+        else if (m_options.modelRequests > 0 && requests >= m_options.modelRequests)
+            limit = "model_requests", value = m_options.modelRequests;
+        if (limit.empty()) return true;
+        const std::string rule = "limits." + limit + " (" + std::to_string(value) + ") reached";
+        bool allowed = false;
+        std::string answer = rule;
+        if (m_options.ask) {
+            auto decided = std::make_shared<std::promise<std::pair<bool, std::string>>>();
+            auto future = decided->get_future();
+            auto once = std::make_shared<std::once_flag>();
+            m_options.ask(m_request, rule, [decided, once](bool allow, std::string by) {
+                std::call_once(*once, [&] { decided->set_value({allow, std::move(by)}); });
+            });
+            std::tie(allowed, answer) = future.get();
+        }
+        ProxyEvent e = event(ProxyEvent::Kind::ModelLimit);
+        e.action = allowed ? RuleAction::Allow : RuleAction::Deny;
+        e.rule = answer;
+        e.detail = limit;
+        e.status = static_cast<int>(value);
+        emit(std::move(e));
+        if (!allowed)
+            refuse(429, "Too Many Requests",
+                   "the session's " + rule + "; the model request was not sent (" + answer + ")");
+        return allowed;
+    }
+
     void record(const HttpHead& head, int status, const std::vector<std::string>& used,
                 SteadyClock::time_point started, std::optional<ModelUsageReader>& usage)
     {
@@ -405,6 +446,9 @@ class Exchanges {
         e.kind = ProxyEvent::Kind::Model;
         e.secrets.clear();
         e.usage = usage->finish();
+        m_totals.requests += 1;
+        m_totals.tokens += e.usage->inputTokens + e.usage->outputTokens +
+                           e.usage->cacheReadTokens + e.usage->cacheWriteTokens;
         emit(std::move(e));
     }
 
@@ -438,6 +482,7 @@ class Exchanges {
 
     const TlsInterceptor::Options& m_options;
     const SecretScan& m_scan;
+    TlsInterceptor::ModelTotals& m_totals;
     const ConnectionRequest& m_request;
     Side m_client, m_upstream;
     std::uint64_t m_clientWritten = 0, m_upstreamWritten = 0;
@@ -485,7 +530,7 @@ void TlsInterceptor::serve(InterceptedConnection& c)
         client->close();
         return;
     }
-    Exchanges(m_options, m_scan, c.request, *client, *upstream).run();
+    Exchanges(m_options, m_scan, m_totals, c.request, *client, *upstream).run();
     client->close();
     upstream->close();
 }

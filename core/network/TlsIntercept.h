@@ -12,6 +12,7 @@
 #include "network/Proxy.h"
 #include "network/SecretScan.h"
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <functional>
@@ -42,6 +43,16 @@ class TlsInterceptor {
         std::chrono::milliseconds handshakeTimeout{30'000};
         std::chrono::milliseconds idleTimeout{300'000};
         std::size_t maxHeaderBytes = 64 * 1024;
+        // limits.model_tokens and limits.model_requests (0: none): once the session's model
+        // requests reached either, each further one waits for `ask` (as Proxy::Hooks::ask;
+        // without it, or refused, it gets a 429 and never reaches the host).
+        std::uint64_t modelTokens = 0, modelRequests = 0;
+        std::function<void(const ConnectionRequest&, const std::string& rule, Proxy::Decide)> ask;
+    };
+
+    // What the session's model requests used so far, for the limits.
+    struct ModelTotals {
+        std::atomic<std::uint64_t> tokens{0}, requests{0};
     };
 
     // Makes the session's CA (`label` names the session in it) and the upstream TLS context.
@@ -58,11 +69,13 @@ class TlsInterceptor {
         return m_scan.namesHost(host, port);
     }
 
-    // Where events go (Options::onEvent), set before the first connection arrives.
+    // Where events go (Options::onEvent) and who answers over a limit (Options::ask), set
+    // before the first connection arrives.
     void setOnEvent(std::function<void(const ProxyEvent&)> onEvent)
     {
         m_options.onEvent = std::move(onEvent);
     }
+    void setAsk(decltype(Options::ask) ask) { m_options.ask = std::move(ask); }
 
     // Serves `connection` on a thread of its own until either side ends.
     void take(InterceptedConnection connection);
@@ -85,6 +98,7 @@ class TlsInterceptor {
     std::vector<int> m_sockets; // of the connections being served, to shut down on stop()
     std::size_t m_active = 0;
     bool m_stopping = false;
+    ModelTotals m_totals;
 };
 
 } // namespace sb

@@ -272,7 +272,9 @@ void readLimits(Checker& c, const json& v, const std::string& p, Limits& out)
               limit("idle_seconds", 0, maximum::limitSeconds, out.idleSeconds),
               limit("cpu_seconds", 0, maximum::limitSeconds, out.cpuSeconds),
               limit("open_files", 16, 1u << 20, out.openFiles), // fewer breaks shells; fs.nr_open
-              limit("file_size_mb", 0, 1u << 20, out.fileSizeMb)});
+              limit("file_size_mb", 0, 1u << 20, out.fileSizeMb),
+              limit("model_tokens", 0, std::uint64_t{1} << 50, out.modelTokens),
+              limit("model_requests", 0, std::uint64_t{1} << 40, out.modelRequests)});
 }
 
 void readEnv(Checker& c, const json& v, const std::string& p, EnvPolicy& out)

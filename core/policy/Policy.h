@@ -101,6 +101,11 @@ struct Limits {
     std::uint32_t cpuSeconds = 0;    // RLIMIT_CPU per process; 0 = unlimited
     std::uint32_t openFiles = 4096;  // RLIMIT_NOFILE
     std::uint64_t fileSizeMb = 4096; // RLIMIT_FSIZE
+    // Model API requests through the proxy's gateway (docs/secrets.md): once the session's
+    // requests used this many tokens (input, output and cache together), or made this many
+    // requests, each further one is put to the human first; 0 = unlimited.
+    std::uint64_t modelTokens = 0;
+    std::uint64_t modelRequests = 0;
 };
 
 struct EnvPolicy {

@@ -68,6 +68,8 @@ Json limitsJson(const Limits& l)
                 {"cpu_seconds", l.cpuSeconds}, {"open_files", l.openFiles},
                 {"file_size_mb", l.fileSizeMb}};
     if (l.idleSeconds > 0) out["idle_seconds"] = l.idleSeconds; // only sessions without a command
+    if (l.modelTokens > 0) out["model_tokens"] = l.modelTokens;
+    if (l.modelRequests > 0) out["model_requests"] = l.modelRequests;
     return out;
 }
 

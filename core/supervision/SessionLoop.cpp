@@ -157,8 +157,8 @@ SessionLoop::~SessionLoop()
 {
     if (m_exec) m_exec->stop(); // its asks stay pending, for cancelAll() to deny
     if (m_proxy) m_proxy->stop();
+    m_broker.cancelAll(); // a model request waiting over a limit is denied
     if (m_options.intercept) m_options.intercept->stop();
-    m_broker.cancelAll();
     m_broker.setListener({});
     closePrompt();
     if (m_signalFd >= 0) ::close(m_signalFd);

@@ -57,6 +57,10 @@ Status SessionLoop::startProxy(int listenFd, int transparentFd, int resolverFd, 
     if (m_options.intercept) {
         // Before the proxy starts: no connection reaches the interceptor earlier.
         m_options.intercept->setOnEvent([this](const ProxyEvent& e) { onProxyEvent(e); });
+        m_options.intercept->setAsk(
+            [this](const ConnectionRequest& r, const std::string& rule, Proxy::Decide decide) {
+                onProxyAsk(r, rule, std::move(decide));
+            });
         options.intercept = m_options.intercept;
     }
     auto proxy = Proxy::start(listenFd, m_policy.merged().network, std::move(hooks), options);
@@ -93,8 +97,9 @@ void SessionLoop::onProxyAsk(const ConnectionRequest& r, const std::string& rule
 
 void SessionLoop::onProxyEvent(const ProxyEvent& e)
 {
-    static const char* const kinds[] = {"decided", "failed", "malformed", "closed",
-                                        "lookup",  "exchange", "leak",  "model"};
+    static const char* const kinds[] = {"decided",  "failed", "malformed", "closed",
+                                        "lookup",   "exchange", "leak",    "model",
+                                        "model_limit"};
     nlohmann::json event = {{"kind", activity::kNetwork},
                             {"type", kinds[static_cast<int>(e.kind)]},
                             {"host", e.request.host},
@@ -146,6 +151,17 @@ void SessionLoop::onProxyEvent(const ProxyEvent& e)
         event["kind"] = activity::kLeak;
         event["secret"] = e.secrets.empty() ? "" : e.secrets.front();
         event["where"] = e.detail;
+    }
+    if (e.kind == ProxyEvent::Kind::ModelLimit) {
+        // As the limits the session's own watch reports (docs/protocol.md, "Limit events").
+        event = {{"kind", activity::kLimit},
+                 {"limit", e.detail},
+                 {"value", e.status},
+                 {"unit", e.detail == "model_tokens" ? "tokens" : "requests"},
+                 {"action", e.action == RuleAction::Allow ? "allowed" : "denied"},
+                 {"rule", e.rule},
+                 {"host", e.request.host},
+                 {"connection", e.request.connection}};
     }
     if (e.kind == ProxyEvent::Kind::Model && e.usage) {
         event.erase("type");

@@ -97,6 +97,8 @@ Result<PreparedSecrets> prepareSecrets(const Policy& policy,
 
     TlsInterceptor::Options options;
     options.secrets = read->secrets;
+    options.modelTokens = policy.limits.modelTokens;
+    options.modelRequests = policy.limits.modelRequests;
     auto interceptor = TlsInterceptor::create(std::move(options), sessionId);
     if (!interceptor) return interceptor.error().within("the secrets' TLS termination");
     // The sandbox trusts this machine's CAs and the session's own.

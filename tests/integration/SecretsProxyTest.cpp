@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <gtest/gtest.h>
+#include <mutex>
 #include <sstream>
 
 using namespace sb;
@@ -62,6 +63,13 @@ class SecretsProxy : public ::testing::Test {
         gh = secret("gh", "other.test", port, kGhValue);
         TlsInterceptor::Options options;
         options.secrets = {anthropic, gh};
+        start(options);
+    }
+    // The interceptor made from `options` behind a fresh proxy.
+    void start(const TlsInterceptor::Options& options)
+    {
+        proxy.reset();
+        if (interceptor) interceptor->stop();
         auto created = TlsInterceptor::create(options, "test");
         ASSERT_TRUE(created.ok()) << created.error().message;
         interceptor = *created;
@@ -217,4 +225,45 @@ TEST_F(SecretsProxy, AnUpstreamWithAnUntrustedCertificateIsRefused)
     EXPECT_EQ(readFile(log), "");
     proxy.reset();
     strict->stop();
+}
+
+TEST_F(SecretsProxy, OverAModelLimitTheNextRequestIsPutToTheHumanFirst)
+{
+    TlsInterceptor::Options options;
+    options.secrets = {anthropic};
+    options.modelTokens = 10; // the stand-in's first answer uses 23
+    start(options);
+    std::mutex mutex;
+    std::vector<std::string> asked;
+    bool allow = false;
+    interceptor->setAsk([&](const ConnectionRequest& r, const std::string& rule, Proxy::Decide d) {
+        std::lock_guard lock(mutex);
+        asked.push_back(r.host + ": " + rule);
+        d(allow, "approval #" + std::to_string(asked.size()) + " (answered by test)");
+    });
+    const std::vector<std::string> request = {"-H", "x-api-key: " + anthropic.placeholder, "-d",
+                                              R"({"model": "m"})", url("tls.test", "/v1/messages")};
+    auto first = curl(request);
+    EXPECT_NE(first.out.find("\n200"), std::string::npos) << first.out;
+    EXPECT_TRUE(asked.empty()) << "under the limit, nobody is asked";
+
+    auto refused = curl(request);
+    EXPECT_NE(refused.out.find("429"), std::string::npos) << refused.out;
+    EXPECT_NE(refused.out.find("limits.model_tokens (10) reached"), std::string::npos);
+    ASSERT_EQ(asked.size(), 1u);
+    EXPECT_EQ(asked[0], "tls.test: limits.model_tokens (10) reached");
+    EXPECT_EQ(readFile(log), kValue + "\n") << "the refused request never reached the host";
+    auto limit = events.waitFor(ProxyEvent::Kind::ModelLimit);
+    ASSERT_TRUE(limit);
+    EXPECT_EQ(limit->action, RuleAction::Deny);
+    EXPECT_EQ(limit->detail, "model_tokens");
+
+    {
+        std::lock_guard lock(mutex);
+        allow = true;
+    }
+    auto allowed = curl(request);
+    EXPECT_NE(allowed.out.find("\n200"), std::string::npos) << allowed.out;
+    EXPECT_EQ(asked.size(), 2u);
+    EXPECT_EQ(readFile(log), kValue + "\n" + kValue + "\n");
 }

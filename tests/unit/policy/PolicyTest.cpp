@@ -168,7 +168,7 @@ INSTANTIATE_TEST_SUITE_P(
         Malformed{"{\"version\": 1,\n \"limits\": {\n    \"memroy_mb\": 1}}",
                   "test.json:3:5: at /limits/memroy_mb: unknown key 'memroy_mb' (expected one of: "
                   "memory_mb, pids, cpu_percent, wall_seconds, idle_seconds, cpu_seconds, "
-                  "open_files, file_size_mb; did you mean 'memory_mb'?)"},
+                  "open_files, file_size_mb, model_tokens, model_requests; did you mean 'memory_mb'?)"},
         Malformed{
             R"({"version": 1, "filesystem": {"expose": [{"path": "/opt", "mod": "rw"}]}})",
             "test.json:1:59: at /filesystem/expose/0/mod: unknown key 'mod' (expected one of: "
