@@ -112,7 +112,7 @@ describe('sandbench-cli serve (the E2B Code Interpreter SDK)', () => {
     assert.equal((await sbx.runCode('total')).text, '5', 'the default context is untouched');
   });
 
-  ciTest('a matplotlib chart comes back as a PNG; a DataFrame as data and HTML', async () => {
+  ciTest('a matplotlib chart comes back as a PNG with its data; a DataFrame as data and HTML', async () => {
     const sbx = await create();
     const chart = await sbx.runCode('import matplotlib.pyplot as plt\nplt.plot([1, 4, 9])\nplt.title("squares")\nplt.show()');
     const png = chart.results.find((r) => r.png);
@@ -120,6 +120,16 @@ describe('sandbench-cli serve (the E2B Code Interpreter SDK)', () => {
     const bytes = Buffer.from(png.png, 'base64');
     assert.equal(bytes.subarray(1, 4).toString('latin1'), 'PNG', 'base64 of a PNG file');
     assert.equal(png.isMainResult, false, 'a displayed figure, not the value');
+    // Its data too, as E2B's SDK reads a chart.
+    assert.equal(png.chart.type, 'line');
+    assert.equal(png.chart.title, 'squares');
+    assert.deepEqual(png.chart.elements[0].points, [[0, 1], [1, 4], [2, 9]]);
+
+    const bars = await sbx.runCode('import matplotlib.pyplot as plt\nplt.figure()\nplt.bar(["red", "blue"], [3, 5], label="votes")\nplt.ylabel("Votes (count)")\nplt.show()');
+    const barChart = bars.results.find((r) => r.chart).chart;
+    assert.equal(barChart.type, 'bar');
+    assert.equal(barChart.y_unit, 'count');
+    assert.deepEqual(barChart.elements.map((b) => [b.label, b.group, b.value]), [['red', 'votes', 3], ['blue', 'votes', 5]]);
 
     const table = await sbx.runCode('import pandas as pd\npd.DataFrame({"city": ["Bonn", "Ulm"], "people": [330000, 126000]})');
     const main = table.results.find((r) => r.isMainResult);
