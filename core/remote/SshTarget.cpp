@@ -126,7 +126,10 @@ Result<DialOptions> dialOptionsFromEnvironment()
 std::vector<std::string> sshCommand(const SshTarget& target, const DialOptions& options)
 {
     std::vector<std::string> argv = options.ssh;
-    argv.insert(argv.end(), {"-o", "BatchMode=yes", "-T"});
+    // No password prompt; no terminal (the stream is binary); nothing forwarded, whatever
+    // ~/.ssh/config says for the host: no agent, no X11, no ports.
+    argv.insert(argv.end(),
+                {"-o", "BatchMode=yes", "-T", "-a", "-x", "-o", "ClearAllForwardings=yes"});
     if (target.port != 0) argv.insert(argv.end(), {"-p", std::to_string(target.port)});
     argv.push_back("--");
     argv.push_back(target.user.empty() ? target.host : target.user + "@" + target.host);

@@ -33,8 +33,9 @@ struct DialOptions {
 // DialOptions with $SANDBENCH_SSH, if set; an error when it is set but empty.
 Result<DialOptions> dialOptionsFromEnvironment();
 
-// ssh … -o BatchMode=yes -T [-p PORT] -- [USER@]HOST sandbench-cli dial-stdio. Host keys stay
-// ssh's to check: no option here loosens StrictHostKeyChecking or known_hosts.
+// ssh … -o BatchMode=yes -T -a -x -o ClearAllForwardings=yes [-p PORT] -- [USER@]HOST
+// sandbench-cli dial-stdio. Host keys stay ssh's to check: no option here loosens
+// StrictHostKeyChecking or known_hosts; nothing (agent, X11, ports) is forwarded.
 std::vector<std::string> sshCommand(const SshTarget& target, const DialOptions& options);
 
 // What went wrong when ssh ended before the dial stream said welcome, from its exit status and

@@ -98,8 +98,11 @@ TEST(SshTarget, TheSshCommandKeepsHostKeyChecksAndNeverPrompts)
     DialOptions options;
     options.ssh = {"ssh", "-F", "/tmp/config"};
     const std::vector<std::string> expected = {
-        "ssh", "-F",   "/tmp/config", "-o",         "BatchMode=yes",           "-T",
-        "-p",  "2200", "--",          "dev@devbox", "sandbench-cli dial-stdio"};
+        // clang-format off
+        "ssh", "-F", "/tmp/config", "-o", "BatchMode=yes", "-T", "-a", "-x",
+        "-o", "ClearAllForwardings=yes", "-p", "2200", "--", "dev@devbox",
+        "sandbench-cli dial-stdio"};
+    // clang-format on
     EXPECT_EQ(sshCommand(*t, options), expected);
     for (const auto& word : sshCommand(*t, options))
         EXPECT_EQ(word.find("StrictHostKeyChecking"), std::string::npos);
