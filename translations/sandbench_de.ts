@@ -2590,6 +2590,18 @@ in %2
         <translation>Wiedergabegeschwindigkeit</translation>
     </message>
     <message>
+        <source>Real time</source>
+        <translation>Echtzeit</translation>
+    </message>
+    <message>
+        <source>Play pauses as long as they were; otherwise each pause over 2 s plays as 2 s</source>
+        <translation>Pausen so lang abspielen, wie sie waren; sonst dauert jede Pause über 2 s nur 2 s</translation>
+    </message>
+    <message>
+        <source>pauses over 2 s shortened</source>
+        <translation>Pausen über 2 s gekürzt</translation>
+    </message>
+    <message>
         <source>Position / length of the recording</source>
         <translation>Position / Länge der Aufzeichnung</translation>
     </message>

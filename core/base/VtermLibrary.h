@@ -8,7 +8,7 @@
 
 namespace sb {
 
-// The libvterm functions the core calls, all in ScreenModel.cpp.
+// The libvterm functions the core calls, all in ScreenModel*.cpp.
 #define SB_VTERM_FUNCTIONS(X)                                                                      \
     X(vterm_color_is_equal)                                                                        \
     X(vterm_free)                                                                                  \
@@ -17,13 +17,16 @@ namespace sb {
     X(vterm_obtain_screen)                                                                         \
     X(vterm_obtain_state)                                                                          \
     X(vterm_screen_enable_altscreen)                                                               \
+    X(vterm_screen_flush_damage)                                                                   \
     X(vterm_screen_get_cell)                                                                       \
+    X(vterm_screen_is_eol)                                                                         \
     X(vterm_screen_reset)                                                                          \
     X(vterm_screen_set_callbacks)                                                                  \
     X(vterm_screen_set_damage_merge)                                                               \
     X(vterm_set_size)                                                                              \
     X(vterm_set_utf8)                                                                              \
     X(vterm_state_get_cursorpos)                                                                   \
+    X(vterm_state_get_default_colors)                                                              \
     X(vterm_state_get_penattr)
 
 struct VtermLibrary {

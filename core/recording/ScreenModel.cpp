@@ -4,6 +4,7 @@
 #include "base/VtermLibrary.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <string>
 
 namespace sb {
@@ -11,6 +12,7 @@ namespace {
 
 // libvterm marks the right half of a double-width character with this in chars[0].
 constexpr uint32_t kWideContinuation = 0xffffffff;
+using Break = ScreenLine::Break;
 
 // libvterm's functions: only called with a model's terminal, which exists once it was loaded.
 const VtermLibrary& vt()
@@ -109,6 +111,76 @@ std::string sgrFor(const Pen& p)
     return sgr + "m";
 }
 
+ScreenColor colorOf(const VTermColor& c, bool foreground)
+{
+    if (foreground ? VTERM_COLOR_IS_DEFAULT_FG(&c) : VTERM_COLOR_IS_DEFAULT_BG(&c)) return {};
+    if (VTERM_COLOR_IS_INDEXED(&c)) return ScreenColor::indexed(c.indexed.idx);
+    return ScreenColor::rgb(c.rgb.red, c.rgb.green, c.rgb.blue);
+}
+
+VTermColor vtermColorOf(const ScreenColor& c, const VTermColor& defaultColor)
+{
+    VTermColor out = defaultColor;
+    if (c.kind == ScreenColor::Kind::Indexed)
+        vterm_color_indexed(&out, c.r);
+    else if (c.kind == ScreenColor::Kind::Rgb)
+        vterm_color_rgb(&out, c.r, c.g, c.b);
+    return out;
+}
+
+// libvterm's cell at `col` into `line` (whose cells are already sized).
+void convertCell(const VTermScreenCell& in, ScreenLine& line, int col)
+{
+    ScreenCell& out = line.cells[static_cast<std::size_t>(col)];
+    out.fg = colorOf(in.fg, true);
+    out.bg = colorOf(in.bg, false);
+    std::uint16_t attrs = 0;
+    if (in.attrs.bold) attrs |= ScreenCell::Bold;
+    if (in.attrs.italic) attrs |= ScreenCell::Italic;
+    if (in.attrs.blink) attrs |= ScreenCell::Blink;
+    if (in.attrs.reverse) attrs |= ScreenCell::Reverse;
+    if (in.attrs.strike) attrs |= ScreenCell::Strike;
+    attrs |= static_cast<std::uint16_t>(in.attrs.underline << ScreenCell::UnderlineShift);
+    if (in.chars[0] == kWideContinuation) {
+        out.ch = ScreenCell::kWideTail;
+        out.width = 0;
+    } else {
+        out.ch = in.chars[0];
+        out.width = static_cast<std::uint8_t>(in.width == 2 ? 2 : 1);
+        for (int i = 1; i < VTERM_MAX_CHARS_PER_CELL && in.chars[0] != 0 && in.chars[i] != 0; ++i) {
+            line.marks.emplace_back(static_cast<std::uint16_t>(col), in.chars[i]);
+            attrs |= ScreenCell::Combining;
+        }
+    }
+    out.attrs = attrs;
+}
+
+// A ScreenLine's cell at `col` as libvterm's, for a row loaded back (a row of `cols` columns).
+VTermScreenCell vtermCellOf(const ScreenLine& line, int col, int cols, const VTermColor& defaultFg,
+                            const VTermColor& defaultBg)
+{
+    VTermScreenCell out{};
+    ScreenCell in = line.cell(col);
+    // A wide character cut by a narrower screen, or a tail without its head: blank.
+    if ((in.width == 2 && col == cols - 1) || (in.isWideTail() && col == 0)) in = ScreenCell{};
+    out.width = static_cast<char>(in.width == 2 ? 2 : 1);
+    out.chars[0] = in.isWideTail() ? kWideContinuation : static_cast<uint32_t>(in.ch);
+    if (in.has(ScreenCell::Combining)) {
+        int i = 1;
+        for (const auto& [markCol, mark] : line.marks)
+            if (markCol == col && i < VTERM_MAX_CHARS_PER_CELL) out.chars[i++] = mark;
+    }
+    out.attrs.bold = in.has(ScreenCell::Bold);
+    out.attrs.italic = in.has(ScreenCell::Italic);
+    out.attrs.blink = in.has(ScreenCell::Blink);
+    out.attrs.reverse = in.has(ScreenCell::Reverse);
+    out.attrs.strike = in.has(ScreenCell::Strike);
+    out.attrs.underline = static_cast<unsigned>(in.underline()) & 3u;
+    out.fg = vtermColorOf(in.fg, defaultFg);
+    out.bg = vtermColorOf(in.bg, defaultBg);
+    return out;
+}
+
 } // namespace
 
 Status ScreenModel::available()
@@ -118,7 +190,10 @@ Status ScreenModel::available()
     return {};
 }
 
-ScreenModel::ScreenModel(unsigned rows, unsigned cols) : m_rows(rows), m_cols(cols)
+ScreenModel::ScreenModel(unsigned rows, unsigned cols)
+    : m_rows(rows), m_cols(cols), m_wrap([this](int row, int col) {
+          return vt().vterm_screen_is_eol(m_screen, VTermPos{row, col}) != 0;
+      })
 {
     reset();
 }
@@ -128,16 +203,77 @@ ScreenModel::~ScreenModel()
     if (m_vt != nullptr) vt().vterm_free(m_vt);
 }
 
-int ScreenModel::onTermProp(int prop, void* value, void* user)
-{
-    auto* self = static_cast<ScreenModel*>(user);
-    auto* v = static_cast<VTermValue*>(value);
-    if (prop == VTERM_PROP_ALTSCREEN)
-        self->m_altScreen = v->boolean != 0;
-    else if (prop == VTERM_PROP_CURSORVISIBLE)
-        self->m_cursorVisible = v->boolean != 0;
-    return 1;
-}
+// libvterm's screen callbacks. Damage comes cell by cell (VTERM_DAMAGE_CELL) and scrolls as
+// moves: how the wrap tracker tells the soft wraps apart.
+struct ScreenModelCallbacks {
+    static ScreenModel& self(void* user) { return *static_cast<ScreenModel*>(user); }
+
+    static int damage(VTermRect rect, void* user)
+    {
+        self(user).m_wrap.damaged(rect.start_row, rect.end_row, rect.start_col, rect.end_col);
+        return 1;
+    }
+    static int moveRect(VTermRect dest, VTermRect src, void* user)
+    {
+        self(user).m_wrap.moved(dest.start_row, dest.end_row, src.start_row, src.end_row,
+                                dest.start_col, dest.end_col);
+        return 1;
+    }
+    static int moveCursor(VTermPos pos, VTermPos, int, void* user)
+    {
+        self(user).m_wrap.cursorMoved(pos.row, pos.col);
+        return 1;
+    }
+    static int setTermProp(VTermProp prop, VTermValue* value, void* user)
+    {
+        ScreenModel& s = self(user);
+        if (prop == VTERM_PROP_ALTSCREEN) {
+            s.m_altScreen = value->boolean != 0;
+            s.m_wrap.setPaused(s.m_altScreen);
+        } else if (prop == VTERM_PROP_CURSORVISIBLE) {
+            s.m_cursorVisible = value->boolean != 0;
+        }
+        return 1;
+    }
+    // A row leaves the top: the model keeps no scrollback, the tracker forgets its break.
+    static int pushLine(int, const VTermScreenCell*, void* user)
+    {
+        ScreenModel& s = self(user);
+        if (!s.m_isLoading) s.m_wrap.pushed();
+        return 1;
+    }
+    // The screen grew taller while loadScreen() fills it: the next row from the bottom up goes
+    // on top of it.
+    static int popLine(int cols, VTermScreenCell* cells, void* user)
+    {
+        ScreenModel& s = self(user);
+        if (!s.m_isLoading || s.m_loading.empty()) return 0;
+        const ScreenLine line = std::move(s.m_loading.back());
+        s.m_loading.pop_back();
+        VTermColor fg, bg;
+        vt().vterm_state_get_default_colors(vt().vterm_obtain_state(s.m_vt), &fg, &bg);
+        fg.type |= VTERM_COLOR_DEFAULT_FG;
+        bg.type |= VTERM_COLOR_DEFAULT_BG;
+        for (int col = 0; col < cols; ++col)
+            cells[col] = vtermCellOf(line, col, cols, fg, bg);
+        return 1;
+    }
+
+    static const VTermScreenCallbacks& table()
+    {
+        static const VTermScreenCallbacks callbacks = [] {
+            VTermScreenCallbacks c{};
+            c.damage = &damage;
+            c.moverect = &moveRect;
+            c.movecursor = &moveCursor;
+            c.settermprop = &setTermProp;
+            c.sb_pushline = &pushLine;
+            c.sb_popline = &popLine;
+            return c;
+        }();
+        return callbacks;
+    }
+};
 
 void ScreenModel::reset()
 {
@@ -153,17 +289,14 @@ void ScreenModel::reset()
     m_guard.reset();
     vt().vterm_set_utf8(m_vt, 1);
     m_screen = vt().vterm_obtain_screen(m_vt);
-    static VTermScreenCallbacks callbacks = [] {
-        VTermScreenCallbacks c{};
-        c.settermprop = [](VTermProp prop, VTermValue* val, void* user) {
-            return ScreenModel::onTermProp(prop, val, user);
-        };
-        return c;
-    }();
-    vt().vterm_screen_set_callbacks(m_screen, &callbacks, this);
+    vt().vterm_screen_set_callbacks(m_screen, &ScreenModelCallbacks::table(), this);
     vt().vterm_screen_enable_altscreen(m_screen, 1);
-    // Damage is not needed: readers pull cells. Scroll merging keeps libvterm fastest.
-    vt().vterm_screen_set_damage_merge(m_screen, VTERM_DAMAGE_SCROLL);
+    // Damage cell by cell: the wrap tracker's input (readers pull cells themselves).
+    vt().vterm_screen_set_damage_merge(m_screen, VTERM_DAMAGE_CELL);
+    m_wrap.reset(static_cast<int>(m_rows), static_cast<int>(m_cols));
+    m_wrap.setPaused(false);
+    m_loading.clear();
+    m_isLoading = false;
     vt().vterm_screen_reset(m_screen, 1);
 }
 
@@ -175,12 +308,82 @@ void ScreenModel::feed(std::string_view bytes)
     if (!m_guarded.empty()) vt().vterm_input_write(m_vt, m_guarded.data(), m_guarded.size());
 }
 
+void ScreenModel::write(std::string_view bytes)
+{
+    vt().vterm_input_write(m_vt, bytes.data(), bytes.size());
+}
+
+ScreenLine ScreenModel::line(int row) const
+{
+    ScreenLine out;
+    out.cells.resize(m_cols);
+    VTermScreenCell cell;
+    for (int col = 0; col < static_cast<int>(m_cols); ++col) {
+        vt().vterm_screen_get_cell(m_screen, VTermPos{row, col}, &cell);
+        convertCell(cell, out, col);
+    }
+    out.columns = static_cast<std::uint16_t>(m_cols);
+    out.joins = m_altScreen ? Break::Hard : m_wrap.at(row);
+    return out;
+}
+
+// The primary screen's lines are laid out again at the new width (the window's terminal does the
+// same); the alternate screen is the program's to redraw, and libvterm cuts it.
 void ScreenModel::resize(unsigned rows, unsigned cols)
 {
-    m_rows = std::clamp(rows, 1u, kMaxSide);
-    m_cols = std::clamp(cols, 1u, kMaxSide);
-    if (m_vt != nullptr)
-        vt().vterm_set_size(m_vt, static_cast<int>(m_rows), static_cast<int>(m_cols));
+    rows = std::clamp(rows, 1u, kMaxSide);
+    cols = std::clamp(cols, 1u, kMaxSide);
+    if (m_vt == nullptr || m_altScreen) {
+        m_rows = rows;
+        m_cols = cols;
+        if (m_vt == nullptr) return;
+        m_wrap.reset(static_cast<int>(rows), static_cast<int>(cols));
+        m_wrap.setPaused(true);
+        vt().vterm_set_size(m_vt, static_cast<int>(rows), static_cast<int>(cols));
+        return;
+    }
+    if (rows == m_rows && cols == m_cols) return;
+    ScreenReflowInput in;
+    in.lines.reserve(m_rows);
+    for (int row = 0; row < static_cast<int>(m_rows); ++row)
+        in.lines.push_back(line(row));
+    VTermPos pos{};
+    vt().vterm_state_get_cursorpos(vt().vterm_obtain_state(m_vt), &pos);
+    in.cursor = ScreenSpot{pos.row, m_wrap.wrapPending(pos.row, pos.col) ? static_cast<int>(m_cols)
+                                                                         : pos.col};
+    in.rows = static_cast<int>(rows);
+    in.cols = static_cast<int>(cols);
+    ScreenReflowResult out = reflowLines(std::move(in));
+    loadScreen(std::move(out.screen), out.cursor, rows, cols);
+}
+
+// libvterm 0.1.4 has no call that sets a cell, but it takes rows from sb_popline as its screen
+// grows. So the screen is erased, grown by as many rows as there are to load (each comes in on
+// top, the bottom one first), the cursor placed, and the screen shrunk back: libvterm drops the
+// erased rows below as they are blank and the cursor is not on them (TerminalScreen does the
+// same in the window).
+void ScreenModel::loadScreen(std::vector<ScreenLine> rows, ScreenSpot cursor, unsigned newRows,
+                             unsigned newCols)
+{
+    std::vector<Break> breaks;
+    breaks.reserve(rows.size());
+    for (const ScreenLine& row : rows)
+        breaks.push_back(row.joins);
+    m_loading = std::move(rows);
+    m_isLoading = true;
+    m_wrap.setPaused(true);
+    write("\x1b[2J");
+    vt().vterm_set_size(m_vt, static_cast<int>(m_rows + newRows), static_cast<int>(newCols));
+    const int col = std::clamp(cursor.col, 0, static_cast<int>(newCols) - 1);
+    write("\x1b[" + std::to_string(cursor.line + 1) + ";" + std::to_string(col + 1) + "H");
+    vt().vterm_set_size(m_vt, static_cast<int>(newRows), static_cast<int>(newCols));
+    vt().vterm_screen_flush_damage(m_screen);
+    m_isLoading = false;
+    m_loading.clear();
+    m_rows = newRows;
+    m_cols = newCols;
+    m_wrap.setPaused(false);
+    m_wrap.assign(std::move(breaks), static_cast<int>(newCols), cursor.line, cursor.col);
 }
 
 std::vector<std::string> ScreenModel::lines() const
@@ -235,15 +438,23 @@ std::string ScreenModel::snapshot() const
     out += "\x1b[0m\x1b[H\x1b[2J";
     Pen blank = defaultPen();
     VTermScreenCell cell;
+    const int cols = static_cast<int>(m_cols);
+    bool runsOn = false; // the row before ended at the margin, its line going on in this one
     for (int r = 0; r < static_cast<int>(m_rows); ++r) {
         // Trailing default blanks need nothing: the screen was cleared.
-        int last = static_cast<int>(m_cols) - 1;
+        int last = cols - 1;
         for (; last >= 0; --last) {
             vt().vterm_screen_get_cell(m_screen, VTermPos{r, last}, &cell);
             if (cell.chars[0] != 0 || !(penOf(cell) == blank)) break;
         }
+        // A row the next one continues is written to its margin (but a padding column), so that
+        // the next row's first character wraps into it as it did.
+        const Break next = m_altScreen ? Break::Hard : m_wrap.at(r + 1);
+        const int margin = next == Break::SoftAfterPadding ? cols - 2 : cols - 1;
+        const bool continued = runsOn;
+        runsOn = next != Break::Hard && last == margin && last >= 0;
         if (last < 0) continue;
-        out += "\x1b[" + std::to_string(r + 1) + "H";
+        if (!continued) out += "\x1b[" + std::to_string(r + 1) + "H";
         Pen current = blank;
         bool penKnown = false;
         for (int c = 0; c <= last; ++c) {

@@ -1,11 +1,16 @@
 // A headless terminal screen (libvterm) for recordings: feed it output, read back its lines,
 // and snapshot it as a compact VT byte string that repaints the same screen when fed to a
 // fresh model or a real terminal. Keyframes are such snapshots: seeking loads the nearest one
-// and replays only the output after it.
+// and replays only the output after it. A resize reflows the screen's lines as the window's
+// terminal does (ScreenReflow.h), so a screen rebuilt through resizes shows the lines whole, as
+// playing the output shows them; rows that leave the top are dropped (no scrollback).
 #pragma once
 
 #include "base/Error.h"
 #include "base/VtermGuard.h"
+#include "recording/ScreenLine.h"
+#include "recording/ScreenReflow.h"
+#include "recording/ScreenWrapTracker.h"
 
 #include <memory>
 #include <string>
@@ -49,15 +54,22 @@ class ScreenModel {
 
     // A VT sequence that, fed to a blank terminal of the same size, reproduces the cells (text,
     // colours, attributes), the alternate-screen flag, the pen, the cursor and its visibility.
-    // Not reproduced: scroll regions, tab stops, charsets and the primary screen hidden under
-    // an alternate one (documented in docs/recording.md).
+    // Rows the text ran into from the row before are written as one run, so that they stay one
+    // line for a later resize. Not reproduced: scroll regions, tab stops, charsets and the
+    // primary screen hidden under an alternate one (documented in docs/recording.md).
     std::string snapshot() const;
     // Reset to blank at the given size, then apply a snapshot (or any bytes).
     void restore(std::string_view snapshot, unsigned rows, unsigned cols);
 
   private:
-    static int onTermProp(int prop, void* value, void* user);
+    friend struct ScreenModelCallbacks;
     void reset();
+    ScreenLine line(int row) const;
+    // Replaces the screen's rows with `rows` at the new size (libvterm's rows grow from
+    // sb_popline), the cursor at `cursor`.
+    void loadScreen(std::vector<ScreenLine> rows, ScreenSpot cursor, unsigned newRows,
+                    unsigned newCols);
+    void write(std::string_view bytes); // our own sequences, past the guard
 
     VTerm* m_vt = nullptr;
     VtermGuard m_guard; // between the bytes and libvterm
@@ -66,6 +78,9 @@ class ScreenModel {
     unsigned m_rows, m_cols;
     bool m_altScreen = false;
     bool m_cursorVisible = true;
+    ScreenWrapTracker m_wrap;
+    std::vector<ScreenLine> m_loading; // rows loadScreen() is putting back, bottom last
+    bool m_isLoading = false;
 };
 
 } // namespace sb

@@ -375,6 +375,11 @@ void SessionLoop::resize(unsigned rows, unsigned cols)
 {
     winsize ws{static_cast<unsigned short>(rows), static_cast<unsigned short>(cols), 0, 0};
     if (m_sandbox.ptyMaster < 0 || rows == 0 || cols == 0) return;
+    // The size it has already: no signal to the program, no resize in the recording.
+    winsize now{};
+    if (::ioctl(m_sandbox.ptyMaster, TIOCGWINSZ, &now) == 0 && now.ws_row == ws.ws_row &&
+        now.ws_col == ws.ws_col)
+        return;
     ::ioctl(m_sandbox.ptyMaster, TIOCSWINSZ, &ws);
     if (m_options.recorder) m_options.recorder->resize(rows, cols);
 }

@@ -20,6 +20,7 @@
 #include "policy/NetworkPolicyPage.h"
 #include "policy/PolicyEditor.h"
 #include "policy/RuleListEditor.h"
+#include "recording/RecordingStore.h"
 #include "sessions/NewSessionDialog.h"
 #include "sessions/SessionHub.h"
 #include "sessions/SessionListModel.h"
@@ -46,6 +47,7 @@
 #include <QToolButton>
 #include <QTreeView>
 #include <csignal>
+#include <nlohmann/json.hpp>
 #include <string_view>
 #include <unistd.h>
 
@@ -268,6 +270,42 @@ class MainWindowTest : public QObject {
             window.terminal()->screenText().contains(QLatin1String("from-dialog")), 20000);
         QVERIFY(window.terminal()->screenText().contains(QLatin1String("README.md")));
         QVERIFY(window.statusText().contains(id));
+        // Sized once the window has settled, not at each step of its layout (the demo's
+        // recording held 80 → 141 → 102 → 93 columns in its first 0.3 s: issue 37, item 9): the
+        // size it started with, then at most one resize, each a change.
+        auto recordedSizes = [&] {
+            std::vector<std::pair<int, int>> sizes;
+            auto store = sb::RecordingStore::open();
+            if (!store) return sizes;
+            auto record = store->session(id.toStdString());
+            if (!record) return sizes;
+            sizes.emplace_back(record->rows, record->cols);
+            store->forEachEvent(id.toStdString(), 0, INT64_MAX, [&](const sb::RecordedEvent& e) {
+                if (e.kind != sb::EventKind::Resize) return true;
+                auto size = nlohmann::json::parse(e.data, nullptr, false);
+                if (size.is_object())
+                    sizes.emplace_back(size.value("rows", 0), size.value("cols", 0));
+                return true;
+            });
+            return sizes;
+        };
+        const std::pair<int, int> shown{window.terminal()->rows(), window.terminal()->columns()};
+        auto said = [&] {
+            QStringList out;
+            for (const auto& [rows, cols] : recordedSizes())
+                out << QStringLiteral("%1x%2").arg(cols).arg(rows);
+            return QStringLiteral("started at, then resized to: %1; shown %2x%3")
+                .arg(out.join(u' '))
+                .arg(shown.second)
+                .arg(shown.first);
+        };
+        QTRY_VERIFY2_WITH_TIMEOUT(!recordedSizes().empty() && recordedSizes().back() == shown,
+                                  qPrintable(said()), 20000);
+        QTest::qWait(500); // a resize still to come would be a second one
+        const auto sizes = recordedSizes();
+        QVERIFY2(sizes.size() <= 2, qPrintable(said()));
+        for (std::size_t i = 1; i < sizes.size(); ++i)
+            QVERIFY2(sizes[i] != sizes[i - 1], qPrintable(said()));
 
         sbui::prompt::setNextAnswer(true); // "Kill the session?" → Kill
         window.killSession();

@@ -45,7 +45,7 @@ QStringList logicalLines(const TerminalScreen& screen)
         const int width = next == TerminalLine::Break::Soft               ? screen.columns()
                           : next == TerminalLine::Break::SoftAfterPadding ? screen.columns() - 1
                                                                           : -1;
-        QString text = width < 0 ? screen.lineText(i) : line.text(0, width);
+        QString text = width < 0 ? screen.lineText(i) : sbui::textOf(line, 0, width);
         if (width > static_cast<int>(line.cells.size()))
             text += QString(width - static_cast<int>(line.cells.size()), u' ');
         if (line.joins != TerminalLine::Break::Hard && !lines.isEmpty())
@@ -167,10 +167,10 @@ class TerminalReflowTest : public QObject {
         const QString accented = QString::fromUtf8("e\xcc\x81");
         QCOMPARE(layout(screen).mid(0, 2), QStringList({"abcd" + accented, "~fg"}));
         screen.resize(3, 3);
-        QCOMPARE(screen.line(1).cellText(1), accented);
+        QCOMPARE(sbui::cellTextOf(screen.line(1), 1), accented);
         QCOMPARE(layout(screen), QStringList({"abc", "~d" + accented + "f", "~g"}));
         screen.resize(3, 8);
-        QCOMPARE(screen.line(0).cellText(4), accented);
+        QCOMPARE(sbui::cellTextOf(screen.line(0), 4), accented);
         QCOMPARE(screen.lineText(0), "abcd" + accented + "fg");
     }
 

@@ -444,7 +444,7 @@ class TerminalWidgetTest : public QObject {
         auto matchedText = [&] {
             const sbui::TerminalMatch m = *w.term->currentMatch();
             const int index = static_cast<int>(m.line - w.term->screen().firstScreenLine());
-            return w.term->screen().line(index).text(m.col, m.col + m.length);
+            return sbui::textOf(w.term->screen().line(index), m.col, m.col + m.length);
         };
         QCOMPARE(matchedText(), QStringLiteral("jumps"));
         // Narrower: "lazy" now spans a wrap, "jumps" ends past a row's end.

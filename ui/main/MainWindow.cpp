@@ -46,6 +46,8 @@ namespace sbui {
 namespace {
 
 const QString kLastCommandKey = QStringLiteral("new_session/last_command");
+// Long enough for the docks and tabs of a session just shown to find their places.
+constexpr int kSizeSettleMs = 250;
 
 } // namespace
 
@@ -99,6 +101,13 @@ MainWindow::MainWindow(sb::Clock& clock, QWidget* parent)
             });
     m_launchWait.setInterval(100);
     connect(&m_launchWait, &QTimer::timeout, this, &MainWindow::waitForLaunch);
+    m_sizeSettle.setSingleShot(true);
+    m_sizeSettle.setInterval(kSizeSettleMs);
+    connect(m_terminal, &TerminalWidget::sizeChanged, &m_sizeSettle, qOverload<>(&QTimer::start));
+    connect(&m_sizeSettle, &QTimer::timeout, this, [this] {
+        if (m_view && !m_terminal->isReadOnly())
+            m_view->resize(m_terminal->rows(), m_terminal->columns());
+    });
     connect(m_cleaner, &RecordingCleaner::finished, this, [this](const CleanupResult& result) {
         if (!result.error.isEmpty())
             statusBar()->showMessage(tr("Old recordings not deleted: %1").arg(result.error), 8000);

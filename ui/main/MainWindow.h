@@ -170,6 +170,9 @@ class MainWindow : public QMainWindow {
     Launched m_launch;
     QTimer m_launchWait;
     qint64 m_launchDeadline = 0;
+    // The terminal's size goes to the session once the layout has settled: a session starting
+    // while docks and tabs find their places is resized once, not at every step.
+    QTimer m_sizeSettle;
 };
 
 } // namespace sbui

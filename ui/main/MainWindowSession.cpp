@@ -227,11 +227,9 @@ void MainWindow::attachLive(const QString& id)
     connect(view, &SessionConnection::refused, this,
             [this](const QString& message) { statusBar()->showMessage(message, 8000); });
     connect(m_terminal, &TerminalWidget::inputReady, view, &SessionConnection::sendInput);
-    connect(m_terminal, &TerminalWidget::sizeChanged, view, &SessionConnection::resize);
     m_terminal->setReadOnly(false);
     view->subscribe();
-    if (m_terminal->rows() > 0 && m_terminal->columns() > 0)
-        view->resize(m_terminal->rows(), m_terminal->columns());
+    m_sizeSettle.start(); // the terminal's size, once the layout has settled
 }
 
 void MainWindow::onSessionExited(int status)

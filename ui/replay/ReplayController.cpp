@@ -162,7 +162,7 @@ void ReplayController::onTick()
 }
 
 // Moves the position `budget` ns of recording time ahead, feeding the output passed on the way;
-// a wait for the next output counts at most what is left of kMaxPauseNs.
+// a wait for the next output counts at most what is left of kMaxPauseNs (all of it in real time).
 void ReplayController::advance(qint64 budget)
 {
     qint64 position = m_positionNs;
@@ -181,7 +181,8 @@ void ReplayController::advance(qint64 budget)
             continue;
         }
         const qint64 need =
-            std::min(target - position, std::max<qint64>(0, kMaxPauseNs - m_idleNs));
+            m_realTime ? target - position
+                       : std::min(target - position, std::max<qint64>(0, kMaxPauseNs - m_idleNs));
         if (budget < need) {
             position += budget;
             m_idleNs += budget;

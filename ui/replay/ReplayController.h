@@ -2,8 +2,8 @@
 // position. Seeking rebuilds the screen from the recording's keyframes (RecordingStore::screenAt)
 // and repaints the terminal with its snapshot; playing feeds the output that follows in time
 // order, scaled by the speed, with idle gaps longer than 2 s cut to 2 s (as `sandbench-cli
-// replay` does). Output is read from the database in chunks as playback needs it, so a long
-// recording is never loaded whole.
+// replay` does) unless it plays in real time. Output is read from the database in chunks as
+// playback needs it, so a long recording is never loaded whole.
 //
 // Position semantics: at position T the terminal shows every output event with t <= T.
 #pragma once
@@ -68,6 +68,9 @@ class ReplayController : public QObject {
     void togglePlaying() { m_playing ? pause() : play(); }
     // Clamped to [kMinSpeed, kMaxSpeed].
     void setSpeed(double speed);
+    // On: idle gaps play as long as they were; off (the default): at most kMaxPauseNs each.
+    void setRealTime(bool on) { m_realTime = on; }
+    bool realTime() const { return m_realTime; }
 
     // Advances playback as if `wallMs` of real time had passed at the current speed (the timer
     // does this with the time it measured). Does nothing while paused.
@@ -117,6 +120,7 @@ class ReplayController : public QObject {
     double m_speed = 1.0;
     bool m_playing = false;
     bool m_autoAdvance = true;
+    bool m_realTime = false;
     // Recording time spent since the last output event (or seek) while playing: the part of an
     // idle gap already shown, which stops counting at kMaxPauseNs.
     qint64 m_idleNs = 0;

@@ -8,6 +8,7 @@
 #include "main/Prompt.h"
 #include "terminal/TerminalWidget.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QFileDialog>
 #include <QGuiApplication>
@@ -168,6 +169,17 @@ QWidget* ReplayView::buildControls()
     connect(m_speed, &QComboBox::currentIndexChanged, this,
             [this](int index) { m_controller->setSpeed(m_speed->itemData(index).toDouble()); });
 
+    m_realTime = new QCheckBox(tr("Real time"), bar);
+    m_realTime->setToolTip(tr("Play pauses as long as they were; otherwise each pause over 2 s "
+                              "plays as 2 s"));
+    m_idleNote = new QLabel(tr("pauses over 2 s shortened"), bar);
+    m_idleNote->setForegroundRole(QPalette::PlaceholderText);
+    m_idleNote->setToolTip(m_realTime->toolTip());
+    connect(m_realTime, &QCheckBox::toggled, this, [this](bool on) {
+        m_controller->setRealTime(on);
+        m_idleNote->setVisible(!on);
+    });
+
     m_positionLabel = new QLabel(bar);
     m_positionLabel->setToolTip(tr("Position / length of the recording"));
 
@@ -191,6 +203,8 @@ QWidget* ReplayView::buildControls()
     row->addWidget(m_next);
     row->addSpacing(6);
     row->addWidget(m_speed);
+    row->addWidget(m_realTime);
+    row->addWidget(m_idleNote);
     row->addSpacing(6);
     row->addWidget(m_positionLabel);
     row->addStretch(1);

@@ -1,9 +1,9 @@
-// Replay of a recorded session: the terminal as it was, with play/pause, speed (0.25x-16x), a
-// scrubber with event markers, next/previous event, jump to a typed time, search in the terminal
-// text (a hit jumps there and marks its line), and export to asciicast v2 or JSON Lines. The
-// activity timeline is the window's (one list, not a second one): the replay fills it with the
-// recording's events, selects the one at the position as it moves, and a click on an event jumps
-// to it.
+// Replay of a recorded session: the terminal as it was, with play/pause, speed (0.25x-16x), idle
+// gaps over 2 s shortened (said beside the speed) or played in real time, a scrubber with event
+// markers, next/previous event, jump to a typed time, search in the terminal text (a hit jumps
+// there and marks its line), and export to asciicast v2 or JSON Lines. The activity timeline is the
+// window's (one list, not a second one): the replay fills it with the recording's events, selects
+// the one at the position as it moves, and a click on an event jumps to it.
 //
 // Keys: Space plays or pauses, Ctrl+Left/Right go to the previous/next event, Ctrl+F searches,
 // Ctrl+G jumps to a time; the scrubber takes arrows, Page Up/Down, Home and End.
@@ -16,6 +16,7 @@
 #include <functional>
 #include <optional>
 
+class QCheckBox;
 class QComboBox;
 class QLabel;
 class QLineEdit;
@@ -78,6 +79,9 @@ class ReplayView : public QWidget {
     QToolButton* previousEventButton() const { return m_previous; }
     QToolButton* exportButton() const { return m_export; }
     QComboBox* speedBox() const { return m_speed; }
+    // Off: pauses over 2 s play as 2 s (the note beside it says so); on: as long as they were.
+    QCheckBox* realTimeBox() const { return m_realTime; }
+    QLabel* idleNote() const { return m_idleNote; }
     QLineEdit* timeEdit() const { return m_time; }
     QLineEdit* searchEdit() const { return m_search; }
     QListWidget* searchResults() const { return m_hits; }
@@ -114,6 +118,8 @@ class ReplayView : public QWidget {
     QToolButton* m_previous = nullptr;
     QToolButton* m_export = nullptr;
     QComboBox* m_speed = nullptr;
+    QCheckBox* m_realTime = nullptr;
+    QLabel* m_idleNote = nullptr;
     QLineEdit* m_time = nullptr;
     QLineEdit* m_search = nullptr;
     QListWidget* m_hits = nullptr;

@@ -215,7 +215,7 @@ void TerminalPainter::paintRow(QPainter& painter, const TerminalScreen& screen, 
         }
         painter.setFont(m_fonts[look.font]);
         painter.setPen(QColor::fromRgba(look.fg));
-        painter.drawText(QPointF(col * m_cellWidth, baseline), line.cellText(col));
+        painter.drawText(QPointF(col * m_cellWidth, baseline), cellTextOf(line, col));
     }
     flush();
 

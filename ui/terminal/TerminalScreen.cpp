@@ -84,7 +84,7 @@ LineText lineTextWithColumns(const TerminalLine& line)
     LineText out;
     const int n = static_cast<int>(line.cells.size());
     for (int col = 0; col < n; ++col) {
-        const QString t = line.cellText(col);
+        const QString t = cellTextOf(line, col);
         out.text += t;
         out.column.insert(out.column.end(), static_cast<std::size_t>(t.size()), col);
     }
@@ -404,7 +404,7 @@ const TerminalLine& TerminalScreen::line(int index) const
 QString TerminalScreen::lineText(int index) const
 {
     const TerminalLine& l = line(index);
-    QString s = l.text(0, static_cast<int>(l.cells.size()));
+    QString s = textOf(l, 0, static_cast<int>(l.cells.size()));
     qsizetype end = s.size();
     while (end > 0 && s.at(end - 1) == u' ')
         --end;
@@ -424,7 +424,7 @@ QString TerminalScreen::text(TerminalPos from, TerminalPos to) const
         const TerminalLine::Break next =
             abs < to.line ? line(index + 1).joins : TerminalLine::Break::Hard;
         if (next == TerminalLine::Break::Hard) {
-            QString s = l.text(start, end);
+            QString s = textOf(l, start, end);
             qsizetype keep = s.size();
             while (keep > 0 && s.at(keep - 1) == u' ')
                 --keep;
@@ -436,7 +436,7 @@ QString TerminalScreen::text(TerminalPos from, TerminalPos to) const
         // Wrapped: the row's text runs to the margin (but a padding column), blanks included.
         const int width = std::max<int>(l.columns, static_cast<int>(l.cells.size())) -
                           (next == TerminalLine::Break::SoftAfterPadding ? 1 : 0);
-        out += l.text(start, width);
+        out += textOf(l, start, width);
         const int stored = std::max(start, static_cast<int>(l.cells.size()));
         if (width > stored) out += QString(width - stored, u' ');
     }
@@ -451,7 +451,7 @@ std::pair<int, int> TerminalScreen::wordAt(std::int64_t absoluteLine, int col) c
     while (col > 0 && l.cell(col).isWideTail())
         --col;
     auto charAt = [&](int c) {
-        const QString t = l.cellText(c);
+        const QString t = cellTextOf(l, c);
         return t.isEmpty() ? QChar() : t.at(0);
     };
     const QChar here = charAt(col);

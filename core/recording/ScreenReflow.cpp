@@ -1,23 +1,23 @@
-#include "TerminalReflow.h"
+#include "recording/ScreenReflow.h"
 
 #include <algorithm>
 #include <numeric>
 
-namespace sbui {
+namespace sb {
 namespace {
 
-using Break = TerminalLine::Break;
+using Break = ScreenLine::Break;
 
-bool isPlainBlank(const TerminalCell& c)
+bool isPlainBlank(const ScreenCell& c)
 {
     return (c.ch == 0 || c.ch == U' ') && c.attrs == 0 && c.fg.isDefault() && c.bg.isDefault();
 }
 
 // Nothing written in any cell, as libvterm sees it (erased cells, whatever their colour).
-bool isBlankRow(const TerminalLine& line)
+bool isBlankRow(const ScreenLine& line)
 {
     return std::all_of(line.cells.begin(), line.cells.end(),
-                       [](const TerminalCell& c) { return c.ch == 0 || isPlainBlank(c); });
+                       [](const ScreenCell& c) { return c.ch == 0 || isPlainBlank(c); });
 }
 
 // Where a logical line's text ends: without trailing plain blanks (`text`), and also without the
@@ -27,7 +27,7 @@ struct Ends {
     std::size_t text = 0, content = 0;
 };
 
-Ends endsOf(const std::vector<TerminalCell>& cells, std::size_t size)
+Ends endsOf(const std::vector<ScreenCell>& cells, std::size_t size)
 {
     Ends e;
     e.text = std::min(size, cells.size());
@@ -42,7 +42,7 @@ Ends endsOf(const std::vector<TerminalCell>& cells, std::size_t size)
 // A position on its way: where it was, then where it went, as a row counted from the newest
 // (negative: a blank row below the last one laid out) and a column.
 struct Carried {
-    TerminalSpot from;
+    ScreenSpot from;
     bool isCursor = false;
     bool placed = false;
     int fromNewest = 0;
@@ -51,12 +51,12 @@ struct Carried {
 
 class Layout {
   public:
-    Layout(std::vector<TerminalLine>& lines, int width) : m_lines(lines), m_width(width) {}
+    Layout(std::vector<ScreenLine>& lines, int width) : m_lines(lines), m_width(width) {}
 
     // Lays out the logical line of rows [start, end), appending its rows newest first to
     // `newestFirst` and placing the spots on those rows.
     void lineOut(int start, int end, const std::vector<Carried*>& spots,
-                 std::vector<TerminalLine>& newestFirst);
+                 std::vector<ScreenLine>& newestFirst);
 
   private:
     // The cells a row gives its logical line: all its columns when the next row continues it
@@ -65,26 +65,26 @@ class Layout {
     void join(int start, int end);
     void wrap(std::size_t need, std::size_t keep);
     bool moveWhole(int row, const std::vector<Carried*>& spots,
-                   std::vector<TerminalLine>& newestFirst);
+                   std::vector<ScreenLine>& newestFirst);
     bool moveRows(int start, int end, const std::vector<Carried*>& spots,
-                  std::vector<TerminalLine>& newestFirst);
+                  std::vector<ScreenLine>& newestFirst);
 
-    std::vector<TerminalLine>& m_lines;
+    std::vector<ScreenLine>& m_lines;
     const int m_width;
     // The logical line being laid out, reused from line to line.
-    std::vector<TerminalCell> m_cells;
+    std::vector<ScreenCell> m_cells;
     std::vector<std::pair<std::size_t, char32_t>> m_marks; // by cell index, in order
     std::vector<std::size_t> m_rowOffset;                  // where each old row's cells begin
     std::size_t m_lineEnd = 0;           // how far into the line positions go: its last row's width
     std::vector<std::size_t> m_rowStart; // where each new row's cells begin
-    std::vector<TerminalLine> m_rows;    // the new rows, oldest first
+    std::vector<ScreenLine> m_rows;      // the new rows, oldest first
     // Rows already joined, whose storage the new rows take over.
-    std::vector<TerminalLine> m_spare;
+    std::vector<ScreenLine> m_spare;
 };
 
 int Layout::contributed(int row, int end) const
 {
-    const TerminalLine& line = m_lines[static_cast<std::size_t>(row)];
+    const ScreenLine& line = m_lines[static_cast<std::size_t>(row)];
     if (row + 1 >= end) return static_cast<int>(line.cells.size());
     int width = std::max<int>(line.columns, static_cast<int>(line.cells.size()));
     if (m_lines[static_cast<std::size_t>(row) + 1].joins == Break::SoftAfterPadding)
@@ -98,7 +98,7 @@ void Layout::join(int start, int end)
     m_marks.clear();
     m_rowOffset.clear();
     for (int row = start; row < end; ++row) {
-        const TerminalLine& line = m_lines[static_cast<std::size_t>(row)];
+        const ScreenLine& line = m_lines[static_cast<std::size_t>(row)];
         const auto width = static_cast<std::size_t>(contributed(row, end));
         const std::size_t offset = m_cells.size();
         m_rowOffset.push_back(offset);
@@ -109,11 +109,10 @@ void Layout::join(int start, int end)
         for (const auto& [col, mark] : line.marks)
             if (col < width) m_marks.emplace_back(offset + col, mark);
     }
-    const TerminalLine& last = m_lines[static_cast<std::size_t>(end) - 1];
+    const ScreenLine& last = m_lines[static_cast<std::size_t>(end) - 1];
     m_lineEnd = m_rowOffset.back() + std::max<std::size_t>(last.cells.size(), last.columns);
     for (int row = start; row < end; ++row) {
-        TerminalLine& line =
-            m_spare.emplace_back(std::move(m_lines[static_cast<std::size_t>(row)]));
+        ScreenLine& line = m_spare.emplace_back(std::move(m_lines[static_cast<std::size_t>(row)]));
         line.clear();
     }
 }
@@ -125,9 +124,9 @@ void Layout::wrap(std::size_t need, std::size_t keep)
     m_rows.clear();
     m_rowStart.clear();
     const std::size_t end = std::max(need, keep);
-    auto newRow = [&](Break joins, std::size_t first) -> TerminalLine& {
+    auto newRow = [&](Break joins, std::size_t first) -> ScreenLine& {
         if (m_spare.empty()) m_spare.emplace_back();
-        TerminalLine& row = m_rows.emplace_back(std::move(m_spare.back()));
+        ScreenLine& row = m_rows.emplace_back(std::move(m_spare.back()));
         m_spare.pop_back();
         row.cells.reserve(std::min(static_cast<std::size_t>(m_width), end - first));
         row.columns = static_cast<std::uint16_t>(m_width);
@@ -135,13 +134,13 @@ void Layout::wrap(std::size_t need, std::size_t keep)
         m_rowStart.push_back(first);
         return row;
     };
-    TerminalLine* row = &newRow(Break::Hard, 0);
+    ScreenLine* row = &newRow(Break::Hard, 0);
     int col = 0;
     std::size_t mark = 0;
     for (std::size_t i = 0; i < end;) {
-        TerminalCell cell = i < m_cells.size() ? m_cells[i] : TerminalCell{};
+        ScreenCell cell = i < m_cells.size() ? m_cells[i] : ScreenCell{};
         const bool wide = cell.width == 2 && i + 1 < m_cells.size() && m_cells[i + 1].isWideTail();
-        if (cell.isWideTail()) cell = TerminalCell{}; // a right half without its left one
+        if (cell.isWideTail()) cell = ScreenCell{}; // a right half without its left one
         if (!wide) cell.width = 1;
         const int w = wide ? 2 : 1;
         if (col + w > m_width && col > 0) {
@@ -152,7 +151,7 @@ void Layout::wrap(std::size_t need, std::size_t keep)
         }
         row->cells.push_back(cell);
         if (wide) row->cells.push_back(m_cells[i + 1]);
-        if (cell.has(TerminalCell::Combining)) {
+        if (cell.has(ScreenCell::Combining)) {
             while (mark < m_marks.size() && m_marks[mark].first < i)
                 ++mark;
             for (; mark < m_marks.size() && m_marks[mark].first == i; ++mark)
@@ -161,16 +160,16 @@ void Layout::wrap(std::size_t need, std::size_t keep)
         col += w;
         i += static_cast<std::size_t>(w);
     }
-    for (TerminalLine& r : m_rows)
+    for (ScreenLine& r : m_rows)
         while (!r.cells.empty() && isPlainBlank(r.cells.back()))
             r.cells.pop_back();
 }
 
 // The common case: a line that fits as it is moves without being copied.
 bool Layout::moveWhole(int row, const std::vector<Carried*>& spots,
-                       std::vector<TerminalLine>& newestFirst)
+                       std::vector<ScreenLine>& newestFirst)
 {
-    TerminalLine& line = m_lines[static_cast<std::size_t>(row)];
+    ScreenLine& line = m_lines[static_cast<std::size_t>(row)];
     const Ends ends = endsOf(line.cells, line.cells.size());
     std::size_t need = ends.content;
     const int limit = std::max<int>(line.columns, static_cast<int>(line.cells.size()));
@@ -194,10 +193,10 @@ bool Layout::moveWhole(int row, const std::vector<Carried*>& spots,
 
 // Rows laid out at this width already (only the row count changed) move as they are.
 bool Layout::moveRows(int start, int end, const std::vector<Carried*>& spots,
-                      std::vector<TerminalLine>& newestFirst)
+                      std::vector<ScreenLine>& newestFirst)
 {
     for (int row = start; row < end; ++row) {
-        const TerminalLine& line = m_lines[static_cast<std::size_t>(row)];
+        const ScreenLine& line = m_lines[static_cast<std::size_t>(row)];
         if (line.columns != m_width || line.cells.size() > static_cast<std::size_t>(m_width))
             return false;
     }
@@ -210,7 +209,7 @@ bool Layout::moveRows(int start, int end, const std::vector<Carried*>& spots,
         spot->col = std::clamp(spot->from.col, 0, m_width);
     }
     for (int row = end - 1; row >= start; --row) {
-        TerminalLine& line = m_lines[static_cast<std::size_t>(row)];
+        ScreenLine& line = m_lines[static_cast<std::size_t>(row)];
         const std::size_t text = endsOf(line.cells, line.cells.size()).text;
         line.cells.resize(text);
         std::erase_if(line.marks, [&](const auto& m) { return m.first >= text; });
@@ -221,7 +220,7 @@ bool Layout::moveRows(int start, int end, const std::vector<Carried*>& spots,
 }
 
 void Layout::lineOut(int start, int end, const std::vector<Carried*>& spots,
-                     std::vector<TerminalLine>& newestFirst)
+                     std::vector<ScreenLine>& newestFirst)
 {
     if (moveRows(start, end, spots, newestFirst)) return;
     if (end == start + 1 && moveWhole(start, spots, newestFirst)) return;
@@ -257,9 +256,9 @@ void Layout::lineOut(int start, int end, const std::vector<Carried*>& spots,
 
 } // namespace
 
-TerminalReflowResult reflowLines(TerminalReflowInput in)
+ScreenReflowResult reflowLines(ScreenReflowInput in)
 {
-    std::vector<TerminalLine>& lines = in.lines;
+    std::vector<ScreenLine>& lines = in.lines;
     const int total = static_cast<int>(lines.size());
     const int width = std::max(1, in.cols);
     const int rows = std::max(0, in.rows);
@@ -286,10 +285,10 @@ TerminalReflowResult reflowLines(TerminalReflowInput in)
 
     // The screen's first row, the cursor, then the caller's positions; visited newest first.
     std::vector<Carried> spots;
-    spots.push_back({TerminalSpot{screenStart, 0}});
+    spots.push_back({ScreenSpot{screenStart, 0}});
     if (in.cursor) spots.push_back({*in.cursor, true});
     const std::size_t firstPosition = spots.size();
-    for (const TerminalSpot& p : in.positions)
+    for (const ScreenSpot& p : in.positions)
         spots.push_back({p});
     for (Carried& spot : spots) {
         if (spot.from.line < 0) spot.from = {0, 0};
@@ -318,7 +317,7 @@ TerminalReflowResult reflowLines(TerminalReflowInput in)
     };
 
     // Newest first, so that laying out stops once the scrollback is full.
-    std::vector<TerminalLine> newestFirst;
+    std::vector<ScreenLine> newestFirst;
     newestFirst.reserve(static_cast<std::size_t>(std::min(total, limit + rows)) + 16);
     Layout layout(lines, width);
     std::vector<Carried*> here;
@@ -339,7 +338,7 @@ TerminalReflowResult reflowLines(TerminalReflowInput in)
     const int laidOut = static_cast<int>(newestFirst.size());
     shown = std::min(shown < 0 ? shownRows() : shown, laidOut);
 
-    TerminalReflowResult result;
+    ScreenReflowResult result;
     const int older = laidOut - shown;
     const int kept = std::min(older, limit);
     result.discarded = (older - kept) + end;
@@ -352,12 +351,12 @@ TerminalReflowResult reflowLines(TerminalReflowInput in)
     for (int r = shown - 1; r >= lowest; --r)
         result.screen.push_back(std::move(newestFirst[static_cast<std::size_t>(r)]));
     while (static_cast<int>(result.screen.size()) < rows) {
-        TerminalLine& blank = result.screen.emplace_back();
+        ScreenLine& blank = result.screen.emplace_back();
         blank.columns = static_cast<std::uint16_t>(width);
     }
 
     // A row counted from the newest, as an index into the scrollback and the screen.
-    auto placeOf = [&](const Carried& spot) -> TerminalSpot {
+    auto placeOf = [&](const Carried& spot) -> ScreenSpot {
         if (!spot.placed) return {0, 0}; // went with the oldest lines
         if (spot.fromNewest >= shown) {
             const int fromScreen = spot.fromNewest - shown;
@@ -369,7 +368,7 @@ TerminalReflowResult reflowLines(TerminalReflowInput in)
         return {kept + row, spot.col};
     };
     if (in.cursor) {
-        const TerminalSpot at = placeOf(spots[1]);
+        const ScreenSpot at = placeOf(spots[1]);
         result.cursor = {at.line - kept, std::min(at.col, width - 1)};
     }
     for (std::size_t s = firstPosition; s < spots.size(); ++s)
@@ -377,4 +376,4 @@ TerminalReflowResult reflowLines(TerminalReflowInput in)
     return result;
 }
 
-} // namespace sbui
+} // namespace sb

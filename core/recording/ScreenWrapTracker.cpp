@@ -1,10 +1,10 @@
-#include "TerminalWrapTracker.h"
+#include "recording/ScreenWrapTracker.h"
 
 #include <algorithm>
 
-namespace sbui {
+namespace sb {
 
-void TerminalWrapTracker::reset(int rows, int cols)
+void ScreenWrapTracker::reset(int rows, int cols)
 {
     m_rows.assign(static_cast<std::size_t>(std::max(0, rows)), Break::Hard);
     m_cols = cols;
@@ -13,7 +13,7 @@ void TerminalWrapTracker::reset(int rows, int cols)
     m_pushed = 0;
 }
 
-void TerminalWrapTracker::assign(std::vector<Break> rows, int cols, int cursorRow, int cursorCol)
+void ScreenWrapTracker::assign(std::vector<Break> rows, int cols, int cursorRow, int cursorCol)
 {
     m_rows = std::move(rows);
     m_cols = cols;
@@ -25,32 +25,32 @@ void TerminalWrapTracker::assign(std::vector<Break> rows, int cols, int cursorRo
             Pending{cursorRow - 1, {cursorRow, 0}, at(cursorRow) == Break::SoftAfterPadding};
 }
 
-TerminalWrapTracker::Break TerminalWrapTracker::at(int row) const
+ScreenWrapTracker::Break ScreenWrapTracker::at(int row) const
 {
     if (row < 0 || row >= static_cast<int>(m_rows.size())) return Break::Hard;
     return m_rows[static_cast<std::size_t>(row)];
 }
 
-void TerminalWrapTracker::set(int row, Break b)
+void ScreenWrapTracker::set(int row, Break b)
 {
     if (row >= 0 && row < static_cast<int>(m_rows.size()))
         m_rows[static_cast<std::size_t>(row)] = b;
 }
 
-void TerminalWrapTracker::setPaused(bool paused)
+void ScreenWrapTracker::setPaused(bool paused)
 {
     m_paused = paused;
     m_pending.reset();
     m_lastGlyph.reset();
 }
 
-bool TerminalWrapTracker::wrapPending(int cursorRow, int cursorCol) const
+bool ScreenWrapTracker::wrapPending(int cursorRow, int cursorCol) const
 {
     return m_pending && !m_pending->padded && m_pending->row == cursorRow &&
            m_pending->cursor == Cell{cursorRow, cursorCol};
 }
 
-void TerminalWrapTracker::damaged(int firstRow, int endRow, int firstCol, int endCol)
+void ScreenWrapTracker::damaged(int firstRow, int endRow, int firstCol, int endCol)
 {
     if (m_paused) return;
     // libvterm damages one glyph at a time (one or two cells), anything else is an erase or a
@@ -75,7 +75,7 @@ void TerminalWrapTracker::damaged(int firstRow, int endRow, int firstCol, int en
     }
 }
 
-void TerminalWrapTracker::glyph(int row, int col, int endCol)
+void ScreenWrapTracker::glyph(int row, int col, int endCol)
 {
     const Cell here{row, col};
     if (m_lastGlyph == here) return;
@@ -94,13 +94,13 @@ void TerminalWrapTracker::glyph(int row, int col, int endCol)
         m_pending = Pending{row, {row, endCol}, true};
 }
 
-void TerminalWrapTracker::cursorMoved(int row, int col)
+void ScreenWrapTracker::cursorMoved(int row, int col)
 {
     if (m_pending && !(m_pending->cursor == Cell{row, col})) m_pending.reset();
 }
 
-void TerminalWrapTracker::moved(int destFirstRow, int destEndRow, int srcFirstRow, int srcEndRow,
-                                int firstCol, int endCol)
+void ScreenWrapTracker::moved(int destFirstRow, int destEndRow, int srcFirstRow, int srcEndRow,
+                              int firstCol, int endCol)
 {
     m_lastGlyph.reset();
     m_pushed = 0;
@@ -137,9 +137,9 @@ void TerminalWrapTracker::moved(int destFirstRow, int destEndRow, int srcFirstRo
     set(regionEnd, Break::Hard);
 }
 
-TerminalWrapTracker::Break TerminalWrapTracker::pushed()
+ScreenWrapTracker::Break ScreenWrapTracker::pushed()
 {
     return at(m_pushed++);
 }
 
-} // namespace sbui
+} // namespace sb
