@@ -554,6 +554,74 @@
         <source>%1 refused by the sandbox&apos;s system call filter: %2 (pid %3)</source>
         <translation>%1 vom Systemaufruf-Filter der Sandbox verweigert: %2 (PID %3)</translation>
     </message>
+    <message>
+        <source>command %1 (in %2)</source>
+        <translation>Befehl %1 (in %2)</translation>
+    </message>
+    <message>
+        <source>connection to %1 (%2)</source>
+        <translation>Verbindung zu %1 (%2)</translation>
+    </message>
+    <message>
+        <source>process started: %1</source>
+        <translation>Prozess gestartet: %1</translation>
+    </message>
+    <message>
+        <source>process started by %1: %2</source>
+        <translation>Prozess gestartet von %1: %2</translation>
+    </message>
+    <message>
+        <source>denied by %1</source>
+        <translation>verweigert durch %1</translation>
+    </message>
+    <message>
+        <source>did not run: %1</source>
+        <translation>nicht gestartet: %1</translation>
+    </message>
+    <message>
+        <source>killed by %1</source>
+        <translation>beendet durch %1</translation>
+    </message>
+    <message>
+        <source>process %1 ended: %2 (%3 ms)</source>
+        <translation>Prozess %1 beendet: %2 (%3 ms)</translation>
+    </message>
+    <message>
+        <source>wrote %1 (%2)</source>
+        <translation>%1 geschrieben (%2)</translation>
+    </message>
+    <message>
+        <source>wrote %1</source>
+        <translation>%1 geschrieben</translation>
+    </message>
+    <message>
+        <source>removed %1</source>
+        <translation>%1 entfernt</translation>
+    </message>
+    <message>
+        <source>made folder %1</source>
+        <translation>Ordner %1 angelegt</translation>
+    </message>
+    <message>
+        <source>linked %1 to %2</source>
+        <translation>Verknüpfung %1 → %2 angelegt</translation>
+    </message>
+    <message>
+        <source>%1, by %2</source>
+        <translation>%1, von %2</translation>
+    </message>
+    <message>
+        <source>%1 %2 by rule %3</source>
+        <translation>%1 %2 durch Regel %3</translation>
+    </message>
+    <message>
+        <source>%1 %2 by the default action</source>
+        <translation>%1 %2 durch die Standardaktion</translation>
+    </message>
+    <message>
+        <source>%1 %2 when asked</source>
+        <translation>%1 %2 auf Nachfrage</translation>
+    </message>
 </context>
 <context>
     <name>sbui::ActivityView</name>
@@ -604,6 +672,14 @@
     <message>
         <source>%1: hidden; click to show</source>
         <translation>%1: ausgeblendet; Klicken zeigt an</translation>
+    </message>
+    <message>
+        <source>No activity yet. Commands, connections, approvals and file changes show here as the session runs.</source>
+        <translation>Noch keine Aktivität. Befehle, Verbindungen, Freigaben und Dateiänderungen erscheinen hier, während die Sitzung läuft.</translation>
+    </message>
+    <message>
+        <source>No event matches the search or the filters.</source>
+        <translation>Kein Ereignis passt zur Suche oder zu den Filtern.</translation>
     </message>
 </context>
 <context>
@@ -895,6 +971,29 @@
     <message>
         <source>Comment</source>
         <translation>Kommentar</translation>
+    </message>
+</context>
+<context>
+    <name>sbui::ConflictText</name>
+    <message>
+        <source>removed from the project since the session started</source>
+        <translation>seit Sitzungsbeginn aus dem Projekt entfernt</translation>
+    </message>
+    <message>
+        <source>created in the project since the session started</source>
+        <translation>seit Sitzungsbeginn im Projekt angelegt</translation>
+    </message>
+    <message>
+        <source>changed in the project since the session started</source>
+        <translation>seit Sitzungsbeginn im Projekt geändert</translation>
+    </message>
+    <message>
+        <source>“%1” changed in the project since the session started</source>
+        <translation>„%1“ wurde seit Sitzungsbeginn im Projekt geändert</translation>
+    </message>
+    <message>
+        <source>“%1” in the project could not be read</source>
+        <translation>„%1“ im Projekt ließ sich nicht lesen</translation>
     </message>
 </context>
 <context>
@@ -2963,6 +3062,10 @@ in %3
     <message>
         <source>The window speaks %1 now: --lang or SANDBENCH_LANG chose it for this start.</source>
         <translation>Das Fenster spricht jetzt %1: --lang oder SANDBENCH_LANG hat es für diesen Start gewählt.</translation>
+    </message>
+    <message>
+        <source>%1 in recordings, %2 on disk</source>
+        <translation>%1 in Aufzeichnungen, %2 auf der Festplatte</translation>
     </message>
 </context>
 <context>

@@ -433,8 +433,12 @@ int gcCommand(const RecordingArgs& args)
         ++folders;
         std::printf("%s the folder of %s (no valid session.json)\n", remove, left.id.c_str());
     }
-    std::printf("%s %s, %s kept", args.dryRun ? "would free" : "freed",
-                humanBytes(report->freedBytes).c_str(), humanBytes(report->keptBytes).c_str());
+    // The window's settings say the same two figures ("In use").
+    std::printf("%s %s, %s kept (%s in recordings, %s on disk)",
+                args.dryRun ? "would free" : "freed", humanBytes(report->freedBytes).c_str(),
+                humanBytes(report->keptBytes).c_str(),
+                humanBytes(report->freedBytes + report->keptBytes).c_str(),
+                humanBytes(report->fileBytes).c_str());
     if (folders > 0)
         std::printf("; %s %zu session folder(s)", args.dryRun ? "would remove" : "removed",
                     folders);

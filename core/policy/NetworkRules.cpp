@@ -236,6 +236,22 @@ std::string describeRule(std::size_t index, const NetworkRule& rule)
     return text + ")";
 }
 
+} // namespace
+
+int decidingRuleNumber(std::string_view ruleText)
+{
+    constexpr std::string_view prefix = "rule ";
+    if (!ruleText.starts_with(prefix)) return 0;
+    int number = 0;
+    std::size_t i = prefix.size();
+    for (; i < ruleText.size() && ruleText[i] >= '0' && ruleText[i] <= '9' && number < 1'000'000;
+         ++i)
+        number = number * 10 + (ruleText[i] - '0');
+    return i > prefix.size() && ruleText.substr(i).starts_with(" (") ? number : 0;
+}
+
+namespace {
+
 Result<NetworkRules::Rule> compileRule(std::size_t index, const NetworkRule& in)
 {
     using Kind = NetworkRules::Rule::Kind;

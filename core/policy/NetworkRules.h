@@ -127,4 +127,8 @@ NetworkDecision decideAddress(const NetworkPolicy& policy, const std::string& no
 // The addresses of the host's own interfaces (loopback excluded: it has its own built-in block).
 std::vector<IpAddress> hostAddresses();
 
+// The number of the rule a decision names (NetworkDecision::rule "rule 3 (deny …)…" → 3), 0 when
+// no rule of the list decided (the default, a built-in block, an answer).
+int decidingRuleNumber(std::string_view ruleText);
+
 } // namespace sb

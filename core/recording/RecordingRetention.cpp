@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -157,6 +158,11 @@ Result<GcReport> RecordingStore::gc(const GcOptions& options)
     }
     report.keptBytes = total;
     if (!options.dryRun && !report.removed.empty()) (void)m_db.exec("PRAGMA incremental_vacuum");
+    for (const char* suffix : {"", "-wal"}) {
+        std::error_code ec;
+        const auto size = std::filesystem::file_size(file().string() + suffix, ec);
+        if (!ec) report.fileBytes += size;
+    }
     return report;
 }
 

@@ -104,7 +104,11 @@ struct GcOptions {
 
 struct GcReport {
     std::vector<std::string> removed;
+    // The recordings' stored (compressed) bytes, as the size limit counts them.
     std::uint64_t freedBytes = 0, keptBytes = 0;
+    // What the database takes on disk afterwards (its file and write-ahead log: indexes,
+    // keyframes and free pages too). `gc` and the window's settings both say these two.
+    std::uint64_t fileBytes = 0;
 };
 
 // Retention defaults: $XDG_CONFIG_HOME/sandbench/recordings.json

@@ -486,15 +486,22 @@ void SessionLoop::drainApprovalEvents()
             goLive();
             if (m_control) m_control->publishApprovalRequest(r);
             if (m_programs) m_programs->onApprovalRequest(r);
-            emit({{"kind", activity::kApproval},
-                  {"type", "request"},
-                  {"request_id", r.id},
-                  {"request", r.kind == ApprovalKind::Command ? "command" : "network"},
-                  {r.kind == ApprovalKind::Command ? "command_id" : "connection", r.subject},
-                  {"pid", r.pid},
-                  {"what", describeRequest(r)},
-                  {"rule", r.rule},
-                  {"deadline_unix_ms", r.deadlineUnixMs}});
+            nlohmann::json asked = {
+                {"kind", activity::kApproval},
+                {"type", "request"},
+                {"request_id", r.id},
+                {"request", r.kind == ApprovalKind::Command ? "command" : "network"},
+                {r.kind == ApprovalKind::Command ? "command_id" : "connection", r.subject},
+                {"pid", r.pid},
+                {"what", describeRequest(r)},
+                {"rule", r.rule},
+                {"deadline_unix_ms", r.deadlineUnixMs}};
+            // What "what" says in English, for a window to say in its own language.
+            if (r.kind == ApprovalKind::Command)
+                asked.update({{"argv", r.argv}, {"program", r.program}, {"cwd", r.cwd}});
+            else
+                asked.update({{"host", r.host}, {"port", r.port}, {"protocol", r.protocol}});
+            emit(std::move(asked));
             if (m_prompt)
                 m_announce = true;
             else if (m_options.notice)

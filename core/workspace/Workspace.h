@@ -14,6 +14,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace sb {
@@ -67,8 +68,27 @@ Result<std::string> unifiedDiff(const std::filesystem::path& upper,
                                 const std::filesystem::path& home = {});
 
 struct ApplyIssue {
+    // What a conflict is, for a window to say in its own language; `reason` says it in English
+    // (the CLI's text). `subject` is the path inside a folder that changed or could not be read.
+    enum class Why {
+        Other,
+        RemovedInProject,       // modified by the session, removed from the project meanwhile
+        CreatedInProject,       // added by the session, created in the project meanwhile
+        ChangedInProject,       // changed in the project since the session started
+        ChangedInsideInProject, // `subject`, inside a folder the change replaces, is newer
+        UnreadableInProject,    // `subject` in the project could not be read
+    };
+    ApplyIssue() = default;
+    ApplyIssue(std::string path_, std::string reason_, Why why_ = Why::Other,
+               std::string subject_ = {})
+        : path(std::move(path_)), reason(std::move(reason_)), why(why_),
+          subject(std::move(subject_))
+    {
+    }
     std::string path;
     std::string reason;
+    Why why = Why::Other;
+    std::string subject;
 };
 
 struct ApplyReport {

@@ -56,10 +56,10 @@ class Applier {
     ApplyReport takeReport() { return std::move(m_report); }
 
   private:
-    std::optional<std::string> conflictReason(const ScannedChange& sc, int parentFd,
-                                              const std::optional<struct statx>& real);
-    std::optional<std::string> newerInside(int parentFd, const std::string& name,
-                                           const std::string& rel);
+    std::optional<ApplyIssue> conflictReason(const ScannedChange& sc, int parentFd,
+                                             const std::optional<struct statx>& real);
+    std::optional<ApplyIssue> newerInside(int parentFd, const std::string& name,
+                                          const std::string& rel);
     Status applyFile(const ScannedChange& sc, int parentFd, const std::string& name,
                      const std::optional<struct statx>& real);
     Status applySymlink(const ScannedChange& sc, int parentFd, const std::string& name,
@@ -125,8 +125,12 @@ void Applier::apply(const ScannedChange& sc)
     }
     auto real = statAt(parentFd.get(), name);
     if (!real && errno != ENOENT) return fail(sc, sysError("stat '" + c.path + "' in the project"));
-    if (auto why = conflictReason(sc, parentFd.get(), real); why && !m_options.force)
-        return fail(sc, conflictError(*why));
+    if (auto why = conflictReason(sc, parentFd.get(), real); why && !m_options.force) {
+        fail(sc, conflictError(why->reason));
+        m_report.conflicts.back().why = why->why;
+        m_report.conflicts.back().subject = std::move(why->subject);
+        return;
+    }
     if (m_options.dryRun) {
         if (c.kind != ChangeKind::Deleted && c.type == EntryType::Directory &&
             (!real || !S_ISDIR(real->stx_mode)))
@@ -150,19 +154,30 @@ void Applier::apply(const ScannedChange& sc)
     m_report.applied.push_back(c.path);
 }
 
-std::optional<std::string> Applier::conflictReason(const ScannedChange& sc, int parentFd,
-                                                   const std::optional<struct statx>& real)
+std::optional<ApplyIssue> Applier::conflictReason(const ScannedChange& sc, int parentFd,
+                                                  const std::optional<struct statx>& real)
 {
+    using Why = ApplyIssue::Why;
     const Change& c = sc.change;
     const std::int64_t start = m_options.sessionStartNs;
     if (!real)
         return c.kind == ChangeKind::Modified
-                   ? std::optional<std::string>(
-                         "removed from the project since the session started")
+                   ? std::optional<ApplyIssue>(
+                         ApplyIssue{c.path,
+                                    "removed from the project since the session started",
+                                    Why::RemovedInProject,
+                                    {}})
                    : std::nullopt;
     if (ctimeNs(*real) > start)
-        return c.kind == ChangeKind::Added ? "created in the project since the session started"
-                                           : "changed in the project since the session started";
+        return c.kind == ChangeKind::Added
+                   ? ApplyIssue{c.path,
+                                "created in the project since the session started",
+                                Why::CreatedInProject,
+                                {}}
+                   : ApplyIssue{c.path,
+                                "changed in the project since the session started",
+                                Why::ChangedInProject,
+                                {}};
     if (c.kind == ChangeKind::Deleted) {
         // Deleting a directory deletes everything in it: none of that may be newer either.
         if (S_ISDIR(real->stx_mode))
@@ -176,19 +191,26 @@ std::optional<std::string> Applier::conflictReason(const ScannedChange& sc, int 
     return std::nullopt;
 }
 
-std::optional<std::string> Applier::newerInside(int parentFd, const std::string& name,
-                                                const std::string& rel)
+std::optional<ApplyIssue> Applier::newerInside(int parentFd, const std::string& name,
+                                               const std::string& rel)
 {
+    using Why = ApplyIssue::Why;
+    auto unreadable = [&](const std::string& why) {
+        return ApplyIssue{rel, "cannot read '" + rel + "' in the project: " + why,
+                          Why::UnreadableInProject, rel};
+    };
     UniqueFd dir(::openat(parentFd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-    if (!dir.valid()) return "cannot read '" + rel + "' in the project: " + std::strerror(errno);
+    if (!dir.valid()) return unreadable(std::strerror(errno));
     auto names = listDir(dir.get());
-    if (!names) return "cannot read '" + rel + "' in the project: " + names.error().describe();
+    if (!names) return unreadable(names.error().describe());
     for (const auto& child : *names) {
         auto st = statAt(dir.get(), child);
         if (!st) continue;
         std::string childRel = joinPath(rel, child);
         if (ctimeNs(*st) > m_options.sessionStartNs)
-            return "'" + childRel + "' changed in the project since the session started";
+            return ApplyIssue{childRel,
+                              "'" + childRel + "' changed in the project since the session started",
+                              Why::ChangedInsideInProject, childRel};
         if (S_ISDIR(st->stx_mode))
             if (auto why = newerInside(dir.get(), child, childRel)) return why;
     }

@@ -4,6 +4,7 @@
 #include "files/DiffView.h"
 
 #include "GuiTestSupport.h"
+#include "Screenshots.h"
 #include "files/LineDiff.h"
 #include "files/ReviewStyle.h"
 #include "workspace/Workspace.h"
@@ -14,12 +15,14 @@
 #include <QHelpEvent>
 #include <QImage>
 #include <QMenu>
+#include <QScrollBar>
 #include <QSignalSpy>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QToolButton>
 #include <QToolTip>
+#include <QWheelEvent>
 
 using sbui::DiffModel;
 using sbui::DiffView;
@@ -200,6 +203,42 @@ class DiffViewTest : public QObject {
                         table->viewport()->mapToGlobal(cell.center()));
         QApplication::sendEvent(table->viewport(), &help);
         QTRY_COMPARE(QToolTip::text(), longLine + u'!');
+    }
+
+    // A line longer than its side can be read side by side: a bar under the table pans the text
+    // of both sides together (issue 37, item 13), and the sides stay where they are.
+    void sideBySideLongLinesPanSideways()
+    {
+        const QByteArray longLine = "    total = " + QByteArray(120, 'x') + " # the end";
+        DiffView view;
+        view.resize(500, 300);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        view.setLayoutMode(DiffView::Layout::SideBySide);
+        view.showChange(QStringLiteral("x"),
+                        change("a\n" + longLine + "\n", "b\n" + longLine + "!\n"));
+        QTableView* table = view.table();
+        QScrollBar* pan = view.panBar();
+        QTRY_VERIFY(pan->isVisible());
+        QVERIFY(pan->maximum() > 0);
+        const int rightColumnAt = table->columnViewportPosition(DiffModel::RightTextColumn);
+        const QImage start = table->viewport()->grab().toImage();
+        pan->setValue(pan->maximum());
+        QApplication::processEvents();
+        const QImage end = table->viewport()->grab().toImage();
+        QVERIFY(start != end); // the text moved
+        sbgt::screenshot(view, QStringLiteral("diff-side-by-side-panned"));
+        QCOMPARE(table->columnViewportPosition(DiffModel::RightTextColumn), rightColumnAt);
+        // Shift with the wheel pans too.
+        pan->setValue(0);
+        QWheelEvent wheel(QPointF(10, 10), table->viewport()->mapToGlobal(QPointF(10, 10)),
+                          QPoint(), QPoint(0, -120), Qt::NoButton, Qt::ShiftModifier,
+                          Qt::NoScrollPhase, false);
+        QApplication::sendEvent(table->viewport(), &wheel);
+        QVERIFY(pan->value() > 0);
+
+        view.setLayoutMode(DiffView::Layout::Unified); // the table scrolls by itself there
+        QTRY_VERIFY(!pan->isVisible());
     }
 
     // The toggles side by side in a wide pane; in a narrow one, a View menu with the same

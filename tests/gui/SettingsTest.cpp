@@ -31,7 +31,9 @@
 #include <QLibraryInfo>
 #include <QLocale>
 #include <QMenuBar>
+#include <QProcess>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QScopeGuard>
 #include <QSettings>
 #include <QSignalSpy>
@@ -468,11 +470,22 @@ class SettingsTest : public QObject {
         QTRY_VERIFY(!window.recordingCleaner()->isBusy());
         QCOMPARE(recordedIds().size(), 3);
 
+        // "In use" says what `sandbench-cli gc` says: the recordings' bytes and the file's.
+        QProcess gc;
+        gc.start(cliPath(), {QStringLiteral("gc"), QStringLiteral("--dry-run")});
+        QVERIFY(gc.waitForFinished(20000));
+        const QString said = QString::fromUtf8(gc.readAllStandardOutput());
+        const auto match =
+            QRegularExpression(QStringLiteral(R"(\((\S+ \S+) in recordings, (\S+ \S+) on disk\))"))
+                .match(said);
+        QVERIFY2(match.hasMatch(), qPrintable(said));
+        const QString inRecordings = match.captured(1), onDisk = match.captured(2);
+
         SettingsDialog dialog(Settings::instance(), &window);
         QTRY_COMPARE(dialog.retentionLabel()->text(), QStringLiteral("nothing"));
-        QVERIFY2(dialog.retentionUseLabel()->text().contains(QLatin1String("KB")) ||
-                     dialog.retentionUseLabel()->text().contains(QLatin1String("bytes")),
-                 qPrintable(dialog.retentionUseLabel()->text()));
+        screenshotAsIs(dialog, QStringLiteral("settings-in-use"));
+        QCOMPARE(dialog.retentionUseLabel()->text(),
+                 QStringLiteral("%1 in recordings, %2 on disk").arg(inRecordings, onDisk));
         dialog.keepDaysBox()->setValue(30);
         QTRY_VERIFY2(dialog.retentionLabel()->text().startsWith(QLatin1String("2 recording")),
                      qPrintable(dialog.retentionLabel()->text()));

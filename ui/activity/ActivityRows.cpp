@@ -64,6 +64,86 @@ QString humanWords(QString s)
     return s.replace(u'_', u' ');
 }
 
+// A model request through the proxy's gateway (docs/recording.md, model_request).
+QString modelSummary(const json& e)
+{
+    const QLocale locale;
+    auto count = [&](const char* key) {
+        auto it = e.find(key);
+        return locale.toString(it != e.end() && it->is_number_unsigned() ? it->get<qulonglong>()
+                                                                         : qulonglong{0});
+    };
+    QString text =
+        ActivityModel::tr("model %1 at %2: %3 tokens in, %4 out, %5 read from cache, "
+                          "%6 written to cache (%7 s)")
+            .arg(str(e, "model"), hostPort(e), count("input_tokens"), count("output_tokens"),
+                 count("cache_read_tokens"), count("cache_write_tokens"))
+            .arg(locale.toString(static_cast<double>(number(e, "duration_ms")) / 1000.0, 'f', 1));
+    if (const std::int64_t status = number(e, "status"); status != 200 && status != 0)
+        text += ActivityModel::tr(", status %1").arg(status);
+    return text;
+}
+
+// What an approval asks about, from its fields (the "what" text is the CLI's English).
+QString askedWhat(const json& e)
+{
+    if (auto argv = e.find("argv"); argv != e.end() && argv->is_array() && !argv->empty())
+        return ActivityModel::tr("command %1 (in %2)").arg(words(*argv), str(e, "cwd"));
+    if (e.contains("host") && e.contains("port"))
+        return ActivityModel::tr("connection to %1 (%2)").arg(hostPort(e), str(e, "protocol"));
+    return str(e, "what");
+}
+
+// A program's process (docs/protocol.md, "Processes"): started, or how it ended.
+QString execSummary(const json& e)
+{
+    auto argv = e.find("argv");
+    const QString command =
+        argv != e.end() && argv->is_array() && !argv->empty() ? words(*argv) : str(e, "id");
+    const QString by = str(e, "by");
+    if (text(e, "type") == "start")
+        return by.isEmpty() ? ActivityModel::tr("process started: %1").arg(command)
+                            : ActivityModel::tr("process started by %1: %2").arg(by, command);
+    QString how;
+    if (const QString denied = str(e, "denied"); !denied.isEmpty())
+        how = ActivityModel::tr("denied by %1").arg(denied);
+    else if (const QString error = str(e, "error"); !error.isEmpty())
+        how = ActivityModel::tr("did not run: %1").arg(error);
+    else if (flag(e, "timed_out"))
+        how = ActivityModel::tr("timed out");
+    else if (const QString signal = str(e, "signal"); !signal.isEmpty())
+        how = ActivityModel::tr("killed by %1").arg(signal);
+    else
+        how = ActivityModel::tr("exit %1").arg(number(e, "exit_code"));
+    return ActivityModel::tr("process %1 ended: %2 (%3 ms)")
+        .arg(str(e, "id"), how)
+        .arg(number(e, "duration_ms"));
+}
+
+// A program's file request (docs/protocol.md, "Files").
+QString filesSummary(const json& e)
+{
+    const std::string op = text(e, "op");
+    const QString path = str(e, "path");
+    QString what;
+    if (op == "write")
+        what = e.contains("bytes")
+                   ? ActivityModel::tr("wrote %1 (%2)").arg(path, bytes(number(e, "bytes")))
+                   : ActivityModel::tr("wrote %1").arg(path);
+    else if (op == "remove")
+        what = ActivityModel::tr("removed %1").arg(path);
+    else if (op == "rename")
+        what = ActivityModel::tr("renamed %1 to %2").arg(path, str(e, "to"));
+    else if (op == "mkdir")
+        what = ActivityModel::tr("made folder %1").arg(path);
+    else if (op == "symlink")
+        what = ActivityModel::tr("linked %1 to %2").arg(path, str(e, "target"));
+    else
+        what = ActivityModel::tr("%1 %2").arg(QString::fromStdString(op), path);
+    const QString by = str(e, "by");
+    return by.isEmpty() ? what : ActivityModel::tr("%1, by %2").arg(what, by);
+}
+
 } // namespace
 
 // A file event (docs/protocol.md, "File events").
@@ -172,9 +252,20 @@ ActivityModel::Row ActivityModel::makeRow(const json& e)
             row.commandId = number(e, "command_id", -1);
             row.refusal = row.decision == Decision::Denied && row.commandId >= 0;
             QString how = row.decision == Decision::Allowed ? tr("allowed") : tr("denied");
+            // What decided, in the window's language when the event says it ("rule" is the
+            // CLI's English text, kept for what the window has no words for).
+            const std::string by = text(e, "decided_by");
             QString rule = str(e, "rule");
-            row.summary = rule.isEmpty() ? tr("%1 %2").arg(hostPort(e), how)
-                                         : tr("%1 %2 by %3").arg(hostPort(e), how, rule);
+            if (by == "rule")
+                row.summary =
+                    tr("%1 %2 by rule %3").arg(hostPort(e), how).arg(number(e, "rule_number"));
+            else if (by == "default")
+                row.summary = tr("%1 %2 by the default action").arg(hostPort(e), how);
+            else if (by == "answer")
+                row.summary = tr("%1 %2 when asked").arg(hostPort(e), how);
+            else
+                row.summary = rule.isEmpty() ? tr("%1 %2").arg(hostPort(e), how)
+                                             : tr("%1 %2 by %3").arg(hostPort(e), how, rule);
         } else if (type == "failed") {
             row.summary = tr("%1 failed: %2").arg(hostPort(e), str(e, "detail"));
         } else if (type == "malformed") {
@@ -204,7 +295,7 @@ ActivityModel::Row ActivityModel::makeRow(const json& e)
         row.outcome = type != "request";
         if (type == "request") {
             row.decision = Decision::Asked;
-            row.summary = tr("approval #%1 asked: %2").arg(id, str(e, "what"));
+            row.summary = tr("approval #%1 asked: %2").arg(id, askedWhat(e));
         } else {
             const bool allow = decision == "allow";
             const QString how = allow ? tr("allowed") : tr("denied");
@@ -294,6 +385,13 @@ ActivityModel::Row ActivityModel::makeRow(const json& e)
                 ? tr("%1 refused by the sandbox's system call filter").arg(str(e, "syscall"))
                 : tr("%1 refused by the sandbox's system call filter: %2 (pid %3)")
                       .arg(str(e, "syscall"), who, str(e, "pid"));
+    } else if (kind == sb::activity::kExec) {
+        row.category = Category::Lifecycle;
+        row.summary = execSummary(e);
+        if (e.contains("denied")) row.decision = Decision::Denied;
+    } else if (kind == sb::activity::kFiles) {
+        row.category = Category::File;
+        row.summary = filesSummary(e);
     } else if (kind == sb::activity::kSnapshot) {
         row.category = Category::Lifecycle;
         row.summary = tr("snapshot %1 taken by %2 (the sandbox frozen %3 ms)")
@@ -303,6 +401,18 @@ ActivityModel::Row ActivityModel::makeRow(const json& e)
         // The recording stopped (a full disk, a database locked by another program) or went on.
         row.category = Category::Lifecycle;
         row.summary = str(e, "message");
+    } else if (kind == sb::activity::kModel) {
+        row.category = Category::Network;
+        row.commandId = number(e, "command_id", -1);
+        row.summary = modelSummary(e);
+    } else if (kind == sb::activity::kLeak) {
+        // Refused, and the one row of the timeline that must not go unseen (LeakBanner too).
+        row.category = Category::Network;
+        row.decision = Decision::Denied;
+        row.refused = true;
+        row.commandId = number(e, "command_id", -1);
+        row.summary = tr("ATTEMPTED SECRET LEAK: %1 on its way to %2 (in the %3), refused")
+                          .arg(str(e, "secret"), hostPort(e), str(e, "where"));
     } else {
         row.category = Category::Lifecycle;
         json rest = e;

@@ -4,6 +4,7 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QKeySequence>
+#include <QLabel>
 #include <QLineEdit>
 #include <QScrollBar>
 #include <QShortcut>
@@ -138,6 +139,19 @@ ActivityView::ActivityView(QWidget* parent) : QWidget(parent)
     connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             [this](const QModelIndex& current) { showDetails(current); });
 
+    m_emptyNote = new QLabel(m_table->viewport());
+    m_emptyNote->setAlignment(Qt::AlignCenter);
+    m_emptyNote->setWordWrap(true);
+    m_emptyNote->setForegroundRole(QPalette::PlaceholderText);
+    m_emptyNote->setAttribute(Qt::WA_TransparentForMouseEvents);
+    auto* emptyLayout = new QVBoxLayout(m_table->viewport());
+    emptyLayout->addWidget(m_emptyNote);
+    for (auto signal : {&QAbstractItemModel::rowsInserted, &QAbstractItemModel::rowsRemoved})
+        connect(m_filter, signal, this, &ActivityView::updateEmptyNote);
+    connect(m_filter, &QAbstractItemModel::modelReset, this, &ActivityView::updateEmptyNote);
+    connect(m_filter, &QAbstractItemModel::layoutChanged, this, &ActivityView::updateEmptyNote);
+    updateEmptyNote();
+
     // Five rows at least, whatever else wants the height.
     m_table->setMinimumHeight(fm.height() * 7 + m_table->header()->sizeHint().height());
 
@@ -160,6 +174,18 @@ ActivityView::ActivityView(QWidget* parent) : QWidget(parent)
     layout->setSpacing(2);
     layout->addLayout(bar);
     layout->addWidget(split, 1);
+}
+
+void ActivityView::updateEmptyNote()
+{
+    const bool empty = m_filter->rowCount() == 0;
+    if (empty)
+        m_emptyNote->setText(
+            m_model->rowCount() == 0
+                ? tr("No activity yet. Commands, connections, approvals and file changes show "
+                     "here as the session runs.")
+                : tr("No event matches the search or the filters."));
+    m_emptyNote->setVisible(empty);
 }
 
 QToolButton* ActivityView::categoryButton(ActivityModel::Category category) const
@@ -216,6 +242,7 @@ void ActivityView::afterFilterChange()
     else if (m_follow)
         m_table->scrollToBottom();
     showDetails(current);
+    updateEmptyNote();
 }
 
 void ActivityView::showDetails(const QModelIndex& proxyIndex)

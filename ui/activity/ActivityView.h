@@ -12,6 +12,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+class QLabel;
 class QLineEdit;
 class QTextBrowser;
 class QToolButton;
@@ -33,6 +34,8 @@ class ActivityView : public QWidget {
     QTreeView* table() const { return m_table; }
     QLineEdit* searchEdit() const { return m_search; }
     QTextBrowser* detailsPane() const { return m_details; }
+    // Over the empty table: that nothing happened yet, or that the filter hides every event.
+    QLabel* emptyNote() const { return m_emptyNote; }
     QToolButton* categoryButton(ActivityModel::Category category) const;
     QToolButton* deniedOnlyButton() const { return m_deniedOnly; }
 
@@ -48,12 +51,14 @@ class ActivityView : public QWidget {
   private:
     void showDetails(const QModelIndex& proxyIndex);
     void afterFilterChange();
+    void updateEmptyNote();
 
     ActivityModel* m_model = nullptr;
     ActivityFilterModel* m_filter = nullptr;
     QTreeView* m_table = nullptr;
     QLineEdit* m_search = nullptr;
     QTextBrowser* m_details = nullptr;
+    QLabel* m_emptyNote = nullptr;
     QToolButton* m_deniedOnly = nullptr;
     std::map<ActivityModel::Category, QToolButton*> m_categoryButtons;
     QTimer m_searchDelay;

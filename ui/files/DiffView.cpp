@@ -1,5 +1,6 @@
 #include "DiffView.h"
 
+#include "DiffDelegate.h"
 #include "terminal/MonospaceFont.h"
 
 #include <QAction>
@@ -8,22 +9,19 @@
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
-#include <QHelpEvent>
 #include <QImageReader>
 #include <QLabel>
 #include <QLocale>
 #include <QMenu>
 #include <QMimeDatabase>
-#include <QPainter>
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QStackedWidget>
-#include <QStyledItemDelegate>
 #include <QTableView>
 #include <QToolBar>
 #include <QToolButton>
-#include <QToolTip>
 #include <QVBoxLayout>
+#include <QWheelEvent>
 #include <cstring>
 #include <utility>
 
@@ -33,7 +31,7 @@ namespace {
 // Below this many characters a diff is computed at once; above, on the worker thread.
 constexpr qsizetype kInlineCharacters = 256 * 1024;
 constexpr int kContextLines = 3;
-constexpr int kCellPadding = 4;
+constexpr int kCellPadding = DiffDelegate::kCellPadding;
 constexpr int kImageBox = 320;
 
 // git's test: a NUL byte among the first 8000 makes a file binary.
@@ -56,60 +54,6 @@ QImage decodeImage(const std::string& content)
     QImageReader reader(&buffer);
     return reader.read();
 }
-
-// Draws a diff cell: its background, the changed characters a shade stronger, then the text.
-class DiffDelegate : public QStyledItemDelegate {
-  public:
-    using QStyledItemDelegate::QStyledItemDelegate;
-    DiffColors colors;
-
-    void paint(QPainter* painter, const QStyleOptionViewItem& option,
-               const QModelIndex& index) const override
-    {
-        painter->save();
-        const QVariant background = index.data(Qt::BackgroundRole);
-        if (background.isValid()) painter->fillRect(option.rect, background.value<QColor>());
-        const QString text = index.data(Qt::DisplayRole).toString();
-        const QRect area = option.rect.adjusted(kCellPadding, 0, -kCellPadding, 0);
-        const QFontMetrics metrics(option.font);
-        const auto cell = static_cast<DiffModel::Cell>(index.data(DiffModel::CellRole).toInt());
-        const QColor word = cell == DiffModel::Cell::Added ? colors.addedWord : colors.removedWord;
-        for (const QVariant& v : index.data(DiffModel::HighlightsRole).toList()) {
-            const QPoint range = v.toPoint();
-            const int x = area.left() + metrics.horizontalAdvance(text.left(range.x()));
-            const int width = metrics.horizontalAdvance(text.mid(range.x(), range.y()));
-            painter->fillRect(QRect(x, option.rect.top(), width, option.rect.height()), word);
-        }
-        const QVariant foreground = index.data(Qt::ForegroundRole);
-        painter->setPen(foreground.isValid() ? foreground.value<QColor>()
-                                             : option.palette.color(QPalette::Text));
-        painter->setFont(option.font);
-        const int align = index.data(Qt::TextAlignmentRole).toInt();
-        // A line longer than its column (side by side) ends in "…"; its tooltip has it whole.
-        painter->drawText(area, align | Qt::TextSingleLine,
-                          metrics.elidedText(text, Qt::ElideRight, area.width()));
-        painter->restore();
-    }
-
-    bool helpEvent(QHelpEvent* event, QAbstractItemView* view, const QStyleOptionViewItem& option,
-                   const QModelIndex& index) override
-    {
-        const QString text = index.data(Qt::DisplayRole).toString();
-        if (event->type() == QEvent::ToolTip && QFontMetrics(option.font).horizontalAdvance(text) >
-                                                    option.rect.width() - 2 * kCellPadding) {
-            QToolTip::showText(event->globalPos(), text, view);
-            return true;
-        }
-        return QStyledItemDelegate::helpEvent(event, view, option, index);
-    }
-
-    QSize sizeHint(const QStyleOptionViewItem& option, const QModelIndex& index) const override
-    {
-        const QFontMetrics metrics(option.font);
-        return {metrics.horizontalAdvance(index.data().toString()) + 2 * kCellPadding,
-                metrics.height() + 2};
-    }
-};
 
 } // namespace
 
@@ -213,7 +157,20 @@ DiffView::DiffView(QWidget* parent) : QWidget(parent)
 
     m_stack = new QStackedWidget(this);
     m_stack->addWidget(m_message);
-    m_stack->addWidget(m_table);
+    // Side by side, both sides stay in view and this bar pans the text of both together.
+    m_pan = new QScrollBar(Qt::Horizontal, this);
+    m_pan->hide();
+    connect(m_pan, &QScrollBar::valueChanged, this, [this](int shift) {
+        static_cast<DiffDelegate*>(m_table->itemDelegate())->shift = shift;
+        m_table->viewport()->update();
+    });
+    m_textPage = new QWidget(this);
+    auto* textColumn = new QVBoxLayout(m_textPage);
+    textColumn->setContentsMargins(0, 0, 0, 0);
+    textColumn->setSpacing(0);
+    textColumn->addWidget(m_table, 1);
+    textColumn->addWidget(m_pan);
+    m_stack->addWidget(m_textPage);
     m_stack->addWidget(m_summary);
     m_stack->addWidget(m_imageScroll);
 
@@ -448,6 +405,18 @@ void DiffView::updateColumnWidths()
         m_table->setColumnWidth(DiffModel::RightNumberColumn, numberWidth);
         m_table->setColumnWidth(DiffModel::RightTextColumn, half);
     }
+    // A line longer than its side is reached by panning both sides (their tooltips have it too).
+    auto* delegate = static_cast<DiffDelegate*>(m_table->itemDelegate());
+    const bool sideBySide = m_model->layout() == Layout::SideBySide;
+    delegate->panColumns =
+        sideBySide ? std::pair(int{DiffModel::LeftTextColumn}, int{DiffModel::RightTextColumn})
+                   : std::pair(-1, -1);
+    const int overflow =
+        sideBySide ? textWidth - m_table->columnWidth(DiffModel::LeftTextColumn) : 0;
+    m_pan->setRange(0, std::max(0, overflow));
+    m_pan->setPageStep(m_table->columnWidth(DiffModel::LeftTextColumn));
+    m_pan->setSingleStep(digit * 4);
+    m_pan->setVisible(overflow > 0);
 }
 
 QString DiffView::sideText(const sb::ChangeSide& side, const QString& absent) const
@@ -514,7 +483,7 @@ void DiffView::setPage(Page page)
         m_stack->setCurrentWidget(m_message);
         break;
     case Page::Text:
-        m_stack->setCurrentWidget(m_table);
+        m_stack->setCurrentWidget(m_textPage);
         break;
     case Page::Binary:
         m_stack->setCurrentWidget(m_summary);
@@ -570,6 +539,18 @@ void DiffView::changeEvent(QEvent* event)
 bool DiffView::eventFilter(QObject* watched, QEvent* event)
 {
     if (watched == m_table->viewport() && event->type() == QEvent::Resize) updateColumnWidths();
+    // Sideways wheel turns (or Shift with the wheel) pan the sides.
+    if (watched == m_table->viewport() && event->type() == QEvent::Wheel && m_pan->isVisible()) {
+        auto* wheel = static_cast<QWheelEvent*>(event);
+        const QPoint delta = wheel->angleDelta();
+        const int sideways = delta.x() != 0                                   ? delta.x()
+                             : wheel->modifiers().testFlag(Qt::ShiftModifier) ? delta.y()
+                                                                              : 0;
+        if (sideways != 0) {
+            m_pan->setValue(m_pan->value() - sideways / 120 * m_pan->singleStep() * 3);
+            return true;
+        }
+    }
     return QWidget::eventFilter(watched, event);
 }
 

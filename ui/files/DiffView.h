@@ -15,6 +15,7 @@
 class QAction;
 class QLabel;
 class QScrollArea;
+class QScrollBar;
 class QStackedWidget;
 class QTableView;
 class QToolBar;
@@ -53,6 +54,8 @@ class DiffView : public QWidget {
     bool isComputing() const { return m_computing; }
     DiffModel* model() const { return m_model; }
     QTableView* table() const { return m_table; }
+    // Side by side, when a line is longer than its side: pans the text of both sides.
+    QScrollBar* panBar() const { return m_pan; }
     // The shown change as `diff -u` would print it (empty for binaries and messages).
     QString unifiedText() const;
     // The text of the binary, image or message page.
@@ -90,6 +93,8 @@ class DiffView : public QWidget {
     QToolButton* m_viewButton = nullptr; // the same as a menu, in a narrow pane
     QStackedWidget* m_stack = nullptr;
     QTableView* m_table = nullptr;
+    QScrollBar* m_pan = nullptr;   // side by side: pans both sides' text
+    QWidget* m_textPage = nullptr; // the table and m_pan
     DiffModel* m_model = nullptr;
     QLabel* m_summary = nullptr;
     QLabel* m_beforeCaption = nullptr;

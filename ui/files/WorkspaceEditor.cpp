@@ -1,5 +1,6 @@
 #include "WorkspaceEditor.h"
 
+#include "ConflictText.h"
 #include "supervision/SessionReview.h"
 #include "workspace/Workspace.h"
 
@@ -20,7 +21,7 @@ QList<EditIssue> toIssues(const std::vector<sb::ApplyIssue>& issues)
 {
     QList<EditIssue> out;
     for (const auto& i : issues)
-        out.append({QString::fromStdString(i.path), QString::fromStdString(i.reason)});
+        out.append({QString::fromStdString(i.path), ConflictText::of(i)});
     return out;
 }
 

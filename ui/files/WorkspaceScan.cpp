@@ -1,5 +1,6 @@
 #include "WorkspaceScan.h"
 
+#include "ConflictText.h"
 #include "base/Paths.h"
 
 #include <QFile>
@@ -63,8 +64,7 @@ WorkspaceScan scanWorkspace(const std::string& upper, const std::string& project
     auto report = sb::applyChanges(upper, project, options);
     if (report) {
         for (const auto& issue : report->conflicts)
-            scan.conflicts.insert(QString::fromStdString(issue.path),
-                                  QString::fromStdString(issue.reason));
+            scan.conflicts.insert(QString::fromStdString(issue.path), ConflictText::of(issue));
     }
     return scan;
 }

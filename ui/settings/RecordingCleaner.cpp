@@ -45,6 +45,7 @@ void RecordingCleaner::clean(int keepDays, int keepSizeMb, bool dryRun)
                 result.removed << QString::fromStdString(id);
             result.freedBytes = report->freedBytes;
             result.keptBytes = report->keptBytes;
+            result.fileBytes = report->fileBytes;
             return result;
         },
         [this, generation](CleanupResult result) {
@@ -56,8 +57,8 @@ void RecordingCleaner::clean(int keepDays, int keepSizeMb, bool dryRun)
 
 QString RecordingCleaner::formatBytes(quint64 bytes)
 {
-    return QLocale().formattedDataSize(static_cast<qint64>(bytes), 1,
-                                       QLocale::DataSizeTraditionalFormat);
+    if (bytes < 1024) return QStringLiteral("%1 B").arg(bytes); // as the CLI says it
+    return QLocale().formattedDataSize(static_cast<qint64>(bytes), 1, QLocale::DataSizeIecFormat);
 }
 
 } // namespace sbui

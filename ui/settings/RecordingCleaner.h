@@ -16,6 +16,7 @@ struct CleanupResult {
     QString error; // empty on success
     QStringList removed;
     quint64 freedBytes = 0, keptBytes = 0;
+    quint64 fileBytes = 0; // the database on disk (sb::GcReport::fileBytes)
 };
 
 class RecordingCleaner : public QObject {
@@ -30,7 +31,7 @@ class RecordingCleaner : public QObject {
     void clean(int keepDays, int keepSizeMb, bool dryRun);
     bool isBusy() const { return m_running > 0; }
 
-    // "12.3 MB".
+    // "12.3 MiB" (binary units, as `sandbench-cli gc` says them), in the window's locale.
     static QString formatBytes(quint64 bytes);
 
   Q_SIGNALS:

@@ -239,7 +239,11 @@ void SettingsDialog::showRetention(const CleanupResult& result)
         return;
     }
     m_retentionUse->setToolTip(QString());
-    m_retentionUse->setText(RecordingCleaner::formatBytes(result.freedBytes + result.keptBytes));
+    // As `sandbench-cli gc` says it: the recordings' stored bytes, and the file on disk.
+    m_retentionUse->setText(
+        tr("%1 in recordings, %2 on disk")
+            .arg(RecordingCleaner::formatBytes(result.freedBytes + result.keptBytes),
+                 RecordingCleaner::formatBytes(result.fileBytes)));
     const auto count = static_cast<int>(result.removed.size());
     m_retentionInfo->setText(count == 0
                                  ? tr("nothing")

@@ -65,6 +65,21 @@ bool hasIssue(const std::vector<sb::ApplyIssue>& issues, const std::string& path
     return false;
 }
 
+// What a conflict is, for the window to say in its own language (issue 37, item 11).
+sb::ApplyIssue::Why whyOf(const std::vector<sb::ApplyIssue>& issues, const std::string& path)
+{
+    for (const auto& i : issues)
+        if (i.path == path) return i.why;
+    return sb::ApplyIssue::Why::Other;
+}
+
+std::string subjectOf(const std::vector<sb::ApplyIssue>& issues, const std::string& path)
+{
+    for (const auto& i : issues)
+        if (i.path == path) return i.subject;
+    return {};
+}
+
 class Workspace : public sbtest::LayerTest {
   protected:
     std::string changes()
@@ -431,6 +446,7 @@ TEST_F(Workspace, ApplyReportsAConflictWhenTheRealFileChangedAndForceOverrides)
 
     auto report = apply({}, false, start);
     EXPECT_TRUE(hasIssue(report.conflicts, "f.txt", "changed in the project"));
+    EXPECT_EQ(whyOf(report.conflicts, "f.txt"), sb::ApplyIssue::Why::ChangedInProject);
     EXPECT_EQ(report.applied, std::vector<std::string>{"g.txt"});
     EXPECT_EQ(sbtest::readFile(project / "f.txt"), "user edit");
     EXPECT_EQ(changes(), "Mf f.txt\n");
@@ -457,6 +473,9 @@ TEST_F(Workspace, ApplyConflictsOnDeletionsAndAddsTouchedSinceTheStart)
     auto report = apply({}, false, start);
     EXPECT_TRUE(hasIssue(report.conflicts, "tree", "tree/deep/file"));
     EXPECT_TRUE(hasIssue(report.conflicts, "fresh", "since the session started"));
+    EXPECT_EQ(whyOf(report.conflicts, "tree"), sb::ApplyIssue::Why::ChangedInsideInProject);
+    EXPECT_EQ(subjectOf(report.conflicts, "tree"), "tree/deep/file");
+    EXPECT_EQ(whyOf(report.conflicts, "fresh"), sb::ApplyIssue::Why::ChangedInProject);
     EXPECT_EQ(sbtest::readFile(project / "tree/deep/file"), "user edit");
     EXPECT_EQ(sbtest::readFile(project / "fresh"), "user made it too");
 }
