@@ -2,7 +2,9 @@
 #include "base/Bytes.h"
 #include "image/ArchiveLibrary.h"
 #include "image/ImageStore.h"
+#include "network/SessionCa.h"
 #include "sandbox/Doctor.h"
+#include "secrets/SecretValues.h"
 
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -32,6 +34,22 @@ sb::DoctorCheck imagesCheck()
     return c;
 }
 
+// Secrets (docs/secrets.md): the TLS termination is always there; the keyring source needs
+// libsecret.
+sb::DoctorCheck secretsCheck()
+{
+    sb::DoctorCheck c;
+    c.name = "secrets";
+    c.required = false;
+    const sb::Status keyring = sb::keyringLibrary();
+    c.ok = !keyring;
+    c.detail = "TLS termination with " + sb::openSslVersion() + "; keyring source: " +
+               (keyring ? "unavailable (" + keyring->describe() + ")"
+                        : std::string("libsecret (the desktop's Secret Service)"));
+    if (keyring) c.fix = "sudo apt install libsecret-1-0 (only secrets read from the keyring)";
+    return c;
+}
+
 } // namespace
 
 void addDoctorCommand(CLI::App& app)
@@ -43,6 +61,7 @@ void addDoctorCommand(CLI::App& app)
     doctor->callback([json] {
         auto checks = sb::runDoctor();
         checks.push_back(imagesCheck());
+        checks.push_back(secretsCheck());
         bool usable = true;
         nlohmann::json out = nlohmann::json::array();
         for (const auto& c : checks) {

@@ -2,6 +2,7 @@
 
 #include "policy/NetworkRules.h"
 
+#include <openssl/crypto.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/pem.h>
@@ -100,6 +101,11 @@ struct SessionCa::Keys {
     Key caKey, leafKey; // one key for every host's certificate of the session
     Cert caCert;
 };
+
+std::string openSslVersion()
+{
+    return OpenSSL_version(OPENSSL_VERSION);
+}
 
 std::string openSslError()
 {

@@ -42,6 +42,9 @@ class SessionCa {
     long m_serial = 1;
 };
 
+// The OpenSSL Sandbench runs with ("OpenSSL 3.0.19 1 Oct 2024"), for `doctor`.
+std::string openSslVersion();
+
 // OpenSSL's last error, as text ("error:0A000086:SSL routines::certificate verify failed").
 std::string openSslError();
 

@@ -39,6 +39,13 @@ constexpr std::size_t kMaxAttributes = 32; // SecretSchema's
 
 } // namespace
 
+Status keyringLibrary()
+{
+    auto lib = loadSecret();
+    if (!lib) return lib.error();
+    return {};
+}
+
 Result<std::string>
 keyringLookup(const std::vector<std::pair<std::string, std::string>>& attributes)
 {

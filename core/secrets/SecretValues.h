@@ -33,6 +33,9 @@ std::string makePlaceholder(const std::string& value);
 // value where it must not go (an error from a command, a log line).
 std::string redactSecrets(std::string text, const std::vector<ResolvedSecret>& secrets);
 
+// Whether libsecret can be opened (the keyring source needs it), or why not; for `doctor`.
+Status keyringLibrary();
+
 // The desktop keyring's item with these attributes (libsecret, opened when first needed):
 // its value, or NotFound, or why the keyring could not be asked.
 Result<std::string>
