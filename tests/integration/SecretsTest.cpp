@@ -18,13 +18,6 @@ namespace {
 
 const std::string kValue = "sk-ant-api03-THEREALVALUE-" + sbit::uniqueToken() + "0123456789";
 
-std::string readFile(const fs::path& file)
-{
-    std::ifstream in(file, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
 
 // Every file under `root` whose bytes hold `needle`.
 std::vector<std::string> filesHolding(const fs::path& root, const std::string& needle)
@@ -32,7 +25,7 @@ std::vector<std::string> filesHolding(const fs::path& root, const std::string& n
     std::vector<std::string> out;
     std::error_code ec;
     for (fs::recursive_directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec))
-        if (it->is_regular_file(ec) && readFile(it->path()).find(needle) != std::string::npos)
+        if (it->is_regular_file(ec) && sbtest::readFile(it->path()).find(needle) != std::string::npos)
             out.push_back(it->path().string());
     return out;
 }
@@ -122,7 +115,7 @@ exit $status
     // The script runs in the server's folder (api.port); the inside script comes in INSIDE.
     auto result = net.run(sb, {"env", "INSIDE=" + inside, "bash", "-c",
                                "cd " + server.path().string() + " && " + script});
-    ASSERT_EQ(result.status, 0) << result.out << result.err << readFile(server / "api.err");
+    ASSERT_EQ(result.status, 0) << result.out << result.err << sbtest::readFile(server / "api.err");
 
     // Inside: the placeholder, shaped like the key.
     const auto seen = result.out.find("seen inside: sk-ant-api03-");
@@ -133,7 +126,7 @@ exit $status
     EXPECT_TRUE(contains(result.out, "node: 7")) << result.out;
     EXPECT_TRUE(contains(result.out, "paste: 403")) << result.out;
     // The host: the value, three times (curl, Python, Node), never the placeholder.
-    EXPECT_EQ(readFile(server / "keys.log"), kValue + "\n" + kValue + "\n" + kValue + "\n");
+    EXPECT_EQ(sbtest::readFile(server / "keys.log"), kValue + "\n" + kValue + "\n" + kValue + "\n");
 
     // Recorded: three model requests with their tokens, and the leak.
     const auto models = exported(sb, "secrets", "model");
@@ -178,4 +171,12 @@ TEST(Secrets, AnOptionalSecretWithoutAValueLeavesItsVariableUnset)
     EXPECT_EQ(r.status, 0) << r.err;
     EXPECT_TRUE(contains(r.out, "key=[unset]")) << r.out;
     EXPECT_TRUE(contains(r.err, "secret 'anthropic'")) << r.err;
+}
+
+TEST(Secrets, DoctorSaysWhatSecretsRunOn)
+{
+    sbit::Sandbench sb;
+    auto doctor = sb.cli({"doctor"});
+    EXPECT_TRUE(contains(doctor.out, "secrets         TLS termination with OpenSSL 3")) << doctor.out;
+    EXPECT_TRUE(contains(doctor.out, "keyring source: libsecret")) << doctor.out;
 }
