@@ -8,6 +8,7 @@
 #include "base/Terminal.h"
 #include "control/ControlClient.h"
 #include "control/HistoryReplay.h"
+#include "learning/AnswerGeneralisation.h"
 #include "policy/Policy.h"
 
 #include <algorithm>
@@ -208,6 +209,21 @@ std::string whyNotAnswered(sb::ControlClient& client, const ClientArgs& args, co
     return ended.empty() ? e.describe() : ended;
 }
 
+// After an "always" answer: the rule saved and what it also allows, or the generalised rule
+// the answer could have saved (and how), or why the exact rule is the suggested one.
+void printGeneralisation(const sb::GeneralisedAnswer& g, bool chosen)
+{
+    if (chosen || !g.generalises()) {
+        std::printf("saved rule: %s\n", g.rule.c_str());
+        if (!g.risk.empty()) std::printf("  the exact rule, not a broader one: %s\n", g.risk.c_str());
+    } else {
+        std::printf("suggested instead: %s (answer with --scope suggested to save it)\n",
+                    g.rule.c_str());
+    }
+    for (const std::string& line : g.alsoAllows)
+        std::printf("  it %s also allow %s\n", chosen ? "does" : "would", line.c_str());
+}
+
 int approveCommand(const ClientArgs& args)
 {
     auto client = connectSession(args.session, Role::Viewer, "sandbench-cli");
@@ -229,7 +245,12 @@ int approveCommand(const ClientArgs& args)
     answer.answeredBy = "sandbench-cli";
     answer.scope = it->kind == sb::ApprovalKind::Command ? sb::ApprovalScope::ExactCommand
                                                          : sb::ApprovalScope::HostPort;
-    if (!args.scope.empty()) {
+    // What an "always" answer could save instead: offered below, chosen by --scope suggested.
+    auto generalised = sb::generaliseAnswer(*it);
+    if (args.scope == "suggested") {
+        if (!generalised) return fail(generalised.error());
+        answer = sb::withGeneralisation(answer, *generalised);
+    } else if (!args.scope.empty()) {
         auto scope = sb::proto::parseApprovalScope(args.scope);
         if (!scope || !sb::proto::scopeFitsKind(*scope, it->kind))
             return fail("scope '" + args.scope + "' does not fit a " +
@@ -259,6 +280,8 @@ int approveCommand(const ClientArgs& args)
                 sb::proto::approvalScopeName(answer.scope),
                 answer.programOnly ? ", this program only" : "",
                 sb::proto::approvalDurationName(answer.duration));
+    if (generalised && answer.allow && answer.duration == sb::ApprovalDuration::Always)
+        printGeneralisation(*generalised, args.scope == "suggested");
     return 0;
 }
 
@@ -540,8 +563,11 @@ void addClientCommands(CLI::App& app)
     approve
         ->add_option("--scope", args->scope,
                      "What the answer covers: exact, subcommand, program (commands); "
-                     "hostport, host, domain (network). Default: exact / hostport")
-        ->check(CLI::IsMember({"exact", "subcommand", "program", "hostport", "host", "domain"}));
+                     "hostport, host, domain (network); suggested: the rule policy suggest "
+                     "would write (git push *; the domain on this port for this program), the "
+                     "exact one where broader is risky. Default: exact / hostport")
+        ->check(CLI::IsMember(
+            {"exact", "subcommand", "program", "hostport", "host", "domain", "suggested"}));
     approve->add_option("--for", args->duration, "How long: once, session, always")
         ->check(CLI::IsMember({"once", "session", "always"}));
     approve->add_flag("--program-only", args->programOnly,

@@ -430,6 +430,7 @@ json toJson(const ApprovalAnswer& a)
               {"duration", approvalDurationName(a.duration)},
               {"answered_by", a.answeredBy}};
     if (a.programOnly) j["program_only"] = true;
+    if (a.samePort) j["same_port"] = true;
     return j;
 }
 
@@ -487,6 +488,7 @@ Result<ApprovalAnswer> approvalAnswerFromJson(const json& j)
         a.duration = *d;
         a.answeredBy = j.value("answered_by", std::string());
         a.programOnly = j.value("program_only", false);
+        a.samePort = j.value("same_port", false);
         return a;
     });
 }

@@ -23,6 +23,8 @@ std::string baseName(const std::string& path)
     return std::filesystem::path(path).filename().string();
 }
 
+} // namespace
+
 // Programs that run whatever their arguments say: "python3 *" would allow any program.
 bool isInterpreter(const std::string& name)
 {
@@ -82,6 +84,8 @@ bool isSubcommandWord(const std::string& word)
         return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_';
     });
 }
+
+namespace {
 
 // A pattern's words taken literally as a command line ("rm -rf /*" → rm, -rf, /*): what a rule
 // written for it surely covers.

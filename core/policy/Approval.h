@@ -58,6 +58,9 @@ struct ApprovalAnswer {
     // exact path), so it covers that program's connections only. Needs a known process.
     // Braced, so that {allow, scope, duration, answeredBy} stays a complete initializer.
     bool programOnly{};
+    // Network, scope Host or Domain: the rule keeps the request's port (a generalised answer,
+    // sb::generaliseAnswer: "*.example.com" on port 443 only, not any port).
+    bool samePort{};
 };
 
 struct ApprovalOutcome {

@@ -159,6 +159,10 @@ Result<LearnedRule> networkRuleFromAnswer(const ApprovalRequest& r, const Approv
         return inputError("a command scope does not apply to a connection (expected host and "
                           "port, host or domain)");
     }
+    if (a.samePort && a.scope != ApprovalScope::HostPort) {
+        if (r.port == 0) return inputError("the approval request names no port");
+        rule.ports = {r.port};
+    }
     if (a.programOnly) {
         // The exact executable: a file name would let any program of that name through.
         const std::string program = r.process.empty() ? "" : r.process.front().program;

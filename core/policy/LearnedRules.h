@@ -51,7 +51,8 @@ Result<Policy> loadPresetWithLearned(std::string_view presetName);
 // The rule an answer stands for. Commands: ExactCommand → the program's path and the arguments,
 // quoted ("/usr/bin/git commit -m 'a b'"); Subcommand → "git commit *"; AnyArguments → "git *".
 // Network: HostPort → host + [port]; Host → host; Domain → "*.example.com" for the host's
-// registrable domain; with `programOnly`, the rule's `program` is the request's program's exact
+// registrable domain; with `samePort`, Host and Domain keep the request's port; with
+// `programOnly`, the rule's `program` is the request's program's exact
 // path. InvalidInput when the scope does not fit the request (a subcommand of a
 // program run without arguments, the domain of an IP address, a command scope for a connection).
 Result<LearnedRule> ruleFromAnswer(const ApprovalRequest& request, const ApprovalAnswer& answer);
