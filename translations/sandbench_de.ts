@@ -622,6 +622,14 @@
         <source>%1 %2 when asked</source>
         <translation>%1 %2 auf Nachfrage</translation>
     </message>
+    <message>
+        <source>process</source>
+        <translation>Prozess</translation>
+    </message>
+    <message>
+        <source>file request</source>
+        <translation>Dateizugriff</translation>
+    </message>
 </context>
 <context>
     <name>sbui::ActivityView</name>

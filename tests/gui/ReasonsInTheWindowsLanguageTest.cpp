@@ -139,6 +139,9 @@ class ReasonsInTheWindowsLanguageTest : public QObject {
         for (const QString& row : rows)
             for (const char* word : {"rule", "command", "process", "wrote", "default", "{"})
                 QVERIFY2(!row.contains(QLatin1String(word)), qPrintable(row));
+        // The kind column too: a program's process and file request, not "exec" and "files".
+        QCOMPARE(ActivityModel::kindLabel(QStringLiteral("exec")), QStringLiteral("Prozess"));
+        QCOMPARE(ActivityModel::kindLabel(QStringLiteral("files")), QStringLiteral("Dateizugriff"));
     }
 
     // Without the structured fields (an older recording), the CLI's text still shows.
