@@ -2,10 +2,10 @@
 // stand-in on 127.0.0.1 whose certificate the test's own CA signed: the supervisor's side trusts
 // that CA through SSL_CERT_FILE (OpenSSL's setting for the trust store, never a weaker check),
 // the agent trusts only the session's CA. Names ending in ".test" resolve to 127.0.0.1.
+#include "FakeModelApi.h"
 #include "ProxyTestSupport.h"
 #include "network/TlsIntercept.h"
 #include "secrets/SecretValues.h"
-#include "FakeModelApi.h"
 
 #include <cstdlib>
 #include <fstream>
@@ -20,14 +20,6 @@ namespace {
 
 const std::string kValue = "sk-ant-api03-REALVALUE-0123456789abcdefghijklmnop";
 const std::string kGhValue = "ghp_REALVALUE0123456789abcdefghijklmn";
-
-std::string readFile(const std::filesystem::path& file)
-{
-    std::ifstream in(file);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
 
 ResolvedSecret secret(const std::string& name, const std::string& host, std::uint16_t port,
                       const std::string& value)
@@ -132,7 +124,7 @@ TEST_F(SecretsProxy, TheHostGetsTheValueAndTheAgentOnlyEverSeesThePlaceholder)
          R"({"model": "claude-test", "max_tokens": 5})", url("tls.test", "/v1/messages")});
     ASSERT_EQ(r.status, 0) << r.err;
     EXPECT_NE(r.out.find(R"("input_tokens": 11)"), std::string::npos) << r.out;
-    EXPECT_EQ(readFile(log), kValue + "\n") << "the host received the real value";
+    EXPECT_EQ(sbtest::readFile(log), kValue + "\n") << "the host received the real value";
 
     // A host that echoes the key hands the agent the placeholder, not the value.
     auto echoed = curl({"-H", "x-api-key: " + anthropic.placeholder, url("tls.test", "/echo-key")});
@@ -181,7 +173,7 @@ TEST_F(SecretsProxy, APlaceholderSentToAnotherHostIsRefusedAsALeak)
     ASSERT_TRUE(leak);
     EXPECT_EQ(leak->secrets, std::vector<std::string>{"anthropic"});
     EXPECT_EQ(leak->request.host, "other.test");
-    EXPECT_EQ(readFile(log), "") << "the host saw nothing";
+    EXPECT_EQ(sbtest::readFile(log), "") << "the host saw nothing";
 
     // In a body, and over plain HTTP to a host no secret names.
     auto body = curl({"-d", "k=" + anthropic.placeholder, url("other.test", "/v1/messages")});
@@ -193,7 +185,7 @@ TEST_F(SecretsProxy, APlaceholderSentToAnotherHostIsRefusedAsALeak)
     auto plainLeak = proxy->events.waitFor(ProxyEvent::Kind::Leak); // the proxy's own
     ASSERT_TRUE(plainLeak);
     EXPECT_EQ(plainLeak->request.host, "plain.test");
-    EXPECT_EQ(readFile(log), "");
+    EXPECT_EQ(sbtest::readFile(log), "");
 }
 
 TEST_F(SecretsProxy, AnUpstreamWithAnUntrustedCertificateIsRefused)
@@ -222,7 +214,7 @@ TEST_F(SecretsProxy, AnUpstreamWithAnUntrustedCertificateIsRefused)
     auto failed = strictEvents.waitFor(ProxyEvent::Kind::Failed);
     ASSERT_TRUE(failed);
     EXPECT_NE(failed->detail.find("certificate"), std::string::npos) << failed->detail;
-    EXPECT_EQ(readFile(log), "");
+    EXPECT_EQ(sbtest::readFile(log), "");
     proxy.reset();
     strict->stop();
 }
@@ -252,7 +244,7 @@ TEST_F(SecretsProxy, OverAModelLimitTheNextRequestIsPutToTheHumanFirst)
     EXPECT_NE(refused.out.find("limits.model_tokens (10) reached"), std::string::npos);
     ASSERT_EQ(asked.size(), 1u);
     EXPECT_EQ(asked[0], "tls.test: limits.model_tokens (10) reached");
-    EXPECT_EQ(readFile(log), kValue + "\n") << "the refused request never reached the host";
+    EXPECT_EQ(sbtest::readFile(log), kValue + "\n") << "the refused request never reached the host";
     auto limit = events.waitFor(ProxyEvent::Kind::ModelLimit);
     ASSERT_TRUE(limit);
     EXPECT_EQ(limit->action, RuleAction::Deny);
@@ -265,5 +257,5 @@ TEST_F(SecretsProxy, OverAModelLimitTheNextRequestIsPutToTheHumanFirst)
     auto allowed = curl(request);
     EXPECT_NE(allowed.out.find("\n200"), std::string::npos) << allowed.out;
     EXPECT_EQ(asked.size(), 2u);
-    EXPECT_EQ(readFile(log), kValue + "\n" + kValue + "\n");
+    EXPECT_EQ(sbtest::readFile(log), kValue + "\n" + kValue + "\n");
 }

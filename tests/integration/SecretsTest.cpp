@@ -18,14 +18,14 @@ namespace {
 
 const std::string kValue = "sk-ant-api03-THEREALVALUE-" + sbit::uniqueToken() + "0123456789";
 
-
 // Every file under `root` whose bytes hold `needle`.
 std::vector<std::string> filesHolding(const fs::path& root, const std::string& needle)
 {
     std::vector<std::string> out;
     std::error_code ec;
     for (fs::recursive_directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec))
-        if (it->is_regular_file(ec) && sbtest::readFile(it->path()).find(needle) != std::string::npos)
+        if (it->is_regular_file(ec) &&
+            sbtest::readFile(it->path()).find(needle) != std::string::npos)
             out.push_back(it->path().string());
     return out;
 }
@@ -177,6 +177,7 @@ TEST(Secrets, DoctorSaysWhatSecretsRunOn)
 {
     sbit::Sandbench sb;
     auto doctor = sb.cli({"doctor"});
-    EXPECT_TRUE(contains(doctor.out, "secrets         TLS termination with OpenSSL 3")) << doctor.out;
+    EXPECT_TRUE(contains(doctor.out, "secrets         TLS termination with OpenSSL 3"))
+        << doctor.out;
     EXPECT_TRUE(contains(doctor.out, "keyring source: libsecret")) << doctor.out;
 }
