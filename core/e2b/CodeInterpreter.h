@@ -55,7 +55,7 @@ struct ContextRequest {
 Result<ContextRequest> parseCreateContext(const nlohmann::json& body, const std::string& home);
 
 // A language as the SDK names it ("Python", "js", "ts"), lower case and unaliased; an
-// InvalidInput naming it for one no kernel here runs (only Python: Debian's ipykernel).
+// InvalidInput naming it for one not served here (Python, Debian's ipykernel, and bash are).
 Result<std::string> languageOf(std::string_view name);
 
 // One line of the gateway's stdout: about which request, and what.
@@ -74,8 +74,10 @@ std::optional<GatewayMessage> parseGatewayLine(std::string_view line);
 // error or number_of_executions with fields of the right types; nullopt for anything else.
 std::optional<nlohmann::json> executeLine(const nlohmann::json& out);
 
-// The gateway's source (KernelGatewayScript.cpp).
-std::string_view kernelGatewayScript();
+// The gateway's source (KernelGatewayScript.cpp), whose second part, the extras
+// (KernelGatewayExtras.cpp), has the chart data read in kernels and the bash contexts.
+const std::string& kernelGatewayScript();
+std::string_view kernelGatewayExtras();
 
 // The gateway's process in one sandbox, and the requests waiting for its answers.
 class KernelGateway {

@@ -3,6 +3,8 @@
 // Sandbench's own: requests on stdin and answers on stdout, one JSON object a line each.
 #include "e2b/CodeInterpreter.h"
 
+#include <string>
+
 namespace sb::e2b {
 
 namespace {
@@ -15,8 +17,10 @@ constexpr std::string_view kScript = R"py(
 # process of the sandbox, under its policy and exec approval, and what it prints is recorded.
 import json
 import os
+import shlex
 import queue
 import signal
+import subprocess
 import sys
 import threading
 import uuid
@@ -24,6 +28,7 @@ import uuid
 PROTOCOL = os.fdopen(os.dup(1), "w", buffering=1, encoding="utf-8")
 os.dup2(2, 1)  # a stray print() must not break the protocol
 SEND_LOCK = threading.Lock()
+HOME = sys.argv[1] if len(sys.argv) > 1 else "/home/user"
 STATE = os.environ.get("SANDBENCH_KERNEL_STATE", "/tmp/.sandbench-code-interpreter")
 os.environ.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")  # the debugger's start notes
 for key, sub in (("JUPYTER_RUNTIME_DIR", "runtime"), ("IPYTHONDIR", "ipython"),
@@ -93,159 +98,6 @@ def __sandbench_setup():
     Image.Image.save = save_and_show
 __sandbench_setup()
 del __sandbench_setup
-'''
-
-# Chart data of a matplotlib figure shown (e2b/chart), also run in every new kernel.
-SETUP += r'''
-def __sandbench_charts():
-    """Chart data (e2b/chart) of a matplotlib figure shown: what kind of chart each of its axes
-    draws and the data it draws, in the shape E2B's SDK reads as `result.chart`."""
-    import re
-    import sys
-    from IPython import get_ipython
-    from IPython.core.formatters import BaseFormatter
-    from traitlets import ObjectName, Unicode
-
-    def text_or_none(text):
-        return text if text else None
-
-    def unit_of(label):
-        found = re.search(r"\(([^()]+)\)\s*$", label or "")
-        return found.group(1) if found else None
-
-    def scale_of(axis, kind):
-        from matplotlib import category, dates
-        if isinstance(axis.units, category.UnitData):
-            return "categorical"
-        if isinstance(axis.converter, (dates.DateConverter, dates._SwitchableDateConverter)):
-            return "datetime"
-        return kind
-
-    def value_of(value, scale):
-        from matplotlib import dates
-        if scale == "datetime":
-            return dates.num2date(value).isoformat()
-        return float(value)
-
-    def planar(ax, kind):
-        chart = {"type": kind, "title": text_or_none(ax.get_title()), "elements": []}
-        for name, axis, scale in (("x", ax.xaxis, ax.get_xscale()), ("y", ax.yaxis, ax.get_yscale())):
-            label = axis.get_label().get_text()
-            chart[name + "_label"] = text_or_none(label)
-            chart[name + "_unit"] = unit_of(label)
-            chart[name + "_scale"] = scale_of(axis, scale)
-            chart[name + "_ticks"] = [value_of(t, chart[name + "_scale"]) for t in axis.get_ticklocs()]
-            chart[name + "_tick_labels"] = [t.get_text() for t in axis.get_ticklabels()]
-        return chart
-
-    def points(xy, chart):
-        return [[value_of(x, chart["x_scale"]), value_of(y, chart["y_scale"])] for x, y in xy]
-
-    def tick_label(ax, x):
-        ticks = list(ax.get_xticks())
-        labels = [t.get_text() for t in ax.get_xticklabels()]
-        if not ticks or len(ticks) != len(labels):
-            return str(x)
-        nearest = min(range(len(ticks)), key=lambda i: abs(ticks[i] - x))
-        return labels[nearest]
-
-    def kind_of(ax):
-        from matplotlib.collections import PathCollection
-        from matplotlib.lines import Line2D
-        from matplotlib.patches import PathPatch, Rectangle, Wedge
-        from matplotlib.text import Text
-        drawn = [a for a in ax.get_children() if a in ax._children and not isinstance(a, Text)]
-        if not drawn:
-            return "unknown"
-        for kind, types in (("line", (Line2D,)), ("box_and_whisker", (PathPatch, Line2D)),
-                            ("scatter", (PathCollection,)), ("pie", (Wedge,)),
-                            ("bar", (Rectangle,))):
-            if all(isinstance(a, types) for a in drawn):
-                return kind
-        return "unknown"
-
-    def chart_of(ax):
-        from matplotlib.lines import Line2D
-        from matplotlib.patches import PathPatch
-        kind = kind_of(ax)
-        if kind in ("line", "scatter"):
-            chart = planar(ax, kind)
-            if kind == "line":
-                for line in ax.lines:
-                    chart["elements"].append({"label": line.get_label(),
-                                              "points": points(line.get_xydata(), chart)})
-            else:
-                for collection in ax.collections:
-                    chart["elements"].append({"label": collection.get_label(),
-                                              "points": points(collection.get_offsets(), chart)})
-            return chart
-        if kind == "bar":
-            chart = planar(ax, kind)
-            for key in ("x_ticks", "x_tick_labels", "y_ticks", "y_tick_labels", "x_scale", "y_scale"):
-                del chart[key]
-            for container in ax.containers:
-                for bar in container:
-                    chart["elements"].append({
-                        "label": tick_label(ax, bar.get_x() + bar.get_width() / 2),
-                        "group": container.get_label(), "value": float(bar.get_height())})
-            return chart
-        if kind == "pie":
-            return {"type": "pie", "title": text_or_none(ax.get_title()), "elements": [
-                {"label": w.get_label(), "angle": round(abs(w.theta2 - w.theta1), 2),
-                 "radius": w.r} for w in ax.patches]}
-        if kind == "box_and_whisker":
-            chart = planar(ax, kind)
-            for key in ("x_ticks", "x_tick_labels", "y_ticks", "y_tick_labels", "x_scale", "y_scale"):
-                del chart[key]
-            boxes = sorted((p for p in ax.patches if isinstance(p, PathPatch)),
-                           key=lambda p: p.get_path().vertices[:, 0].mean())
-            for box in boxes:
-                xs, ys = box.get_path().vertices[:, 0], box.get_path().vertices[:, 1]
-                left, right = float(xs.min()), float(xs.max())
-                mine = [line for line in ax.lines
-                        if len(line.get_xdata()) and left - 1e-9 <= min(line.get_xdata())
-                        and max(line.get_xdata()) <= right + 1e-9]
-                fliers = [line for line in mine if line.get_linestyle() in ("None", "", " ")]
-                whiskers = [line for line in mine if line not in fliers
-                            and len(set(line.get_xdata())) == 1 and len(line.get_ydata()) == 2]
-                flat = [line for line in mine if line not in fliers
-                        and len(set(line.get_ydata())) == 1]
-                median = max(flat, key=lambda line: max(line.get_xdata()) - min(line.get_xdata()))
-                ends = [float(y) for line in whiskers for y in line.get_ydata()]
-                chart["elements"].append({
-                    "label": tick_label(ax, (left + right) / 2),
-                    "min": min(ends), "first_quartile": float(ys.min()),
-                    "median": float(median.get_ydata()[0]), "third_quartile": float(ys.max()),
-                    "max": max(ends),
-                    "outliers": [float(y) for line in fliers for y in line.get_ydata()]})
-            return chart
-        return {"type": "unknown", "title": text_or_none(ax.get_title()), "elements": []}
-
-    class ChartFormatter(BaseFormatter):
-        format_type = Unicode("e2b/chart")
-        print_method = ObjectName("_repr_e2b_chart_")
-        _return_type = (dict,)
-
-        def __call__(self, obj):
-            figure_module = sys.modules.get("matplotlib.figure")
-            if figure_module is None or not isinstance(obj, figure_module.Figure):
-                return super().__call__(obj)
-            try:
-                axes = obj.axes
-                if len(axes) == 1:
-                    return chart_of(axes[0])
-                if len(axes) > 1:
-                    title = obj._suptitle.get_text() if obj._suptitle is not None else ""
-                    return {"type": "superchart", "title": text_or_none(title),
-                            "elements": [chart_of(ax) for ax in axes]}
-            except Exception:  # a figure this cannot read has no chart data, never an error
-                return None
-            return None
-
-    formatter = get_ipython().display_formatter
-    formatter.formatters["e2b/chart"] = ChartFormatter(parent=formatter)
-__sandbench_charts()
-del __sandbench_charts
 '''
 
 MIME_FIELDS = {
@@ -322,6 +174,59 @@ class Context:
         if process is not None:
             os.kill(process.pid, signal.SIGINT)
 
+    def run(self, rid, code, envs, generation):
+        if envs:
+            self.quiet(env_code(envs))
+        msg_id = self.client.execute(code, store_history=True, allow_stdin=False, stop_on_error=True)
+        errored = False
+        while True:
+            if self.generation != generation:
+                send({"id": rid, "out": {"type": "error", "name": "ContextRestarting",
+                                         "value": "the context was restarted or removed",
+                                         "traceback": ""}})
+                return
+            try:
+                msg = self.client.get_iopub_msg(timeout=0.5)
+            except Exception:
+                continue  # nothing yet (queue.Empty)
+            if msg["parent_header"].get("msg_id") != msg_id:
+                continue
+            kind, content = msg["msg_type"], msg["content"]
+            date = msg["header"].get("date")
+            if kind == "stream":
+                send({"id": rid, "out": {"type": "stdout" if content["name"] == "stdout"
+                                         else "stderr", "text": content["text"],
+                                         "timestamp": date}})
+            elif kind == "execute_input":
+                send({"id": rid, "out": {"type": "number_of_executions",
+                                         "execution_count": content["execution_count"]}})
+            elif kind == "execute_result":
+                send({"id": rid, "out": result_line(content["data"], True)})
+            elif kind == "display_data":
+                send({"id": rid, "out": result_line(content["data"], False)})
+            elif kind == "error" and not errored:
+                errored = True
+                send({"id": rid, "out": {"type": "error", "name": content["ename"],
+                                         "value": content["evalue"],
+                                         "traceback": "\n".join(content["traceback"])}})
+            elif kind == "status" and content["execution_state"] == "idle":
+                return
+
+    def after(self, envs):
+        """The sandbox's own values of variables an execution set, back."""
+        self.quiet(unset_code(list(envs)))
+
+    def restart(self):
+        self.km.restart_kernel(now=True)
+        self.client.wait_for_ready(timeout=60)
+        self.quiet(SETUP)
+
+    def shutdown(self):
+        if self.client is not None:
+            self.client.stop_channels()
+        if self.km is not None:
+            self.km.shutdown_kernel(now=True)
+
 
 CONTEXTS = {}
 CONTEXTS_LOCK = threading.Lock()
@@ -343,8 +248,14 @@ def unset_code(keys):
 
 def execute(rid, request):
     ctx_id = request.get("context")
+    language = request.get("language") or "python"
     with CONTEXTS_LOCK:
-        ctx = CONTEXTS.get(ctx_id) if ctx_id else DEFAULT.get("python")
+        ctx = CONTEXTS.get(ctx_id) if ctx_id else DEFAULT.get(language)
+        if ctx is None and not ctx_id and language != "python":
+            # A language's default context starts when it is first asked for.
+            ctx = DEFAULT[language] = new_context(language, HOME)
+            CONTEXTS[ctx.id] = ctx
+            ctx.serve(False)
     if ctx is None:
         return send({"id": rid, "fail": {"status": 404, "message": "context %s not found"
                                          % (ctx_id or "python (the default one was removed)")}})
@@ -373,13 +284,13 @@ def work(ctx, started):
                 continue
             ctx.running = rid
         if ctx.failure:
-            send({"id": rid, "fail": {"status": 500, "message": "the Python kernel did not "
-                                      "start: " + ctx.failure}})
+            send({"id": rid, "fail": {"status": 500, "message": "the %s context did not "
+                                      "start: %s" % (ctx.language, ctx.failure)}})
             continue
         envs = request.get("env") or {}
         generation = ctx.generation
         try:
-            run(ctx, rid, request.get("code", ""), envs, generation)
+            ctx.run(rid, request.get("code", ""), envs, generation)
         except Exception as e:  # the kernel went away under it
             send({"id": rid, "out": {"type": "error", "name": type(e).__name__,
                                      "value": str(e), "traceback": ""}})
@@ -388,61 +299,21 @@ def work(ctx, started):
                 ctx.running = None
         if envs and ctx.generation == generation:
             try:
-                ctx.quiet(unset_code(list(envs)))
+                ctx.after(envs)
             except Exception:
                 pass
         send({"id": rid, "end": True})
 
 
-def run(ctx, rid, code, envs, generation):
-    if envs:
-        ctx.quiet(env_code(envs))
-    msg_id = ctx.client.execute(code, store_history=True, allow_stdin=False, stop_on_error=True)
-    errored = False
-    while True:
-        if ctx.generation != generation:
-            send({"id": rid, "out": {"type": "error", "name": "ContextRestarting",
-                                     "value": "the context was restarted or removed",
-                                     "traceback": ""}})
-            return
-        try:
-            msg = ctx.client.get_iopub_msg(timeout=0.5)
-        except Exception:
-            continue  # nothing yet (queue.Empty)
-        if msg["parent_header"].get("msg_id") != msg_id:
-            continue
-        kind, content = msg["msg_type"], msg["content"]
-        date = msg["header"].get("date")
-        if kind == "stream":
-            send({"id": rid, "out": {"type": "stdout" if content["name"] == "stdout"
-                                     else "stderr", "text": content["text"],
-                                     "timestamp": date}})
-        elif kind == "execute_input":
-            send({"id": rid, "out": {"type": "number_of_executions",
-                                     "execution_count": content["execution_count"]}})
-        elif kind == "execute_result":
-            send({"id": rid, "out": result_line(content["data"], True)})
-        elif kind == "display_data":
-            send({"id": rid, "out": result_line(content["data"], False)})
-        elif kind == "error" and not errored:
-            errored = True
-            send({"id": rid, "out": {"type": "error", "name": content["ename"],
-                                     "value": content["evalue"],
-                                     "traceback": "\n".join(content["traceback"])}})
-        elif kind == "status" and content["execution_state"] == "idle":
-            return
-
-
 def create(rid, request):
-    ctx = Context(request.get("language") or "python", request.get("cwd") or "/home/user")
+    ctx = new_context(request.get("language") or "python", request.get("cwd") or HOME)
     try:
         ctx.start()
     except Exception as e:
-        if ctx.km is not None:
-            try:
-                ctx.km.shutdown_kernel(now=True)
-            except Exception:
-                pass
+        try:
+            ctx.shutdown()
+        except Exception:
+            pass
         return send({"id": rid, "fail": {"status": 500, "message": "the context did not "
                                          "start: %s" % e}})
     with CONTEXTS_LOCK:
@@ -459,9 +330,7 @@ def restart(rid, request):
                                          % request.get("context")}})
     ctx.generation += 1
     try:
-        ctx.km.restart_kernel(now=True)
-        ctx.client.wait_for_ready(timeout=60)
-        ctx.quiet(SETUP)
+        ctx.restart()
     except Exception as e:
         return send({"id": rid, "fail": {"status": 500, "message": "the restart failed: %s" % e}})
     send({"id": rid, "reply": {}})
@@ -479,8 +348,7 @@ def remove(rid, request):
     ctx.generation += 1
     ctx.queue.put((None, None))
     try:
-        ctx.client.stop_channels()
-        ctx.km.shutdown_kernel(now=True)
+        ctx.shutdown()
     except Exception:
         pass
     send({"id": rid, "reply": {}})
@@ -508,7 +376,7 @@ HANDLERS = {"list": list_contexts, "create": create, "restart": restart, "remove
 
 
 def main():
-    default = Context("python", sys.argv[1] if len(sys.argv) > 1 else "/home/user")
+    default = new_context("python", HOME)
     CONTEXTS[default.id] = default
     DEFAULT["python"] = default
     default.serve(False)
@@ -530,19 +398,20 @@ def main():
         contexts = list(CONTEXTS.values())
     for ctx in contexts:
         try:
-            ctx.km.shutdown_kernel(now=True)
+            ctx.shutdown()
         except Exception:
             pass
-
-
-main()
 )py";
 
 } // namespace
 
-std::string_view kernelGatewayScript()
+const std::string& kernelGatewayScript()
 {
-    return kScript.substr(1); // from the line after the literal's opening
+    // The gateway, then what it runs in kernels and its other contexts (the extras), then its
+    // start: Python runs a module's text in order.
+    static const std::string script = std::string(kScript.substr(1)) +
+                                      std::string(kernelGatewayExtras()) + "\nmain()\n";
+    return script;
 }
 
 } // namespace sb::e2b

@@ -169,6 +169,25 @@ describe('sandbench-cli serve (the E2B Code Interpreter SDK)', () => {
     assert.equal(next.text, 'kept');
   });
 
+  ciTest('language bash: a shell per context that keeps its variables and folder', async () => {
+    const sbx = await create({ envs: { SANDBOX_WIDE: 'everywhere' } });
+    const first = await sbx.runCode('cd /tmp; COUNT=1; echo "$SANDBOX_WIDE $ONCE"; pwd', { language: 'bash', envs: { ONCE: 'now' } });
+    assert.deepEqual(first.logs.stdout, ['everywhere now\n', '/tmp\n']);
+    const second = await sbx.runCode('echo "$((COUNT + 1)) ${ONCE:-gone}"; pwd; echo oops >&2; false', { language: 'bash' });
+    assert.deepEqual(second.logs.stdout, ['2 gone\n', '/tmp\n']);
+    assert.deepEqual(second.logs.stderr, ['oops\n']);
+    assert.equal(second.error?.value, 'exit status 1', 'a failing last command is an error');
+    assert.equal((await sbx.runCode('x = "python"; x')).text, 'python', 'Python is another context');
+
+    const own = await sbx.createCodeContext({ language: 'bash' });
+    assert.equal(own.language, 'bash');
+    const fresh = await sbx.runCode('echo "${COUNT:-unset}"; pwd', { context: own });
+    assert.deepEqual(fresh.logs.stdout, ['unset\n', '/home/user\n']);
+    await assert.rejects(sbx.runCode('sleep 60', { context: own, timeoutMs: 1_500 }));
+    const after = await sbx.runCode('echo still here', { context: own, timeoutMs: 20_000 });
+    assert.deepEqual(after.logs.stdout, ['still here\n'], 'the interrupt ended the sleep, not the shell');
+  });
+
   ciTest('code in a kernel is supervised: a command the policy denies does not run', async () => {
     const sbx = await create();
     await sbx.files.write('victim/keep.txt', 'still here');
@@ -200,7 +219,7 @@ describe('sandbench-cli serve (the E2B Code Interpreter SDK)', () => {
       body: JSON.stringify({ code: '1', language: 'r' }),
     });
     assert.equal(res.status, 400);
-    assert.match(await res.text(), /language 'r' is not served/);
+    assert.match(await res.text(), /language 'r' is not served: .*Python .* and bash/);
     const unknown = await fetch(`${server.url}/execute`, {
       method: 'POST',
       headers: { 'E2b-Sandbox-Id': sbx.sandboxId, 'E2b-Sandbox-Port': '49999', 'X-Access-Token': sbx.envdAccessToken },

@@ -39,6 +39,9 @@ TEST(CodeInterpreterRequests, AnExecutionNeedsItsCodeAndTakesAContextOrALanguage
     auto python = parseExecute({{"code", "1"}, {"language", " Python "}});
     ASSERT_TRUE(python);
     EXPECT_EQ(python->language, "python");
+    auto bash = parseExecute({{"code", "pwd"}, {"language", "bash"}});
+    ASSERT_TRUE(bash);
+    EXPECT_EQ(bash->language, "bash");
 
     EXPECT_FALSE(parseExecute({{"context_id", "c1"}}));
     EXPECT_FALSE(parseExecute({{"code", 1}}));
@@ -258,7 +261,8 @@ TEST(KernelGateway, StartsItsScriptInTheSandboxAndRoutesItsLinesToTheirRequests)
     ScriptedSession session;
     auto gateway = KernelGateway::start(session.link(), "/home/user", {{"SANDBOX_VAR", "1"}});
     ASSERT_TRUE(gateway) << gateway.error().describe();
-    EXPECT_EQ(session.script(), std::string(kernelGatewayScript()));
+    EXPECT_EQ(session.script(), kernelGatewayScript());
+    EXPECT_NE(session.script().find(kernelGatewayExtras()), std::string::npos) << "with its extras";
     const json started = session.started();
     EXPECT_EQ(started["argv"][0], "/usr/bin/python3");
     EXPECT_EQ(started["env"]["SANDBOX_VAR"], "1") << "the sandbox's variables reach the kernels";
