@@ -88,7 +88,8 @@ HeadRead readHead(Side& side, bool request, std::size_t max, HttpHead& head, Dea
     }
 }
 
-// Model requests ask for an uncompressed response, so that its usage can be read.
+// Requests ask for an uncompressed response: a value the host sends back is then found in it
+// (and made a placeholder again), and a model request's usage can be read.
 std::string withoutCompression(const std::string& head)
 {
     std::string out;
@@ -321,8 +322,8 @@ class Exchanges {
         if (api) {
             if (!withinLimits()) return false;
             usage.emplace(*api);
-            headText = withoutCompression(headText);
         }
+        headText = withoutCompression(headText);
         SecretStream up(m_scan, SecretStream::Direction::ToHost, m_request.host, m_request.port,
                         true);
         std::vector<std::string> used = inHead.used;

@@ -32,6 +32,10 @@ class Api(http.server.BaseHTTPRequestHandler):
         self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
     def do_GET(self):
         k = self.key()
+        if self.path == "/echo-encoding":
+            self.reply("accept-encoding: " + self.headers.get("accept-encoding", "") + "\n",
+                       "text/plain")
+            return
         self.reply("your key: " + k + "\n", "text/plain")
     def do_POST(self):
         self.key()

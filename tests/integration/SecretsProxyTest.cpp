@@ -131,6 +131,11 @@ TEST_F(SecretsProxy, TheHostGetsTheValueAndTheAgentOnlyEverSeesThePlaceholder)
     ASSERT_EQ(echoed.status, 0) << echoed.err;
     EXPECT_EQ(echoed.out, "your key: " + anthropic.placeholder + "\n\n200");
 
+    // Asked for an answer it can read: whatever the agent accepts, the host is asked for none
+    // compressed.
+    auto encoding = curl({"--compressed", url("tls.test", "/echo-encoding")});
+    EXPECT_EQ(encoding.out, "accept-encoding: identity\n\n200");
+
     auto exchange = events.waitFor(ProxyEvent::Kind::Exchange);
     ASSERT_TRUE(exchange);
     EXPECT_EQ(exchange->detail, "POST /v1/messages");
