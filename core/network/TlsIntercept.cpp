@@ -329,7 +329,11 @@ class Exchanges {
         std::vector<std::string> used = inHead.used;
         if (body->first == BodyMode::Length && body->second <= kWholeBody) {
             // A body of a known, modest length is read whole first: a leak in it is refused
-            // before the host sees any of the request.
+            // before the host sees any of the request. A client that waits to be asked for it
+            // is asked here (the host's own 100 then reaches it too, which clients ignore).
+            if (m_client.buffer.size() < body->second && head.hasToken("expect", "100-continue") &&
+                !toClient("HTTP/1.1 100 Continue\r\n\r\n"))
+                return false;
             while (m_client.buffer.size() < body->second)
                 if (!m_client.fill(idle())) return false;
             std::string bytes = m_client.buffer.substr(0, body->second);

@@ -131,6 +131,14 @@ TEST_F(SecretsProxy, TheHostGetsTheValueAndTheAgentOnlyEverSeesThePlaceholder)
     ASSERT_EQ(echoed.status, 0) << echoed.err;
     EXPECT_EQ(echoed.out, "your key: " + anthropic.placeholder + "\n\n200");
 
+    // A client that waits to be asked for its body (curl does above 1 MiB) is asked at once.
+    const std::string big(2 << 20, 'x');
+    sbtest::writeFile(dir / "big.json", R"({"model": "m", "pad": ")" + big + R"("})");
+    auto uploaded = curl({"-H", "x-api-key: " + anthropic.placeholder, "-H", "Expect: 100-continue",
+                          "--expect100-timeout", "30", "--data-binary", "@" + (dir / "big.json").string(),
+                          url("tls.test", "/v1/messages")});
+    EXPECT_NE(uploaded.out.find("\n200"), std::string::npos) << uploaded.out << uploaded.err;
+
     // Asked for an answer it can read: whatever the agent accepts, the host is asked for none
     // compressed.
     auto encoding = curl({"--compressed", url("tls.test", "/echo-encoding")});
