@@ -2,6 +2,7 @@
 
 #include "base/LazyLibrary.h"
 #include "base/VtermLibrary.h"
+#include "recording/ScreenCells.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -111,76 +112,6 @@ std::string sgrFor(const Pen& p)
     return sgr + "m";
 }
 
-ScreenColor colorOf(const VTermColor& c, bool foreground)
-{
-    if (foreground ? VTERM_COLOR_IS_DEFAULT_FG(&c) : VTERM_COLOR_IS_DEFAULT_BG(&c)) return {};
-    if (VTERM_COLOR_IS_INDEXED(&c)) return ScreenColor::indexed(c.indexed.idx);
-    return ScreenColor::rgb(c.rgb.red, c.rgb.green, c.rgb.blue);
-}
-
-VTermColor vtermColorOf(const ScreenColor& c, const VTermColor& defaultColor)
-{
-    VTermColor out = defaultColor;
-    if (c.kind == ScreenColor::Kind::Indexed)
-        vterm_color_indexed(&out, c.r);
-    else if (c.kind == ScreenColor::Kind::Rgb)
-        vterm_color_rgb(&out, c.r, c.g, c.b);
-    return out;
-}
-
-// libvterm's cell at `col` into `line` (whose cells are already sized).
-void convertCell(const VTermScreenCell& in, ScreenLine& line, int col)
-{
-    ScreenCell& out = line.cells[static_cast<std::size_t>(col)];
-    out.fg = colorOf(in.fg, true);
-    out.bg = colorOf(in.bg, false);
-    std::uint16_t attrs = 0;
-    if (in.attrs.bold) attrs |= ScreenCell::Bold;
-    if (in.attrs.italic) attrs |= ScreenCell::Italic;
-    if (in.attrs.blink) attrs |= ScreenCell::Blink;
-    if (in.attrs.reverse) attrs |= ScreenCell::Reverse;
-    if (in.attrs.strike) attrs |= ScreenCell::Strike;
-    attrs |= static_cast<std::uint16_t>(in.attrs.underline << ScreenCell::UnderlineShift);
-    if (in.chars[0] == kWideContinuation) {
-        out.ch = ScreenCell::kWideTail;
-        out.width = 0;
-    } else {
-        out.ch = in.chars[0];
-        out.width = static_cast<std::uint8_t>(in.width == 2 ? 2 : 1);
-        for (int i = 1; i < VTERM_MAX_CHARS_PER_CELL && in.chars[0] != 0 && in.chars[i] != 0; ++i) {
-            line.marks.emplace_back(static_cast<std::uint16_t>(col), in.chars[i]);
-            attrs |= ScreenCell::Combining;
-        }
-    }
-    out.attrs = attrs;
-}
-
-// A ScreenLine's cell at `col` as libvterm's, for a row loaded back (a row of `cols` columns).
-VTermScreenCell vtermCellOf(const ScreenLine& line, int col, int cols, const VTermColor& defaultFg,
-                            const VTermColor& defaultBg)
-{
-    VTermScreenCell out{};
-    ScreenCell in = line.cell(col);
-    // A wide character cut by a narrower screen, or a tail without its head: blank.
-    if ((in.width == 2 && col == cols - 1) || (in.isWideTail() && col == 0)) in = ScreenCell{};
-    out.width = static_cast<char>(in.width == 2 ? 2 : 1);
-    out.chars[0] = in.isWideTail() ? kWideContinuation : static_cast<uint32_t>(in.ch);
-    if (in.has(ScreenCell::Combining)) {
-        int i = 1;
-        for (const auto& [markCol, mark] : line.marks)
-            if (markCol == col && i < VTERM_MAX_CHARS_PER_CELL) out.chars[i++] = mark;
-    }
-    out.attrs.bold = in.has(ScreenCell::Bold);
-    out.attrs.italic = in.has(ScreenCell::Italic);
-    out.attrs.blink = in.has(ScreenCell::Blink);
-    out.attrs.reverse = in.has(ScreenCell::Reverse);
-    out.attrs.strike = in.has(ScreenCell::Strike);
-    out.attrs.underline = static_cast<unsigned>(in.underline()) & 3u;
-    out.fg = vtermColorOf(in.fg, defaultFg);
-    out.bg = vtermColorOf(in.bg, defaultBg);
-    return out;
-}
-
 } // namespace
 
 Status ScreenModel::available()
@@ -255,7 +186,7 @@ struct ScreenModelCallbacks {
         fg.type |= VTERM_COLOR_DEFAULT_FG;
         bg.type |= VTERM_COLOR_DEFAULT_BG;
         for (int col = 0; col < cols; ++col)
-            cells[col] = vtermCellOf(line, col, cols, fg, bg);
+            cells[col] = vtermCellFromScreen(line, col, cols, fg, bg);
         return 1;
     }
 
@@ -320,7 +251,7 @@ ScreenLine ScreenModel::line(int row) const
     VTermScreenCell cell;
     for (int col = 0; col < static_cast<int>(m_cols); ++col) {
         vt().vterm_screen_get_cell(m_screen, VTermPos{row, col}, &cell);
-        convertCell(cell, out, col);
+        screenCellFromVterm(cell, out, col);
     }
     out.columns = static_cast<std::uint16_t>(m_cols);
     out.joins = m_altScreen ? Break::Hard : m_wrap.at(row);

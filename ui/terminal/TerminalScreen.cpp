@@ -1,5 +1,7 @@
 #include "TerminalScreen.h"
 
+#include "recording/ScreenCells.h"
+
 #include <algorithm>
 #include <limits>
 #include <vterm.h>
@@ -7,64 +9,11 @@
 namespace sbui {
 namespace {
 
-constexpr uint32_t kVTermWideTail = 0xffffffffu; // libvterm's mark in chars[0]
-
-TerminalColor colorOf(const VTermColor& c, bool foreground)
-{
-    if (foreground ? VTERM_COLOR_IS_DEFAULT_FG(&c) : VTERM_COLOR_IS_DEFAULT_BG(&c)) return {};
-    if (VTERM_COLOR_IS_INDEXED(&c)) return TerminalColor::indexed(c.indexed.idx);
-    return TerminalColor::rgb(c.rgb.red, c.rgb.green, c.rgb.blue);
-}
-
-VTermColor vtermColorOf(const TerminalColor& c, const VTermColor& defaultColor)
-{
-    VTermColor out;
-    switch (c.kind) {
-    case TerminalColor::Kind::Default:
-        out = defaultColor;
-        break;
-    case TerminalColor::Kind::Indexed:
-        vterm_color_indexed(&out, c.r);
-        break;
-    case TerminalColor::Kind::Rgb:
-        vterm_color_rgb(&out, c.r, c.g, c.b);
-        break;
-    }
-    return out;
-}
-
 bool isPlainBlank(const VTermScreenCell& c)
 {
     return (c.chars[0] == 0 || c.chars[0] == ' ') && VTERM_COLOR_IS_DEFAULT_FG(&c.fg) &&
            VTERM_COLOR_IS_DEFAULT_BG(&c.bg) && !c.attrs.bold && !c.attrs.italic &&
            !c.attrs.underline && !c.attrs.blink && !c.attrs.reverse && !c.attrs.strike;
-}
-
-// Converts libvterm's cell at `col` into `line` (whose cells are already sized).
-void convertCell(const VTermScreenCell& in, TerminalLine& line, int col)
-{
-    TerminalCell& out = line.cells[static_cast<std::size_t>(col)];
-    out.fg = colorOf(in.fg, true);
-    out.bg = colorOf(in.bg, false);
-    std::uint16_t attrs = 0;
-    if (in.attrs.bold) attrs |= TerminalCell::Bold;
-    if (in.attrs.italic) attrs |= TerminalCell::Italic;
-    if (in.attrs.blink) attrs |= TerminalCell::Blink;
-    if (in.attrs.reverse) attrs |= TerminalCell::Reverse;
-    if (in.attrs.strike) attrs |= TerminalCell::Strike;
-    attrs |= static_cast<std::uint16_t>(in.attrs.underline << TerminalCell::UnderlineShift);
-    if (in.chars[0] == kVTermWideTail) {
-        out.ch = TerminalCell::kWideTail;
-        out.width = 0;
-    } else {
-        out.ch = in.chars[0];
-        out.width = static_cast<std::uint8_t>(in.width == 2 ? 2 : 1);
-        for (int i = 1; i < VTERM_MAX_CHARS_PER_CELL && in.chars[0] != 0 && in.chars[i] != 0; ++i) {
-            line.marks.emplace_back(static_cast<std::uint16_t>(col), in.chars[i]);
-            attrs |= TerminalCell::Combining;
-        }
-    }
-    out.attrs = attrs;
 }
 
 bool isWordChar(QChar c)
@@ -185,7 +134,7 @@ struct TerminalScreenCallbacks {
         TerminalLine& line = s.m_scrollback.push();
         line.cells.resize(static_cast<std::size_t>(used));
         for (int col = 0; col < used; ++col)
-            convertCell(cells[col], line, col);
+            sb::screenCellFromVterm(cells[col], line, col);
         line.columns = static_cast<std::uint16_t>(cols);
         line.joins = joins;
         return 1;
@@ -203,29 +152,8 @@ struct TerminalScreenCallbacks {
         vterm_state_get_default_colors(vterm_obtain_state(s.m_vt), &defaultFg, &defaultBg);
         defaultFg.type |= VTERM_COLOR_DEFAULT_FG;
         defaultBg.type |= VTERM_COLOR_DEFAULT_BG;
-        for (int col = 0; col < cols; ++col) {
-            VTermScreenCell& out = cells[col];
-            out = VTermScreenCell{};
-            TerminalCell in = line.cell(col);
-            // A wide character cut by a narrower screen, or a tail without its head: blank.
-            if ((in.width == 2 && col == cols - 1) || (in.isWideTail() && col == 0))
-                in = TerminalCell{};
-            out.width = static_cast<char>(in.width == 2 ? 2 : 1);
-            out.chars[0] = in.isWideTail() ? kVTermWideTail : static_cast<uint32_t>(in.ch);
-            if (in.has(TerminalCell::Combining)) {
-                int i = 1;
-                for (const auto& [markCol, mark] : line.marks)
-                    if (markCol == col && i < VTERM_MAX_CHARS_PER_CELL) out.chars[i++] = mark;
-            }
-            out.attrs.bold = in.has(TerminalCell::Bold);
-            out.attrs.italic = in.has(TerminalCell::Italic);
-            out.attrs.blink = in.has(TerminalCell::Blink);
-            out.attrs.reverse = in.has(TerminalCell::Reverse);
-            out.attrs.strike = in.has(TerminalCell::Strike);
-            out.attrs.underline = static_cast<unsigned>(in.underline()) & 3u;
-            out.fg = vtermColorOf(in.fg, defaultFg);
-            out.bg = vtermColorOf(in.bg, defaultBg);
-        }
+        for (int col = 0; col < cols; ++col)
+            cells[col] = sb::vtermCellFromScreen(line, col, cols, defaultFg, defaultBg);
         return 1;
     }
 
@@ -384,7 +312,7 @@ void TerminalScreen::refreshRow(int row) const
     VTermScreenCell cell;
     for (int col = 0; col < m_cols; ++col) {
         vterm_screen_get_cell(m_screen, VTermPos{row, col}, &cell);
-        convertCell(cell, line, col);
+        sb::screenCellFromVterm(cell, line, col);
     }
     line.columns = static_cast<std::uint16_t>(m_cols);
     line.joins = m_altScreen ? TerminalLine::Break::Hard : m_wrap.at(row);
