@@ -60,14 +60,20 @@ struct Side {
     TlsStream& stream;
     std::string buffer;
     std::uint64_t bytes = 0; // read in all
-    // More bytes onto `buffer`: false at the end of the stream or on an error.
+    // More bytes onto `buffer`: false at the end of the stream or on an error. Records already
+    // received come along (up to 256 KiB), so that they go on in one write rather than each in
+    // its own.
     bool fill(Deadline deadline)
     {
         char chunk[65536];
-        auto n = stream.read(chunk, sizeof chunk, deadline);
-        if (!n || *n == 0) return false;
-        buffer.append(chunk, *n);
-        bytes += *n;
+        std::size_t got = 0;
+        do {
+            auto n = stream.read(chunk, sizeof chunk, deadline);
+            if (!n || *n == 0) return got > 0;
+            buffer.append(chunk, *n);
+            bytes += *n;
+            got += *n;
+        } while (got < 256 * 1024 && stream.hasRecord());
         return true;
     }
 };

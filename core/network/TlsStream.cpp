@@ -15,6 +15,8 @@ namespace sb {
 
 namespace {
 
+constexpr int kWriteBuffer = 256 * 1024;
+
 int millisecondsUntil(TlsStream::Deadline deadline)
 {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -27,13 +29,19 @@ Result<SSL*> newSsl(SSL_CTX* ctx, int fd, BIO*& input)
     SSL* ssl = SSL_new(ctx);
     if (ssl == nullptr) return Error{ErrorCode::Internal, 0, "TLS: " + openSslError()};
     input = BIO_new(BIO_s_mem());
-    BIO* output = BIO_new_socket(fd, BIO_NOCLOSE);
-    if (input == nullptr || output == nullptr) {
+    // Records are gathered and sent together (write() flushes): one send() for a batch of
+    // records rather than one for each 16 KiB record.
+    BIO* output = BIO_new(BIO_f_buffer());
+    BIO* socket = BIO_new_socket(fd, BIO_NOCLOSE);
+    if (input == nullptr || output == nullptr || socket == nullptr ||
+        BIO_set_write_buffer_size(output, kWriteBuffer) != 1) {
         BIO_free(input);
         BIO_free(output);
+        BIO_free(socket);
         SSL_free(ssl);
         return Error{ErrorCode::Internal, 0, "TLS: " + openSslError()};
     }
+    BIO_push(output, socket);
     BIO_set_mem_eof_return(input, -1); // empty: "try again", until the socket ends
     SSL_set_bio(ssl, input, output);
     return ssl;
@@ -150,6 +158,34 @@ Result<std::size_t> TlsStream::read(char* into, std::size_t size, Deadline deadl
     }
 }
 
+bool TlsStream::wholeRecordHeld() const
+{
+    if (SSL_pending(m_ssl) > 0) return true;
+    // OpenSSL reads a record's header and then its body, so the read BIO starts at a record.
+    char* data = nullptr;
+    const long held = BIO_get_mem_data(m_input, &data);
+    if (held < 5) return false;
+    const auto* header = reinterpret_cast<const unsigned char*>(data);
+    return held >= 5 + ((header[3] << 8) | header[4]);
+}
+
+bool TlsStream::hasRecord()
+{
+    if (wholeRecordHeld()) return true;
+    if (m_eof) return false;
+    char buffer[65536];
+    const ssize_t n = ::read(m_fd, buffer, sizeof buffer); // the socket does not block
+    if (n > 0) {
+        BIO_write(m_input, buffer, static_cast<int>(n));
+        return wholeRecordHeld();
+    }
+    if (n == 0) {
+        m_eof = true;
+        BIO_set_mem_eof_return(m_input, 0);
+    }
+    return false;
+}
+
 bool TlsStream::readable() const
 {
     if (SSL_pending(m_ssl) > 0 || BIO_ctrl_pending(m_input) > 0) return true;
@@ -168,13 +204,19 @@ Status TlsStream::write(std::string_view bytes, Deadline deadline)
         }
         if (auto e = wait(SSL_get_error(m_ssl, 0), deadline, "writing")) return e;
     }
-    return {};
+    BIO* output = SSL_get_wbio(m_ssl);
+    for (;;) {
+        if (BIO_flush(output) == 1) return {};
+        if (!BIO_should_retry(output)) return sysError("writing");
+        if (auto e = wait(SSL_ERROR_WANT_WRITE, deadline, "writing")) return e;
+    }
 }
 
 void TlsStream::close()
 {
     ERR_clear_error();
     SSL_shutdown(m_ssl);
+    BIO_flush(SSL_get_wbio(m_ssl)); // best effort, as the close_notify
 }
 
 std::string TlsStream::verifyProblem() const

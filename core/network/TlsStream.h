@@ -1,7 +1,8 @@
 // One side of a terminated TLS connection (TlsIntercept.h): OpenSSL over a non-blocking socket,
 // used by one thread as if it blocked, each call bounded by a deadline. Reads go through a
 // memory BIO so that bytes the proxy read before the handshake (the agent's ClientHello right
-// behind its CONNECT) come first.
+// behind its CONNECT) come first; writes gather their records in a buffer sent before write()
+// returns (a large write: one send() rather than one for every 16 KiB record).
 #pragma once
 
 #include "base/Error.h"
@@ -34,6 +35,9 @@ class TlsStream {
     Result<std::size_t> read(char* into, std::size_t size, Deadline deadline);
     // Bytes available without waiting (decrypted or still encrypted in the BIO or socket).
     bool readable() const;
+    // A whole record (or decrypted bytes) here, or on the socket without waiting: read()
+    // returns at once.
+    bool hasRecord();
     Status write(std::string_view bytes, Deadline deadline);
     void close(); // close_notify, best effort
     int fd() const { return m_fd; }
@@ -44,6 +48,7 @@ class TlsStream {
     TlsStream(SSL* ssl, BIO* input, int fd) : m_ssl(ssl), m_input(input), m_fd(fd) {}
     // Waits for the socket as OpenSSL's `error` asks, feeding the read BIO.
     Status wait(int error, Deadline deadline, const char* doing);
+    bool wholeRecordHeld() const;
 
     SSL* m_ssl = nullptr;
     BIO* m_input = nullptr; // owned by m_ssl
