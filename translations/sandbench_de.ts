@@ -923,6 +923,66 @@
         <source>The answer covers connections by %1 only, not by other programs</source>
         <translation>Die Antwort gilt nur für Verbindungen von %1, nicht für andere Programme</translation>
     </message>
+    <message>
+        <source>Suggested: %1</source>
+        <translation>Vorgeschlagen: %1</translation>
+    </message>
+    <message>
+        <source>%1 · suggested</source>
+        <translation>%1 · vorgeschlagen</translation>
+    </message>
+    <message>
+        <source>Only the exact rule is suggested: %1.</source>
+        <translation>Vorgeschlagen wird nur die genaue Regel: %1.</translation>
+    </message>
+    <message>
+        <source>Saves %1, which also allows:</source>
+        <translation>Speichert %1; das erlaubt auch:</translation>
+    </message>
+    <message>
+        <source>%1 with any other arguments</source>
+        <translation>%1 mit beliebigen anderen Argumenten</translation>
+    </message>
+    <message>
+        <source>its destructive forms too, such as %1</source>
+        <translation>auch seine zerstörenden Formen, etwa %1</translation>
+    </message>
+    <message>
+        <source>a program named %1 anywhere, not only %2</source>
+        <translation>ein Programm namens %1 an jedem Ort, nicht nur %2</translation>
+    </message>
+    <message>
+        <source>every name under %1 on port %2, not only %3</source>
+        <translation>jeden Namen unter %1 auf Port %2, nicht nur %3</translation>
+    </message>
+    <message>
+        <source>any program (the one that connected is unknown)</source>
+        <translation>jedes Programm (welches sich verbunden hat, ist unbekannt)</translation>
+    </message>
+    <message>
+        <source>%1 is an interpreter: “%1 *” would run any program</source>
+        <translation>%1 ist ein Interpreter: „%1 *“ würde jedes Programm ausführen</translation>
+    </message>
+    <message>
+        <source>%1 destroys or overwrites what it is pointed at</source>
+        <translation>%1 zerstört oder überschreibt, worauf es zeigt</translation>
+    </message>
+    <message>
+        <source>%1 sends and fetches whatever it is told</source>
+        <translation>%1 sendet und holt, was immer man ihm sagt</translation>
+    </message>
+    <message>
+        <source>an address has no domain</source>
+        <translation>eine Adresse hat keine Domain</translation>
+    </message>
+    <message>
+        <source>the public suffix list cannot place %1</source>
+        <translation>die Public-Suffix-Liste kann %1 nicht einordnen</translation>
+    </message>
+    <message>
+        <source>a domain rule would reach past %1, its owner&apos;s domain</source>
+        <translation>eine Domain-Regel reichte über %1 hinaus, die Domain seines Besitzers</translation>
+    </message>
 </context>
 <context>
     <name>sbui::ApprovalPanel</name>
@@ -2498,6 +2558,10 @@ in %2
     <message>
         <source>one party&apos;s names on a shared platform (%1)</source>
         <translation>die Namen einer Partei auf einer geteilten Plattform (%1)</translation>
+    </message>
+    <message>
+        <source>risky: %1 sends and fetches whatever it is told (any file could go to this host, any script come from it)</source>
+        <translation>riskant: %1 sendet und holt, was immer man ihm sagt (jede Datei könnte zu diesem Host gehen, jedes Skript von dort kommen)</translation>
     </message>
 </context>
 <context>

@@ -215,13 +215,14 @@ void printGeneralisation(const sb::GeneralisedAnswer& g, bool chosen)
 {
     if (chosen || !g.generalises()) {
         std::printf("saved rule: %s\n", g.rule.c_str());
-        if (!g.risk.empty()) std::printf("  the exact rule, not a broader one: %s\n", g.risk.c_str());
+        if (g.risk != sb::GeneralisedAnswer::Risk::None)
+            std::printf("  the exact rule, not a broader one: %s\n", sb::describeRisk(g).c_str());
     } else {
         std::printf("suggested instead: %s (answer with --scope suggested to save it)\n",
                     g.rule.c_str());
     }
-    for (const std::string& line : g.alsoAllows)
-        std::printf("  it %s also allow %s\n", chosen ? "does" : "would", line.c_str());
+    for (const sb::Allowance& a : g.alsoAllows)
+        std::printf("  it %s also allow %s\n", chosen ? "does" : "would", sb::describe(a).c_str());
 }
 
 int approveCommand(const ClientArgs& args)

@@ -40,12 +40,13 @@ void generaliseCommand(const ApprovalRequest& r, const ApprovalAnswer& exact, Ge
 {
     const std::string name = baseName(r.program.empty() ? r.argv.front() : r.program);
     if (isInterpreter(name)) {
-        g.risk = "an interpreter: \"" + name + " *\" would let it run any program";
+        g.risk = GeneralisedAnswer::Risk::Interpreter;
+        g.riskSubject = name;
         return;
     }
     if (isDestructive(name, r.argv)) {
-        g.risk = "it destroys or overwrites what it is pointed at, so only this exact command "
-                 "is saved";
+        g.risk = GeneralisedAnswer::Risk::Destructive;
+        g.riskSubject = name;
         return;
     }
     ApprovalAnswer general = exact;
@@ -56,19 +57,19 @@ void generaliseCommand(const ApprovalRequest& r, const ApprovalAnswer& exact, Ge
     g.scope = general.scope;
     g.rule = *rule;
     const std::string head = sub ? name + " " + r.argv[1] : name;
-    g.alsoAllows.push_back(head + " with any other arguments");
+    g.alsoAllows.push_back({Allowance::Kind::OtherArguments, head, {}, 0});
     // The destructive forms the pattern covers, which the suggester would never write itself.
     for (const char* flag : {"--force", "--hard", "--delete", "-rf", "-R"}) {
         std::vector<std::string> argv = {name};
         if (sub) argv.push_back(r.argv[1]);
         argv.push_back(flag);
         if (isDestructive(name, argv)) {
-            g.alsoAllows.push_back("its destructive forms too, such as " + head + " " + flag);
+            g.alsoAllows.push_back({Allowance::Kind::DestructiveForm, head + " " + flag, {}, 0});
             break;
         }
     }
-    g.alsoAllows.push_back("a program named " + name + " wherever it is, not only " +
-                           (r.program.empty() ? name : r.program));
+    g.alsoAllows.push_back({Allowance::Kind::SameNameElsewhere, name,
+                            r.program.empty() ? name : r.program, 0});
 }
 
 Status generaliseConnection(const ApprovalRequest& r, const ApprovalAnswer& exact,
@@ -79,19 +80,21 @@ Status generaliseConnection(const ApprovalRequest& r, const ApprovalAnswer& exac
         if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
     if (host.ends_with('.')) host.pop_back();
     if (ipLiteral(host)) {
-        g.risk = "an address has no domain to generalise to";
+        g.risk = GeneralisedAnswer::Risk::Address;
+        g.riskSubject = host;
         return std::nullopt;
     }
     auto found = registrableDomain(host);
     if (!found) return found.error();
     if (!*found) {
-        g.risk = "the public suffix list cannot place " + host;
+        g.risk = GeneralisedAnswer::Risk::NotPlaced;
+        g.riskSubject = host;
         return std::nullopt;
     }
     const std::string program = r.process.empty() ? std::string() : r.process.front().program;
     if (!program.empty() && isTransferTool(baseName(program))) {
-        g.risk = "a transfer tool (" + baseName(program) +
-                 ") sends and fetches whatever it is told, so only this host and port are saved";
+        g.risk = GeneralisedAnswer::Risk::TransferTool;
+        g.riskSubject = baseName(program);
         return std::nullopt;
     }
     ApprovalAnswer general = exact;
@@ -104,17 +107,16 @@ Status generaliseConnection(const ApprovalRequest& r, const ApprovalAnswer& exac
     // The domain scope's own guess (without the list) must be the owner's domain: never a
     // shared platform's (github.io for alice.github.io).
     if (std::get<NetworkRule>(*rule).host != "*." + domain) {
-        g.risk = "its domain rule would reach past " + domain + ", its owner's domain";
+        g.risk = GeneralisedAnswer::Risk::PastOwner;
+        g.riskSubject = domain;
         return std::nullopt;
     }
     g.scope = general.scope;
     g.samePort = true;
     g.programOnly = general.programOnly;
     g.rule = inWords(*rule);
-    g.alsoAllows.push_back("every name under " + domain + " on port " + std::to_string(r.port) +
-                           (host == domain ? " (www." + domain + "…)" : ", not only " + host));
-    if (!general.programOnly)
-        g.alsoAllows.push_back("any program: the one that connected is unknown");
+    g.alsoAllows.push_back({Allowance::Kind::NamesUnderDomain, domain, host, r.port});
+    if (!general.programOnly) g.alsoAllows.push_back({Allowance::Kind::AnyProgram, {}, {}, 0});
     return std::nullopt;
 }
 
@@ -137,6 +139,47 @@ Result<GeneralisedAnswer> generaliseAnswer(const ApprovalRequest& request)
     else if (auto e = generaliseConnection(request, exact, g))
         return *e;
     return g;
+}
+
+std::string describe(const Allowance& a)
+{
+    switch (a.kind) {
+    case Allowance::Kind::OtherArguments:
+        return a.what + " with any other arguments";
+    case Allowance::Kind::DestructiveForm:
+        return "its destructive forms too, such as " + a.what;
+    case Allowance::Kind::SameNameElsewhere:
+        return "a program named " + a.what + " wherever it is, not only " + a.exact;
+    case Allowance::Kind::NamesUnderDomain:
+        return "every name under " + a.what + " on port " + std::to_string(a.port) +
+               ", not only " + a.exact;
+    case Allowance::Kind::AnyProgram:
+        return "any program: the one that connected is unknown";
+    }
+    return {};
+}
+
+std::string describeRisk(const GeneralisedAnswer& g)
+{
+    using Risk = GeneralisedAnswer::Risk;
+    const std::string& s = g.riskSubject;
+    switch (g.risk) {
+    case Risk::None:
+        return {};
+    case Risk::Interpreter:
+        return "an interpreter: \"" + s + " *\" would let it run any program";
+    case Risk::Destructive:
+        return s + " destroys or overwrites what it is pointed at";
+    case Risk::TransferTool:
+        return "a transfer tool (" + s + ") sends and fetches whatever it is told";
+    case Risk::Address:
+        return "an address (" + s + ") has no domain";
+    case Risk::NotPlaced:
+        return "the public suffix list cannot place " + s;
+    case Risk::PastOwner:
+        return "a domain rule would reach past " + s + ", its owner's domain";
+    }
+    return {};
 }
 
 ApprovalAnswer withGeneralisation(ApprovalAnswer answer, const GeneralisedAnswer& generalised)

@@ -194,10 +194,13 @@ class ApprovalPanelTest : public QObject {
         QVERIFY2(text.contains(QStringLiteral("api.example.com:443")), qPrintable(text));
         QVERIFY2(text.contains(QStringLiteral("connect")), qPrintable(text));
         QVERIFY2(text.contains(QStringLiteral("default")), qPrintable(text));
+        // Host scopes, and the suggested rule for an "always" answer (the domain, this port).
         const QStringList scopes = scopeLabels(card);
-        QCOMPARE(scopes.size(), 3);
+        QCOMPARE(scopes.size(), 4);
         QVERIFY2(scopes.join(u'|').contains(QStringLiteral("*.example.com")),
                  qPrintable(scopes.join(u'|')));
+        QVERIFY2(scopes.last().contains(QStringLiteral("*.example.com port 443")),
+                 qPrintable(scopes.last()));
         QVERIFY(!card->setScope(sb::ApprovalScope::ExactCommand));
         QCOMPARE(card->scope(), sb::ApprovalScope::HostPort);
 

@@ -1,4 +1,5 @@
 #include "ApprovalCard.h"
+#include "SuggestedRuleText.h"
 
 #include "control/Protocol.h"
 #include "policy/CommandRules.h"
@@ -28,6 +29,8 @@ constexpr qsizetype kMaxShownChars = 600;
 // A word longer than this gets break opportunities, so a long path wraps instead of widening
 // the panel.
 constexpr qsizetype kBreakEvery = 24;
+// The scope box's item of a generalised network rule: it keeps the request's port.
+constexpr int kSamePortRole = Qt::UserRole + 1;
 
 QString withBreakOpportunities(const QString& text)
 {
@@ -176,8 +179,17 @@ ApprovalCard::ApprovalCard(const sb::ApprovalRequest& request, sb::Clock& clock,
         box->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
         box->setMinimumContentsLength(8);
     }
+    if (auto generalised = sb::generaliseAnswer(m_request)) m_generalised = *generalised;
     buildScopes();
-    connect(m_durationBox, &QComboBox::currentIndexChanged, this, [this] { updateState(); });
+    connect(m_durationBox, &QComboBox::currentIndexChanged, this, [this] {
+        // Turning to Always offers the suggested rule once; the user's choice stands after.
+        if (duration() == sb::ApprovalDuration::Always && !m_suggestionOffered) {
+            m_suggestionOffered = true;
+            useSuggestedScope();
+        }
+        updateState();
+    });
+    connect(m_scopeBox, &QComboBox::currentIndexChanged, this, [this] { updatePreview(); });
     // The answer's controls, hidden once the outcome is in.
     m_controls = new QWidget(this);
     auto* controls = new QVBoxLayout(m_controls);
@@ -197,6 +209,13 @@ ApprovalCard::ApprovalCard(const sb::ApprovalRequest& request, sb::Clock& clock,
             tr("The answer covers connections by %1 only, not by other programs").arg(program));
         controls->addWidget(m_programOnly);
     }
+    m_preview = new QLabel(m_controls);
+    m_preview->setObjectName(QStringLiteral("preview"));
+    m_preview->setTextFormat(Qt::PlainText);
+    m_preview->setWordWrap(true);
+    m_preview->setForegroundRole(QPalette::PlaceholderText);
+    m_preview->hide();
+    controls->addWidget(m_preview);
 
     m_status = new QLabel(this);
     m_status->setObjectName(QStringLiteral("status"));
@@ -297,7 +316,56 @@ void ApprovalCard::buildScopes()
             item->setToolTip(QString::fromStdString(rule.error().message));
         }
     }
+    if (m_generalised && m_generalised->generalises()) {
+        const QString rule = QString::fromStdString(m_generalised->rule);
+        if (m_generalised->samePort) {
+            // No scope above keeps the port: an item of its own.
+            m_scopeBox->addItem(tr("Suggested: %1").arg(rule),
+                                static_cast<int>(m_generalised->scope));
+            m_suggestedIndex = m_scopeBox->count() - 1;
+            m_scopeBox->setItemData(m_suggestedIndex, true, kSamePortRole);
+        } else {
+            m_suggestedIndex = m_scopeBox->findData(static_cast<int>(m_generalised->scope));
+            if (m_suggestedIndex >= 0)
+                m_scopeBox->setItemText(m_suggestedIndex,
+                                        tr("%1 · suggested").arg(m_scopeBox->itemText(
+                                            m_suggestedIndex)));
+        }
+    }
     m_scopeBox->setCurrentIndex(0);
+}
+
+bool ApprovalCard::useSuggestedScope()
+{
+    if (m_suggestedIndex < 0) return false;
+    m_scopeBox->setCurrentIndex(m_suggestedIndex);
+    if (m_programOnly && m_generalised->programOnly) m_programOnly->setChecked(true);
+    updatePreview();
+    return true;
+}
+
+QString ApprovalCard::previewText() const
+{
+    if (duration() != sb::ApprovalDuration::Always || !m_generalised) return {};
+    const sb::GeneralisedAnswer& g = *m_generalised;
+    if (g.risk != sb::GeneralisedAnswer::Risk::None)
+        return tr("Only the exact rule is suggested: %1.").arg(riskText(g));
+    if (m_suggestedIndex < 0) return {};
+    if (m_scopeBox->currentIndex() != m_suggestedIndex)
+        return tr("Suggested: %1").arg(m_scopeBox->itemText(m_suggestedIndex));
+    QStringList lines;
+    lines << tr("Saves %1, which also allows:").arg(QString::fromStdString(g.rule));
+    for (const sb::Allowance& a : g.alsoAllows)
+        lines << QStringLiteral("• ") + allowanceText(a);
+    return lines.join(u'\n');
+}
+
+void ApprovalCard::updatePreview()
+{
+    if (!m_preview) return;
+    const QString text = previewText();
+    m_preview->setText(text);
+    m_preview->setVisible(!text.isEmpty() && !m_resolved);
 }
 
 bool ApprovalCard::setScope(sb::ApprovalScope scope)
@@ -406,6 +474,8 @@ void ApprovalCard::answer(bool allow)
     // A once answer covers this request only, so it names no program either.
     a.programOnly =
         m_programOnly && m_programOnly->isChecked() && a.duration != sb::ApprovalDuration::Once;
+    a.samePort = m_scopeBox->currentData(kSamePortRole).toBool() &&
+                 a.duration != sb::ApprovalDuration::Once;
     m_sent = a;
     m_waiting = true;
     updateState();
@@ -491,6 +561,7 @@ void ApprovalCard::updateState()
     if (!statusText().isEmpty()) lines << statusText();
     m_status->setText(lines.join(u'\n'));
     m_status->setVisible(!lines.isEmpty());
+    updatePreview();
     update();
 }
 

@@ -7,6 +7,7 @@
 #pragma once
 
 #include "base/Clock.h"
+#include "learning/AnswerGeneralisation.h"
 #include "policy/Approval.h"
 
 #include <QFrame>
@@ -68,6 +69,14 @@ class ApprovalCard : public QFrame {
     // a command, the subcommand of a program run without arguments, the domain of an address.
     bool setScope(sb::ApprovalScope scope);
     sb::ApprovalScope scope() const;
+    // The generalised rule `policy suggest` would write, offered for an "always" answer: its item
+    // in the scope box ("· suggested"; a network one of its own, "*.example.com port 443", which
+    // keeps the port), chosen when the duration turns to Always. -1: nothing broader is safe.
+    int suggestedScopeIndex() const { return m_suggestedIndex; }
+    bool useSuggestedScope();
+    // Under the scope box while the duration is Always: what the chosen rule also allows, or
+    // the suggestion, or why only the exact rule is suggested. Empty otherwise.
+    QString previewText() const;
     void setDuration(sb::ApprovalDuration duration);
     sb::ApprovalDuration duration() const;
 
@@ -111,6 +120,7 @@ class ApprovalCard : public QFrame {
   private:
     void buildScopes();
     void updateState();
+    void updatePreview();
 
     sb::ApprovalRequest m_request;
     sb::Clock& m_clock;
@@ -130,6 +140,10 @@ class ApprovalCard : public QFrame {
     QComboBox* m_scopeBox = nullptr;
     QComboBox* m_durationBox = nullptr;
     QCheckBox* m_programOnly = nullptr;
+    QLabel* m_preview = nullptr;
+    std::optional<sb::GeneralisedAnswer> m_generalised;
+    int m_suggestedIndex = -1;
+    bool m_suggestionOffered = false; // chosen once on turning to Always; the user's choice after
     QPushButton* m_allow = nullptr;
     QPushButton* m_deny = nullptr;
 };

@@ -47,10 +47,10 @@ sb::LearnedRule saved(const sb::ApprovalRequest& r, const sb::GeneralisedAnswer&
     return rule ? *rule : sb::LearnedRule{};
 }
 
-bool mentions(const std::vector<std::string>& lines, const std::string& text)
+bool mentions(const std::vector<sb::Allowance>& allowances, const std::string& text)
 {
-    for (const auto& line : lines)
-        if (line.find(text) != std::string::npos) return true;
+    for (const auto& a : allowances)
+        if (sb::describe(a).find(text) != std::string::npos) return true;
     return false;
 }
 
@@ -61,7 +61,7 @@ TEST(AnswerGeneralisation, ASubcommandBecomesItsPatternWithWhatItAlsoAllows)
     EXPECT_EQ(g.scope, sb::ApprovalScope::Subcommand);
     EXPECT_EQ(g.rule, "git push *");
     EXPECT_EQ(g.exact, "/usr/bin/git push origin main");
-    EXPECT_TRUE(g.risk.empty()) << g.risk;
+    EXPECT_EQ(g.risk, sb::GeneralisedAnswer::Risk::None) << sb::describeRisk(g);
     EXPECT_TRUE(mentions(g.alsoAllows, "git push with any other arguments"));
     EXPECT_TRUE(mentions(g.alsoAllows, "git push --force")) << "its destructive forms are named";
     EXPECT_EQ(std::get<sb::CommandRule>(saved(r, g)).match, "git push *");
@@ -79,11 +79,12 @@ TEST(AnswerGeneralisation, InterpretersAndDestructiveCommandsKeepTheExactRule)
         const auto g = generalise(r);
         EXPECT_EQ(g.scope, sb::ApprovalScope::ExactCommand) << argv[0];
         EXPECT_FALSE(g.generalises()) << argv[0];
-        EXPECT_FALSE(g.risk.empty()) << argv[0];
+        EXPECT_NE(g.risk, sb::GeneralisedAnswer::Risk::None) << argv[0];
         EXPECT_TRUE(g.alsoAllows.empty()) << argv[0];
         EXPECT_EQ(std::get<sb::CommandRule>(saved(r, g)).match, g.exact);
     }
-    EXPECT_NE(generalise(command({"python3", "x.py"})).risk.find("python3 *"), std::string::npos);
+    EXPECT_NE(sb::describeRisk(generalise(command({"python3", "x.py"}))).find("python3 *"),
+              std::string::npos);
 }
 
 TEST(AnswerGeneralisation, AHostBecomesItsOwnersDomainOnThePortForTheProgram)
@@ -93,7 +94,7 @@ TEST(AnswerGeneralisation, AHostBecomesItsOwnersDomainOnThePortForTheProgram)
     EXPECT_EQ(g.scope, sb::ApprovalScope::Domain);
     EXPECT_TRUE(g.samePort && g.programOnly);
     EXPECT_EQ(g.exact, "git.forge.example port 443");
-    EXPECT_TRUE(g.risk.empty()) << g.risk;
+    EXPECT_EQ(g.risk, sb::GeneralisedAnswer::Risk::None) << sb::describeRisk(g);
     EXPECT_TRUE(mentions(g.alsoAllows, "every name under forge.example on port 443"));
     const auto rule = std::get<sb::NetworkRule>(saved(r, g));
     EXPECT_EQ(rule.host, "*.forge.example");
@@ -107,13 +108,15 @@ TEST(AnswerGeneralisation, AHostBecomesItsOwnersDomainOnThePortForTheProgram)
 
 TEST(AnswerGeneralisation, RiskyHostsKeepTheExactRule)
 {
-    for (const auto& r : {connection("paste.drop.example", 80, "/usr/bin/curl"), // transfer tool
-                          connection("alice.github.io", 443, "/usr/bin/git"),    // shared platform
-                          connection("198.18.0.1", 8080, "/usr/bin/git")}) {     // an address
+    using Risk = sb::GeneralisedAnswer::Risk;
+    for (const auto& [r, risk] :
+         {std::pair{connection("paste.drop.example", 80, "/usr/bin/curl"), Risk::TransferTool},
+          std::pair{connection("alice.github.io", 443, "/usr/bin/git"), Risk::PastOwner},
+          std::pair{connection("198.18.0.1", 8080, "/usr/bin/git"), Risk::Address}}) {
         const auto g = generalise(r);
         EXPECT_EQ(g.scope, sb::ApprovalScope::HostPort) << r.host;
         EXPECT_FALSE(g.generalises()) << r.host;
-        EXPECT_FALSE(g.risk.empty()) << r.host;
+        EXPECT_EQ(g.risk, risk) << r.host;
         EXPECT_EQ(std::get<sb::NetworkRule>(saved(r, g)).host, r.host);
     }
 }
