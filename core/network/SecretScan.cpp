@@ -1,6 +1,9 @@
 #include "network/SecretScan.h"
 
+#include "base/Bytes.h"
+
 #include <algorithm>
+#include <strings.h>
 
 namespace sb {
 
@@ -23,6 +26,37 @@ void addOnce(std::vector<std::string>& names, const std::string& name)
     if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
 }
 
+// The credentials of each "Authorization: Basic …" line of a head, decoded (git and others put
+// a token there as user:token in base64): `edit` may change them, length for length, and says
+// whether it did; the line then carries them encoded again.
+template <class Edit> void eachBasicCredential(std::string& head, Edit edit)
+{
+    constexpr std::string_view kName = "authorization:", kScheme = "basic ";
+    for (std::size_t start = 0; start < head.size();) {
+        std::size_t end = head.find("\r\n", start);
+        if (end == std::string::npos) end = head.size();
+        std::size_t at = start + kName.size();
+        if (end - start > kName.size() &&
+            strncasecmp(head.data() + start, kName.data(), kName.size()) == 0) {
+            while (at < end && head[at] == ' ')
+                ++at;
+            if (end - at > kScheme.size() &&
+                strncasecmp(head.data() + at, kScheme.data(), kScheme.size()) == 0) {
+                at += kScheme.size();
+                std::size_t tokenEnd = at;
+                while (tokenEnd < end && head[tokenEnd] != ' ' && head[tokenEnd] != '\t')
+                    ++tokenEnd;
+                const std::string_view token(head.data() + at, tokenEnd - at);
+                if (auto decoded = fromBase64(token); decoded && edit(*decoded)) {
+                    const std::string encoded = base64(*decoded);
+                    if (encoded.size() == token.size()) head.replace(at, token.size(), encoded);
+                }
+            }
+        }
+        start = end + 2;
+    }
+}
+
 } // namespace
 
 SecretScan::SecretScan(std::vector<ResolvedSecret> secrets) : m_secrets(std::move(secrets))
@@ -38,24 +72,45 @@ bool SecretScan::namesHost(const std::string& host, std::uint16_t port) const
 }
 
 const ResolvedSecret* SecretScan::leakIn(std::string_view bytes, const std::string& host,
-                                         std::uint16_t port) const
+                                         std::uint16_t port, bool inBody) const
 {
     for (const ResolvedSecret& s : m_secrets)
         if (bytes.find(s.placeholder) != std::string_view::npos &&
             !secretAllows(s.spec, host, port))
             return &s;
-    return nullptr;
+    if (inBody) return nullptr;
+    // In a head's Basic credentials too.
+    const ResolvedSecret* found = nullptr;
+    std::string head(bytes.substr(0, bytes.find("\r\n\r\n")));
+    eachBasicCredential(head, [&](const std::string& credentials) {
+        for (const ResolvedSecret& s : m_secrets)
+            if (found == nullptr && credentials.find(s.placeholder) != std::string::npos &&
+                !secretAllows(s.spec, host, port))
+                found = &s;
+        return false;
+    });
+    return found;
 }
 
 SecretScan::Outcome SecretScan::substitute(std::string& bytes, const std::string& host,
                                            std::uint16_t port, bool inBody) const
 {
     Outcome out;
-    out.leak = leakIn(bytes, host, port);
+    out.leak = leakIn(bytes, host, port, inBody);
     if (out.leak != nullptr) return out;
     for (const ResolvedSecret& s : m_secrets)
         if ((!inBody || s.spec.body) && replaceAll(bytes, s.placeholder, s.value))
             addOnce(out.used, s.spec.name);
+    if (!inBody)
+        eachBasicCredential(bytes, [&](std::string& credentials) {
+            bool any = false;
+            for (const ResolvedSecret& s : m_secrets)
+                if (replaceAll(credentials, s.placeholder, s.value)) {
+                    addOnce(out.used, s.spec.name);
+                    any = true;
+                }
+            return any;
+        });
     return out;
 }
 

@@ -28,13 +28,15 @@ class SecretScan {
         std::vector<std::string> used;        // secrets whose value was put in (names, once)
     };
     // Toward `host`:`port`: each placeholder of a secret allowed there becomes its value (in a
-    // body only where the secret says `body`); a placeholder of another secret is a leak, and
-    // then nothing is replaced. `inBody` says whether `bytes` is a body.
+    // body only where the secret says `body`; in a head also inside "Authorization: Basic"
+    // credentials, as git sends a token); a placeholder of another secret is a leak, and then
+    // nothing is replaced. `inBody` says whether `bytes` is a body.
     Outcome substitute(std::string& bytes, const std::string& host, std::uint16_t port,
                        bool inBody) const;
-    // The first secret whose placeholder `bytes` carries toward a host it may not go to.
+    // The first secret whose placeholder `bytes` (a head, unless `inBody`) carries toward a
+    // host it may not go to.
     const ResolvedSecret* leakIn(std::string_view bytes, const std::string& host,
-                                 std::uint16_t port) const;
+                                 std::uint16_t port, bool inBody = false) const;
     // Back toward the sandbox: any secret's value becomes its placeholder (an upstream that
     // echoes a header must not hand the sandbox the value). True when one was replaced.
     bool hideValues(std::string& bytes) const;

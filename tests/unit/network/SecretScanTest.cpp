@@ -1,5 +1,6 @@
 // Placeholders replaced toward a secret's hosts, refused toward others, values hidden on the
 // way back, across any split of a stream (issue 38).
+#include "base/Bytes.h"
 #include "network/SecretScan.h"
 
 #include <gtest/gtest.h>
@@ -107,4 +108,25 @@ TEST(SecretScan, OrdinaryBytesAreNotHeldBack)
     EXPECT_EQ(kScan.pendingTail("data: {\"text\": \"hello\"}\n\n", false), 0u);
     EXPECT_EQ(kScan.pendingTail("abc sk-PH", false), 5u);
     EXPECT_EQ(kScan.pendingTail("abc sk-RE", true), 5u);
+}
+
+TEST(SecretScan, BasicCredentialsCarryATokenAsGitSendsIt)
+{
+    // git's "Authorization: Basic base64(user:token)" toward the token's host: the token inside
+    // is replaced, the line encoded again; toward another host it is a leak.
+    const std::string placeholder = "ghp_PHLDdddddddddd", value = "ghp_REALcccccccccc";
+    std::string head = "GET /o/r.git/info/refs HTTP/1.1\r\nAuthorization: Basic " +
+                       base64("x-access-token:" + placeholder) + "\r\n\r\n";
+    auto o = kScan.substitute(head, "github.com", 443, false);
+    EXPECT_EQ(o.leak, nullptr);
+    EXPECT_EQ(o.used, std::vector<std::string>{"gh"});
+    EXPECT_EQ(head, "GET /o/r.git/info/refs HTTP/1.1\r\nAuthorization: Basic " +
+                        base64("x-access-token:" + value) + "\r\n\r\n");
+
+    std::string elsewhere = "GET / HTTP/1.1\r\nauthorization: basic " +
+                            base64("me:" + placeholder) + "\r\n\r\n";
+    auto leak = kScan.substitute(elsewhere, "paste.example", 443, false);
+    ASSERT_NE(leak.leak, nullptr);
+    EXPECT_EQ(leak.leak->spec.name, "gh");
+    EXPECT_NE(kScan.leakIn(elsewhere, "paste.example", 80), nullptr);
 }
