@@ -11,6 +11,7 @@
 
 #include <atomic>
 #include <fcntl.h>
+#include <functional>
 #include <mutex>
 #include <poll.h>
 #include <sys/socket.h>
@@ -123,14 +124,13 @@ class FakeLauncher : public sb::e2b::Launcher {
     sb::e2b::SandboxSpec m_last;
 };
 
-// The other end of a sandbox's control connection: exec_start gets a process that prints
-// "out\n" and exits 0 (7 when its argv holds "fail"), file requests get fixed answers (a file
-// "hello.txt" holding "hello", a link "link.txt" to it, everything else missing; writes and
-// folders succeed).
-class FakeSupervisor {
+// A supervisor's end of a control connection: each message the client sends is handed to
+// `answer` on a thread of the peer's own, which ends when the client closes its end or the peer
+// is destroyed.
+class ControlPeer {
   public:
-    // `canPause`: false answers pause requests as a sandbox without a cgroup of its own does.
-    explicit FakeSupervisor(bool canPause = true) : m_canPause(canPause)
+    explicit ControlPeer(std::function<void(const sb::proto::Message&)> answer)
+        : m_answer(std::move(answer))
     {
         int fds[2];
         if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) std::abort();
@@ -140,7 +140,7 @@ class FakeSupervisor {
         if (::pipe2(m_stop, O_CLOEXEC) != 0) std::abort();
         m_thread = std::thread([this] { serve(); });
     }
-    ~FakeSupervisor()
+    ~ControlPeer()
     {
         (void)!::write(m_stop[1], "x", 1);
         m_thread.join();
@@ -148,11 +148,53 @@ class FakeSupervisor {
         ::close(m_stop[0]);
         ::close(m_stop[1]);
     }
+    ControlPeer(const ControlPeer&) = delete;
+    ControlPeer& operator=(const ControlPeer&) = delete;
     // The client end, for a SessionLink (once).
     std::unique_ptr<sb::e2b::SessionLink> link()
     {
         return std::make_unique<sb::e2b::SessionLink>(sb::ControlClient::adopt(m_client));
     }
+    void send(const sb::proto::Message& m)
+    {
+        const std::string frame = sb::proto::encode(m);
+        (void)!::send(m_fd, frame.data(), frame.size(), MSG_NOSIGNAL);
+    }
+
+  private:
+    void serve()
+    {
+        sb::proto::FrameDecoder decoder;
+        for (;;) {
+            pollfd fds[2] = {{m_fd, POLLIN, 0}, {m_stop[0], POLLIN, 0}};
+            if (::poll(fds, 2, -1) < 0) continue;
+            if (fds[1].revents != 0) return;
+            char buf[65536];
+            const ssize_t n = ::read(m_fd, buf, sizeof buf);
+            if (n <= 0) return;
+            decoder.feed({buf, static_cast<std::size_t>(n)});
+            sb::proto::Message m;
+            for (auto got = decoder.next(m); got && *got; got = decoder.next(m))
+                m_answer(m);
+        }
+    }
+
+    std::function<void(const sb::proto::Message&)> m_answer;
+    int m_fd = -1, m_client = -1;
+    int m_stop[2] = {-1, -1};
+    std::thread m_thread;
+};
+
+// The other end of a sandbox's control connection: exec_start gets a process that prints
+// "out\n" and exits 0 (7 when its argv holds "fail"), file requests get fixed answers (a file
+// "hello.txt" holding "hello", a link "link.txt" to it, everything else missing; writes and
+// folders succeed).
+class FakeSupervisor {
+  public:
+    // `canPause`: false answers pause requests as a sandbox without a cgroup of its own does.
+    explicit FakeSupervisor(bool canPause = true) : m_canPause(canPause) {}
+    // The client end, for a SessionLink (once).
+    std::unique_ptr<sb::e2b::SessionLink> link() { return m_peer.link(); }
     // Whether its sandbox is frozen (pause_request).
     bool paused() const { return m_paused; }
     // The writes it was asked for, their contents as "bytes" (a size).
@@ -163,11 +205,7 @@ class FakeSupervisor {
     }
 
   private:
-    void send(const sb::proto::Message& m)
-    {
-        const std::string frame = sb::proto::encode(m);
-        (void)!::send(m_fd, frame.data(), frame.size(), MSG_NOSIGNAL);
-    }
+    void send(const sb::proto::Message& m) { m_peer.send(m); }
     void answer(const sb::proto::Message& m)
     {
         using sb::proto::MsgType;
@@ -244,30 +282,11 @@ class FakeSupervisor {
             send(sb::proto::jsonMessage(MsgType::FileReply, reply));
         }
     }
-    void serve()
-    {
-        sb::proto::FrameDecoder decoder;
-        for (;;) {
-            pollfd fds[2] = {{m_fd, POLLIN, 0}, {m_stop[0], POLLIN, 0}};
-            if (::poll(fds, 2, -1) < 0) continue;
-            if (fds[1].revents != 0) return;
-            char buf[65536];
-            const ssize_t n = ::read(m_fd, buf, sizeof buf);
-            if (n <= 0) return;
-            decoder.feed({buf, static_cast<std::size_t>(n)});
-            sb::proto::Message m;
-            for (auto got = decoder.next(m); got && *got; got = decoder.next(m))
-                answer(m);
-        }
-    }
-
-    int m_fd = -1, m_client = -1;
-    int m_stop[2] = {-1, -1};
-    std::thread m_thread;
     mutable std::mutex m_mutex;
     std::vector<nlohmann::json> m_writes;
     std::atomic<bool> m_paused{false};
     bool m_canPause = true;
+    ControlPeer m_peer{[this](const sb::proto::Message& m) { answer(m); }}; // last: it answers
 };
 
 } // namespace sbtest

@@ -2,20 +2,10 @@
 // /execute and /contexts, what of the gateway's lines reaches them, and the gateway's process
 // over a session's control connection (a scripted supervisor here; tests/js/code-interpreter
 // runs the real one with real kernels).
-#include "base/Bytes.h"
-#include "control/ControlClient.h"
-#include "control/Protocol.h"
+#include "E2bTestSupport.h"
 #include "e2b/CodeInterpreter.h"
-#include "e2b/SessionLink.h"
 
 #include <gtest/gtest.h>
-
-#include <atomic>
-#include <fcntl.h>
-#include <poll.h>
-#include <sys/socket.h>
-#include <thread>
-#include <unistd.h>
 
 namespace {
 
@@ -138,21 +128,8 @@ TEST(CodeInterpreterLines, AGatewayLineNamesItsRequest)
 // end, in pieces), "cancel" is remembered, and "exit" ends the process.
 class ScriptedSession {
   public:
-    ScriptedSession()
-    {
-        int fds[2];
-        if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) std::abort();
-        m_fd = fds[1];
-        ::fcntl(fds[0], F_SETFL, O_NONBLOCK);
-        m_link = std::make_shared<SessionLink>(sb::ControlClient::adopt(fds[0]));
-        m_thread = std::thread([this] { serve(); });
-    }
-    ~ScriptedSession()
-    {
-        m_link.reset();
-        m_thread.join();
-        ::close(m_fd);
-    }
+    ScriptedSession() : m_link(m_peer.link()) {}
+    ~ScriptedSession() { m_link.reset(); }
     std::shared_ptr<SessionLink> link() { return m_link; }
     std::string script() const { return m_script; }
     json started() const { return m_started; }
@@ -163,11 +140,7 @@ class ScriptedSession {
     }
 
   private:
-    void send(const sb::proto::Message& m)
-    {
-        const std::string frame = sb::proto::encode(m);
-        (void)!::send(m_fd, frame.data(), frame.size(), MSG_NOSIGNAL);
-    }
+    void send(const sb::proto::Message& m) { m_peer.send(m); }
     void output(std::string bytes)
     {
         sb::proto::Message out;
@@ -215,31 +188,15 @@ class ScriptedSession {
             }
         }
     }
-    void serve()
-    {
-        sb::proto::FrameDecoder decoder;
-        for (;;) {
-            pollfd p = {m_fd, POLLIN, 0};
-            if (::poll(&p, 1, -1) < 0) continue;
-            char buf[65536];
-            const ssize_t n = ::read(m_fd, buf, sizeof buf);
-            if (n <= 0) return;
-            decoder.feed({buf, static_cast<std::size_t>(n)});
-            sb::proto::Message m;
-            for (auto got = decoder.next(m); got && *got; got = decoder.next(m))
-                answer(m);
-        }
-    }
 
-    int m_fd = -1;
-    std::shared_ptr<SessionLink> m_link;
-    std::thread m_thread;
     std::uint64_t m_exec = 0;
     std::string m_stdin;
     std::string m_script;
     json m_started;
     mutable std::mutex m_mutex;
     std::vector<std::string> m_cancelled;
+    sbtest::ControlPeer m_peer{[this](const sb::proto::Message& m) { answer(m); }};
+    std::shared_ptr<SessionLink> m_link;
 };
 
 // Everything a call hears until its last message (at most `ms`).
