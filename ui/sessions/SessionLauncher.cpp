@@ -7,6 +7,7 @@
 #include <QDir>
 #include <QFileInfo>
 #include <QProcess>
+#include <QProcessEnvironment>
 #include <QStandardPaths>
 #include <unistd.h>
 
@@ -70,6 +71,11 @@ std::optional<Launched> launchSession(LaunchRequest request, QString* error)
     process.setArguments(launchArguments(request));
     if (!request.workspace.isEmpty()) process.setWorkingDirectory(request.workspace);
     process.setStandardInputFile(QProcess::nullDevice());
+    // The window's sessions are this machine's: SANDBENCH_HOST, meant for the command line,
+    // would start them on another host (docs/remote.md).
+    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    environment.remove(QStringLiteral("SANDBENCH_HOST"));
+    process.setProcessEnvironment(environment);
     process.setStandardOutputFile(launched.logFile);
     process.setStandardErrorFile(launched.logFile, QIODevice::Append);
     process.setChildProcessModifier([] { ::setsid(); });
