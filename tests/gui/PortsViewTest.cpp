@@ -11,8 +11,10 @@
 #include <QCoreApplication>
 #include <QFile>
 #include <QPushButton>
+#include <QScopeGuard>
 #include <QSignalSpy>
 #include <QTcpSocket>
+#include <QTemporaryDir>
 #include <QTest>
 #include <QTreeWidget>
 #include <QUrl>
@@ -105,6 +107,29 @@ class PortsViewTest : public QObject {
 
         QTest::mouseClick(button(view, "CopyButton"), Qt::LeftButton);
         QCOMPARE(QApplication::clipboard()->text(), url.toString());
+        // Said, and still said after the list was asked again (each answer set its own line).
+        QCOMPARE(view.message(), QStringLiteral("Copied %1").arg(url.toString()));
+        view.refresh();
+        QTest::qWait(300);
+        QCOMPARE(view.message(), QStringLiteral("Copied %1").arg(url.toString()));
+
+        // Without a browser, xdg-open fails after it started: the view says so (issue 37, item
+        // 13: it failed silently).
+        QTemporaryDir bin;
+        QFile fake(bin.filePath(QStringLiteral("xdg-open")));
+        QVERIFY(fake.open(QIODevice::WriteOnly));
+        fake.write("#!/bin/sh\necho 'xdg-open: no method available for opening' >&2\nexit 3\n");
+        fake.close();
+        fake.setPermissions(QFileDevice::ReadOwner | QFileDevice::ExeOwner);
+        const QByteArray path = qgetenv("PATH");
+        qputenv("PATH", bin.path().toLocal8Bit() + ':' + path);
+        auto restorePath = qScopeGuard([&] { qputenv("PATH", path); });
+        QTest::mouseClick(button(view, "OpenButton"), Qt::LeftButton);
+        QTRY_VERIFY_WITH_TIMEOUT(view.message().startsWith(QLatin1String("No browser opened")),
+                                 kWaitMs);
+        restorePath.dismiss();
+        qputenv("PATH", path);
+
         view.openHook = true;
         QSignalSpy opened(&view, &PortsView::openRequested);
         QTest::mouseClick(button(view, "OpenButton"), Qt::LeftButton);

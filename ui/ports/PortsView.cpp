@@ -9,8 +9,10 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QLocale>
+#include <QProcess>
 #include <QPushButton>
 #include <QSpinBox>
+#include <QStandardPaths>
 #include <QTreeWidget>
 #include <QUrl>
 #include <QVBoxLayout>
@@ -20,6 +22,8 @@ namespace sbui {
 namespace {
 
 constexpr int kPollMs = 2000;
+// What an action did stays this long before the list's own message comes back.
+constexpr int kNoticeMs = 6000;
 constexpr int kPortRole = Qt::UserRole;
 constexpr int kUrlRole = Qt::UserRole + 1;
 enum Column { Port, Inside, Preview, Connections };
@@ -83,6 +87,8 @@ PortsView::PortsView(QWidget* parent)
             exposeSelected();
     });
     m_poll.setInterval(kPollMs);
+    m_notice.setSingleShot(true);
+    m_notice.setInterval(kNoticeMs);
     connect(&m_poll, &QTimer::timeout, this, &PortsView::refresh);
     setConnection(nullptr);
 }
@@ -223,15 +229,38 @@ void PortsView::openSelected()
         Q_EMIT openRequested(url);
         return;
     }
-    if (!QDesktopServices::openUrl(url))
-        setMessage(tr("No browser opened %1: copy the URL instead.").arg(url.toString()));
+    const QString failed = tr("No browser opened %1: copy the URL instead.").arg(url.toString());
+    // QDesktopServices reports success once xdg-open has started, whether or not a browser took
+    // the URL: xdg-open's own status says (it exits non-zero when nothing could open it). A
+    // shell runs it, so that closing the window ends the shell, never the browser.
+    const QString xdgOpen = QStandardPaths::findExecutable(QStringLiteral("xdg-open"));
+    if (xdgOpen.isEmpty()) {
+        if (!QDesktopServices::openUrl(url)) setNotice(failed);
+        return;
+    }
+    auto* opener = new QProcess(this);
+    opener->setStandardOutputFile(QProcess::nullDevice());
+    opener->setStandardErrorFile(QProcess::nullDevice());
+    connect(opener, &QProcess::finished, this,
+            [this, opener, failed](int code, QProcess::ExitStatus status) {
+                if (status != QProcess::NormalExit || code != 0) setNotice(failed);
+                opener->deleteLater();
+            });
+    connect(opener, &QProcess::errorOccurred, this,
+            [this, opener, failed](QProcess::ProcessError e) {
+                if (e != QProcess::FailedToStart) return;
+                setNotice(failed);
+                opener->deleteLater();
+            });
+    opener->start(QStringLiteral("/bin/sh"),
+                  {QStringLiteral("-c"), QStringLiteral("\"$0\" \"$1\""), xdgOpen, url.toString()});
 }
 
 void PortsView::copySelected()
 {
     if (selectedUrl().isEmpty()) return;
     QApplication::clipboard()->setText(selectedUrl());
-    setMessage(tr("Copied %1").arg(selectedUrl()));
+    setNotice(tr("Copied %1").arg(selectedUrl()));
 }
 
 void PortsView::updateButtons()
@@ -247,7 +276,18 @@ void PortsView::updateButtons()
 
 void PortsView::setMessage(const QString& text)
 {
+    if (!m_notice.isActive()) m_message->setText(text);
+}
+
+void PortsView::setNotice(const QString& text)
+{
     m_message->setText(text);
+    m_notice.start();
+}
+
+QString PortsView::message() const
+{
+    return m_message->text();
 }
 
 } // namespace sbui

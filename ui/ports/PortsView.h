@@ -33,6 +33,8 @@ class PortsView : public QWidget {
     int listeningCount() const { return m_listening; }
     // The preview URL of the selected row; empty when it is not exposed.
     QString selectedUrl() const;
+    // The line under the list: what the last action did, or what the list shows.
+    QString message() const;
 
   Q_SIGNALS:
     // How many ports something listens on inside (for the tab's title).
@@ -54,10 +56,14 @@ class PortsView : public QWidget {
     void updateButtons();
     int selectedPort() const;
     void setMessage(const QString& text);
+    // What an action did (copied, no browser): kept for a while over the list's own message,
+    // which every poll sets again.
+    void setNotice(const QString& text);
 
     QPointer<SessionConnection> m_connection;
     QTimer m_poll;
     QLabel* m_message;
+    QTimer m_notice; // running while a notice is shown
     QTreeWidget* m_table;
     QPushButton* m_expose;
     QPushButton* m_open;
