@@ -49,13 +49,14 @@ int main(int argc, char** argv)
     spdlog::set_pattern("sandbench-cli: %v");
     // --host ssh://… (or SANDBENCH_HOST): the whole command runs on that host.
     if (auto status = sbcli::relayToHost(argc, argv)) return *status;
+    // The --host note sits in the description: the subcommands' list must end the help (the
+    // package test and the completion read it).
     CLI::App app{"sandbench-cli: run AI coding agents in a local sandbox and review what they "
-                 "changed before it reaches your project"};
+                 "changed before it reaches your project.\nBefore the command, --host "
+                 "ssh://[USER@]HOST[:PORT] (or SANDBENCH_HOST) runs it on that host over ssh, "
+                 "with that host's sessions, files and recordings (docs/remote.md)."};
     app.set_version_flag("--version", SANDBENCH_VERSION);
     app.require_subcommand(1);
-    app.footer("Before the command, --host ssh://[USER@]HOST[:PORT] (or SANDBENCH_HOST) runs it "
-               "on that host over ssh, with that host's sessions, files and recordings "
-               "(docs/remote.md)");
     // `run` starts every sandbox and `exec` runs every program's process: when one of them is
     // the command, the other commands' options and validators are not set up (2.5 ms of CPU
     // for all of them, more than the rest of a start of the program).
