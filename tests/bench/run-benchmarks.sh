@@ -12,7 +12,7 @@
 #   --no-user   root only
 #
 # Builds nothing: the CLI is $SANDBENCH_BUILD_DIR/app/sandbench-cli (default ./build), the
-# terminal benchmark $SANDBENCH_BUILD_DIR/tests/bench/terminal_bench, rows 7's and 8's network
+# terminal benchmark $SANDBENCH_BUILD_DIR/tests/bench/terminal_bench, rows 7's and 10's network
 # $SANDBENCH_BUILD_DIR/tests/test-network.
 # Machines are shared and noisy, so every timing is a ratio against a reference measured in
 # the same run, interleaved round by round (A,B then B,A), reported as median and spread.
@@ -347,7 +347,7 @@ bench_transparent()
 }
 
 # ---------------------------------------------------------------------------------------------
-# 8. Secrets (issue 38): tests/bench/secrets_bench.py, inside test-network like row 7: new TLS
+# 10. Secrets (issue 38): tests/bench/secrets_bench.py, inside test-network like row 7: new TLS
 # connections and a large response through the proxy's termination for a secret's host,
 # against the same client talking TLS to the same server directly, and the plain relay.
 
@@ -355,7 +355,7 @@ SECRETS_BENCH="$REPO/tests/bench/secrets_bench.py"
 bench_secrets()
 {
     if [[ ! -x $BUILD_DIR/tests/test-network ]]; then
-        note "no test-network at $BUILD_DIR/tests (cmake --build … --target test-network): row 8 skipped"
+        note "no test-network at $BUILD_DIR/tests (cmake --build … --target test-network): rows 10, 10b skipped"
         return 0
     fi
     local out
@@ -599,13 +599,13 @@ table()
         line=$(grep '^RESULT secrets ' <<<"${OUT[$who]}")
         [[ -n $line ]] || continue
         r=$(field "$line" added_p50_us)
-        echo "| 8. new TLS connection through substitution (connect, handshake, request, first byte), added p50; p90 (n=$(field "$line" n)×$(field "$line" conns)) | $who | p50 $(us "$(field "$line" p50_us)") µs, p90 $(us "$(field "$line" p90_us)") µs | direct p50 $(us "$(field "$line" direct_p50_us)") µs, p90 $(us "$(field "$line" direct_p90_us)") µs; the plain relay (floor) added $(plus "$(field "$line" relay_added_p50_us)") µs, p90 $(plus "$(field "$line" relay_added_p90_us)") µs | $(plus "$r") µs [$(num "$(field "$line" added_p50_us 2)")–$(num "$(field "$line" added_p50_us 3)")]; $(plus "$(field "$line" added_p90_us)") µs | ≤ 2 ms (p50) | $(verdict "$r" 2000) |"
+        echo "| 10. new TLS connection through substitution (connect, handshake, request, first byte), added p50; p90 (n=$(field "$line" n)×$(field "$line" conns)) | $who | p50 $(us "$(field "$line" p50_us)") µs, p90 $(us "$(field "$line" p90_us)") µs | direct p50 $(us "$(field "$line" direct_p50_us)") µs, p90 $(us "$(field "$line" direct_p90_us)") µs; the plain relay (floor) added $(plus "$(field "$line" relay_added_p50_us)") µs, p90 $(plus "$(field "$line" relay_added_p90_us)") µs | $(plus "$r") µs [$(num "$(field "$line" added_p50_us 2)")–$(num "$(field "$line" added_p50_us 3)")]; $(plus "$(field "$line" added_p90_us)") µs | ≤ 2 ms (p50) | $(verdict "$r" 2000) |"
     done
     for who in "${RUNS[@]}"; do
         line=$(grep '^RESULT secrets_bulk ' <<<"${OUT[$who]}")
         [[ -n $line ]] || continue
         r=$(field "$line" ratio)
-        echo "| 8b. a $(field "$line" mib) MiB TLS response through substitution (n=$(field "$line" n)) | $who | $(us "$(field "$line" mib_s)") MiB/s | direct $(us "$(field "$line" direct_mib_s)") MiB/s; the plain relay (floor) $(us "$(field "$line" relay_mib_s)") MiB/s, $(x "$(field "$line" relay_ratio)") | $(x "$r") [$(x "$(field "$line" ratio 2)")–$(x "$(field "$line" ratio 3)")] | ≥ 0.8× | $(verdict_ge "$r" 0.8) |"
+        echo "| 10b. a $(field "$line" mib) MiB TLS response through substitution (n=$(field "$line" n)) | $who | $(us "$(field "$line" mib_s)") MiB/s | direct $(us "$(field "$line" direct_mib_s)") MiB/s; the plain relay (floor) $(us "$(field "$line" relay_mib_s)") MiB/s, $(x "$(field "$line" relay_ratio)") | $(x "$r") [$(x "$(field "$line" ratio 2)")–$(x "$(field "$line" ratio 3)")] | ≥ 0.8× | $(verdict_ge "$r" 0.8) |"
     done
     line=$(grep '^RESULT terminal ' <<<"$TERMINAL_OUT")
     r=$(field "$line" ratio)
