@@ -131,8 +131,9 @@ std::optional<json> executeLine(const json& out)
         return line;
     }
     if (type == "result") {
-        json line = {{"type", type}, {"is_main_result", out.value("is_main_result", false)}};
-        if (!line["is_main_result"].is_boolean()) return std::nullopt;
+        const json main = out.contains("is_main_result") ? out["is_main_result"] : json(false);
+        if (!main.is_boolean()) return std::nullopt;
+        json line = {{"type", type}, {"is_main_result", main}};
         // Texts as texts; json, data, chart and extra as objects (data as E2B sends a
         // DataFrame: columns of values).
         for (const char* field : {"text", "html", "markdown", "svg", "png", "jpeg", "pdf", "latex",

@@ -96,6 +96,7 @@ TEST(CodeInterpreterLines, OnlyTheLineTypesTheSdkReadsPassWithTheirFields)
     EXPECT_FALSE(executeLine({{"type", "stdout"}, {"text", 3}}));
     EXPECT_FALSE(executeLine({{"type", "result"}, {"png", json::object()}}));
     EXPECT_FALSE(executeLine({{"type", "result"}, {"data", "x"}}));
+    EXPECT_FALSE(executeLine({{"type", "result"}, {"is_main_result", "1"}})) << "found by fuzzing";
     EXPECT_FALSE(executeLine({{"type", "error"}, {"name", "E"}}));
     EXPECT_FALSE(executeLine({{"type", "number_of_executions"}, {"execution_count", "2"}}));
 }
