@@ -630,6 +630,26 @@
         <source>file request</source>
         <translation>Dateizugriff</translation>
     </message>
+    <message>
+        <source>model</source>
+        <translation>Modell</translation>
+    </message>
+    <message>
+        <source>leak</source>
+        <translation>Leck</translation>
+    </message>
+    <message>
+        <source>model %1 at %2: %3 tokens in, %4 out, %5 read from cache, %6 written to cache (%7 s)</source>
+        <translation>Modell %1 bei %2: %3 Tokens hinein, %4 heraus, %5 aus dem Cache gelesen, %6 in den Cache geschrieben (%7 s)</translation>
+    </message>
+    <message>
+        <source>, status %1</source>
+        <translation>, Status %1</translation>
+    </message>
+    <message>
+        <source>ATTEMPTED SECRET LEAK: %1 on its way to %2 (in the %3), refused</source>
+        <translation>VERSUCHTES GEHEIMNIS-LECK: %1 auf dem Weg zu %2 (im Feld %3), abgewiesen</translation>
+    </message>
 </context>
 <context>
     <name>sbui::ActivityView</name>
@@ -1414,6 +1434,36 @@
     </message>
 </context>
 <context>
+    <name>sbui::LeakBanner</name>
+    <message>
+        <source>%1 to %2:%3</source>
+        <translation>%1 an %2:%3</translation>
+    </message>
+    <message>
+        <source>in the %1</source>
+        <translation>im Feld %1</translation>
+    </message>
+    <message>
+        <source>by %1</source>
+        <translation>durch %1</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Attempted secret leak, refused:&lt;/b&gt; %1.</source>
+        <translation>&lt;b&gt;Versuchtes Geheimnis-Leck, abgewiesen:&lt;/b&gt; %1.</translation>
+    </message>
+    <message numerus="yes">
+        <source>&lt;b&gt;%n attempted secret leaks, refused;&lt;/b&gt; the last: %1.</source>
+        <translation>
+            <numerusform>&lt;b&gt;%n versuchtes Geheimnis-Leck, abgewiesen;&lt;/b&gt; das letzte: %1.</numerusform>
+            <numerusform>&lt;b&gt;%n versuchte Geheimnis-Lecks, abgewiesen;&lt;/b&gt; das letzte: %1.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Details</source>
+        <translation>Details</translation>
+    </message>
+</context>
+<context>
     <name>sbui::MainWindow</name>
     <message>
         <source>&amp;New session…</source>
@@ -1710,6 +1760,98 @@ in %2
     <message>
         <source>Go to the sessions &amp;list</source>
         <translation>Zur Sitzungs&amp;liste</translation>
+    </message>
+    <message>
+        <source>Models</source>
+        <translation>Modelle</translation>
+    </message>
+    <message numerus="yes">
+        <source>Models (%n leak(s)!)</source>
+        <translation>
+            <numerusform>Modelle (%n Leck!)</numerusform>
+            <numerusform>Modelle (%n Lecks!)</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Models (%1)</source>
+        <translation>Modelle (%1)</translation>
+    </message>
+</context>
+<context>
+    <name>sbui::ModelUsageView</name>
+    <message>
+        <source>Model</source>
+        <translation>Modell</translation>
+    </message>
+    <message>
+        <source>Requests</source>
+        <translation>Anfragen</translation>
+    </message>
+    <message>
+        <source>Input</source>
+        <translation>Eingabe</translation>
+    </message>
+    <message>
+        <source>Read from cache</source>
+        <translation>Aus dem Cache</translation>
+    </message>
+    <message>
+        <source>Written to cache</source>
+        <translation>In den Cache</translation>
+    </message>
+    <message>
+        <source>Output</source>
+        <translation>Ausgabe</translation>
+    </message>
+    <message>
+        <source>Estimated cost</source>
+        <translation>Geschätzte Kosten</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n attempted secret leak(s), refused by the proxy:</source>
+        <translation>
+            <numerusform>%n versuchtes Geheimnis-Leck, vom Proxy abgewiesen:</numerusform>
+            <numerusform>%n versuchte Geheimnis-Lecks, vom Proxy abgewiesen:</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>No model requests in this session. Requests through the proxy to a model API it reads (Anthropic Messages, OpenAI Chat Completions and Responses) show here with their tokens.</source>
+        <translation>Keine Modellanfragen in dieser Sitzung. Anfragen über den Proxy an eine Modell-API, die er liest (Anthropic Messages, OpenAI Chat Completions und Responses), erscheinen hier mit ihren Tokens.</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n model request(s): %1 tokens in, %2 out; %3 read from the prompt cache, %4 written to it.</source>
+        <translation>
+            <numerusform>%n Modellanfrage: %1 Tokens hinein, %2 heraus; %3 aus dem Prompt-Cache gelesen, %4 hineingeschrieben.</numerusform>
+            <numerusform>%n Modellanfragen: %1 Tokens hinein, %2 heraus; %3 aus dem Prompt-Cache gelesen, %4 hineingeschrieben.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Estimated cost: %1 (models without a price left out).</source>
+        <translation>Geschätzte Kosten: %1 (Modelle ohne Preis nicht mitgezählt).</translation>
+    </message>
+    <message>
+        <source>Estimated cost: %1.</source>
+        <translation>Geschätzte Kosten: %1.</translation>
+    </message>
+    <message>
+        <source>No cost estimate: the price table names none of these models.</source>
+        <translation>Keine Kostenschätzung: Die Preistabelle nennt keines dieser Modelle.</translation>
+    </message>
+    <message>
+        <source>(not named)</source>
+        <translation>(ohne Namen)</translation>
+    </message>
+    <message>
+        <source>no price</source>
+        <translation>kein Preis</translation>
+    </message>
+    <message>
+        <source>Costs are estimates from the list prices of %1 in %2; a model the table does not name has none. Edit a copy in ~/.config/sandbench/model-prices.json to use your own.</source>
+        <translation>Die Kosten sind Schätzungen nach den Listenpreisen vom %1 in %2; ein Modell, das die Tabelle nicht nennt, hat keine. Für eigene Preise eine Kopie in ~/.config/sandbench/model-prices.json bearbeiten.</translation>
+    </message>
+    <message>
+        <source>No cost estimates: %1</source>
+        <translation>Keine Kostenschätzungen: %1</translation>
     </message>
 </context>
 <context>
@@ -3309,6 +3451,29 @@ in %3
     <message>
         <source>&amp;Find…</source>
         <translation>&amp;Suchen…</translation>
+    </message>
+</context>
+<context>
+    <name>sbui::TokenChart</name>
+    <message>
+        <source>Tokens over time</source>
+        <translation>Tokens im Zeitverlauf</translation>
+    </message>
+    <message>
+        <source>No model requests yet</source>
+        <translation>Noch keine Modellanfragen</translation>
+    </message>
+    <message>
+        <source>input, cached included</source>
+        <translation>Eingabe, mit Cache</translation>
+    </message>
+    <message>
+        <source>output</source>
+        <translation>Ausgabe</translation>
+    </message>
+    <message>
+        <source>%1 tokens in and %2 out so far</source>
+        <translation>Bisher %1 Tokens hinein und %2 heraus</translation>
     </message>
 </context>
 <context>

@@ -165,6 +165,16 @@
     </message>
 </context>
 <context>
+    <name>sbui::LeakBanner</name>
+    <message numerus="yes">
+        <source>&lt;b&gt;%n attempted secret leaks, refused;&lt;/b&gt; the last: %1.</source>
+        <translation>
+            <numerusform>&lt;b&gt;%n attempted secret leak, refused;&lt;/b&gt; the last: %1.</numerusform>
+            <numerusform>&lt;b&gt;%n attempted secret leaks, refused;&lt;/b&gt; the last: %1.</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>sbui::MainWindow</name>
     <message numerus="yes">
         <source>Deleted %n old recording(s) (%1).</source>
@@ -178,6 +188,30 @@
         <translation>
             <numerusform>(%n waiting) </numerusform>
             <numerusform>(%n waiting) </numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Models (%n leak(s)!)</source>
+        <translation>
+            <numerusform>Models (%n leak!)</numerusform>
+            <numerusform>Models (%n leaks!)</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>sbui::ModelUsageView</name>
+    <message numerus="yes">
+        <source>%n attempted secret leak(s), refused by the proxy:</source>
+        <translation>
+            <numerusform>%n attempted secret leak, refused by the proxy:</numerusform>
+            <numerusform>%n attempted secret leaks, refused by the proxy:</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n model request(s): %1 tokens in, %2 out; %3 read from the prompt cache, %4 written to it.</source>
+        <translation>
+            <numerusform>%n model request: %1 tokens in, %2 out; %3 read from the prompt cache, %4 written to it.</numerusform>
+            <numerusform>%n model requests: %1 tokens in, %2 out; %3 read from the prompt cache, %4 written to it.</numerusform>
         </translation>
     </message>
 </context>

@@ -7,6 +7,8 @@
 #include "approvals/ApprovalPanel.h"
 #include "control/Protocol.h"
 #include "files/FileReviewPanel.h"
+#include "models/LeakBanner.h"
+#include "models/ModelUsageView.h"
 #include "policy/CommandRules.h"
 #include "policy/PolicyEditor.h"
 #include "ports/PortsView.h"
@@ -56,7 +58,8 @@ MainWindow::MainWindow(sb::Clock& clock, QWidget* parent)
       m_sessions(new SessionListView(m_hub->model())), m_terminal(new TerminalWidget),
       m_approvals(new ApprovalPanel(clock)), m_activity(new ActivityView),
       m_files(new FileReviewPanel), m_policy(new PolicyEditor),
-      m_replay(new ReplayView(m_activity)), m_ports(new PortsView), m_welcome(new WelcomeView),
+      m_replay(new ReplayView(m_activity)), m_ports(new PortsView), m_models(new ModelUsageView),
+      m_leakBanner(new LeakBanner), m_sessionPane(new QWidget), m_welcome(new WelcomeView),
       m_centre(new QStackedWidget), m_tabs(new QTabWidget), m_notifier(new DesktopNotifier(this)),
       m_stateLabel(new QLabel), m_policyLabel(new QLabel), m_cleaner(new RecordingCleaner(this))
 {
@@ -148,7 +151,7 @@ void MainWindow::updateCentre()
     // The first-run view until there is a session to show (or one is starting).
     const bool nothing = m_hub->model()->rowCount() == 0 && m_current.isEmpty() &&
                          !m_launchWait.isActive() && !m_policy->hasDocument();
-    m_centre->setCurrentWidget(nothing ? static_cast<QWidget*>(m_welcome) : m_tabs);
+    m_centre->setCurrentWidget(nothing ? m_welcome : m_sessionPane);
 }
 
 void MainWindow::onTabChanged(int index)

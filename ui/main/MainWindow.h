@@ -28,6 +28,8 @@ class ActivityView;
 class ApprovalPanel;
 class DesktopNotifier;
 class FileReviewPanel;
+class LeakBanner;
+class ModelUsageView;
 class NewSessionDialog;
 class PolicyEditor;
 class RecordingCleaner;
@@ -88,6 +90,9 @@ class MainWindow : public QMainWindow {
     FileReviewPanel* files() const { return m_files; }
     ReplayView* replay() const { return m_replay; }
     PortsView* ports() const { return m_ports; }
+    // The Models tab, and the red bar over the tabs while the session has attempted leaks.
+    ModelUsageView* models() const { return m_models; }
+    LeakBanner* leakBanner() const { return m_leakBanner; }
     QAction* resumeAction() const { return m_resumeAction; }
     QAction* snapshotsAction() const { return m_snapshotsAction; }
     PolicyEditor* policy() const { return m_policy; }
@@ -145,6 +150,9 @@ class MainWindow : public QMainWindow {
     PolicyEditor* m_policy;
     ReplayView* m_replay;
     PortsView* m_ports;
+    ModelUsageView* m_models;
+    LeakBanner* m_leakBanner;
+    QWidget* m_sessionPane; // the leak banner over the tabs
     WelcomeView* m_welcome;
     QStackedWidget* m_centre;
     QTabWidget* m_tabs;

@@ -8,6 +8,8 @@
 #include "approvals/ApprovalPanel.h"
 #include "control/Protocol.h"
 #include "files/FileReviewPanel.h"
+#include "models/LeakBanner.h"
+#include "models/ModelUsageView.h"
 #include "policy/PolicyDocument.h"
 #include "policy/PolicyEditor.h"
 #include "ports/PortsView.h"
@@ -31,6 +33,7 @@
 #include <QTabWidget>
 #include <QToolBar>
 #include <QTreeView>
+#include <QVBoxLayout>
 
 namespace sbui {
 
@@ -202,6 +205,21 @@ void MainWindow::buildCentre()
                            count > 0 ? tr("Ports (%1)").arg(count) : tr("Ports"));
     });
     m_tabs->addTab(m_replay, QIcon(QStringLiteral(":/icons/recorded.svg")), tr("Replay"));
+    m_tabs->addTab(m_models, QIcon(QStringLiteral(":/icons/network.svg")), tr("Models"));
+    connect(m_models, &ModelUsageView::countsChanged, this, [this](int requests, int leaks) {
+        m_tabs->setTabText(m_tabs->indexOf(m_models),
+                           leaks > 0      ? tr("Models (%n leak(s)!)", nullptr, leaks)
+                           : requests > 0 ? tr("Models (%1)").arg(requests)
+                                          : tr("Models"));
+        m_leakBanner->setLeaks(m_models->totals().leaks());
+        // Only a session that spoke to a model has the tab (a narrow centre keeps its titles).
+        const bool shown = requests > 0 || leaks > 0;
+        if (!shown && m_tabs->currentWidget() == m_models) m_tabs->setCurrentWidget(m_terminal);
+        showTab(m_models, shown);
+    });
+    showTab(m_models, false); // until the session speaks to a model
+    connect(m_leakBanner, &LeakBanner::detailsRequested, this,
+            [this] { m_tabs->setCurrentWidget(m_models); });
     connect(m_tabs, &QTabWidget::currentChanged, this, &MainWindow::onTabChanged);
     // Ctrl+PgUp / Ctrl+PgDn and Alt+1…5 between the tabs that apply (the terminal leaves them).
     auto shortcut = [this](const QKeySequence& keys, auto slot) {
@@ -226,7 +244,12 @@ void MainWindow::buildCentre()
     connect(m_welcome, &WelcomeView::demoRequested, this, &MainWindow::startDemo);
     connect(m_welcome, &WelcomeView::newSessionRequested, this, &MainWindow::newSession);
     m_centre->addWidget(m_welcome);
-    m_centre->addWidget(m_tabs);
+    auto* pane = new QVBoxLayout(m_sessionPane);
+    pane->setContentsMargins(0, 0, 0, 0);
+    pane->setSpacing(0);
+    pane->addWidget(m_leakBanner);
+    pane->addWidget(m_tabs, 1);
+    m_centre->addWidget(m_sessionPane);
     setCentralWidget(m_centre);
 }
 

@@ -8,6 +8,7 @@
 #include "approvals/ApprovalPanel.h"
 #include "control/Protocol.h"
 #include "files/FileReviewPanel.h"
+#include "models/ModelUsageView.h"
 #include "policy/PolicyEditor.h"
 #include "ports/PortsView.h"
 #include "replay/ReplayView.h"
@@ -148,6 +149,7 @@ void MainWindow::showSession(const QString& id)
     m_terminalTitle.clear();
     m_terminal->reset();
     m_activity->clear();
+    m_models->clear();
     m_replay->close();
 
     const bool live = m_hub->isLive(id);
@@ -163,8 +165,11 @@ void MainWindow::showSession(const QString& id)
     m_policyText.clear();
     if (history) {
         m_activity->model()->setSessionStart(history->startedMs);
-        for (const auto& event : history->events)
+        m_models->setSessionStart(history->startedMs);
+        for (const auto& event : history->events) {
             m_activity->addEvent(event);
+            m_models->addEvent(event);
+        }
         const auto& p = history->policy;
         if (p.is_object())
             m_policyText =
@@ -223,6 +228,7 @@ void MainWindow::attachLive(const QString& id)
     SessionConnection* view = m_view.get();
     connect(view, &SessionConnection::output, m_terminal, &TerminalWidget::feed);
     connect(view, &SessionConnection::activity, m_activity, &ActivityView::addEvent);
+    connect(view, &SessionConnection::activity, m_models, &ModelUsageView::addEvent);
     connect(view, &SessionConnection::exited, this, &MainWindow::onSessionExited);
     connect(view, &SessionConnection::refused, this,
             [this](const QString& message) { statusBar()->showMessage(message, 8000); });
