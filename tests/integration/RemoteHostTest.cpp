@@ -278,6 +278,31 @@ TEST_F(RemoteHosts, ACutConnectionLeavesTheSessionAndItsPendingApproval)
     EXPECT_FALSE((*again)->stop(false));
 }
 
+// `run` on the host over a folder there, its output and status here; then, from a terminal
+// here, a command that gets a terminal there of this one's size, and a key typed here.
+TEST_F(RemoteHosts, RunThereAndATerminalHereGetsOneThere)
+{
+    SKIP_WITHOUT_SSHD();
+    auto run =
+        remote({"run", "--workspace", sb.workspace().string(), "--session-id", "ran", "--network",
+                "none", "--", "sh", "-c", "echo made > made.txt; echo out; exit 4"});
+    EXPECT_EQ(run.status, 4) << dump(run);
+    EXPECT_EQ(run.out, "out\n") << dump(run);
+    auto changes = remote({"changes", "ran"});
+    EXPECT_TRUE(contains(changes.out, "made.txt")) << dump(changes);
+    auto started = remote(
+        {"start", "--workspace", sb.workspace().string(), "--name", "tty", "--network", "none"});
+    ASSERT_EQ(started.status, 0) << dump(started);
+    sbit::PtyProgram terminal({sbtest::cliPath(), "--host", kHost, "exec", "--tty", "tty", "--",
+                               "sh", "-c", "stty size; read key; echo got-$key"},
+                              env(), 33, 101);
+    EXPECT_TRUE(terminal.waitFor("33 101", std::chrono::seconds(30))) << terminal.output();
+    terminal.send("k\r");
+    EXPECT_TRUE(terminal.waitFor("got-k", std::chrono::seconds(30))) << terminal.output();
+    EXPECT_EQ(terminal.wait(std::chrono::seconds(30)), 0) << terminal.output();
+    EXPECT_FALSE(remote({"stop", "tty"}).status);
+}
+
 TEST_F(RemoteHosts, AWrongHostKeyIsRefusedWithAClearMessage)
 {
     SKIP_WITHOUT_SSHD();
