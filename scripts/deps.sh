@@ -35,6 +35,8 @@ packages=(
   # tests: toolchains inside the sandbox, pty programs, the unprivileged test user, a static
   # busybox for the root file system images (and glibc's static libc for a static probe)
   git make gcc nodejs less procps passwd util-linux bsdutils busybox-static libc6-dev tar
+  # other hosts (sandbench-cli --host ssh://…): the ssh client
+  openssh-client
   # benchmarks: the reference sandbox and the timer
   bubblewrap hyperfine
   # GUI screenshots and the window tests under a real X server
@@ -50,7 +52,8 @@ packages=(
 )
 
 # Only for the tests: Debian's ssh server, which the git-over-ssh test starts on an address of a
-# network namespace of its own, with a configuration of its own (`sshd -D -f`). Its system
+# network namespace of its own, and the remote host tests and benchmark on a loopback port, each
+# with a configuration of its own (`sshd -D -f`). Its system
 # service must not run (see below). netcat, one of the programs the transparent network test
 # runs in a sandbox.
 if [ "$tests" -eq 1 ]; then
