@@ -512,11 +512,25 @@ void TlsInterceptor::serve(InterceptedConnection& c)
     };
     const Deadline handshake = after(m_options.handshakeTimeout);
     if (auto e = writeRaw(c.client.get(), c.toClient, handshake)) return;
-    // The host first: when it cannot be trusted, the agent hears why in a 502 rather than in a
-    // bare TLS alert.
+    // The host's handshake runs on a thread of its own beside the agent's, so that a new
+    // connection waits for the longer of the two rather than for both. Its outcome is known
+    // before anything of the agent's is read: when the host cannot be trusted, the agent hears
+    // why in a 502 rather than in a bare TLS alert.
     auto upstream = TlsStream::client(static_cast<SSL_CTX*>(m_upstreamContext), c.upstream.get(),
                                       c.request.host);
-    Status upstreamFailed = upstream ? upstream->handshake(handshake) : Status(upstream.error());
+    Status upstreamFailed = upstream ? Status{} : Status(upstream.error());
+    std::thread hostSide;
+    if (upstream) hostSide = std::thread([&] { upstreamFailed = upstream->handshake(handshake); });
+    struct Join {
+        std::thread& thread;
+        int fd;
+        ~Join() // the agent's side failed first: the host's handshake ends now, not at its deadline
+        {
+            if (!thread.joinable()) return;
+            ::shutdown(fd, SHUT_RDWR);
+            thread.join();
+        }
+    } join{hostSide, c.upstream.get()};
     auto context = m_ca->serverContext(c.request.host);
     if (!context) {
         failed("cannot make a certificate for " + c.request.host + ": " + context.error().message);
@@ -532,6 +546,7 @@ void TlsInterceptor::serve(InterceptedConnection& c)
                "): does the program trust the session's CA (SSL_CERT_FILE)?");
         return;
     }
+    if (hostSide.joinable()) hostSide.join();
     if (upstreamFailed) {
         const std::string why = "cannot open TLS to " + c.request.host + " port " +
                                 std::to_string(c.request.port) + ": " + upstreamFailed->message;
