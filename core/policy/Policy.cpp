@@ -332,10 +332,10 @@ void readPolicy(Checker& c, const json& root, Policy& out)
          {"limits",
           [&](const json& x, const std::string& at) { readLimits(c, x, at, out.limits); }},
          {"env", [&](const json& x, const std::string& at) { readEnv(c, x, at, out.env); }},
-         {"secrets",
-          [&](const json& x, const std::string& at) { readSecrets(c, x, at, out.secrets); }},
          {"approvals",
-          [&](const json& x, const std::string& at) { readApprovals(c, x, at, out.approvals); }}});
+          [&](const json& x, const std::string& at) { readApprovals(c, x, at, out.approvals); }},
+         {"secrets",
+          [&](const json& x, const std::string& at) { readSecrets(c, x, at, out.secrets); }}});
 }
 
 std::string located(std::string_view origin, std::string_view text, std::size_t offset)

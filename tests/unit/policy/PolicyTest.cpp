@@ -114,11 +114,11 @@ TEST(Policy, PositionsSurviveCommentsAndTrickyStrings)
     EXPECT_EQ(refusal("{\"version\": 1, /* { */\n \"env\": {\"set\": {\"U\": \"a/*\\\"b\"}},\n"
                       " // \"x\": [\n  \"nope\": 0}"),
               "test.json:4:3: at /nope: unknown key 'nope' (expected one of: version, filesystem, "
-              "network, commands, limits, env, approvals)");
+              "network, commands, limits, env, approvals, secrets)");
     // Keys that need escaping in a JSON pointer.
     EXPECT_EQ(refusal(R"({"version": 1, "a/b~": 1})"),
               "test.json:1:16: at /a~1b~0: unknown key 'a/b~' (expected one of: version, "
-              "filesystem, network, commands, limits, env, approvals)");
+              "filesystem, network, commands, limits, env, approvals, secrets)");
 }
 
 class PolicyMalformed : public testing::TestWithParam<Malformed> {};
@@ -151,7 +151,7 @@ INSTANTIATE_TEST_SUITE_P(
         // Document shape and version.
         Malformed{"[1]",
                   "test.json:1:1: at /: got an array (expected an object with keys: version, "
-                  "filesystem, network, commands, limits, env, approvals)"},
+                  "filesystem, network, commands, limits, env, approvals, secrets)"},
         Malformed{"{}",
                   R"(test.json:1:1: at /: missing required key 'version' (expected "version": 1))"},
         Malformed{R"({"version": 2})",
@@ -161,10 +161,10 @@ INSTANTIATE_TEST_SUITE_P(
         Malformed{
             R"({"version": 1, "netwrk": {}})",
             "test.json:1:16: at /netwrk: unknown key 'netwrk' (expected one of: version, "
-            "filesystem, network, commands, limits, env, approvals; did you mean 'network'?)"},
+            "filesystem, network, commands, limits, env, approvals, secrets; did you mean 'network'?)"},
         Malformed{R"({"version": 1, "foo": {}})",
                   "test.json:1:16: at /foo: unknown key 'foo' (expected one of: version, "
-                  "filesystem, network, commands, limits, env, approvals)"},
+                  "filesystem, network, commands, limits, env, approvals, secrets)"},
         Malformed{"{\"version\": 1,\n \"limits\": {\n    \"memroy_mb\": 1}}",
                   "test.json:3:5: at /limits/memroy_mb: unknown key 'memroy_mb' (expected one of: "
                   "memory_mb, pids, cpu_percent, wall_seconds, idle_seconds, cpu_seconds, "
@@ -202,7 +202,7 @@ INSTANTIATE_TEST_SUITE_P(
         Malformed{R"({"version": 1, "limits": []})",
                   "test.json:1:26: at /limits: got an array (expected an object with keys: "
                   "memory_mb, pids, cpu_percent, wall_seconds, idle_seconds, cpu_seconds, "
-                  "open_files, file_size_mb)"},
+                  "open_files, file_size_mb, model_tokens, model_requests)"},
         // Environment.
         Malformed{R"({"version": 1, "env": {"pass": ["OK", "FOO-BAR"]}})",
                   "test.json:1:39: at /env/pass/1: invalid variable name 'FOO-BAR' (expected "
@@ -297,7 +297,7 @@ TEST(Policy, DeepNestingIsRefusedNotCrashed)
     const std::string fine =
         "{\"version\": 1, \"x\": " + std::string(31, '[') + std::string(31, ']') + "}";
     EXPECT_EQ(refusal(fine), "test.json:1:16: at /x: unknown key 'x' (expected one of: version, "
-                             "filesystem, network, commands, limits, env, approvals)");
+                             "filesystem, network, commands, limits, env, approvals, secrets)");
 }
 
 TEST(PolicyFile, OriginIsThePath)
@@ -382,8 +382,20 @@ TEST(PolicyPreset, ShippedPresetsSayWhatTheyPromise)
     EXPECT_EQ(claude->filesystem.expose[0].mode, sb::AccessMode::ReadWrite);
     EXPECT_TRUE(claude->filesystem.expose[0].optional);
     EXPECT_EQ(claude->filesystem.expose[1].path, "~/.claude.json");
-    EXPECT_NE(std::find(claude->env.pass.begin(), claude->env.pass.end(), "ANTHROPIC_API_KEY"),
+    // The API key is a secret (optional: a login through ~/.claude works without it), never
+    // passed in as it is.
+    EXPECT_EQ(std::find(claude->env.pass.begin(), claude->env.pass.end(), "ANTHROPIC_API_KEY"),
               claude->env.pass.end());
+    ASSERT_FALSE(claude->secrets.empty());
+    EXPECT_EQ(claude->secrets[0].env, "ANTHROPIC_API_KEY");
+    EXPECT_EQ(claude->secrets[0].from.variable, "ANTHROPIC_API_KEY");
+    EXPECT_EQ(claude->secrets[0].hosts, std::vector<std::string>{"api.anthropic.com"});
+    EXPECT_TRUE(claude->secrets[0].optional);
+    for (const char* name : {"codex", "aider"}) {
+        auto agent = sb::loadPreset(name);
+        ASSERT_TRUE(agent) << name;
+        EXPECT_FALSE(agent->secrets.empty()) << name << " keeps its API keys as secrets";
+    }
 
     // The agent presets ask before work leaves the machine, and let everything else run.
     for (const char* name : {"claude-code", "codex", "aider"}) {
