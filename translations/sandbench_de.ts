@@ -2705,6 +2705,34 @@ in %2
         <source>risky: %1 sends and fetches whatever it is told (any file could go to this host, any script come from it)</source>
         <translation>riskant: %1 sendet und holt, was immer man ihm sagt (jede Datei könnte zu diesem Host gehen, jedes Skript von dort kommen)</translation>
     </message>
+    <message>
+        <source>A&amp;pply to session</source>
+        <translation>Auf Sitzung &amp;anwenden</translation>
+    </message>
+    <message>
+        <source>Give the running session its own policy with the checked rules, at once (as the Policy tab&apos;s &quot;Apply to this session&quot; does)</source>
+        <translation>Gibt der laufenden Sitzung sofort ihre eigene Richtlinie mit den angehakten Regeln (wie „Für diese Sitzung anwenden“ im Tab Richtlinie)</translation>
+    </message>
+    <message>
+        <source>This session&apos;s policy (%1)</source>
+        <translation>Richtlinie dieser Sitzung (%1)</translation>
+    </message>
+    <message>
+        <source>A&amp;pply to session %1</source>
+        <translation>Auf Sitzung %1 &amp;anwenden</translation>
+    </message>
+    <message>
+        <source>Session %1 took the rules (%2).</source>
+        <translation>Sitzung %1 hat die Regeln übernommen (%2).</translation>
+    </message>
+    <message>
+        <source>The session did not take the rules: %1</source>
+        <translation>Die Sitzung hat die Regeln nicht übernommen: %1</translation>
+    </message>
+    <message>
+        <source>Sending the rules to session %1…</source>
+        <translation>Sende die Regeln an Sitzung %1…</translation>
+    </message>
 </context>
 <context>
     <name>sbui::PortsView</name>

@@ -5,7 +5,11 @@
 
 #include "GuiTestSupport.h"
 #include "Screenshots.h"
+#include "sessions/SessionConnection.h"
 #include "settings/Language.h"
+
+#include <QComboBox>
+#include <QDateTime>
 
 #include <QListWidget>
 #include <QPushButton>
@@ -108,6 +112,70 @@ class PolicySuggestDialogTest : public QObject {
         QCOMPARE(shown.size(), 1);
         QCOMPARE(shown.at(0).at(0).toString(), QStringLiteral("s2"));
         QCOMPARE(shown.at(0).at(1).toLongLong(), 1'500'000'000LL);
+    }
+
+    // The rules go into the running session: its own policy is the base, and Apply sends the
+    // base with the checked rules through the control protocol; the session runs them at once.
+    void rulesGoIntoTheRunningSession()
+    {
+        TestWorld world;
+        QString why;
+        if (!sandboxWorks(world, &why)) SBG_SKIP(why);
+        const QString policy = world.writePolicy(R"({"version": 1, "network": {"mode": "none"},
+            "commands": {"default": "allow", "rules": [{"action": "ask", "match": "ls *"}]},
+            "approvals": {"timeout_seconds": 1, "on_timeout": "deny"}})");
+        QString error;
+        // Observed: the ls the policy would ask about runs, and is recorded as such.
+        auto session = HeadlessSession::start(
+            world, QStringLiteral("learn-live"),
+            {QStringLiteral("--policy"), policy, QStringLiteral("--observe")},
+            {QStringLiteral("bash"), QStringLiteral("-c"),
+             QStringLiteral("ls -la >/dev/null; echo listed; sleep 600")},
+            &error);
+        QVERIFY2(session, qPrintable(error));
+        auto connection = sbui::SessionConnection::open(session->id(), &error);
+        QVERIFY2(connection, qPrintable(error));
+
+        PolicySuggestDialog dialog;
+        QVERIFY(!dialog.applyButton()->isVisible());
+        dialog.setRunningSession(connection.get());
+        dialog.show();
+        QVERIFY(dialog.applyButton()->isVisible());
+        QVERIFY(!dialog.applyButton()->isEnabled()); // nothing proposed yet
+        // Suggest until the recording holds the observed ls (the writer batches).
+        std::vector<sb::SessionRecord> records(1);
+        records[0].id = session->id().toStdString();
+        records[0].command = {"bash"};
+        records[0].startedNs = QDateTime::currentMSecsSinceEpoch() * 1'000'000;
+        dialog.setSessions(records, {session->id()});
+        auto* suggest = dialog.findChild<QPushButton*>();
+        QTRY_VERIFY_WITH_TIMEOUT(
+            (suggest->click(), dialog.proposals()->topLevelItemCount() > 0), 20000);
+        QVERIFY2(dialog.proposals()->topLevelItem(0)->text(0).endsWith(u" ls *"),
+                 qPrintable(dialog.proposals()->topLevelItem(0)->text(0)));
+        QVERIFY(dialog.applyButton()->isEnabled());
+        screenshotAsIs(dialog, QStringLiteral("suggest-dialog-running-session"));
+
+        QSignalSpy updated(connection.get(), &sbui::SessionConnection::policyUpdated);
+        dialog.applyButton()->click();
+        QTRY_COMPARE_WITH_TIMEOUT(updated.size(), 1, 20000);
+        QVERIFY2(dialog.summaryText().contains(session->id()) &&
+                     dialog.summaryText().contains(QStringLiteral("commands")),
+                 qPrintable(dialog.summaryText()));
+        // A client that connects now is told the session's policy: ls is allowed before the
+        // rule that asked.
+        auto later = sbui::SessionConnection::open(session->id(), &error);
+        QVERIFY2(later, qPrintable(error));
+        const auto rules = later->summary().effectivePolicy["commands"]["rules"];
+        QVERIFY2(rules.size() == 2 && rules[0].value("match", "") == "ls *" &&
+                     rules[0].value("action", "") == "allow" &&
+                     rules[1].value("action", "") == "ask",
+                 rules.dump().c_str());
+
+        // Another base would replace the session's rules: Apply is not offered for it.
+        auto* base = dialog.findChild<QComboBox*>();
+        base->setCurrentIndex(1);
+        QVERIFY(!dialog.applyButton()->isEnabled());
     }
 };
 

@@ -3,6 +3,7 @@
 #include "policy/LearnedRules.h"
 #include "policy/PolicyEdit.h"
 #include "recording/RecordingStore.h"
+#include "sessions/SessionConnection.h"
 
 #include <QComboBox>
 #include <QDateTime>
@@ -22,6 +23,7 @@ namespace {
 
 constexpr int kIndexRole = Qt::UserRole + 1; // a proposal's index in the suggestion
 constexpr int kFileItem = -1;                // the base combo's "policy file…" entry
+constexpr int kSessionItem = -2;             // the base combo's running session's policy
 
 QString ruleText(const sb::ProposedRule& p)
 {
@@ -72,8 +74,12 @@ QString evidenceText(const sb::Evidence& e)
 PolicySuggestDialog::PolicySuggestDialog(QWidget* parent)
     : QDialog(parent), m_base(new QComboBox(this)), m_sessions(new QListWidget(this)),
       m_suggest(new QPushButton(tr("&Suggest"), this)), m_proposals(new QTreeWidget(this)),
-      m_summary(new QLabel(this)), m_save(new QPushButton(tr("Save &as…"), this))
+      m_summary(new QLabel(this)), m_save(new QPushButton(tr("Save &as…"), this)),
+      m_apply(new QPushButton(tr("A&pply to session"), this))
 {
+    m_apply->setToolTip(tr("Give the running session its own policy with the checked rules, at "
+                           "once (as the Policy tab's \"Apply to this session\" does)"));
+    m_apply->hide();
     setWindowTitle(tr("Suggest a policy from sessions"));
     for (const std::string& name : sb::presetNames())
         m_base->addItem(tr("Preset: %1").arg(QString::fromStdString(name)),
@@ -100,6 +106,7 @@ PolicySuggestDialog::PolicySuggestDialog(QWidget* parent)
     auto* sessionsLabel = new QLabel(tr("S&essions:"), this);
     sessionsLabel->setBuddy(m_sessions);
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, this);
+    buttons->addButton(m_apply, QDialogButtonBox::ActionRole);
     buttons->addButton(m_save, QDialogButtonBox::ActionRole);
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(baseRow);
@@ -113,6 +120,8 @@ PolicySuggestDialog::PolicySuggestDialog(QWidget* parent)
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
     connect(m_suggest, &QPushButton::clicked, this, &PolicySuggestDialog::suggest);
     connect(m_save, &QPushButton::clicked, this, &PolicySuggestDialog::save);
+    connect(m_apply, &QPushButton::clicked, this, &PolicySuggestDialog::applyToSession);
+    connect(m_base, &QComboBox::currentIndexChanged, this, &PolicySuggestDialog::updateButtons);
     connect(m_sessions, &QListWidget::itemChanged, this, &PolicySuggestDialog::updateButtons);
     connect(m_proposals, &QTreeWidget::itemDoubleClicked, this, [this](QTreeWidgetItem* item) {
         const auto index = item->data(0, kIndexRole).toInt();
@@ -175,13 +184,16 @@ void PolicySuggestDialog::suggest()
             ids.push_back(m_sessions->item(i)->data(Qt::UserRole).toString().toStdString());
     const QVariant base = m_base->currentData();
     const std::string name = base.toString().toStdString();
-    auto policy = base.typeId() == QMetaType::QString && name.find('/') != std::string::npos
+    const bool fromSession = base.typeId() == QMetaType::Int && base.toInt() == kSessionItem;
+    auto policy = fromSession ? sb::Result<sb::Policy>(m_sessionPolicy)
+                  : base.typeId() == QMetaType::QString && name.find('/') != std::string::npos
                       ? sb::loadPolicyWithLearned(name)
                       : sb::loadPresetWithLearned(name);
     auto fail = [this](const sb::Error& e) {
         m_summary->setText(tr("Cannot suggest: %1").arg(QString::fromStdString(e.describe())));
     };
     if (!policy) return fail(policy.error());
+    m_suggestionFromSession = fromSession;
     auto store = sb::RecordingStore::open();
     if (!store) return fail(store.error());
     auto seen = sb::readObservations(*store, ids);
@@ -246,6 +258,51 @@ void PolicySuggestDialog::save()
         m_summary->setText(tr("Saved %1.").arg(file));
 }
 
+void PolicySuggestDialog::setRunningSession(SessionConnection* session)
+{
+    if (!session || session->hasEnded()) return;
+    const sb::proto::SessionSummary& summary = session->summary();
+    auto policy =
+        sb::parsePolicy(summary.effectivePolicy.dump(), "session " + session->sessionId().toStdString());
+    if (!policy) return; // an older supervisor's summary: saving as a file is still there
+    m_session = session;
+    m_sessionPolicy = std::move(*policy);
+    m_base->insertItem(0, tr("This session's policy (%1)").arg(session->sessionId()),
+                       kSessionItem);
+    m_base->setCurrentIndex(0);
+    m_apply->setText(tr("A&pply to session %1").arg(session->sessionId()));
+    m_apply->show();
+    connect(session, &SessionConnection::policyUpdated, this,
+            [this](const QStringList& applied, const QStringList&) {
+                const SessionConnection* s = m_session.data();
+                m_summary->setText(tr("Session %1 took the rules (%2).")
+                                       .arg(s != nullptr ? s->sessionId() : QString(),
+                                            applied.join(QStringLiteral(", "))));
+            });
+    connect(session, &SessionConnection::policyUpdateFailed, this, [this](const QString& why) {
+        m_summary->setText(tr("The session did not take the rules: %1").arg(why));
+    });
+    updateButtons();
+}
+
+QString PolicySuggestDialog::summaryText() const
+{
+    return m_summary->text();
+}
+
+void PolicySuggestDialog::applyToSession()
+{
+    SessionConnection* session = m_session.data();
+    if (session == nullptr || session->hasEnded() || !m_suggestionFromSession) return;
+    // The document as a file would hold it (its comments dropped), so the session's policy
+    // editor shows the same rules.
+    const auto document = nlohmann::json::parse(sb::renderSuggestion(chosen(), true), nullptr,
+                                                false, /*ignore_comments=*/true);
+    if (!document.is_object()) return;
+    m_summary->setText(tr("Sending the rules to session %1…").arg(session->sessionId()));
+    session->updatePolicy(document, QString());
+}
+
 void PolicySuggestDialog::updateButtons()
 {
     bool any = false;
@@ -253,6 +310,13 @@ void PolicySuggestDialog::updateButtons()
         any = m_sessions->item(i)->checkState() == Qt::Checked;
     m_suggest->setEnabled(any);
     m_save->setEnabled(m_proposals->topLevelItemCount() > 0);
+    // Only a suggestion made on the session's own policy goes into it: another base would
+    // replace the session's rules with a preset's.
+    const SessionConnection* session = m_session.data();
+    m_apply->setEnabled(session != nullptr && !session->hasEnded() && m_suggestionFromSession &&
+                        m_proposals->topLevelItemCount() > 0 &&
+                        m_base->currentData().typeId() == QMetaType::Int &&
+                        m_base->currentData().toInt() == kSessionItem);
 }
 
 } // namespace sbui

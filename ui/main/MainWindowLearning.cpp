@@ -1,8 +1,9 @@
-// Policy → Suggest from sessions…: the dialog, with the session selected in the list chosen,
-// and a rule's example shown in the replay.
+// Policy → Suggest from sessions…: the dialog, with the session selected in the list chosen (and,
+// when it runs, offered as the target), and a rule's example shown in the replay.
 #include "MainWindow.h"
 #include "learning/PolicySuggestDialog.h"
 #include "replay/ReplayView.h"
+#include "sessions/SessionConnection.h"
 
 #include <QListWidget>
 #include <QTabWidget>
@@ -18,6 +19,9 @@ void MainWindow::suggestPolicy()
             QListWidgetItem* item = dialog->sessions()->item(i);
             if (item->data(Qt::UserRole).toString() == m_current) item->setCheckState(Qt::Checked);
         }
+    // The shown session, running: the rules can go into it.
+    if (m_view && m_view->sessionId() == m_current && !m_view->hasEnded())
+        dialog->setRunningSession(m_view.get());
     connect(dialog, &PolicySuggestDialog::showEvidence, this,
             [this](const QString& session, qint64 tNs) {
                 if (!selectSession(session)) return;
