@@ -326,47 +326,31 @@ bench_rss()
 }
 
 # ---------------------------------------------------------------------------------------------
-# 7. Transparent connections (issue 34): tests/bench/transparent_bench.py, inside test-network,
-# a session's redirected connections and lookups against the same client run directly there.
+# Rows 7 and 10: Python benchmarks inside test-network (tests/probe), which print RESULT lines.
+# 7. Transparent connections (issue 34): tests/bench/transparent_bench.py, a session's
+# redirected connections and lookups against the same client run directly there.
+# 10. Secrets (issue 38): tests/bench/secrets_bench.py, new TLS connections and a large response
+# through the proxy's termination for a secret's host, against the same client talking TLS to
+# the same server directly, and the plain relay.
 
-TRANSPARENT_BENCH="$REPO/tests/bench/transparent_bench.py"
-bench_transparent()
+# in_test_network SCRIPT ROWS: runs tests/bench/SCRIPT.py, prints its RESULT lines
+in_test_network()
 {
     if [[ ! -x $BUILD_DIR/tests/test-network ]]; then
-        note "no test-network at $BUILD_DIR/tests (cmake --build … --target test-network): row 7 skipped"
+        note "no test-network at $BUILD_DIR/tests (cmake --build … --target test-network): $2 skipped"
         return 0
     fi
     local out
-    if ! out=$(SANDBENCH_BUILD_DIR=$BUILD_DIR python3 "$TRANSPARENT_BENCH" --result \
+    if ! out=$(SANDBENCH_BUILD_DIR=$BUILD_DIR python3 "$REPO/tests/bench/$1.py" --result \
         $( ((QUICK)) && echo --quick) </dev/null 2>&1); then
-        note "transparent_bench failed:"
+        note "$1 failed:"
         tail -5 <<<"$out" >&2
         return 1
     fi
-    grep '^RESULT transparent' <<<"$out"
+    grep '^RESULT ' <<<"$out"
 }
-
-# ---------------------------------------------------------------------------------------------
-# 10. Secrets (issue 38): tests/bench/secrets_bench.py, inside test-network like row 7: new TLS
-# connections and a large response through the proxy's termination for a secret's host,
-# against the same client talking TLS to the same server directly, and the plain relay.
-
-SECRETS_BENCH="$REPO/tests/bench/secrets_bench.py"
-bench_secrets()
-{
-    if [[ ! -x $BUILD_DIR/tests/test-network ]]; then
-        note "no test-network at $BUILD_DIR/tests (cmake --build … --target test-network): rows 10, 10b skipped"
-        return 0
-    fi
-    local out
-    if ! out=$(SANDBENCH_BUILD_DIR=$BUILD_DIR python3 "$SECRETS_BENCH" --result \
-        $( ((QUICK)) && echo --quick) </dev/null 2>&1); then
-        note "secrets_bench failed:"
-        tail -5 <<<"$out" >&2
-        return 1
-    fi
-    grep '^RESULT secrets' <<<"$out"
-}
+bench_transparent() { in_test_network transparent_bench "row 7"; }
+bench_secrets() { in_test_network secrets_bench "rows 10, 10b"; }
 
 # ---------------------------------------------------------------------------------------------
 
