@@ -153,6 +153,8 @@ class ModelUsageTest : public QObject {
         QCOMPARE(last.input, total.input + total.cacheRead + total.cacheWrite);
         QCOMPARE(last.output, total.output);
         QVERIFY(view.chart()->axisMaximum() >= last.input);
+        QVERIFY(view.chart()->outputAxisMaximum() >= last.output);
+        QVERIFY(view.chart()->outputAxisMaximum() < view.chart()->axisMaximum());
 
         QVERIFY(!view.leaksLabel()->isHidden());
         QVERIFY2(view.leaksLabel()->text().contains(QLatin1String(

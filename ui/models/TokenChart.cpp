@@ -19,6 +19,17 @@ std::uint64_t niceStep(std::uint64_t maximum)
     return static_cast<std::uint64_t>(10 * power);
 }
 
+// The smallest 1, 2 or 5 times a power of ten at or above `value`.
+std::uint64_t niceAtLeast(std::uint64_t value)
+{
+    std::uint64_t power = 1;
+    while (true) {
+        for (std::uint64_t m : {1, 2, 5})
+            if (m * power >= value) return m * power;
+        power *= 10;
+    }
+}
+
 QString clockText(qint64 ms)
 {
     const qint64 s = ms / 1000;
@@ -73,12 +84,19 @@ void TokenChart::setPoints(std::vector<ModelUsageTotals::Point> points, qint64 s
 
 std::uint64_t TokenChart::axisMaximum() const
 {
-    std::uint64_t top = 0;
-    for (const auto& p : m_points)
-        top = std::max({top, p.input, p.output});
-    if (top == 0) return m_points.empty() ? 0 : 1;
+    if (m_points.empty()) return 0;
+    const std::uint64_t top = std::max<std::uint64_t>(1, m_points.back().input);
     const std::uint64_t step = niceStep(top);
     return (top + step - 1) / step * step;
+}
+
+std::uint64_t TokenChart::outputAxisMaximum() const
+{
+    if (m_points.empty()) return 0;
+    // As many steps as the input's axis, so that one grid serves both.
+    const std::uint64_t steps = axisMaximum() / niceStep(axisMaximum());
+    const std::uint64_t top = std::max<std::uint64_t>(1, m_points.back().output);
+    return niceAtLeast((top + steps - 1) / steps) * steps;
 }
 
 void TokenChart::paintEvent(QPaintEvent*)
@@ -94,12 +112,17 @@ void TokenChart::paintEvent(QPaintEvent*)
         p.drawText(rect(), Qt::AlignCenter, tr("No model requests yet"));
         return;
     }
-    const std::uint64_t top = axisMaximum();
-    const std::uint64_t step = niceStep(top);
-    int labelWidth = 0;
-    for (std::uint64_t v = 0; v <= top; v += step)
-        labelWidth = std::max(labelWidth, fm.horizontalAdvance(shortCount(v)));
-    const QRect plot = rect().adjusted(labelWidth + 12, fm.height() * 2, -16, -fm.height() - 10);
+    // Two axes: cached input outgrows output a hundredfold in an agent's session, and output on
+    // the input's scale would be a flat line.
+    const std::uint64_t top = axisMaximum(), topOut = outputAxisMaximum();
+    const std::uint64_t step = niceStep(top), steps = top / step, stepOut = topOut / steps;
+    int labelWidth = 0, outWidth = 0;
+    for (std::uint64_t i = 0; i <= steps; ++i) {
+        labelWidth = std::max(labelWidth, fm.horizontalAdvance(shortCount(i * step)));
+        outWidth = std::max(outWidth, fm.horizontalAdvance(shortCount(i * stepOut)));
+    }
+    const QRect plot =
+        rect().adjusted(labelWidth + 12, fm.height() * 2, -outWidth - 12, -fm.height() - 10);
     if (plot.width() < 20 || plot.height() < 20) return;
 
     const qint64 span = std::max<qint64>(1000, m_points.back().timeUnixMs - m_startMs);
@@ -107,21 +130,25 @@ void TokenChart::paintEvent(QPaintEvent*)
         return plot.left() +
                static_cast<double>(t - m_startMs) / static_cast<double>(span) * plot.width();
     };
-    auto y = [&](std::uint64_t v) {
-        return plot.bottom() - static_cast<double>(v) / static_cast<double>(top) * plot.height();
+    auto y = [&](std::uint64_t v, std::uint64_t axis) {
+        return plot.bottom() - static_cast<double>(v) / static_cast<double>(axis) * plot.height();
     };
 
     // Grid and the axes' labels.
     QColor grid = pal.color(QPalette::Text);
     grid.setAlpha(40);
-    for (std::uint64_t v = 0; v <= top; v += step) {
-        const double at = y(v);
+    for (std::uint64_t i = 0; i <= steps; ++i) {
+        const double at = y(i, steps);
         p.setPen(grid);
         p.drawLine(QPointF(plot.left(), at), QPointF(plot.right(), at));
-        p.setPen(pal.color(QPalette::Text));
+        p.setPen(inputColour(dark));
         p.drawText(QRectF(0, at - fm.height() / 2.0, labelWidth + 6, fm.height()),
-                   Qt::AlignRight | Qt::AlignVCenter, shortCount(v));
+                   Qt::AlignRight | Qt::AlignVCenter, shortCount(i * step));
+        p.setPen(outputColour(dark));
+        p.drawText(QRectF(plot.right() + 6, at - fm.height() / 2.0, outWidth + 6, fm.height()),
+                   Qt::AlignLeft | Qt::AlignVCenter, shortCount(i * stepOut));
     }
+    p.setPen(pal.color(QPalette::Text));
     for (int i = 0; i <= 4; ++i) {
         const qint64 t = m_startMs + span * i / 4;
         const QString label = clockText(t - m_startMs);
@@ -132,18 +159,18 @@ void TokenChart::paintEvent(QPaintEvent*)
     }
 
     // Each line rises in steps: the tokens count from the request's end.
-    auto line = [&](auto value, const QColor& colour) {
-        QPainterPath path(QPointF(plot.left(), y(0)));
+    auto line = [&](auto value, std::uint64_t axis, const QColor& colour) {
+        QPainterPath path(QPointF(plot.left(), y(0, axis)));
         for (const auto& point : m_points) {
             path.lineTo(x(point.timeUnixMs), path.currentPosition().y());
-            path.lineTo(x(point.timeUnixMs), y(value(point)));
+            path.lineTo(x(point.timeUnixMs), y(value(point), axis));
         }
         path.lineTo(plot.right(), path.currentPosition().y());
         p.setPen(QPen(colour, 2));
         p.drawPath(path);
     };
-    line([](const ModelUsageTotals::Point& pt) { return pt.input; }, inputColour(dark));
-    line([](const ModelUsageTotals::Point& pt) { return pt.output; }, outputColour(dark));
+    line([](const ModelUsageTotals::Point& pt) { return pt.input; }, top, inputColour(dark));
+    line([](const ModelUsageTotals::Point& pt) { return pt.output; }, topOut, outputColour(dark));
 
     // The legend, above the plot.
     int at = plot.left();

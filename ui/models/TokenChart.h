@@ -1,6 +1,6 @@
 // The tokens a session's model requests used over time: two rising lines (input with the
-// cached tokens, and output) against the session's clock, painted with QPainter (the window
-// has no charting library to pull in for one small chart).
+// cached tokens on the left axis, output on the right) against the session's clock, painted
+// with QPainter (the window has no charting library to pull in for one small chart).
 #pragma once
 
 #include "ModelUsageTotals.h"
@@ -17,8 +17,10 @@ class TokenChart : public QWidget {
 
     void setPoints(std::vector<ModelUsageTotals::Point> points, qint64 startUnixMs);
     const std::vector<ModelUsageTotals::Point>& points() const { return m_points; }
-    // The largest value of the vertical axis, as drawn (0 with no points).
+    // The top of the input's axis (left) and of the output's (right), as drawn; 0 with no
+    // points. Both have the same number of steps, so one grid serves both.
     std::uint64_t axisMaximum() const;
+    std::uint64_t outputAxisMaximum() const;
 
     QSize sizeHint() const override { return {480, 200}; }
     QSize minimumSizeHint() const override { return {240, 120}; }
