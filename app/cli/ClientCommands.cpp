@@ -222,7 +222,8 @@ void printGeneralisation(const sb::GeneralisedAnswer& g, bool chosen)
                     g.rule.c_str());
     }
     for (const sb::Allowance& a : g.alsoAllows)
-        std::printf("  it %s also allow %s\n", chosen ? "does" : "would", sb::describe(a).c_str());
+        std::printf("  it %s %s\n", chosen ? "also allows" : "would also allow",
+                    sb::describe(a).c_str());
 }
 
 int approveCommand(const ClientArgs& args)
