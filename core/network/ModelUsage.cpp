@@ -76,6 +76,17 @@ std::string lowerTrimmed(std::string_view text)
 
 } // namespace
 
+json toJson(const ModelUsage& u)
+{
+    return {{"api", u.api},
+            {"model", u.model},
+            {"input_tokens", u.inputTokens},
+            {"output_tokens", u.outputTokens},
+            {"cache_read_tokens", u.cacheReadTokens},
+            {"cache_write_tokens", u.cacheWriteTokens},
+            {"streamed", u.streamed}};
+}
+
 std::optional<std::string> modelApiOf(std::string_view method, std::string_view path)
 {
     if (method != "POST") return std::nullopt;

@@ -30,6 +30,11 @@ struct ModelUsage {
     bool found = false;    // the response carried usage
 };
 
+// The usage's fields of a "model" activity event (docs/recording.md, model_request): "api",
+// "model", "input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens",
+// "streamed"; the supervisor adds the kind, host, port, status, duration and who asked.
+nlohmann::json toJson(const ModelUsage& usage);
+
 inline constexpr char kApiAnthropicMessages[] = "anthropic-messages";
 inline constexpr char kApiOpenAiChat[] = "openai-chat";
 inline constexpr char kApiOpenAiResponses[] = "openai-responses";

@@ -398,3 +398,11 @@ TEST(SseReader, APartialByteOrderMarkIsData)
     ASSERT_EQ(plain.size(), 1u);
     EXPECT_EQ(plain[0].second, "a");
 }
+
+TEST(ModelUsage, ItsEventFieldsAreTheRecordingsNames)
+{
+    ModelUsage u{"openai-chat", "gpt-4o", 86, 300, 1920, 0, true, true};
+    EXPECT_EQ(toJson(u), nlohmann::json::parse(R"({"api": "openai-chat", "model": "gpt-4o",
+        "input_tokens": 86, "output_tokens": 300, "cache_read_tokens": 1920,
+        "cache_write_tokens": 0, "streamed": true})"));
+}
