@@ -147,6 +147,12 @@ TEST(Protocol, ApprovalTypesRoundTripThroughJson)
     auto only = approvalOutcomeFromJson(toJson(o));
     ASSERT_TRUE(only);
     EXPECT_TRUE(only->answer.programOnly);
+    EXPECT_FALSE(only->answer.samePort);
+    EXPECT_FALSE(toJson(o.answer).contains("same_port")) << "absent unless set";
+    o.answer.samePort = true; // the generalised "always" answer: the domain on this port
+    auto samePort = approvalOutcomeFromJson(toJson(o));
+    ASSERT_TRUE(samePort);
+    EXPECT_TRUE(samePort->answer.samePort);
 
     auto bad = approvalAnswerFromJson({{"allow", true}, {"scope", "everything"}});
     ASSERT_FALSE(bad);
