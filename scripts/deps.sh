@@ -30,8 +30,10 @@ packages=(
   # in German)
   diffutils python3 bash qt6-translations-l10n
   # sandbox side: the E2B code interpreter's kernels (`serve`, template code-interpreter-v1),
-  # which sandboxes see from this machine's /usr, with the charts and tables people expect
+  # which sandboxes see from this machine's /usr, with the charts and tables people expect;
+  # R's kernel for its language 'r'
   python3-ipykernel python3-jupyter-client python3-matplotlib python3-pandas python3-pil
+  r-cran-irkernel
   # tests: toolchains inside the sandbox, pty programs, the unprivileged test user, a static
   # busybox for the root file system images (and glibc's static libc for a static probe)
   git make gcc nodejs less procps passwd util-linux bsdutils busybox-static libc6-dev tar

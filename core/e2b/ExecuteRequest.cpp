@@ -50,12 +50,13 @@ Result<std::string> languageOf(std::string_view name)
             lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     if (lower.empty() || lower == "python" || lower == "python3") return std::string("python");
     if (lower == "bash" || lower == "sh") return std::string("bash");
+    if (lower == "r") return std::string("r");
     if (lower == "js") lower = "javascript";
     if (lower == "ts") lower = "typescript";
     if (lower.size() > 64) lower = lower.substr(0, 64) + "…";
     return inputError("language '" + lower +
                       "' is not served: Sandbench's code interpreter runs Python (Debian's "
-                      "python3-ipykernel) and bash only");
+                      "python3-ipykernel), R (r-cran-irkernel) and bash only");
 }
 
 Result<ExecuteRequest> parseExecute(const json& body)

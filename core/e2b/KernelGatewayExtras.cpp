@@ -250,8 +250,29 @@ class BashContext(Context):
             self.shell.wait()
 
 
+class RContext(Context):
+    """A context of language r: Debian's IRkernel (r-cran-irkernel)."""
+    KERNEL = "ir"
+    ARGUMENTS = []
+
+    def setup(self):
+        return ""
+
+    def set_code(self, values):
+        # JSON strings are R strings too (the same escapes).
+        return "".join("do.call(Sys.setenv, setNames(list(%s), %s))\n"
+                       % (json.dumps(v), json.dumps(k)) for k, v in values.items())
+
+    def unset_code(self, keys):
+        restore = {k: GLOBAL_ENV[k] for k in keys if k in GLOBAL_ENV}
+        drop = [k for k in keys if k not in GLOBAL_ENV]
+        return self.set_code(restore) + "".join(
+            "Sys.unsetenv(%s)\n" % json.dumps(k) for k in drop)
+
+
 def new_context(language, cwd):
-    return BashContext(language, cwd) if language == "bash" else Context(language, cwd)
+    kinds = {"bash": BashContext, "r": RContext}
+    return kinds.get(language, Context)(language, cwd)
 )py";
 
 } // namespace

@@ -150,15 +150,15 @@ class Context:
             raise RuntimeError(MISSING)
         if not os.path.isdir(self.cwd):
             raise ValueError("no such folder in the sandbox: " + self.cwd)
-        self.km = KernelManager(kernel_name="python3", transport="ipc",
+        self.km = KernelManager(kernel_name=self.KERNEL, transport="ipc",
                                 ip=os.path.join(STATE, "kernel-" + self.id))
         self.km.start_kernel(cwd=self.cwd, stdout=open(os.devnull, "w"),
-                             extra_arguments=["--InteractiveShell.colors=NoColor",
-                                              "--HistoryManager.enabled=False"])
+                             extra_arguments=self.ARGUMENTS)
         self.client = self.km.blocking_client()
         self.client.start_channels()
         self.client.wait_for_ready(timeout=60)
-        self.quiet(SETUP)
+        if self.setup():
+            self.quiet(self.setup())
 
     def quiet(self, code):
         """Runs code silently (no count, no history), waiting for it."""
@@ -176,7 +176,7 @@ class Context:
 
     def run(self, rid, code, envs, generation):
         if envs:
-            self.quiet(env_code(envs))
+            self.quiet(self.set_code(envs))
         msg_id = self.client.execute(code, store_history=True, allow_stdin=False, stop_on_error=True)
         errored = False
         while True:
@@ -214,12 +214,26 @@ class Context:
 
     def after(self, envs):
         """The sandbox's own values of variables an execution set, back."""
-        self.quiet(unset_code(list(envs)))
+        self.quiet(self.unset_code(list(envs)))
+
+    # What a language's kernel is named and runs first, and how it sets variables: Python's here.
+    KERNEL = "python3"
+    ARGUMENTS = ["--InteractiveShell.colors=NoColor", "--HistoryManager.enabled=False"]
+
+    def setup(self):
+        return SETUP
+
+    def set_code(self, values):
+        return env_code(values)
+
+    def unset_code(self, keys):
+        return unset_code(keys)
 
     def restart(self):
         self.km.restart_kernel(now=True)
         self.client.wait_for_ready(timeout=60)
-        self.quiet(SETUP)
+        if self.setup():
+            self.quiet(self.setup())
 
     def shutdown(self):
         if self.client is not None:

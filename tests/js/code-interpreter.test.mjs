@@ -30,6 +30,15 @@ function kernelMissing() {
   }
 }
 
+function rKernel() {
+  try {
+    execFileSync('/usr/bin/Rscript', ['-e', 'library(IRkernel)'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return process.env.SANDBENCH_MUST_WORK === '1'; // then its absence fails the test
+  }
+}
+
 function ciTest(name, fn) {
   cliTest(name, async (t, context) => {
     const missing = kernelMissing();
@@ -188,6 +197,20 @@ describe('sandbench-cli serve (the E2B Code Interpreter SDK)', () => {
     assert.deepEqual(after.logs.stdout, ['still here\n'], 'the interrupt ended the sleep, not the shell');
   });
 
+  ciTest('language r: an R kernel in the sandbox (Debian\'s IRkernel)', async (t) => {
+    if (!rKernel()) return t.skip('r-cran-irkernel is not installed (scripts/deps.sh)');
+    const sbx = await create();
+    await sbx.runCode('scores <- c(3, 5, 10)', { language: 'r' });
+    const mean = await sbx.runCode('mean(scores)', { language: 'r' });
+    assert.equal(mean.results[0]?.text, '[1] 6', 'the context keeps its variables');
+    const where = await sbx.runCode('paste(getwd(), Sys.getenv("ONLY_NOW"))', { language: 'r', envs: { ONLY_NOW: 'yes' } });
+    assert.equal(where.results[0]?.text, '[1] "/home/user yes"');
+    const gone = await sbx.runCode('Sys.getenv("ONLY_NOW", unset = "gone")', { language: 'r' });
+    assert.equal(gone.results[0]?.text, '[1] "gone"');
+    const failed = await sbx.runCode('stop("no data")', { language: 'r' });
+    assert.match(failed.error?.value ?? '', /no data/);
+  });
+
   ciTest('code in a kernel is supervised: a command the policy denies does not run', async () => {
     const sbx = await create();
     await sbx.files.write('victim/keep.txt', 'still here');
@@ -216,10 +239,10 @@ describe('sandbench-cli serve (the E2B Code Interpreter SDK)', () => {
     const res = await fetch(`${server.url}/execute`, {
       method: 'POST',
       headers: { 'E2b-Sandbox-Id': sbx.sandboxId, 'E2b-Sandbox-Port': '49999', 'X-Access-Token': sbx.envdAccessToken },
-      body: JSON.stringify({ code: '1', language: 'r' }),
+      body: JSON.stringify({ code: '1', language: 'java' }),
     });
     assert.equal(res.status, 400);
-    assert.match(await res.text(), /language 'r' is not served: .*Python .* and bash/);
+    assert.match(await res.text(), /language 'java' is not served: .*Python .*R .*bash/);
     const unknown = await fetch(`${server.url}/execute`, {
       method: 'POST',
       headers: { 'E2b-Sandbox-Id': sbx.sandboxId, 'E2b-Sandbox-Port': '49999', 'X-Access-Token': sbx.envdAccessToken },

@@ -32,6 +32,9 @@ TEST(CodeInterpreterRequests, AnExecutionNeedsItsCodeAndTakesAContextOrALanguage
     auto bash = parseExecute({{"code", "pwd"}, {"language", "bash"}});
     ASSERT_TRUE(bash);
     EXPECT_EQ(bash->language, "bash");
+    auto r = languageOf("R");
+    ASSERT_TRUE(r);
+    EXPECT_EQ(*r, "r");
 
     EXPECT_FALSE(parseExecute({{"context_id", "c1"}}));
     EXPECT_FALSE(parseExecute({{"code", 1}}));
@@ -49,9 +52,9 @@ TEST(CodeInterpreterRequests, WhatIsNotServedIsRefusedByName)
     ASSERT_FALSE(unknown);
     EXPECT_NE(unknown.error().message.find("'background'"), std::string::npos);
 
-    auto r = parseExecute({{"code", "1"}, {"language", "r"}});
-    ASSERT_FALSE(r);
-    EXPECT_NE(r.error().message.find("language 'r' is not served"), std::string::npos);
+    auto java = parseExecute({{"code", "1"}, {"language", "java"}});
+    ASSERT_FALSE(java);
+    EXPECT_NE(java.error().message.find("language 'java' is not served"), std::string::npos);
     auto js = languageOf("js");
     ASSERT_FALSE(js);
     EXPECT_NE(js.error().message.find("'javascript'"), std::string::npos) << "named unaliased";
