@@ -57,9 +57,10 @@ packages=(
 # network namespace of its own, and the remote host tests and benchmark on a loopback port, each
 # with a configuration of its own (`sshd -D -f`). Its system
 # service must not run (see below). netcat, one of the programs the transparent network test
-# runs in a sandbox.
+# runs in a sandbox. A private D-Bus session with GNOME Keyring's Secret Service and secret-tool,
+# for the secrets read from the keyring (KeyringSecretsTest); its prompts (gcr) are not needed.
 if [ "$tests" -eq 1 ]; then
-  packages+=(openssh-server netcat-openbsd)
+  packages+=(openssh-server netcat-openbsd dbus-daemon dbus-bin gnome-keyring libsecret-tools)
 fi
 
 # The JS test clients (tests/js) need npm: Debian's own package beside Debian's nodejs, part of

@@ -13,12 +13,15 @@ namespace {
 // its dependency).
 #define SB_SECRET_FUNCTIONS(X)                                                                     \
     X(secret_password_lookupv_sync)                                                                \
+    X(secret_password_searchv_sync)                                                                \
     X(secret_password_free)                                                                        \
     X(g_hash_table_new)                                                                            \
     X(g_hash_table_insert)                                                                         \
     X(g_hash_table_unref)                                                                          \
     X(g_str_hash)                                                                                  \
     X(g_str_equal)                                                                                 \
+    X(g_list_free_full)                                                                            \
+    X(g_object_unref)                                                                              \
     X(g_error_free)
 
 struct SecretLibrary {
@@ -67,12 +70,25 @@ keyringLookup(const std::vector<std::pair<std::string, std::string>>& attributes
     }
     GError* error = nullptr;
     gchar* found = (*lib)->secret_password_lookupv_sync(&schema, table, nullptr, &error);
+    // A locked item is not found either: the keyring asked to unlock it and nobody did (no
+    // desktop to show the prompt, or it was dismissed). Look again without unlocking to say so.
+    bool locked = false;
+    if (found == nullptr && error == nullptr) {
+        GList* items = (*lib)->secret_password_searchv_sync(&schema, table, SECRET_SEARCH_ALL,
+                                                            nullptr, nullptr);
+        locked = items != nullptr;
+        (*lib)->g_list_free_full(items, (*lib)->g_object_unref);
+    }
     (*lib)->g_hash_table_unref(table);
     if (error != nullptr) {
         std::string why = error->message != nullptr ? error->message : "no detail";
         (*lib)->g_error_free(error);
         return Error{ErrorCode::Unsupported, 0, "the keyring could not be asked: " + why};
     }
+    if (locked)
+        return Error{ErrorCode::Unsupported, 0,
+                     "the keyring is locked: its item could not be unlocked (unlock the keyring, "
+                     "e.g. by logging in to the desktop, and start again)"};
     if (found == nullptr) return Error{ErrorCode::NotFound, 0, "no such item in the keyring"};
     std::string value(found);
     (*lib)->secret_password_free(found); // wipes it

@@ -7,7 +7,7 @@ namespace sbit {
 namespace {
 
 const char* kScript = R"PY(
-import http.server, json, ssl, sys
+import http.server, json, os, ssl, sys, threading, time
 host, port, cert, key, log = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
 
 class Api(http.server.BaseHTTPRequestHandler):
@@ -79,6 +79,13 @@ class Api(http.server.BaseHTTPRequestHandler):
             self.wfile.flush()
         self.wfile.write(b"0\r\n\r\n")
 
+# Gone with the script that started it, even where its `kill` never comes (a test that failed).
+def orphaned(parent=os.getppid()):
+    while os.getppid() == parent:
+        time.sleep(0.5)
+    os._exit(0)
+threading.Thread(target=orphaned, daemon=True).start()
+
 server = http.server.ThreadingHTTPServer((host, port), Api)
 ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
 ctx.load_cert_chain(cert, key)
@@ -94,6 +101,17 @@ std::filesystem::path writeFakeModelApi(const std::filesystem::path& dir)
     const auto path = dir / "fake_model_api.py";
     std::ofstream(path) << kScript;
     return path;
+}
+
+std::string startFakeModelApi(const std::filesystem::path& dir, const std::string& address,
+                              int port, const std::string& cert, const std::string& key,
+                              const std::filesystem::path& log)
+{
+    return "python3 " + writeFakeModelApi(dir).string() + " " + address + " " +
+           std::to_string(port) + " " + cert + " " + key + " " + log.string() +
+           " > api.port 2> api.err &\n"
+           "api=$!\n"
+           "for i in $(seq 100); do [ -s api.port ] && break; sleep 0.1; done\n";
 }
 
 } // namespace sbit

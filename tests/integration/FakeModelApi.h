@@ -7,10 +7,18 @@
 #pragma once
 
 #include <filesystem>
+#include <string>
 
 namespace sbit {
 
 // Writes the server's script into `dir` and returns its path.
 std::filesystem::path writeFakeModelApi(const std::filesystem::path& dir);
+
+// Shell lines that write the script into `dir`, start it in the background (its pid in $api,
+// its messages in api.err, both in the current folder) on ADDRESS:PORT with the certificate
+// `cert` and its `key`, logging the keys it gets to `log`, and wait until it listens.
+std::string startFakeModelApi(const std::filesystem::path& dir, const std::string& address,
+                              int port, const std::string& cert, const std::string& key,
+                              const std::filesystem::path& log);
 
 } // namespace sbit

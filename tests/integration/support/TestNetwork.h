@@ -6,6 +6,7 @@
 
 #include "IntegrationSupport.h"
 
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -27,12 +28,19 @@ struct TestNetwork {
     // `sandbench-cli run --workspace W --session-id ID --policy POLICY OPTIONS… -- bash -c
     // SCRIPT` inside the test network (without --policy when `policy` is empty: a --preset in
     // `options`, or the default).
-    sbtest::RunResult session(const Sandbench& sb, const std::string& id,
-                              const fs::path& policy, const std::string& script,
+    sbtest::RunResult session(const Sandbench& sb, const std::string& id, const fs::path& policy,
+                              const std::string& script,
                               const std::vector<std::string>& options = {}) const;
 };
 
 // The session's network decisions as recorded (`export --format jsonl`), in order.
 std::vector<nlohmann::json> networkDecisions(const Sandbench& sb, const std::string& id);
+// The payloads of the session's recorded events whose payload `kind` is `kind` ("model",
+// "leak"…), in order.
+std::vector<nlohmann::json> recordedPayloads(const Sandbench& sb, const std::string& id,
+                                             const std::string& kind);
+
+// `text` with every WORD of `words` replaced by its value (a script's @PLACES@ filled in).
+std::string filledIn(std::string text, const std::map<std::string, std::string>& words);
 
 } // namespace sbit
