@@ -25,6 +25,9 @@ fi
 
 scripts/build.sh
 build=$(cd "${SANDBENCH_BUILD_DIR:-build}" && pwd)
+# The pinned npm test clients (tests/js/node_modules), before any test needs them: the JS tests
+# and the integration test that runs the Claude Code CLI in a sandbox (ClaudeCodeSecretsTest).
+tests/js/run.sh --install-only
 
 status=0
 if [ "$(id -u)" -eq 0 ]; then
@@ -40,7 +43,6 @@ if [ "$(id -u)" -eq 0 ]; then
       "$t" -silent || status=1
   done
   echo "== MCP, E2B and OpenAI Agents client tests (the official SDKs) as the unprivileged user $test_user"
-  tests/js/run.sh --install-only
   runuser -u "$test_user" -- env -i PATH="$PATH" HOME="$home" USER="$test_user" TMPDIR=/tmp \
     LANG=C.UTF-8 SANDBENCH_MUST_WORK="${SANDBENCH_MUST_WORK:-}" \
     SANDBENCH_CLI="$build/app/sandbench-cli" tests/js/run.sh mcp.test.mjs e2b.test.mjs \
