@@ -272,3 +272,66 @@ TEST_F(SecretsProxy, OverAModelLimitTheNextRequestIsPutToTheHumanFirst)
     EXPECT_EQ(asked.size(), 2u);
     EXPECT_EQ(sbtest::readFile(log), kValue + "\n" + kValue + "\n");
 }
+
+TEST_F(SecretsProxy, ALargeResponseReachesTheAgentWholeWithEveryValueHidden)
+{
+    // 8 MiB sent in 1 MiB writes, the value put where TLS records (16 KiB) and the relay's
+    // batches (64 and 256 KiB) end: the agent gets what the host sent, byte for byte, with
+    // each value turned back into the placeholder.
+    const auto script = dir / "big_response.py";
+    std::ofstream(script) << R"PY(
+import os, socket, ssl, sys, threading
+cert, key, value, sent = sys.argv[1], sys.argv[2], sys.argv[3].encode(), sys.argv[4]
+ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+ctx.load_cert_chain(cert, key)
+listener = socket.socket()
+listener.bind(("127.0.0.1", 0))
+listener.listen(8)
+print(listener.getsockname()[1], flush=True)
+
+def answer(raw):
+    with ctx.wrap_socket(raw, server_side=True) as c:
+        head = b""
+        while b"\r\n\r\n" not in head:
+            got = c.recv(4096)
+            if not got:
+                return
+            head += got
+        n = int(head.split(b" ")[1][1:])
+        body = bytearray(os.urandom(n))
+        for at in (16384 - 10, 65536 - 5, 262144 - 20, 3 * 262144 + 7, n - len(value) - 1):
+            body[at:at + len(value)] = value
+        with open(sent, "wb") as f:
+            f.write(body)
+        c.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\nConnection: close\r\n\r\n" % n)
+        view = memoryview(body)
+        for at in range(0, n, 1 << 20):
+            c.sendall(view[at:at + (1 << 20)])
+
+while True:
+    c, _ = listener.accept()
+    threading.Thread(target=answer, args=(c,), daemon=True).start()
+)PY";
+    const auto sent = dir / "sent.bin", got = dir / "got.bin";
+    PythonServer big(script, {pki.serverCert, pki.serverKey, kValue, sent.string()});
+    const ResolvedSecret s = secret("anthropic", "tls.test", big.port(), kValue);
+    TlsInterceptor::Options options;
+    options.secrets = {s};
+    start(options);
+    auto r =
+        curl({"-o", got.string(), "https://tls.test:" + std::to_string(big.port()) + "/8388608"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.out, "\n200");
+    std::string expected = sbtest::readFile(sent);
+    ASSERT_EQ(expected.size(), 8u << 20);
+    int values = 0;
+    for (auto at = expected.find(kValue); at != std::string::npos; at = expected.find(kValue, at)) {
+        expected.replace(at, kValue.size(), s.placeholder);
+        ++values;
+    }
+    EXPECT_EQ(values, 5);
+    const std::string received = sbtest::readFile(got);
+    ASSERT_EQ(received.size(), expected.size());
+    EXPECT_TRUE(received == expected) << "the agent's bytes differ from the host's";
+    EXPECT_EQ(received.find(kValue), std::string::npos);
+}
