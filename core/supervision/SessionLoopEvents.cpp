@@ -168,14 +168,8 @@ void SessionLoop::onProxyEvent(const ProxyEvent& e)
         event.erase("detail");
         event.erase("address");
         event["kind"] = activity::kModel;
-        event["api"] = e.usage->api;
-        event["model"] = e.usage->model;
+        event.update(toJson(*e.usage));
         event["status"] = e.status;
-        event["input_tokens"] = e.usage->inputTokens;
-        event["output_tokens"] = e.usage->outputTokens;
-        event["cache_read_tokens"] = e.usage->cacheReadTokens;
-        event["cache_write_tokens"] = e.usage->cacheWriteTokens;
-        event["streamed"] = e.usage->streamed;
         event["usage_found"] = e.usage->found;
         event["duration_ms"] = e.durationMs;
     }
