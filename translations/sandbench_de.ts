@@ -948,10 +948,6 @@
         <translation>Vorgeschlagen: %1</translation>
     </message>
     <message>
-        <source>%1 · suggested</source>
-        <translation>%1 · vorgeschlagen</translation>
-    </message>
-    <message>
         <source>Only the exact rule is suggested: %1.</source>
         <translation>Vorgeschlagen wird nur die genaue Regel: %1.</translation>
     </message>
@@ -1002,6 +998,22 @@
     <message>
         <source>a domain rule would reach past %1, its owner&apos;s domain</source>
         <translation>eine Domain-Regel reichte über %1 hinaus, die Domain seines Besitzers</translation>
+    </message>
+    <message>
+        <source>Domain: %1, port %2</source>
+        <translation>Domain: %1, Port %2</translation>
+    </message>
+    <message>
+        <source>Suggested for an “always” answer: %1</source>
+        <translation>Vorgeschlagen für die Antwort „immer“: %1</translation>
+    </message>
+    <message>
+        <source>rule %1 (%2)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>command rule %1 (%2)</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>

@@ -199,7 +199,7 @@ class ApprovalPanelTest : public QObject {
         QCOMPARE(scopes.size(), 4);
         QVERIFY2(scopes.join(u'|').contains(QStringLiteral("*.example.com")),
                  qPrintable(scopes.join(u'|')));
-        QVERIFY2(scopes.last().contains(QStringLiteral("*.example.com port 443")),
+        QVERIFY2(scopes.last().contains(QStringLiteral("*.example.com, port 443")),
                  qPrintable(scopes.last()));
         QVERIFY(!card->setScope(sb::ApprovalScope::ExactCommand));
         QCOMPARE(card->scope(), sb::ApprovalScope::HostPort);

@@ -83,8 +83,9 @@ class ApprovalSuggestedRuleTest : public QObject {
         sb::MockClock clock;
         ApprovalCard card(commandRequest({"git", "push", "origin", "main"}), clock);
         QVERIFY(card.suggestedScopeIndex() >= 0);
-        QVERIFY2(card.scopeBox()->itemText(card.suggestedScopeIndex()).contains(u"suggested"),
-                 qPrintable(card.scopeBox()->itemText(card.suggestedScopeIndex())));
+        const QString tip =
+            card.scopeBox()->itemData(card.suggestedScopeIndex(), Qt::ToolTipRole).toString();
+        QVERIFY2(tip.contains(u"Suggested") && tip.contains(u"git push *"), qPrintable(tip));
         QCOMPARE(card.scope(), sb::ApprovalScope::ExactCommand); // once: nothing to generalise
         QVERIFY(card.previewText().isEmpty());
         card.setDuration(sb::ApprovalDuration::Always);

@@ -11,6 +11,7 @@
 #include <QCheckBox>
 #include <QClipboard>
 #include <QComboBox>
+#include <QRegularExpression>
 #include <QEvent>
 #include <QHBoxLayout>
 #include <QIcon>
@@ -263,7 +264,19 @@ QString ApprovalCard::ruleText() const
     if (m_request.rule.empty() || m_request.rule == "default" ||
         m_request.rule.starts_with("default ("))
         return tr("the policy's default");
-    return QString::fromStdString(m_request.rule);
+    // The core's English for a rule of the policy ("rule 2 (ask api.example.com)" for a
+    // connection, "commands.rules[0] (ask \"git push *\")" for a command): its words in the
+    // window's language, the rule itself as written.
+    static const QRegularExpression network(QStringLiteral("^rule (\\d+) \\((.*)\\)$"));
+    static const QRegularExpression command(
+        QStringLiteral("^commands\\.rules\\[(\\d+)\\] \\((.*)\\)$"));
+    const QString rule = QString::fromStdString(m_request.rule);
+    if (const auto match = network.match(rule); match.hasMatch())
+        return tr("rule %1 (%2)").arg(match.captured(1), match.captured(2));
+    if (const auto match = command.match(rule); match.hasMatch())
+        return tr("command rule %1 (%2)")
+            .arg(QString::number(match.captured(1).toInt() + 1), match.captured(2));
+    return rule;
 }
 
 void ApprovalCard::buildScopes()
@@ -317,20 +330,25 @@ void ApprovalCard::buildScopes()
         }
     }
     if (m_generalised && m_generalised->generalises()) {
-        const QString rule = QString::fromStdString(m_generalised->rule);
         if (m_generalised->samePort) {
             // No scope above keeps the port: an item of its own.
-            m_scopeBox->addItem(tr("Suggested: %1").arg(rule),
+            const auto slash = m_generalised->rule.find(' ');
+            m_scopeBox->addItem(tr("Domain: %1, port %2")
+                                    .arg(QString::fromStdString(m_generalised->rule.substr(0, slash)))
+                                    .arg(m_request.port),
                                 static_cast<int>(m_generalised->scope));
             m_suggestedIndex = m_scopeBox->count() - 1;
             m_scopeBox->setItemData(m_suggestedIndex, true, kSamePortRole);
         } else {
             m_suggestedIndex = m_scopeBox->findData(static_cast<int>(m_generalised->scope));
-            if (m_suggestedIndex >= 0)
-                m_scopeBox->setItemText(m_suggestedIndex,
-                                        tr("%1 · suggested").arg(m_scopeBox->itemText(
-                                            m_suggestedIndex)));
         }
+        // The labels stay short (a narrow panel, German's longer words): which one is suggested
+        // is in its tooltip, and in the preview once the duration is Always.
+        if (m_suggestedIndex >= 0)
+            m_scopeBox->setItemData(m_suggestedIndex,
+                                    tr("Suggested for an “always” answer: %1")
+                                        .arg(QString::fromStdString(m_generalised->rule)),
+                                    Qt::ToolTipRole);
     }
     m_scopeBox->setCurrentIndex(0);
 }
@@ -352,7 +370,7 @@ QString ApprovalCard::previewText() const
         return tr("Only the exact rule is suggested: %1.").arg(riskText(g));
     if (m_suggestedIndex < 0) return {};
     if (m_scopeBox->currentIndex() != m_suggestedIndex)
-        return tr("Suggested: %1").arg(m_scopeBox->itemText(m_suggestedIndex));
+        return tr("Suggested: %1").arg(QString::fromStdString(g.rule));
     QStringList lines;
     lines << tr("Saves %1, which also allows:").arg(QString::fromStdString(g.rule));
     for (const sb::Allowance& a : g.alsoAllows)

@@ -70,8 +70,9 @@ class ApprovalCard : public QFrame {
     bool setScope(sb::ApprovalScope scope);
     sb::ApprovalScope scope() const;
     // The generalised rule `policy suggest` would write, offered for an "always" answer: its item
-    // in the scope box ("· suggested"; a network one of its own, "*.example.com port 443", which
-    // keeps the port), chosen when the duration turns to Always. -1: nothing broader is safe.
+    // in the scope box (its tooltip says so; a network one is an item of its own, "Domain:
+    // *.example.com, port 443", which keeps the port), chosen when the duration turns to Always.
+    // -1: nothing broader is safe.
     int suggestedScopeIndex() const { return m_suggestedIndex; }
     bool useSuggestedScope();
     // Under the scope box while the duration is Always: what the chosen rule also allows, or
