@@ -159,8 +159,14 @@ void KernelGateway::readLoop()
                 m_pending += e.bytes;
                 std::size_t start = 0;
                 for (std::size_t nl; (nl = m_pending.find('\n', start)) != std::string::npos;
-                     start = nl + 1)
-                    dispatch(std::string_view(m_pending).substr(start, nl - start));
+                     start = nl + 1) {
+                    // The lines come from the sandbox: one the checks missed must not end serve
+                    // (an exception on this thread would).
+                    try {
+                        dispatch(std::string_view(m_pending).substr(start, nl - start));
+                    } catch (const std::exception&) {
+                    }
+                }
                 m_pending.erase(0, start);
                 if (m_pending.size() > kMaxLine) {
                     (void)m_link->signal(m_pid, SIGKILL);
