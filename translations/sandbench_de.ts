@@ -1007,6 +1007,14 @@
         <source>Suggested for an “always” answer: %1</source>
         <translation>Vorgeschlagen für die Antwort „immer“: %1</translation>
     </message>
+    <message>
+        <source>rule %1 (%2)</source>
+        <translation>Regel %1 (%2)</translation>
+    </message>
+    <message>
+        <source>command rule %1 (%2)</source>
+        <translation>Befehlsregel %1 (%2)</translation>
+    </message>
 </context>
 <context>
     <name>sbui::ApprovalPanel</name>

@@ -115,7 +115,7 @@ class ApprovalPanelTest : public QObject {
         QVERIFY2(text.contains(card->subjectText()), qPrintable(text));
         QVERIFY2(text.contains(QStringLiteral("/home/u/project")), qPrintable(text));
         QVERIFY2(text.contains(QStringLiteral("/usr/bin/git")), qPrintable(text));
-        QVERIFY2(text.contains(QStringLiteral("commands.rules[0] (ask \"git *\")")),
+        QVERIFY2(text.contains(QStringLiteral("asked by command rule 1 (ask \"git *\")")),
                  qPrintable(text));
         QVERIFY2(text.contains(QStringLiteral("#3")), qPrintable(text));
         // Command scopes only, labelled with the rule each one would make.

@@ -6,6 +6,8 @@
 #include "Screenshots.h"
 #include "activity/ActivityModel.h"
 #include "activity/ActivityView.h"
+#include "approvals/ApprovalCard.h"
+#include "base/Clock.h"
 #include "files/ConflictText.h"
 #include "settings/Language.h"
 
@@ -142,6 +144,32 @@ class ReasonsInTheWindowsLanguageTest : public QObject {
         // The kind column too: a program's process and file request, not "exec" and "files".
         QCOMPARE(ActivityModel::kindLabel(QStringLiteral("exec")), QStringLiteral("Prozess"));
         QCOMPARE(ActivityModel::kindLabel(QStringLiteral("files")), QStringLiteral("Dateizugriff"));
+    }
+
+    // An approval card names the rule that asked in the window's language, the rule as written.
+    void approvalCardNamesItsRuleInGerman()
+    {
+        QVERIFY(sbui::installTranslations(QStringLiteral("de")));
+        auto english = qScopeGuard([] { sbui::installTranslations(QStringLiteral("en")); });
+        auto askedBy = [](const std::string& rule) {
+            sb::ApprovalRequest r;
+            r.id = 1;
+            r.kind = sb::ApprovalKind::Command;
+            r.argv = {"git", "push"};
+            r.program = "/usr/bin/git";
+            r.rule = rule;
+            sb::MockClock clock;
+            sbui::ApprovalCard card(r, clock);
+            for (const QLabel* label : card.findChildren<QLabel*>())
+                if (label->text().startsWith(QLatin1String("nachgefragt durch")))
+                    return label->text();
+            return QString();
+        };
+        QCOMPARE(askedBy("commands.rules[0] (ask \"git push *\")"),
+                 QStringLiteral("nachgefragt durch Befehlsregel 1 (ask \"git push *\")"));
+        QCOMPARE(askedBy("rule 2 (ask api.example.com)"),
+                 QStringLiteral("nachgefragt durch Regel 2 (ask api.example.com)"));
+        QCOMPARE(askedBy("default (ask)"), QStringLiteral("nachgefragt durch die Voreinstellung der Richtlinie"));
     }
 
     // Without the structured fields (an older recording), the CLI's text still shows.

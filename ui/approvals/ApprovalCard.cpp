@@ -11,6 +11,7 @@
 #include <QCheckBox>
 #include <QClipboard>
 #include <QComboBox>
+#include <QRegularExpression>
 #include <QEvent>
 #include <QHBoxLayout>
 #include <QIcon>
@@ -263,7 +264,19 @@ QString ApprovalCard::ruleText() const
     if (m_request.rule.empty() || m_request.rule == "default" ||
         m_request.rule.starts_with("default ("))
         return tr("the policy's default");
-    return QString::fromStdString(m_request.rule);
+    // The core's English for a rule of the policy ("rule 2 (ask api.example.com)" for a
+    // connection, "commands.rules[0] (ask \"git push *\")" for a command): its words in the
+    // window's language, the rule itself as written.
+    static const QRegularExpression network(QStringLiteral("^rule (\\d+) \\((.*)\\)$"));
+    static const QRegularExpression command(
+        QStringLiteral("^commands\\.rules\\[(\\d+)\\] \\((.*)\\)$"));
+    const QString rule = QString::fromStdString(m_request.rule);
+    if (const auto match = network.match(rule); match.hasMatch())
+        return tr("rule %1 (%2)").arg(match.captured(1), match.captured(2));
+    if (const auto match = command.match(rule); match.hasMatch())
+        return tr("command rule %1 (%2)")
+            .arg(QString::number(match.captured(1).toInt() + 1), match.captured(2));
+    return rule;
 }
 
 void ApprovalCard::buildScopes()
