@@ -9,6 +9,7 @@
 #include "policy/RuleText.h"
 
 #include <QAbstractItemModelTester>
+#include <QIcon>
 #include <QMimeData>
 #include <QSignalSpy>
 #include <QTest>
@@ -269,6 +270,15 @@ class PolicyModelTest : public QObject {
         QVERIFY(commands.decision(0) == sbui::ActivityModel::Decision::Denied);
         QCOMPARE(commands.request(0).program, std::string("/usr/bin/git"));
         QCOMPARE(commands.subject(1), QStringLiteral("ls"));
+        // A decision's icon is made once, not parsed again each time a view sizes its columns
+        // by every row (issue 37, item 7: thousands of rows under load).
+        const auto icon = [&](int row) {
+            return commands.index(row, ObservedModel::DecisionColumn)
+                .data(Qt::DecorationRole)
+                .value<QIcon>();
+        };
+        QVERIFY(!icon(1).isNull());
+        QCOMPARE(icon(1).cacheKey(), icon(1).cacheKey());
         activity.clear();
         QCOMPARE(network.rowCount(), 0);
         QCOMPARE(commands.rowCount(), 0);

@@ -114,6 +114,15 @@ class WorkspaceModelTest : public QObject {
                      .data(Qt::DecorationRole)
                      .value<QIcon>()
                      .isNull());
+        // One icon a marker, not one parsed per row asked (issue 37, item 7).
+        const auto icon = [&](const char* path) {
+            return model.indexForPath(path, WorkspaceModel::ChangeColumn)
+                .data(Qt::DecorationRole)
+                .value<QIcon>()
+                .cacheKey();
+        };
+        QCOMPARE(icon("a.txt"), icon("a.txt"));
+        QCOMPARE(icon("new.txt"), icon("new.txt"));
         // A deleted name is struck out.
         QVERIFY(model.indexForPath("b.txt").data(Qt::FontRole).value<QFont>().strikeOut());
 

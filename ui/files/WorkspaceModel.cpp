@@ -47,6 +47,8 @@ WorkspaceModel::WorkspaceModel(QObject* parent)
       m_folderIcon(QStringLiteral(":/icons/folder.svg")),
       m_runLaterIcon(QStringLiteral(":/icons/run-later.svg"))
 {
+    for (std::size_t m = 0; m < m_markerIcons.size(); ++m)
+        m_markerIcons[m] = ReviewStyle::markerIcon(static_cast<ChangeMarker>(m));
     connect(&m_watcher, &WorkspaceWatcher::changed, this, &WorkspaceModel::refresh);
 }
 
@@ -575,7 +577,7 @@ QVariant WorkspaceModel::changeColumnData(const Node* node, int role) const
             return tr("%1, runs later").arg(ReviewStyle::markerName(own));
         return ReviewStyle::markerName(own);
     case Qt::DecorationRole:
-        return ReviewStyle::markerIcon(own);
+        return m_markerIcons[static_cast<std::size_t>(own)];
     case Qt::ForegroundRole:
         if (own == ChangeMarker::None) return {};
         return ReviewStyle::markerColor(own, QGuiApplication::palette());

@@ -16,6 +16,7 @@
 #include <QAbstractItemModel>
 #include <QHash>
 #include <QIcon>
+#include <array>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -143,6 +144,8 @@ class WorkspaceModel : public QAbstractItemModel {
     QIcon m_fileIcon;
     QIcon m_folderIcon;
     QIcon m_runLaterIcon;
+    // By ChangeMarker: one parsed icon each, as a view asks for thousands of rows' decorations.
+    std::array<QIcon, 5> m_markerIcons;
     TaskQueue m_scanQueue;    // last member: joined before the rest goes
     TaskQueue m_listingQueue; // apart, so a listing never waits behind a scan
 };

@@ -13,7 +13,10 @@ std::string text(const json& e, const char* key)
 
 } // namespace
 
-ObservedModel::ObservedModel(Kind kind, QObject* parent) : QAbstractTableModel(parent), m_kind(kind)
+ObservedModel::ObservedModel(Kind kind, QObject* parent)
+    : QAbstractTableModel(parent), m_kind(kind), m_allowIcon(QStringLiteral(":/icons/allow.svg")),
+      m_denyIcon(QStringLiteral(":/icons/deny.svg")),
+      m_askIcon(QStringLiteral(":/icons/approval.svg"))
 {
 }
 
@@ -163,9 +166,9 @@ QVariant ObservedModel::data(const QModelIndex& index, int role) const
     case Qt::DecorationRole:
         if (index.column() == DecisionColumn) {
             using D = ActivityModel::Decision;
-            if (row.decision == D::Allowed) return QIcon(QStringLiteral(":/icons/allow.svg"));
-            if (row.decision == D::Denied) return QIcon(QStringLiteral(":/icons/deny.svg"));
-            if (row.decision == D::Asked) return QIcon(QStringLiteral(":/icons/approval.svg"));
+            if (row.decision == D::Allowed) return m_allowIcon;
+            if (row.decision == D::Denied) return m_denyIcon;
+            if (row.decision == D::Asked) return m_askIcon;
         }
         return {};
     default:

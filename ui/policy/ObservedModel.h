@@ -8,6 +8,7 @@
 #include "policy/Approval.h"
 
 #include <QAbstractTableModel>
+#include <QIcon>
 #include <QPointer>
 #include <map>
 #include <string>
@@ -53,6 +54,8 @@ class ObservedModel : public QAbstractTableModel {
     QString decisionText(const Row& row) const;
 
     Kind m_kind;
+    // Allowed, denied, asked: one parsed icon each, as the view sizes its columns by every row.
+    QIcon m_allowIcon, m_denyIcon, m_askIcon;
     QPointer<ActivityModel> m_source;
     std::vector<Row> m_rows;
     std::map<std::string, int> m_index; // key → row
