@@ -149,6 +149,14 @@
         <source>Deny</source>
         <translation>Verweigern</translation>
     </message>
+    <message>
+        <source>rule %1 (%2)</source>
+        <translation>Regel %1 (%2)</translation>
+    </message>
+    <message>
+        <source>command rule %1 (%2)</source>
+        <translation>Befehlsregel %1 (%2)</translation>
+    </message>
 </context>
 <context>
     <name>main</name>
@@ -1006,14 +1014,6 @@
     <message>
         <source>Suggested for an “always” answer: %1</source>
         <translation>Vorgeschlagen für die Antwort „immer“: %1</translation>
-    </message>
-    <message>
-        <source>rule %1 (%2)</source>
-        <translation>Regel %1 (%2)</translation>
-    </message>
-    <message>
-        <source>command rule %1 (%2)</source>
-        <translation>Befehlsregel %1 (%2)</translation>
     </message>
 </context>
 <context>

@@ -169,7 +169,19 @@ class ReasonsInTheWindowsLanguageTest : public QObject {
                  QStringLiteral("nachgefragt durch Befehlsregel 1 (ask \"git push *\")"));
         QCOMPARE(askedBy("rule 2 (ask api.example.com)"),
                  QStringLiteral("nachgefragt durch Regel 2 (ask api.example.com)"));
-        QCOMPARE(askedBy("default (ask)"), QStringLiteral("nachgefragt durch die Voreinstellung der Richtlinie"));
+        QCOMPARE(askedBy("default (ask)"),
+                 QStringLiteral("nachgefragt durch die Voreinstellung der Richtlinie"));
+        // A process the rules refused says which rule the same way.
+        const json refused = {{"kind", "exec"},
+                              {"type", "end"},
+                              {"id", 9},
+                              {"argv", {"rm", "x"}},
+                              {"denied", "commands.rules[0] (deny \"rm *\")"},
+                              {"time_unix_ms", kStart + 900}};
+        const QStringList rows = summaries({refused});
+        QCOMPARE(rows.size(), 1);
+        QVERIFY2(rows[0].contains(QStringLiteral("Befehlsregel 1 (deny \"rm *\")")),
+                 qPrintable(rows[0]));
     }
 
     // Without the structured fields (an older recording), the CLI's text still shows.

@@ -3,6 +3,7 @@
 #include "ActivityModel.h"
 #include "base/ActivityKinds.h"
 #include "policy/CommandRules.h"
+#include "policy/RuleText.h"
 
 #include <QLocale>
 
@@ -106,7 +107,7 @@ QString execSummary(const json& e)
                             : ActivityModel::tr("process started by %1: %2").arg(by, command);
     QString how;
     if (const QString denied = str(e, "denied"); !denied.isEmpty())
-        how = ActivityModel::tr("denied by %1").arg(denied);
+        how = ActivityModel::tr("denied by %1").arg(RuleText::decidingRule(denied));
     else if (const QString error = str(e, "error"); !error.isEmpty())
         how = ActivityModel::tr("did not run: %1").arg(error);
     else if (flag(e, "timed_out"))

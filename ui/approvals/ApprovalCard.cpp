@@ -1,9 +1,10 @@
 #include "ApprovalCard.h"
-#include "SuggestedRuleText.h"
 
+#include "SuggestedRuleText.h"
 #include "control/Protocol.h"
 #include "policy/CommandRules.h"
 #include "policy/LearnedRules.h"
+#include "policy/RuleText.h"
 #include "terminal/MonospaceFont.h"
 
 #include <QAction>
@@ -11,7 +12,6 @@
 #include <QCheckBox>
 #include <QClipboard>
 #include <QComboBox>
-#include <QRegularExpression>
 #include <QEvent>
 #include <QHBoxLayout>
 #include <QIcon>
@@ -264,19 +264,7 @@ QString ApprovalCard::ruleText() const
     if (m_request.rule.empty() || m_request.rule == "default" ||
         m_request.rule.starts_with("default ("))
         return tr("the policy's default");
-    // The core's English for a rule of the policy ("rule 2 (ask api.example.com)" for a
-    // connection, "commands.rules[0] (ask \"git push *\")" for a command): its words in the
-    // window's language, the rule itself as written.
-    static const QRegularExpression network(QStringLiteral("^rule (\\d+) \\((.*)\\)$"));
-    static const QRegularExpression command(
-        QStringLiteral("^commands\\.rules\\[(\\d+)\\] \\((.*)\\)$"));
-    const QString rule = QString::fromStdString(m_request.rule);
-    if (const auto match = network.match(rule); match.hasMatch())
-        return tr("rule %1 (%2)").arg(match.captured(1), match.captured(2));
-    if (const auto match = command.match(rule); match.hasMatch())
-        return tr("command rule %1 (%2)")
-            .arg(QString::number(match.captured(1).toInt() + 1), match.captured(2));
-    return rule;
+    return RuleText::decidingRule(QString::fromStdString(m_request.rule));
 }
 
 void ApprovalCard::buildScopes()
@@ -333,10 +321,11 @@ void ApprovalCard::buildScopes()
         if (m_generalised->samePort) {
             // No scope above keeps the port: an item of its own.
             const auto slash = m_generalised->rule.find(' ');
-            m_scopeBox->addItem(tr("Domain: %1, port %2")
-                                    .arg(QString::fromStdString(m_generalised->rule.substr(0, slash)))
-                                    .arg(m_request.port),
-                                static_cast<int>(m_generalised->scope));
+            m_scopeBox->addItem(
+                tr("Domain: %1, port %2")
+                    .arg(QString::fromStdString(m_generalised->rule.substr(0, slash)))
+                    .arg(m_request.port),
+                static_cast<int>(m_generalised->scope));
             m_suggestedIndex = m_scopeBox->count() - 1;
             m_scopeBox->setItemData(m_suggestedIndex, true, kSamePortRole);
         } else {
@@ -492,8 +481,8 @@ void ApprovalCard::answer(bool allow)
     // A once answer covers this request only, so it names no program either.
     a.programOnly =
         m_programOnly && m_programOnly->isChecked() && a.duration != sb::ApprovalDuration::Once;
-    a.samePort = m_scopeBox->currentData(kSamePortRole).toBool() &&
-                 a.duration != sb::ApprovalDuration::Once;
+    a.samePort =
+        m_scopeBox->currentData(kSamePortRole).toBool() && a.duration != sb::ApprovalDuration::Once;
     m_sent = a;
     m_waiting = true;
     updateState();

@@ -127,4 +127,17 @@ QString RuleText::withoutPosition(const std::string& message)
     return text.remove(position);
 }
 
+QString RuleText::decidingRule(const QString& rule)
+{
+    static const QRegularExpression network(QStringLiteral("^rule (\\d+) \\((.*)\\)$"));
+    static const QRegularExpression command(
+        QStringLiteral("^commands\\.rules\\[(\\d+)\\] \\((.*)\\)$"));
+    if (const auto match = network.match(rule); match.hasMatch())
+        return tr("rule %1 (%2)").arg(match.captured(1), match.captured(2));
+    if (const auto match = command.match(rule); match.hasMatch())
+        return tr("command rule %1 (%2)")
+            .arg(QString::number(match.captured(1).toInt() + 1), match.captured(2));
+    return rule;
+}
+
 } // namespace sbui

@@ -40,6 +40,11 @@ class RuleText {
 
     // A policy message ("FILE:LINE:COL: at /pointer: what") without "FILE:LINE:COL: ".
     static QString withoutPosition(const std::string& message);
+
+    // The core's English for the rule that decided ("rule 2 (ask api.example.com)" for a
+    // connection, "commands.rules[0] (ask \"git push *\")" for a command) in the window's
+    // language, the rule itself as written; any other text as it is.
+    static QString decidingRule(const QString& rule);
 };
 
 } // namespace sbui
