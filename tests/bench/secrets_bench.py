@@ -4,8 +4,8 @@ against the same program talking TLS to the same server directly. Everything run
 test-network (tests/probe/test-network.c): a network namespace of its own where 198.18.0.1 is
 a local address and TEST_NETWORK_NAMES names it secrets.test.example, so nothing leaves this
 machine. A TLS server there (Python's ssl, outside any sandbox, with a certificate of a CA this
-benchmark makes with openssl) answers HTTP/1.1; the same client runs in three ways, interleaved
-round by round (ABC, then CBA):
+benchmark makes with openssl) answers HTTP/1.1; the same client runs in four ways, interleaved
+round by round (ABCD, then DCBA):
 
   direct   in the namespace, trusting the test CA, sending the real value in a header
   secrets  in a `filtered` session whose policy allows the host and has a secret naming it:
@@ -14,6 +14,12 @@ round by round (ABC, then CBA):
            puts the value in, and verifies the server against SSL_CERT_FILE = the test CA
   relay    the floor: the same session, but its secret names another host, so the connection
            is relayed end to end as before (transparent relay; the client trusts the test CA)
+  tlsrelay the floor of any TLS-terminating relay here: tests/bench/tls_floor.c (C, OpenSSL, as
+           the proxy; compiled with cc) in the namespace outside any session, ending the
+           client's TLS with the server's own certificate and opening TLS to the server beside
+           it (verified against the test CA), a thread per connection; no HTTP read, nothing
+           substituted; the client connects to it as to the host itself, trusting the test CA,
+           and sends the real value
 
 The server answers "value" when the header holds the real value and "placeholder" otherwise,
 and the client checks it: a session that did not substitute fails the run.
@@ -23,14 +29,15 @@ and the client checks it: a session that did not substitute fails the run.
   bulk            a SIZE MiB response over TLS (Content-Length, random bytes), timed from the
                   request to its last byte; MiB/s per round
 
-The added time is the session's figure minus the direct one of the same round; every figure is
+The added time is a variant's figure minus the direct one of the same round; every figure is
 the median over rounds with [p25-p75]. See BENCHMARKS.md, "Secrets".
 
 Usage: tests/bench/secrets_bench.py [--quick] [--rounds 11] [--conns 200] [--size 100]
        [--bulk-rounds 5] [--result]
   --result  also print RESULT lines (tests/bench/run-benchmarks.sh reads them)
 Builds nothing: $SANDBENCH_BUILD_DIR (default ./build) has app/sandbench-cli and
-tests/test-network; needs openssl. Runs as root and as an unprivileged user alike.
+tests/test-network; needs openssl, cc and
+libssl-dev. Runs as root and as an unprivileged user alike.
 """
 import argparse
 import json
@@ -196,7 +203,11 @@ VARIANTS = {
     "direct": (False, None, "ca.pem", "value"),
     "secrets": (True, "secrets.json", "-", "value"),
     "relay": (True, "relay.json", "ca.pem", "placeholder"),
+    "tlsrelay": (False, None, "ca.pem", "value"),
 }
+ADDED = ("secrets", "relay", "tlsrelay")
+# The TLS relay listens on these offsets from the server's ports (+2 is test-network's own).
+TLS_RELAY_OFFSET = 3
 
 
 class Driver:
@@ -208,6 +219,8 @@ class Driver:
 
     def run(self, variant, *client):
         sandboxed, policy, ca, expect = VARIANTS[variant]
+        if variant == "tlsrelay":
+            client = (client[0], client[1] + TLS_RELAY_OFFSET) + client[2:]
         cmd = ["python3", "secrets_bench.py", "--client"] + [str(a) for a in client] + [
             ca, expect]
         if sandboxed:
@@ -246,6 +259,23 @@ def make_pki(dir):
     return [os.path.join(dir, f) for f in ("ca.pem", "server.pem", "server.key")]
 
 
+def tls_relay(port, ca, cert, key, dir):
+    """tests/bench/tls_floor.c, compiled here, in front of the server's two ports: TLS from the
+    client ends there, TLS to the server starts there, bytes copied between them."""
+    binary = os.path.join(dir, "tls_floor")
+    subprocess.run(["cc", "-O2", "-o", binary, os.path.join(REPO, "tests", "bench", "tls_floor.c"),
+                    "-lssl", "-lcrypto", "-pthread"], check=True)
+    relays = []
+    for p in (port, port + 1):
+        relays.append(subprocess.Popen(
+            [binary, "198.18.0.1", str(p + TLS_RELAY_OFFSET), cert, key, "198.18.0.1", str(p),
+             ca, NAME], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, text=True))
+        if relays[-1].stdout.readline().strip() != "listening":
+            raise SystemExit("secrets_bench: tls_floor does not listen on %d" % (
+                p + TLS_RELAY_OFFSET))
+    return relays
+
+
 def policy(port, secret_host):
     return {"version": 1,
             "network": {"mode": "filtered", "default": "deny", "rules": [
@@ -256,7 +286,7 @@ def policy(port, secret_host):
 
 def inside(args):
     root = tempfile.mkdtemp(prefix="sandbench-secrets-")
-    server = None
+    server, relays = None, []
     try:
         for sub in ("home", "state", "data", "runtime", "work", "pki"):
             os.makedirs(os.path.join(root, sub), mode=0o700)
@@ -277,10 +307,14 @@ def inside(args):
                                   stdout=subprocess.PIPE, text=True,
                                   env=dict(os.environ, SB_BENCH_VALUE=VALUE))
         assert server.stdout.readline().strip() == "serving"
+        relays = tls_relay(port, ca, cert, key, root)
         d = Driver(root, work, ca)
         lat = d.interleaved(args.rounds, "latency", port, args.conns)
         bulk = d.interleaved(args.bulk_rounds, "bulk", port + 1, args.size << 20)
     finally:
+        for p in relays:
+            p.kill()
+            p.wait()
         if server:
             server.kill()
             server.wait()
@@ -296,36 +330,41 @@ def inside(args):
     p90 = {v: spread([x[1] for x in p[v]]) for v in VARIANTS}
     added = {v: (spread([s[0] - d[0] for s, d in zip(p[v], p["direct"])]),
                  spread([s[1] - d[1] for s, d in zip(p[v], p["direct"])]))
-             for v in ("secrets", "relay")}
+             for v in ADDED}
     mib = {v: spread([r["mib_s"] for r in bulk[v]]) for v in VARIANTS}
     ratio = {v: spread([s["mib_s"] / d["mib_s"] for s, d in zip(bulk[v], bulk["direct"])])
-             for v in ("secrets", "relay")}
+             for v in ADDED}
 
-    print("as %s, %d rounds (ABC CBA), medians over rounds [p25-p75]:" % (
+    print("as %s, %d rounds (ABCD DCBA), medians over rounds [p25-p75]:" % (
         os.environ.get("SB_BENCH_USER", str(os.getuid())), args.rounds))
     print("new TLS connection + request + first byte, %d per round:" % args.conns)
     print("  direct      p50 %s us, p90 %s us" % (fmt(p50["direct"]), fmt(p90["direct"])))
-    for v, what in (("secrets", "substitution"), ("relay", "relay (floor)")):
+    for v, what in (("secrets", "substitution"), ("relay", "relay (floor)"),
+                    ("tlsrelay", "TLS relay (floor)")):
         print("  %-13s p50 %s us, p90 %s us: added p50 %s us, p90 %s us" % (
             what, fmt(p50[v]), fmt(p90[v]), fmt(added[v][0]), fmt(added[v][1])))
     print("bulk %d MiB over TLS, %d rounds: direct %s MiB/s, substitution %s MiB/s: %sx; "
-          "relay (floor) %s MiB/s: %sx" % (
+          "relay (floor) %s MiB/s: %sx; TLS relay (floor) %s MiB/s: %sx" % (
               args.size, args.bulk_rounds, fmt(mib["direct"]), fmt(mib["secrets"]),
-              fmt(ratio["secrets"], "%.2f"), fmt(mib["relay"]), fmt(ratio["relay"], "%.2f")))
+              fmt(ratio["secrets"], "%.2f"), fmt(mib["relay"]), fmt(ratio["relay"], "%.2f"),
+              fmt(mib["tlsrelay"]), fmt(ratio["tlsrelay"], "%.2f")))
     if args.result:
         c = lambda t, f="%.1f": ",".join(f % x for x in t)
         print("RESULT secrets n=%d conns=%d p50_us=%s p90_us=%s direct_p50_us=%s "
               "direct_p90_us=%s added_p50_us=%s added_p90_us=%s relay_p50_us=%s "
-              "relay_added_p50_us=%s relay_added_p90_us=%s" % (
+              "relay_added_p50_us=%s relay_added_p90_us=%s tls_relay_p50_us=%s "
+              "tls_relay_added_p50_us=%s tls_relay_added_p90_us=%s" % (
                   args.rounds, args.conns, c(p50["secrets"]), c(p90["secrets"]),
                   c(p50["direct"]), c(p90["direct"]), c(added["secrets"][0]),
                   c(added["secrets"][1]), c(p50["relay"]), c(added["relay"][0]),
-                  c(added["relay"][1])))
+                  c(added["relay"][1]), c(p50["tlsrelay"]), c(added["tlsrelay"][0]),
+                  c(added["tlsrelay"][1])))
         print("RESULT secrets_bulk n=%d mib=%d ratio=%s mib_s=%s direct_mib_s=%s "
-              "relay_ratio=%s relay_mib_s=%s" % (
+              "relay_ratio=%s relay_mib_s=%s tls_relay_ratio=%s tls_relay_mib_s=%s" % (
                   args.bulk_rounds, args.size, c(ratio["secrets"], "%.3f"),
                   c(mib["secrets"], "%.0f"), c(mib["direct"], "%.0f"),
-                  c(ratio["relay"], "%.3f"), c(mib["relay"], "%.0f")))
+                  c(ratio["relay"], "%.3f"), c(mib["relay"], "%.0f"),
+                  c(ratio["tlsrelay"], "%.3f"), c(mib["tlsrelay"], "%.0f")))
     return 0
 
 
@@ -355,10 +394,11 @@ def main():
     for path in (CLI, TEST_NETWORK):
         if not os.access(path, os.X_OK):
             raise SystemExit("secrets_bench: no %s (build sandbench-cli and test-network)" % path)
-    if shutil.which("openssl") is None:
-        raise SystemExit("secrets_bench: no openssl (Debian: apt-get install openssl)")
-    # Our two ports, and test-network's own server's one above them (unused here).
-    port = 20000 + random.randrange(30000)
+    for tool, package in (("openssl", "openssl"), ("cc", "gcc")):
+        if shutil.which(tool) is None:
+            raise SystemExit("secrets_bench: no %s (Debian: apt-get install %s)" % (tool, package))
+    # Our two ports, test-network's own server's one above them (unused here), the TLS relay's.
+    port = 20000 + random.randrange(30000)  # up to port + 4
     argv = [TEST_NETWORK, str(port + 2), sys.executable, os.path.abspath(__file__), "--inside",
             "--port", str(port)] + sys.argv[1:]
     env = dict(os.environ, TEST_NETWORK_NAMES=NAME)
