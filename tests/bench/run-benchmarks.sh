@@ -331,7 +331,7 @@ bench_rss()
 # redirected connections and lookups against the same client run directly there.
 # 10. Secrets (issue 38): tests/bench/secrets_bench.py, new TLS connections and a large response
 # through the proxy's termination for a secret's host, against the same client talking TLS to
-# the same server directly, and the plain relay.
+# the same server directly, the plain relay, and a bare TLS-terminating relay (tls_floor.c).
 
 # in_test_network SCRIPT ROWS: runs tests/bench/SCRIPT.py, prints its RESULT lines
 in_test_network()
@@ -583,13 +583,13 @@ table()
         line=$(grep '^RESULT secrets ' <<<"${OUT[$who]}")
         [[ -n $line ]] || continue
         r=$(field "$line" added_p50_us)
-        echo "| 10. new TLS connection through substitution (connect, handshake, request, first byte), added p50; p90 (n=$(field "$line" n)×$(field "$line" conns)) | $who | p50 $(us "$(field "$line" p50_us)") µs, p90 $(us "$(field "$line" p90_us)") µs | direct p50 $(us "$(field "$line" direct_p50_us)") µs, p90 $(us "$(field "$line" direct_p90_us)") µs; the plain relay (floor) added $(plus "$(field "$line" relay_added_p50_us)") µs, p90 $(plus "$(field "$line" relay_added_p90_us)") µs | $(plus "$r") µs [$(num "$(field "$line" added_p50_us 2)")–$(num "$(field "$line" added_p50_us 3)")]; $(plus "$(field "$line" added_p90_us)") µs | ≤ 2 ms (p50) | $(verdict "$r" 2000) |"
+        echo "| 10. new TLS connection through substitution (connect, handshake, request, first byte), added p50; p90 (n=$(field "$line" n)×$(field "$line" conns)) | $who | p50 $(us "$(field "$line" p50_us)") µs, p90 $(us "$(field "$line" p90_us)") µs | direct p50 $(us "$(field "$line" direct_p50_us)") µs, p90 $(us "$(field "$line" direct_p90_us)") µs; the plain relay (floor) added $(plus "$(field "$line" relay_added_p50_us)") µs, p90 $(plus "$(field "$line" relay_added_p90_us)") µs; a bare TLS-terminating relay (tls_floor.c, the floor of termination) $(plus "$(field "$line" tls_relay_added_p50_us)") µs, p90 $(plus "$(field "$line" tls_relay_added_p90_us)") µs | $(plus "$r") µs [$(num "$(field "$line" added_p50_us 2)")–$(num "$(field "$line" added_p50_us 3)")]; $(plus "$(field "$line" added_p90_us)") µs | ≤ 2 ms (p50) | $(verdict "$r" 2000) |"
     done
     for who in "${RUNS[@]}"; do
         line=$(grep '^RESULT secrets_bulk ' <<<"${OUT[$who]}")
         [[ -n $line ]] || continue
         r=$(field "$line" ratio)
-        echo "| 10b. a $(field "$line" mib) MiB TLS response through substitution (n=$(field "$line" n)) | $who | $(us "$(field "$line" mib_s)") MiB/s | direct $(us "$(field "$line" direct_mib_s)") MiB/s; the plain relay (floor) $(us "$(field "$line" relay_mib_s)") MiB/s, $(x "$(field "$line" relay_ratio)") | $(x "$r") [$(x "$(field "$line" ratio 2)")–$(x "$(field "$line" ratio 3)")] | ≥ 0.8× | $(verdict_ge "$r" 0.8) |"
+        echo "| 10b. a $(field "$line" mib) MiB TLS response through substitution (n=$(field "$line" n)) | $who | $(us "$(field "$line" mib_s)") MiB/s | direct $(us "$(field "$line" direct_mib_s)") MiB/s; the plain relay (floor) $(us "$(field "$line" relay_mib_s)") MiB/s, $(x "$(field "$line" relay_ratio)"); a bare TLS-terminating relay $(us "$(field "$line" tls_relay_mib_s)") MiB/s, $(x "$(field "$line" tls_relay_ratio)") | $(x "$r") [$(x "$(field "$line" ratio 2)")–$(x "$(field "$line" ratio 3)")] | ≥ 0.8× | $(verdict_ge "$r" 0.8) |"
     done
     line=$(grep '^RESULT terminal ' <<<"$TERMINAL_OUT")
     r=$(field "$line" ratio)

@@ -35,9 +35,9 @@ the median over rounds with [p25-p75]. See BENCHMARKS.md, "Secrets".
 Usage: tests/bench/secrets_bench.py [--quick] [--rounds 11] [--conns 200] [--size 100]
        [--bulk-rounds 5] [--result]
   --result  also print RESULT lines (tests/bench/run-benchmarks.sh reads them)
-Builds nothing: $SANDBENCH_BUILD_DIR (default ./build) has app/sandbench-cli and
-tests/test-network; needs openssl, cc and
-libssl-dev. Runs as root and as an unprivileged user alike.
+Builds only tls_floor.c (with cc, into its temporary folder): $SANDBENCH_BUILD_DIR (default
+./build) has app/sandbench-cli and tests/test-network; needs openssl, cc and libssl-dev. Runs
+as root and as an unprivileged user alike.
 """
 import argparse
 import json
@@ -335,6 +335,10 @@ def inside(args):
     ratio = {v: spread([s["mib_s"] / d["mib_s"] for s, d in zip(bulk[v], bulk["direct"])])
              for v in ADDED}
 
+    # Substitution against the TLS floor, round by round: what the proxy adds above termination.
+    over = spread([s[0] - f[0] for s, f in zip(p["secrets"], p["tlsrelay"])])
+    of_floor = spread([s["mib_s"] / f["mib_s"] for s, f in zip(bulk["secrets"], bulk["tlsrelay"])])
+
     print("as %s, %d rounds (ABCD DCBA), medians over rounds [p25-p75]:" % (
         os.environ.get("SB_BENCH_USER", str(os.getuid())), args.rounds))
     print("new TLS connection + request + first byte, %d per round:" % args.conns)
@@ -348,23 +352,27 @@ def inside(args):
               args.size, args.bulk_rounds, fmt(mib["direct"]), fmt(mib["secrets"]),
               fmt(ratio["secrets"], "%.2f"), fmt(mib["relay"]), fmt(ratio["relay"], "%.2f"),
               fmt(mib["tlsrelay"]), fmt(ratio["tlsrelay"], "%.2f")))
+    print("substitution against the TLS relay (floor), same rounds: p50 %s us more; %sx its "
+          "throughput" % (fmt(over), fmt(of_floor, "%.2f")))
     if args.result:
         c = lambda t, f="%.1f": ",".join(f % x for x in t)
         print("RESULT secrets n=%d conns=%d p50_us=%s p90_us=%s direct_p50_us=%s "
               "direct_p90_us=%s added_p50_us=%s added_p90_us=%s relay_p50_us=%s "
               "relay_added_p50_us=%s relay_added_p90_us=%s tls_relay_p50_us=%s "
-              "tls_relay_added_p50_us=%s tls_relay_added_p90_us=%s" % (
+              "tls_relay_added_p50_us=%s tls_relay_added_p90_us=%s over_tls_relay_p50_us=%s" % (
                   args.rounds, args.conns, c(p50["secrets"]), c(p90["secrets"]),
                   c(p50["direct"]), c(p90["direct"]), c(added["secrets"][0]),
                   c(added["secrets"][1]), c(p50["relay"]), c(added["relay"][0]),
                   c(added["relay"][1]), c(p50["tlsrelay"]), c(added["tlsrelay"][0]),
-                  c(added["tlsrelay"][1])))
+                  c(added["tlsrelay"][1]), c(over)))
         print("RESULT secrets_bulk n=%d mib=%d ratio=%s mib_s=%s direct_mib_s=%s "
-              "relay_ratio=%s relay_mib_s=%s tls_relay_ratio=%s tls_relay_mib_s=%s" % (
+              "relay_ratio=%s relay_mib_s=%s tls_relay_ratio=%s tls_relay_mib_s=%s "
+              "of_tls_relay=%s" % (
                   args.bulk_rounds, args.size, c(ratio["secrets"], "%.3f"),
                   c(mib["secrets"], "%.0f"), c(mib["direct"], "%.0f"),
                   c(ratio["relay"], "%.3f"), c(mib["relay"], "%.0f"),
-                  c(ratio["tlsrelay"], "%.3f"), c(mib["tlsrelay"], "%.0f")))
+                  c(ratio["tlsrelay"], "%.3f"), c(mib["tlsrelay"], "%.0f"),
+                  c(of_floor, "%.3f")))
     return 0
 
 
