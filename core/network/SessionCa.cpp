@@ -166,9 +166,9 @@ Result<SSL_CTX*> SessionCa::serverContext(const std::string& host)
     if (ctx == nullptr) return Error{ErrorCode::Internal, 0, "TLS: " + openSslError()};
     SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
     SSL_CTX_set_alpn_select_cb(ctx, selectHttp11, nullptr);
+    // The leaf alone: the sandbox trusts the CA from its bundle, so sending it is bytes only.
     if (SSL_CTX_use_certificate(ctx, cert->get()) != 1 ||
-        SSL_CTX_use_PrivateKey(ctx, m_keys->leafKey.get()) != 1 ||
-        SSL_CTX_add1_chain_cert(ctx, m_keys->caCert.get()) != 1) {
+        SSL_CTX_use_PrivateKey(ctx, m_keys->leafKey.get()) != 1) {
         SSL_CTX_free(ctx);
         return Error{ErrorCode::Internal, 0, "TLS: " + openSslError()};
     }
