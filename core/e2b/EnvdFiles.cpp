@@ -6,6 +6,7 @@
 #include "control/Protocol.h"
 #include "e2b/E2bInternal.h"
 #include "e2b/Gunzip.h"
+#include "sandbox/Identity.h"
 
 #include <grp.h>
 #include <pwd.h>
@@ -20,8 +21,15 @@ namespace {
 // that requests of many HTTP threads at once hold less memory.
 constexpr std::size_t kPart = proto::kMaxFileChunk / 2;
 
+// E2B's templates run as `user`: the sandbox's own uid (sandboxIdentity: the caller's, or
+// 65534 under root) is that user inside, whatever the host calls it. Other owners by the host's
+// names (what the sandbox cannot map shows as the overflow uid, 65534: under root the same as
+// its user's, so there root's files inside also say `user`; docs/e2b.md).
+constexpr const char* kTemplateUser = "user";
+
 std::string userName(unsigned uid)
 {
+    if (uid == sandboxIdentity().uid) return kTemplateUser;
     passwd pw{}, *found = nullptr;
     char buf[1024];
     if (::getpwuid_r(uid, &pw, buf, sizeof buf, &found) == 0 && found != nullptr) return pw.pw_name;
@@ -30,6 +38,7 @@ std::string userName(unsigned uid)
 
 std::string groupName(unsigned gid)
 {
+    if (gid == sandboxIdentity().gid) return kTemplateUser;
     group gr{}, *found = nullptr;
     char buf[1024];
     if (::getgrgid_r(gid, &gr, buf, sizeof buf, &found) == 0 && found != nullptr) return gr.gr_name;

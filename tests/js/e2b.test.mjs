@@ -324,6 +324,19 @@ describe('sandbench-cli serve (the E2B SDK)', () => {
     assert.equal((await sbx.files.getInfo('sub/up.txt')).symlinkTarget, `${HOME}/target.txt`);
   });
 
+  e2bTest('files the sandbox writes belong to the template\'s user `user`, as E2B names it', async () => {
+    const sbx = await create();
+    await sbx.files.write('owned/by-sdk.txt', 'x');
+    await sbx.commands.run('echo y > owned/by-command.txt');
+    const info = await sbx.files.getInfo('owned/by-sdk.txt');
+    assert.deepEqual([info.owner, info.group], ['user', 'user']);
+    const listed = await sbx.files.list('owned');
+    assert.deepEqual(listed.map((e) => [e.name, e.owner, e.group]).sort(),
+      [['by-command.txt', 'user', 'user'], ['by-sdk.txt', 'user', 'user']]);
+    const home = await sbx.files.getInfo(HOME);
+    assert.deepEqual([home.owner, home.group], ['user', 'user']);
+  });
+
   e2bTest('what is not served says so by name, never "not found" of a running sandbox', async () => {
     const sbx = await create();
     for (const [what, call] of [
