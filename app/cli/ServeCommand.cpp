@@ -249,6 +249,7 @@ class LauncherProcess : public sb::e2b::Launcher {
         }
         options->workspace = workspace.string();
         options->workspaceInside = kSandboxHome;
+        options->userInside = "user"; // E2B's templates' user (docs/e2b.md, "Users")
         auto started = startDetachedSession(std::move(*options), true);
         if (!started) return failure(started.error());
         auto policy = choice.resolve();

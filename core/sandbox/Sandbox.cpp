@@ -11,6 +11,7 @@
 #include "sandbox/ResourceLimits.h"
 #include "sandbox/SandboxChannel.h"
 #include "sandbox/SandboxProcess.h"
+#include "sandbox/SandboxUser.h"
 #include "sandbox/Seccomp.h"
 
 #include <algorithm>
@@ -153,6 +154,10 @@ Status containInit(const SandboxConfig& config, const SandboxIdentity& id,
             etcFiles = resolverEtcFiles(kHostname);
         }
     }
+    if (!config.userName.empty())
+        for (auto& file : sandboxUserEtcFiles(config.systemRoot, config.userName, id.uid, id.gid,
+                                              config.home.string()))
+            etcFiles.push_back(std::move(file));
     if (auto e = buildRootFilesystem(config, id, etcFiles)) return e;
     if (id.privileged)
         if (auto e = becomeSandboxUser(id)) return e;

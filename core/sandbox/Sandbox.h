@@ -33,6 +33,9 @@ struct SandboxConfig {
     std::filesystem::path projectInside;
     std::filesystem::path sessionDir; // holds upper/ and work/
     std::filesystem::path home;       // an empty tmpfs at this path
+    // Non-empty: the name the sandbox's uid and gid go by inside, with `home` (SandboxUser.h;
+    // E2B sandboxes: `user`); empty: the system root's names.
+    std::string userName;
     // Where /usr, /etc, /lib*, /opt, /bin and /sbin come from, read-only: this machine's, or a
     // root file system (an image).
     std::filesystem::path systemRoot = "/";

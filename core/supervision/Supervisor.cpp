@@ -226,6 +226,11 @@ SandboxConfig sandboxConfigOf(const RunOptions& options, const PreparedRun& prep
     for (const fs::path& mask : prepared.exposures.masks)
         config.masks.push_back(seenInside(mask, workspace, config.projectInside));
     if (!options.workspaceInside.empty()) setVariable(config.env, "HOME", config.home.string());
+    if (!options.userInside.empty()) {
+        config.userName = options.userInside;
+        setVariable(config.env, "USER", options.userInside);
+        setVariable(config.env, "LOGNAME", options.userInside);
+    }
     config.network = options.policy.network.mode;
     config.limits = options.policy.limits;
     config.superviseExec = true;

@@ -28,6 +28,9 @@ struct RunOptions {
     // Where the sandbox sees the workspace, which is then also its home folder ($HOME); empty:
     // at its own path, with the caller's home an empty folder (E2B sandboxes: /home/user).
     std::filesystem::path workspaceInside;
+    // The name the sandbox's user goes by inside (its passwd and group, $USER); empty: the
+    // system's name of its uid (SandboxConfig::userName).
+    std::string userInside;
     // Empty with `programmable`: a session without a command of its own (`sandbench-cli
     // start`), whose sandbox runs what programs ask for (exec, files) until it is stopped.
     std::vector<std::string> command;

@@ -324,7 +324,7 @@ describe('sandbench-cli serve (the E2B SDK)', () => {
     assert.equal((await sbx.files.getInfo('sub/up.txt')).symlinkTarget, `${HOME}/target.txt`);
   });
 
-  e2bTest('files the sandbox writes belong to the template\'s user `user`, as E2B names it', async () => {
+  e2bTest('the sandbox\'s user is the template\'s `user`: whoami, $HOME and the owner of its files', async () => {
     const sbx = await create();
     await sbx.files.write('owned/by-sdk.txt', 'x');
     await sbx.commands.run('echo y > owned/by-command.txt');
@@ -335,6 +335,9 @@ describe('sandbench-cli serve (the E2B SDK)', () => {
       [['by-command.txt', 'user', 'user'], ['by-sdk.txt', 'user', 'user']]);
     const home = await sbx.files.getInfo(HOME);
     assert.deepEqual([home.owner, home.group], ['user', 'user']);
+    // Inside, the sandbox's uid goes by the same name.
+    const who = await sbx.commands.run('whoami; id -gn; echo "$HOME $USER"; stat -c "%U:%G" owned/by-sdk.txt');
+    assert.equal(who.stdout, `user\nuser\n${HOME} user\nuser:user\n`);
   });
 
   e2bTest('what is not served says so by name, never "not found" of a running sandbox', async () => {
