@@ -78,6 +78,13 @@ Result<nlohmann::json> jsonBody(http::Exchange& ex, std::size_t limit);
 // A path of the sandbox, absolute: relative ones and "~" are from `home`.
 std::string absoluteIn(const std::string& home, const std::string& path);
 
+// How often a stream says it is alive: the client's Keepalive-Ping-Interval (seconds), else 50.
+std::chrono::seconds keepaliveOf(const http::Exchange& ex);
+
+// filesystem.Filesystem/WatchDir: the session's file events within `home` (its workspace), as
+// envd's events of the folder the request names, until the client or the session goes.
+void watchDir(http::Exchange& ex, SessionLink& link, const std::string& home, std::size_t maxBody);
+
 // E2B's EntryInfo of a file request's entry (stat, list): `path` is its absolute path.
 nlohmann::json entryInfo(const nlohmann::json& entry, const std::string& path);
 

@@ -119,11 +119,7 @@ json entryInfo(const json& entry, const std::string& path)
 void Api::filesystemRpc(http::Exchange& ex, Sandbox& sandbox, std::string_view method)
 {
     SessionLink& link = *sandbox.link;
-    if (method == "WatchDir") {
-        RpcError error{"unimplemented", "watching folders is not served by Sandbench's E2B API"};
-        if (ex.beginStream(200, "application/connect+json")) ex.writeChunk(endOfStream(&error));
-        return;
-    }
+    if (method == "WatchDir") return watchDir(ex, link, m_options.home, m_options.maxJsonBody);
     auto request = jsonBody(ex, m_options.maxJsonBody);
     if (!request) return rpcFail(ex, rpcError(request.error()));
     auto pathField = [&](const char* name) -> Result<std::string> {

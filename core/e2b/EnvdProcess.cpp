@@ -91,6 +91,8 @@ void streamEvents(http::Exchange& ex, SessionLink& link, const std::shared_ptr<E
                 out += envelope(message({{"data", {{stream, base64(e.bytes)}}}}));
                 break;
             }
+            case ProcessEvent::Kind::File: // not a process's
+                break;
             case ProcessEvent::Kind::Waiting: // an approval holds it: the stream stays alive
                 out += envelope(message({{"keepalive", json::object()}}));
                 break;
@@ -145,14 +147,6 @@ std::optional<std::string> requestedUser(const http::Exchange& ex)
     auto decoded = fromBase64(header->substr(6));
     if (!decoded) return std::string(*header);
     return decoded->substr(0, decoded->find(':'));
-}
-
-std::chrono::seconds keepaliveOf(const http::Exchange& ex)
-{
-    long seconds = 50;
-    if (auto h = ex.header("Keepalive-Ping-Interval"))
-        seconds = std::strtol(std::string(*h).c_str(), nullptr, 10);
-    return std::chrono::seconds(std::clamp(seconds, 1L, 300L));
 }
 
 // The pid a ProcessSelector names: {"pid": N} or {"tag": "…"}.
@@ -242,6 +236,14 @@ Result<json> execRequest(const json& request, const Api::Sandbox& sandbox, const
 }
 
 } // namespace
+
+std::chrono::seconds keepaliveOf(const http::Exchange& ex)
+{
+    long seconds = 50;
+    if (auto h = ex.header("Keepalive-Ping-Interval"))
+        seconds = std::strtol(std::string(*h).c_str(), nullptr, 10);
+    return std::chrono::seconds(std::clamp(seconds, 1L, 300L));
+}
 
 void Api::envd(http::Exchange& ex)
 {

@@ -95,6 +95,16 @@ void SessionLink::dispatch(proto::Message& m)
         return;
     }
     std::lock_guard lock(m_mutex);
+    if (m.type == MsgType::Event) {
+        if (m.body.is_object() && m.body.value("kind", std::string()) == "file")
+            for (const auto& watcher : m_fileWatchers) {
+                ProcessEvent event;
+                event.kind = ProcessEvent::Kind::File;
+                event.body = m.body;
+                watcher->push(std::move(event));
+            }
+        return;
+    }
     if (m.type == MsgType::ExecOutput) {
         auto it = m_processes.find(m.seq >> 8);
         if (it == m_processes.end()) return;
@@ -174,6 +184,14 @@ void SessionLink::endAll(const std::string& why)
         deliver(p, event);
     }
     m_processes.clear();
+    for (const auto& watcher : m_fileWatchers) {
+        ProcessEvent event;
+        event.kind = ProcessEvent::Kind::Exit;
+        event.body = {{"error", why}};
+        event.gone = true;
+        watcher->push(std::move(event));
+    }
+    m_fileWatchers.clear();
     for (auto& [id, promise] : m_files)
         promise.set_value(Error{ErrorCode::System, 0, why});
     m_files.clear();
@@ -341,6 +359,26 @@ Result<json> SessionLink::request(MsgType type, json request, std::chrono::milli
                      std::string("the sandbox did not answer a ") + proto::typeName(type)};
     }
     return reply.get();
+}
+
+Status SessionLink::watchFiles(std::shared_ptr<EventQueue> watcher)
+{
+    bool subscribe = false;
+    {
+        std::lock_guard lock(m_mutex);
+        if (m_dead) return Error{ErrorCode::System, 0, m_deathReason};
+        m_fileWatchers.push_back(std::move(watcher));
+        subscribe = !m_subscribed;
+        m_subscribed = true;
+    }
+    if (!subscribe) return {};
+    return send(proto::jsonMessage(MsgType::Subscribe, {{"live", true}}));
+}
+
+void SessionLink::unwatchFiles(const std::shared_ptr<EventQueue>& watcher)
+{
+    std::lock_guard lock(m_mutex);
+    std::erase(m_fileWatchers, watcher);
 }
 
 } // namespace sb::e2b

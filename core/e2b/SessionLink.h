@@ -27,13 +27,16 @@
 
 namespace sb::e2b {
 
-// What a process did, for a stream that follows it.
+// What a process did, for a stream that follows it; or (File) what changed in the workspace,
+// for a stream that watches it.
 struct ProcessEvent {
-    enum class Kind { Started, Stdout, Stderr, Waiting, Exit };
+    enum class Kind { Started, Stdout, Stderr, Waiting, Exit, File };
     Kind kind = Kind::Exit;
     std::int64_t pid = 0;
-    std::string bytes;   // Stdout, Stderr
-    nlohmann::json body; // Waiting: the approval request; Exit: the exec_exit body
+    std::string bytes; // Stdout, Stderr
+    // Waiting: the approval request; Exit: the exec_exit body; File: the session's file event
+    // (docs/protocol.md, "File events")
+    nlohmann::json body;
     // Exit: it did not exit, the sandbox (or the link to it) went away with it running.
     bool gone = false;
 };
@@ -102,6 +105,10 @@ class SessionLink {
                                 std::chrono::milliseconds timeout = std::chrono::seconds(60));
     // Freezes the sandbox (`paused`) or thaws it: pause_request.
     Status pause(bool paused);
+    // The session's file events from now on, to `watcher` (Kind::File; Exit, gone, when the
+    // session ends): the first watcher subscribes the link to the session's activity events.
+    Status watchFiles(std::shared_ptr<EventQueue> watcher);
+    void unwatchFiles(const std::shared_ptr<EventQueue>& watcher);
 
   private:
     struct Process {
@@ -132,6 +139,8 @@ class SessionLink {
     // Requests waiting for their reply (file and pause requests), by id.
     std::map<std::uint64_t, std::promise<Result<nlohmann::json>>> m_files;
     std::string m_deathReason;
+    std::vector<std::shared_ptr<EventQueue>> m_fileWatchers;
+    bool m_subscribed = false; // to the session's activity events, for m_fileWatchers
     std::thread m_reader;
 };
 

@@ -340,6 +340,36 @@ describe('sandbench-cli serve (the E2B SDK)', () => {
     assert.equal(who.stdout, `user\nuser\n${HOME} user\nuser:user\n`);
   });
 
+  e2bTest('watchDir: what changes in the watched folder, deeper only when recursive', async () => {
+    const sbx = await create();
+    await sbx.files.makeDir('w');
+    const flat = [];
+    const deep = [];
+    const seen = (list) => list.map((e) => `${e.type} ${e.name}`);
+    const flatWatch = await sbx.files.watchDir('w', (e) => flat.push(e));
+    const deepWatch = await sbx.files.watchDir(`${HOME}/w`, (e) => deep.push(e), { recursive: true });
+    await sbx.files.makeDir('w/sub');
+    await sbx.files.write('w/new.txt', 'n');
+    await sbx.files.write('w/sub/inner.txt', 'i');
+    await sbx.files.write('outside.txt', 'x');
+    await waitUntil(() => seen(deep).includes('create sub/inner.txt') && seen(flat).includes('create new.txt'),
+      20_000, () => `the create events: ${JSON.stringify({ flat, deep })}`);
+    await sbx.commands.run('mv w/new.txt w/moved.txt');
+    await waitUntil(() => seen(flat).includes('create moved.txt'), 20_000,
+      () => `the rename: ${JSON.stringify(flat)}`);
+    await sbx.commands.run('rm w/moved.txt');
+    await waitUntil(() => seen(flat).includes('remove moved.txt'), 20_000,
+      () => `the removal: ${JSON.stringify(flat)}`);
+    await flatWatch.stop();
+    await deepWatch.stop();
+    // Not the folder itself, nor what is outside it; deeper only when recursive.
+    const after = ['rename new.txt', 'create moved.txt', 'remove moved.txt'];
+    assert.deepEqual(seen(flat), ['create sub', 'create new.txt', ...after]);
+    assert.deepEqual(seen(deep), ['create sub', 'create new.txt', 'create sub/inner.txt', ...after]);
+    await assert.rejects(sbx.files.watchDir('/tmp', () => {}), /watching \/tmp is not supported by Sandbench's E2B API/);
+    await assert.rejects(sbx.files.watchDir('w/nope', () => {}), /not found/);
+  });
+
   e2bTest('what is not served says so by name, never "not found" of a running sandbox', async () => {
     const sbx = await create();
     for (const [what, call] of [
