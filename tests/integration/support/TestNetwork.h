@@ -20,7 +20,7 @@ struct TestNetwork {
     int port = testNetworkPort();
     // More names for 198.18.0.1 in the namespace's /etc/hosts (test-network's
     // TEST_NETWORK_NAMES), for a test that plays several hosts.
-    std::vector<std::string> names;
+    std::vector<std::string> names{};
     int timeoutSeconds = 90;
 
     // ARGV… inside the test network, with `sb`'s environment.
