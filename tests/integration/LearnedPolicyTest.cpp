@@ -42,8 +42,10 @@ rm -rf /usr 2>/dev/null || echo rm-refused
 )";
     auto day = [&](const std::string& id, const fs::path& policy, bool observe,
                    std::vector<std::string> more = {}) {
-        if (observe) more.insert(more.begin(), "--observe");
-        return net.session(sb, id, policy, work, more);
+        std::vector<std::string> options;
+        if (observe) options.emplace_back("--observe");
+        options.insert(options.end(), more.begin(), more.end());
+        return net.session(sb, id, policy, work, options);
     };
     auto summary = [&](const std::string& id) {
         return nlohmann::json::parse(sb.cli({"show", id, "--json"}).out, nullptr, false);
