@@ -31,7 +31,7 @@ ResolvedSecret secret(const char* name, const char* host, const char* value,
 
 const SecretScan& scan()
 {
-    static const SecretScan kScan({secret("a", "api.test", "sk-VALUE-aaaa", "sk-PLACE-bbb", true),
+    static const SecretScan kScan({secret("a", "api.test", "sk-VALUE-aaa", "sk-PLACE-bbb", true),
                                    secret("b", "*.gh.test", "ghp_VALUEcc", "ghp_PLACEdd", false)});
     return kScan;
 }
