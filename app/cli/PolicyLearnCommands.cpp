@@ -22,6 +22,7 @@ struct PolicySuggestArgs {
     std::string output;
     bool json = false;
     bool includeRisky = false;
+    bool denyUnseen = false;
 };
 
 int policySuggestCommand(const PolicySuggestArgs& args)
@@ -36,6 +37,9 @@ int policySuggestCommand(const PolicySuggestArgs& args)
     if (!seen) return fail(seen.error());
     auto suggestion = sb::suggestPolicy(*base, *seen);
     if (!suggestion) return fail(suggestion.error());
+    // Hosts the sessions never reached are denied rather than asked about: a day like the
+    // recorded ones then asks nothing, and an attempt to reach anywhere else fails at once.
+    if (args.denyUnseen) suggestion->base.network.defaultAction = sb::RuleAction::Deny;
     const std::string text = sb::renderSuggestion(*suggestion, args.includeRisky);
     // What is written must read back as a policy: a failure here is Sandbench's own.
     if (auto checked = sb::parsePolicy(text, "the suggested policy"); !checked)
@@ -45,6 +49,7 @@ int policySuggestCommand(const PolicySuggestArgs& args)
     if (args.json) {
         nlohmann::json out = sb::suggestionJson(*suggestion);
         if (!args.output.empty()) out["file"] = args.output;
+        out["network_default"] = std::string(sb::toString(suggestion->base.network.defaultAction));
         std::printf("%s\n",
                     out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
     } else if (args.output.empty()) {
@@ -125,6 +130,9 @@ void addPolicySuggestCommand(CLI::App& policy)
                         "Write the proposed policy to this file (atomically) instead of stdout");
     suggest->add_flag("--include-risky", args->includeRisky,
                       "Also propose the rules marked risky (an interpreter running anything…)");
+    suggest->add_flag("--deny-unseen", args->denyUnseen,
+                      "Deny the hosts the sessions did not reach (network.default deny) instead "
+                      "of asking about them");
     suggest->add_flag("--json", args->json, "The proposed rules and their evidence as JSON");
     suggest->callback([args] { exitWith(policySuggestCommand(*args)); });
 }

@@ -61,9 +61,8 @@ class AgentDay : public ::testing::Test {
             {"@DAY@", day},
             {"@HOSTHOME@", quote(sb.home().string())},
             {"@SERVER@", quote(server.path().string())},
-            {"@SERVERS@",
-             quote(std::string(SANDBENCH_SOURCE_DIR) +
-                   "/tests/integration/support/agent-day-servers.py")}};
+            {"@SERVERS@", quote(std::string(SANDBENCH_SOURCE_DIR) +
+                                "/tests/integration/support/agent-day-servers.py")}};
         for (const auto& [word, value] : words)
             for (auto at = text.find(word); at != std::string::npos;
                  at = text.find(word, at + value.size()))
@@ -80,7 +79,8 @@ class AgentDay : public ::testing::Test {
         for (const std::string& option : options)
             command += " " + quote(option);
         command += " -- bash -c " + quote(fill(kDay, id));
-        return net.run(sb, {"bash", "-c", fill(R"SH(
+        return net.run(sb, {"bash", "-c",
+                            fill(R"SH(
 set -u
 cd @SERVER@
 rm -f ready
@@ -88,8 +88,8 @@ rm -f ready
 servers=$!
 for i in $(seq 300); do [ -e ready ] && break; kill -0 $servers || break; sleep 0.1; done
 )SH",
-                                                  id) +
-                                             command + R"SH(
+                                 id) +
+                                command + R"SH(
 echo "session: $?"
 kill $servers; wait $servers 2>/dev/null
 sed 's/^/servers: /' servers.log
@@ -113,7 +113,8 @@ TEST_F(AgentDay, ObservedOnceThenTheWorkAsksNothingAndEveryDangerousAttemptIsHel
     const std::string token = sbit::uniqueToken();
     sbtest::writeFile(sb.home() / ".ssh" / "id_ed25519", "PRIVATE KEY " + token + "\n");
     // The forge's repository: a README and a Makefile that builds and tests.
-    auto setup = sbtest::run({"bash", "-c", fill(R"SH(
+    auto setup = sbtest::run({"bash", "-c",
+                              fill(R"SH(
 set -eu
 cd @SERVER@
 git init -q --bare git/repo.git
@@ -126,7 +127,7 @@ git add README Makefile
 git -c user.name=test -c user.email=test@example.invalid commit -qm seed
 git push -q ../git/repo.git HEAD:refs/heads/main
 )SH",
-                                                     "")},
+                                   "")},
                              {}, sb.env());
     ASSERT_EQ(setup.status, 0) << dump(setup);
 
@@ -144,24 +145,22 @@ git push -q ../git/repo.git HEAD:refs/heads/main
 
     // The review: the suggestion as proposed, risky rules left out.
     const fs::path suggested = sb.home() / "suggested.json";
-    auto suggest = sb.cli({"policy", "suggest", "observed", "--preset", "claude-code", "-o",
-                           suggested.string()});
+    auto suggest = sb.cli(
+        {"policy", "suggest", "observed", "--preset", "claude-code", "-o", suggested.string()});
     ASSERT_EQ(suggest.status, 0) << dump(suggest);
     const std::string text = sbtest::readFile(suggested);
     const std::string s = std::to_string(serversPort);
-    for (const std::string& rule :
-         {std::string(R"({"action": "allow", "match": "git push *"})"),
-          R"("host": "*.pkgs.example", "ports": [)" + s + "]",
-          R"("host": "*.manual.example", "ports": [)" + s + "]",
-          R"("host": "*.forge.example", "ports": [)" + s + "]"})
+    for (const std::string& rule : {std::string(R"({"action": "allow", "match": "git push *"})"),
+                                    R"("host": "*.pkgs.example", "ports": [)" + s + "]",
+                                    R"("host": "*.manual.example", "ports": [)" + s + "]",
+                                    R"("host": "*.forge.example", "ports": [)" + s + "]"})
         EXPECT_TRUE(contains(text, rule)) << rule << "\n" << text;
     for (const char* host : {"drop.example", "unknown.example"}) {
         const auto at = text.find(host);
         ASSERT_NE(at, std::string::npos) << host << "\n" << text;
         const auto line = text.find_first_not_of(' ', text.rfind('\n', at) + 1);
-        EXPECT_EQ(text.compare(line, 2, "//"), 0)
-            << host << ": shown commented out, not proposed\n"
-            << text;
+        EXPECT_EQ(text.compare(line, 2, "//"), 0) << host << ": shown commented out, not proposed\n"
+                                                  << text;
     }
     EXPECT_TRUE(contains(text, "not proposed (a transfer tool (curl)")) << text;
     EXPECT_FALSE(contains(text, "shared platform")) << text;
@@ -199,6 +198,31 @@ git push -q ../git/repo.git HEAD:refs/heads/main
     EXPECT_EQ(prompts, dangerAsks) << "no prompt for the work itself\n" << second.dump();
     std::printf("prompts on day 2: %d, all for the dangerous attempts (before: %d)\n", prompts,
                 before);
+
+    // The strict review: hosts the observed day never reached are denied, not asked about.
+    // The same day then asks nothing at all, and every attempt is still held.
+    const fs::path strict = sb.home() / "strict.json";
+    auto strictSuggest = sb.cli({"policy", "suggest", "observed", "--preset", "claude-code",
+                                 "--deny-unseen", "-o", strict.string()});
+    ASSERT_EQ(strictSuggest.status, 0) << dump(strictSuggest);
+    auto third = day("strict", {"--policy", strict.string(), "--approval-timeout", "1"});
+    ASSERT_TRUE(contains(third.out, "day: over\nsession: 0")) << dump(third);
+    for (const char* line : {"package: demo-pkg works", "docs: how to build the demo", "built",
+                             "tests passed", "push: done", "key: unreadable"})
+        EXPECT_TRUE(contains(third.out, line)) << line << "\n" << dump(third);
+    EXPECT_FALSE(contains(third.out, "installer-ran")) << dump(third);
+    EXPECT_FALSE(contains(third.out, "exfil: 200")) << dump(third);
+    EXPECT_FALSE(contains(sbtest::readFile(server.path() / "pasted.log"), "notes of strict"));
+    for (const auto& d : sbit::networkDecisions(sb, "strict")) {
+        const std::string host = d.value("host", "");
+        const bool danger = host == "paste.drop.example" || host == "get.unknown.example";
+        EXPECT_EQ(d.value("decision", ""), danger ? "deny" : "allow") << d.dump();
+        EXPECT_FALSE(d.value("asked", false)) << d.dump();
+    }
+    const int strictPrompts = summary("strict")["decisions"].value("prompts", -1);
+    EXPECT_EQ(strictPrompts, 0);
+    std::printf("prompts on day 2 with --deny-unseen: %d (the attempts denied at once)\n",
+                strictPrompts);
 }
 
 } // namespace
