@@ -67,9 +67,9 @@ void VtermGuard::pass(std::string_view bytes, std::string& out)
                 endSequence(out, true);
             } else if (c >= 0x20 && c <= 0x2f) {
                 // an intermediate byte (ESC ( B …): the final byte follows
-            } else if (c >= 0x80) {
-                // libvterm skips it and the sequence goes on: "\e\xff[b" is still REP (found
-                // by fuzz_recording)
+            } else if (c >= 0x7f) {
+                // libvterm skips it (DEL, or a byte above ASCII) and the sequence goes on:
+                // "\e\xff[b" and "\e\x7f[b" are still REP (both found by fuzz_recording)
             } else {
                 m_state = State::Ground;
                 endSequence(out, true);

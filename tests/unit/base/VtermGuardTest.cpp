@@ -58,6 +58,11 @@ TEST(VtermGuard, ARepeatOfNothingIsDroppedWhereverItIsSplit)
     // (another fuzz run's: ESC, eight 0xff, SP, DLE, [ and then "build…").
     sb::VtermGuard j;
     EXPECT_EQ(passed(j, {"\x1b\xff\xff \x10[", "build"}), "uild");
+    // DEL too (this stop's dry run: ESC, 0xff, SP, DLE, DEL, 0xff… and later "[", "build…").
+    sb::VtermGuard k;
+    EXPECT_EQ(passed(k, {"\x1b\x7f[", "build"}), "uild");
+    sb::VtermGuard l;
+    EXPECT_EQ(passed(l, {"\x1b\xff \x10\x7f\xda\xff[b"}), "");
 }
 
 TEST(VtermGuard, AScreenFedWhatHungLibvtermGoesOn)
