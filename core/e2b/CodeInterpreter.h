@@ -63,8 +63,8 @@ struct GatewayMessage {
     enum class Kind { Output, End, Reply, Fail, Ready, Gone };
     Kind kind = Kind::Gone;
     std::string id;
-    nlohmann::json body; // Output: an execute line (checked); Reply: the answer; Fail: message
-    int status = 0;      // Fail: the HTTP status the gateway asks for (400, 404 or 500)
+    nlohmann::json body;      // Output: an execute line (checked); Reply: the answer; Fail: message
+    int status = 0;           // Fail: the HTTP status the gateway asks for (400, 404 or 500)
     bool sandboxGone = false; // Gone: with the sandbox (killed, timed out), not alone
 };
 // nullopt for a line that is not one (the gateway runs in the sandbox: outside input).
@@ -100,9 +100,9 @@ class KernelGateway {
 
     // Writes the gateway into the sandbox's /tmp and starts it with `env` in `home` (its default
     // context's folder); its Python kernel starts at once, so a first execution finds it warm.
-    static Result<std::shared_ptr<KernelGateway>> start(std::shared_ptr<SessionLink> link,
-                                                        const std::string& home,
-                                                        const std::map<std::string, std::string>& env);
+    static Result<std::shared_ptr<KernelGateway>>
+    start(std::shared_ptr<SessionLink> link, const std::string& home,
+          const std::map<std::string, std::string>& env);
     ~KernelGateway();
     KernelGateway(const KernelGateway&) = delete;
     KernelGateway& operator=(const KernelGateway&) = delete;

@@ -155,8 +155,7 @@ void Api::execute(http::Exchange& ex, Sandbox& sandbox)
     };
     for (;;) {
         auto batch = (*call)->take(kKeepalive);
-        if (batch.empty() && !write({{"type", "keepalive"}}))
-            return (*gateway)->cancel(*call);
+        if (batch.empty() && !write({{"type", "keepalive"}})) return (*gateway)->cancel(*call);
         for (GatewayMessage& m : batch) {
             switch (m.kind) {
             case GatewayMessage::Kind::Output:

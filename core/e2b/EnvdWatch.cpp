@@ -79,13 +79,13 @@ void watchDir(http::Exchange& ex, SessionLink& link, const std::string& home, st
         if (!path.starts_with(home + "/"))
             return fail({"invalid_argument",
                          "watching " + path + " is not supported by Sandbench's E2B API: only " +
-                             home + " and the folders in it are watched (the session's workspace)"});
+                             home +
+                             " and the folders in it are watched (the session's workspace)"});
         folder = path.substr(home.size() + 1);
     }
     auto stat = link.file({{"op", "stat"}, {"path", path}});
     if (!stat) return fail(rpcError(stat.error()));
-    if (!stat->value("ok", false))
-        return fail({"not_found", "folder " + path + " not found"});
+    if (!stat->value("ok", false)) return fail({"not_found", "folder " + path + " not found"});
     if (stat->value("type", std::string()) != "directory")
         return fail({"invalid_argument", "path " + path + " is not a folder"});
     const bool recursive = request->value("recursive", false);
@@ -93,8 +93,7 @@ void watchDir(http::Exchange& ex, SessionLink& link, const std::string& home, st
     auto events = std::make_shared<EventQueue>();
     if (auto e = link.watchFiles(events)) return fail(rpcError(*e));
     const auto keepalive = keepaliveOf(ex);
-    if (!ex.beginStream(200, kStreamType) ||
-        !ex.writeChunk(message({{"start", json::object()}})))
+    if (!ex.beginStream(200, kStreamType) || !ex.writeChunk(message({{"start", json::object()}})))
         return link.unwatchFiles(events);
     for (;;) {
         std::string out;

@@ -137,8 +137,8 @@ std::optional<json> executeLine(const json& out)
         json line = {{"type", type}, {"is_main_result", main}};
         // Texts as texts; json, data, chart and extra as objects (data as E2B sends a
         // DataFrame: columns of values).
-        for (const char* field : {"text", "html", "markdown", "svg", "png", "jpeg", "pdf", "latex",
-                                  "javascript"}) {
+        for (const char* field :
+             {"text", "html", "markdown", "svg", "png", "jpeg", "pdf", "latex", "javascript"}) {
             if (!out.contains(field)) continue;
             if (!out[field].is_string()) return std::nullopt;
             line[field] = out[field];

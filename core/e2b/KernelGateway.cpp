@@ -62,8 +62,10 @@ KernelGateway::start(std::shared_ptr<SessionLink> link, const std::string& home,
     json argv = json::array({config.cmd});
     for (const std::string& a : config.args)
         argv.push_back(a);
-    json request = {{"argv", argv},   {"env", environment},
-                    {"cwd", home},    {"stdin", true},
+    json request = {{"argv", argv},
+                    {"env", environment},
+                    {"cwd", home},
+                    {"stdin", true},
                     {"origin", "e2b:code-interpreter"}};
     auto events = std::make_shared<EventQueue>();
     if (auto e = link->start(std::move(request), std::move(config), events))

@@ -423,8 +423,8 @@ const std::string& kernelGatewayScript()
 {
     // The gateway, then what it runs in kernels and its other contexts (the extras), then its
     // start: Python runs a module's text in order.
-    static const std::string script = std::string(kScript.substr(1)) +
-                                      std::string(kernelGatewayExtras()) + "\nmain()\n";
+    static const std::string script =
+        std::string(kScript.substr(1)) + std::string(kernelGatewayExtras()) + "\nmain()\n";
     return script;
 }
 

@@ -68,8 +68,8 @@ void generaliseCommand(const ApprovalRequest& r, const ApprovalAnswer& exact, Ge
             break;
         }
     }
-    g.alsoAllows.push_back({Allowance::Kind::SameNameElsewhere, name,
-                            r.program.empty() ? name : r.program, 0});
+    g.alsoAllows.push_back(
+        {Allowance::Kind::SameNameElsewhere, name, r.program.empty() ? name : r.program, 0});
 }
 
 Status generaliseConnection(const ApprovalRequest& r, const ApprovalAnswer& exact,
@@ -151,8 +151,8 @@ std::string describe(const Allowance& a)
     case Allowance::Kind::SameNameElsewhere:
         return "a program named " + a.what + " wherever it is, not only " + a.exact;
     case Allowance::Kind::NamesUnderDomain:
-        return "every name under " + a.what + " on port " + std::to_string(a.port) +
-               ", not only " + a.exact;
+        return "every name under " + a.what + " on port " + std::to_string(a.port) + ", not only " +
+               a.exact;
     case Allowance::Kind::AnyProgram:
         return "any program: the one that connected is unknown";
     }

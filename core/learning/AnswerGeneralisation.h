@@ -36,7 +36,7 @@ struct GeneralisedAnswer {
     ApprovalScope scope = ApprovalScope::ExactCommand;
     bool programOnly = false;
     bool samePort = false;
-    std::string rule;  // the rule it saves: "git push *", "*.forge.example port 443 by /usr/bin/git"
+    std::string rule; // the rule it saves: "git push *", "*.forge.example port 443 by /usr/bin/git"
     std::string exact; // the exact rule, in the same words
     // What the saved rule allows that the exact one does not (empty for the exact rule).
     std::vector<Allowance> alsoAllows;

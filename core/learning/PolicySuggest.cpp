@@ -70,9 +70,9 @@ bool isDestructive(const std::string& name, const std::vector<std::string>& argv
 bool isTransferTool(const std::string& name)
 {
     static const std::set<std::string, std::less<>> kNames = {
-        "curl",  "wget",   "wget2", "nc",   "ncat", "netcat",  "nc.openbsd", "nc.traditional",
-        "socat", "telnet", "ftp",   "tftp", "lftp", "aria2c",  "http",       "xh",
-        "openssl", "gnutls-cli", "busybox"};
+        "curl",           "wget",  "wget2",   "nc",         "ncat",   "netcat", "nc.openbsd",
+        "nc.traditional", "socat", "telnet",  "ftp",        "tftp",   "lftp",   "aria2c",
+        "http",           "xh",    "openssl", "gnutls-cli", "busybox"};
     return kNames.contains(name);
 }
 

@@ -79,9 +79,9 @@ struct Suggestion {
 
 // What the suggester judges by a program's file name (and, for destructive commands, its
 // arguments), shared with the generalised "always" answer (AnswerGeneralisation.h).
-bool isInterpreter(const std::string& name);  // python3, bash, env…: runs what it is told
+bool isInterpreter(const std::string& name); // python3, bash, env…: runs what it is told
 bool isDestructive(const std::string& name, const std::vector<std::string>& argv); // rm -rf…
-bool isTransferTool(const std::string& name); // curl, wget, nc…: sends and fetches anything
+bool isTransferTool(const std::string& name);   // curl, wget, nc…: sends and fetches anything
 bool isSubcommandWord(const std::string& word); // "push", "install": not a file or option
 
 // An error when the base's rules do not compile or the public suffix list cannot be opened.

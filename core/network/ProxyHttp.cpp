@@ -95,8 +95,8 @@ bool Proxy::Impl::stepHttpHead(Conn& c)
     if (m_options.intercept) {
         // Plain HTTP is never terminated: a placeholder in it goes nowhere but is refused
         // on its way to a host its secret does not name.
-        if (const ResolvedSecret* leak = m_options.intercept->scan().leakIn(
-                headBytes, authority.host, authority.port)) {
+        if (const ResolvedSecret* leak =
+                m_options.intercept->scan().leakIn(headBytes, authority.host, authority.port)) {
             ProxyEvent e;
             e.kind = ProxyEvent::Kind::Leak;
             e.request = c.req;

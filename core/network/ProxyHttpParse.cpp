@@ -314,7 +314,8 @@ ChunkScanner::Result ChunkScanner::feed(std::string_view data, std::size_t& used
     while (used < data.size()) {
         if (m_state == State::Data) {
             auto take = std::min<std::uint64_t>(m_remaining, data.size() - used);
-            if (payload != nullptr) payload->append(data.substr(used, static_cast<std::size_t>(take)));
+            if (payload != nullptr)
+                payload->append(data.substr(used, static_cast<std::size_t>(take)));
             used += static_cast<std::size_t>(take);
             m_remaining -= take;
             if (m_remaining == 0) m_state = State::DataCr;

@@ -8,12 +8,12 @@
 #include <cerrno>
 #include <future>
 #include <mutex>
-#include <tuple>
 #include <openssl/ssl.h>
 #include <poll.h>
 #include <strings.h>
 #include <sys/socket.h>
 #include <thread>
+#include <tuple>
 #include <unistd.h>
 
 namespace sb {
@@ -203,8 +203,8 @@ class Exchanges {
     Exchanges(const TlsInterceptor::Options& options, const SecretScan& scan,
               TlsInterceptor::ModelTotals& totals, const ConnectionRequest& request,
               TlsStream& client, TlsStream& upstream)
-        : m_options(options), m_scan(scan), m_totals(totals), m_request(request),
-          m_client(client), m_upstream(upstream)
+        : m_options(options), m_scan(scan), m_totals(totals), m_request(request), m_client(client),
+          m_upstream(upstream)
     {
     }
 
@@ -458,8 +458,8 @@ class Exchanges {
         e.secrets.clear();
         e.usage = usage->finish();
         m_totals.requests += 1;
-        m_totals.tokens += e.usage->inputTokens + e.usage->outputTokens +
-                           e.usage->cacheReadTokens + e.usage->cacheWriteTokens;
+        m_totals.tokens += e.usage->inputTokens + e.usage->outputTokens + e.usage->cacheReadTokens +
+                           e.usage->cacheWriteTokens;
         emit(std::move(e));
     }
 

@@ -81,14 +81,14 @@ nlohmann::ordered_json policyToJson(const Policy& policy)
     for (const auto& [name, value] : policy.env.set)
         env["set"][name] = value;
     nlohmann::ordered_json out = {{"version", policy.version},
-            {"network", networkJson(policy.network)},
-            {"commands", commandsJson(policy.commands)},
-            {"approvals",
-             {{"timeout_seconds", policy.approvals.timeoutSeconds},
-              {"on_timeout", str(toString(policy.approvals.onTimeout))}}},
-            {"filesystem", filesystemJson(policy.filesystem)},
-            {"limits", limitsJson(policy.limits)},
-            {"env", std::move(env)}};
+                                  {"network", networkJson(policy.network)},
+                                  {"commands", commandsJson(policy.commands)},
+                                  {"approvals",
+                                   {{"timeout_seconds", policy.approvals.timeoutSeconds},
+                                    {"on_timeout", str(toString(policy.approvals.onTimeout))}}},
+                                  {"filesystem", filesystemJson(policy.filesystem)},
+                                  {"limits", limitsJson(policy.limits)},
+                                  {"env", std::move(env)}};
     if (!policy.secrets.empty()) out["secrets"] = secretsJson(policy.secrets);
     return out;
 }

@@ -59,18 +59,19 @@ std::string passwdWithUser(std::string_view passwd, std::string_view name, uid_t
 std::string groupWithUser(std::string_view group, std::string_view name, gid_t gid)
 {
     const std::string gidText = std::to_string(gid);
-    return keptLines(group, [&](const std::vector<std::string>& f) {
-               return f[0] == name || (f.size() > 2 && f[2] == gidText);
-           }) +
+    return keptLines(group,
+                     [&](const std::vector<std::string>& f) {
+                         return f[0] == name || (f.size() > 2 && f[2] == gidText);
+                     }) +
            std::string(name) + ":x:" + gidText + ":\n";
 }
 
 EtcFiles sandboxUserEtcFiles(const std::filesystem::path& systemRoot, std::string_view name,
                              uid_t uid, gid_t gid, const std::string& home)
 {
-    return {{"/etc/passwd",
-             passwdWithUser(readAll(systemRoot / "etc/passwd"), name, uid, gid, home)},
-            {"/etc/group", groupWithUser(readAll(systemRoot / "etc/group"), name, gid)}};
+    return {
+        {"/etc/passwd", passwdWithUser(readAll(systemRoot / "etc/passwd"), name, uid, gid, home)},
+        {"/etc/group", groupWithUser(readAll(systemRoot / "etc/group"), name, gid)}};
 }
 
 } // namespace sb

@@ -97,9 +97,8 @@ void SessionLoop::onProxyAsk(const ConnectionRequest& r, const std::string& rule
 
 void SessionLoop::onProxyEvent(const ProxyEvent& e)
 {
-    static const char* const kinds[] = {"decided",  "failed", "malformed", "closed",
-                                        "lookup",   "exchange", "leak",    "model",
-                                        "model_limit"};
+    static const char* const kinds[] = {"decided",  "failed", "malformed", "closed",     "lookup",
+                                        "exchange", "leak",   "model",     "model_limit"};
     nlohmann::json event = {{"kind", activity::kNetwork},
                             {"type", kinds[static_cast<int>(e.kind)]},
                             {"host", e.request.host},

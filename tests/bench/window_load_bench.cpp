@@ -86,8 +86,8 @@ bool runPhase(sbgt::TestWorld& world, const QString& policy, bool loaded, int se
     QString error;
     const QString id = QStringLiteral("window-load-%1-%2").arg(serial).arg(loaded ? "b" : "a");
     auto session = sbgt::HeadlessSession::start(
-        world, id, {QStringLiteral("--network"), QStringLiteral("none"), QStringLiteral("--policy"),
-                    policy},
+        world, id,
+        {QStringLiteral("--network"), QStringLiteral("none"), QStringLiteral("--policy"), policy},
         {QStringLiteral("bash"), QStringLiteral("-c"), script(loaded, eventsPerMin)}, &error);
     if (!session) {
         std::fprintf(stderr, "window_load_bench: the session did not start: %s\n",
@@ -186,8 +186,8 @@ void print(const char* name, const Phase& p)
     std::printf("%-22s lag p50 %7.1f ms  p95 %7.1f ms (%zu marks)  tab switch p50 %6.1f ms  "
                 "p95 %6.1f ms (%zu)  %5.0f process events/min  CPU %3.0f %%\n",
                 name, percentile(p.lagMs, 0.5), percentile(p.lagMs, 0.95), p.lagMs.size(),
-                percentile(p.tabMs, 0.5), percentile(p.tabMs, 0.95), p.tabMs.size(),
-                p.eventsPerMin, p.cpuPercent);
+                percentile(p.tabMs, 0.5), percentile(p.tabMs, 0.95), p.tabMs.size(), p.eventsPerMin,
+                p.cpuPercent);
 }
 
 } // namespace
@@ -206,8 +206,9 @@ int main(int argc, char** argv)
                         (!std::strcmp(argv[i], "--rounds") && value(rounds)) ||
                         (!std::strcmp(argv[i], "--rate") && value(rate));
         if (!ok) {
-            std::fprintf(stderr, "usage: window_load_bench [--seconds N] [--rounds N] "
-                                 "[--rate EVENTS_PER_MIN]\n  (bad or unknown: %s)\n",
+            std::fprintf(stderr,
+                         "usage: window_load_bench [--seconds N] [--rounds N] "
+                         "[--rate EVENTS_PER_MIN]\n  (bad or unknown: %s)\n",
                          argv[i]);
             return 2;
         }

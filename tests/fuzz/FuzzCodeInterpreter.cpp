@@ -2,10 +2,10 @@
 // /execute and /contexts, and the lines the gateway inside the sandbox writes back, which are as
 // much outside input as a client's. An input's first line says which ("execute", "context" or
 // "gateway"); the rest is the body or the line. Checked beyond "no crash": an execute request
-// parsed has at most one of a context and a language, a served language (Python, R, bash) and variable names
-// without '='; a context's folder is absolute; a gateway line parsed into an output is again an
-// execute line, unchanged by a second check (the check is a fixed point), and a failure's status
-// is one of 400, 404, 500.
+// parsed has at most one of a context and a language, a served language (Python, R, bash) and
+// variable names without '='; a context's folder is absolute; a gateway line parsed into an output
+// is again an execute line, unchanged by a second check (the check is a fixed point), and a
+// failure's status is one of 400, 404, 500.
 #include "FuzzCheck.h"
 #include "e2b/CodeInterpreter.h"
 
@@ -40,8 +40,7 @@ void context(std::string_view body)
     const json j = json::parse(body, nullptr, false);
     auto request = parseCreateContext(j, "/home/user");
     if (!request) return;
-    check(request->language == "python" || request->language == "bash" ||
-              request->language == "r",
+    check(request->language == "python" || request->language == "bash" || request->language == "r",
           "only Python, R and bash are served");
     check(!request->cwd.empty() && request->cwd.front() == '/', "an absolute folder");
 }

@@ -19,11 +19,11 @@ using sbfuzz::check;
 
 constexpr std::array<const char*, 3> kApis = {kApiAnthropicMessages, kApiOpenAiChat,
                                               kApiOpenAiResponses};
-constexpr std::array<const char*, 4> kTypes = {"text/event-stream", "application/json",
-                                               "", "text/html"};
+constexpr std::array<const char*, 4> kTypes = {"text/event-stream", "application/json", "",
+                                               "text/html"};
 
-ModelUsage read(const char* api, const char* type, std::string_view request,
-                std::string_view body, std::size_t piece)
+ModelUsage read(const char* api, const char* type, std::string_view request, std::string_view body,
+                std::size_t piece)
 {
     ModelUsageReader reader(api);
     for (std::size_t i = 0; i < request.size(); i += piece)

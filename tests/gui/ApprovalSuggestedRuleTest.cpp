@@ -168,12 +168,12 @@ class ApprovalSuggestedRuleTest : public QObject {
         QSettings().clear();
         sbui::prompt::setNextAnswer(std::nullopt);
         QString error;
-        auto session = HeadlessSession::start(
-            m_world, QStringLiteral("always-push"),
-            {QStringLiteral("--policy"), m_world.writePolicy(kAskPush)},
-            {QStringLiteral("bash"), QStringLiteral("-c"),
-             QStringLiteral("echo agent; git push origin main; sleep 600")},
-            &error);
+        auto session =
+            HeadlessSession::start(m_world, QStringLiteral("always-push"),
+                                   {QStringLiteral("--policy"), m_world.writePolicy(kAskPush)},
+                                   {QStringLiteral("bash"), QStringLiteral("-c"),
+                                    QStringLiteral("echo agent; git push origin main; sleep 600")},
+                                   &error);
         QVERIFY2(session, qPrintable(error));
         sbui::MainWindow window;
         window.resize(1440, 900);
