@@ -1,6 +1,7 @@
 #include "sandbox/ExecHelperFiles.h"
 
 #include "base/Bytes.h"
+#include "base/FileMetadata.h"
 #include "base/WriteTemporary.h"
 
 #include <cerrno>
@@ -9,6 +10,7 @@
 #include <fcntl.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 namespace fs = std::filesystem;
@@ -39,6 +41,37 @@ json statJson(const struct stat& st)
             {"uid", st.st_uid},
             {"gid", st.st_gid},
             {"mtime_ns", st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec}};
+}
+
+// The file's metadata (its "user.e2b." attributes, FileMetadata.h), not following a link;
+// nothing where there are none or the file system keeps none. Attributes set inside the
+// sandbox may hold anything: those that are not UTF-8 or larger than metadata can be are left
+// out, so one odd file does not spoil a listing.
+std::optional<json> readMetadata(const char* path)
+{
+    char names[8192];
+    const ssize_t n = ::llistxattr(path, names, sizeof names);
+    if (n <= 0) return std::nullopt;
+    json metadata = json::object();
+    for (std::string_view rest(names, static_cast<std::size_t>(n)); !rest.empty();) {
+        const std::string name(rest.substr(0, rest.find('\0')));
+        rest.remove_prefix(std::min(rest.size(), name.size() + 1));
+        if (!name.starts_with(kFileMetadataXattrPrefix)) continue;
+        char value[kMaxFileMetadataBytes];
+        const ssize_t size = ::lgetxattr(path, name.c_str(), value, sizeof value);
+        if (size < 0) continue;
+        const std::string key = name.substr(kFileMetadataXattrPrefix.size());
+        const std::string_view text(value, static_cast<std::size_t>(size));
+        if (key.empty() || !isValidUtf8(key) || !isValidUtf8(text)) continue;
+        metadata[key] = text;
+    }
+    if (metadata.empty()) return std::nullopt;
+    return metadata;
+}
+
+void addMetadata(json& entry, const char* path)
+{
+    if (auto metadata = readMetadata(path)) entry["metadata"] = std::move(*metadata);
 }
 
 std::string tempName()
@@ -107,6 +140,7 @@ struct Lister {
             if (::lstat(full.c_str(), &st) != 0) continue;
             json entry = statJson(st);
             putBytes(entry, "path", shown.empty() ? name : shown + "/" + name);
+            addMetadata(entry, full.c_str());
             if (S_ISLNK(st.st_mode)) {
                 char target[4096];
                 ssize_t n = ::readlink(full.c_str(), target, sizeof target);
@@ -151,6 +185,11 @@ json Files::openWrite(std::uint64_t id, const std::string& path, const json& r,
 {
     const fs::path target = path;
     const bool append = r.value("append", false);
+    const json metadata = r.value("metadata", json());
+    if (!metadata.is_null()) {
+        if (append) return failure(EINVAL, "metadata are set by a write that replaces " + path);
+        if (auto e = checkFileMetadata(metadata)) return failure(EINVAL, e->message);
+    }
     std::optional<mode_t> mode;
     if (r.contains("mode") && r["mode"].is_number_unsigned())
         mode = static_cast<mode_t>(r["mode"].get<unsigned>() & 07777);
@@ -181,7 +220,7 @@ json Files::openWrite(std::uint64_t id, const std::string& path, const json& r,
     const int fd = ::openat(dir.get(), temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (fd < 0) return failure(errno, path);
     PendingWrite w{std::move(dir), temp, target.filename(),
-                   mode.value_or(exists ? existing.st_mode & 07777 : 0644)};
+                   mode.value_or(exists ? existing.st_mode & 07777 : 0644), metadata};
     if (auto old = m_writes.find(id); old != m_writes.end()) finishWrite(id, false);
     m_writes[id] = std::move(w);
     fds.push_back(fd);
@@ -197,7 +236,19 @@ json Files::finishWrite(std::uint64_t id, bool commit)
     json out = {{"ok", true}};
     if (commit) {
         const UniqueFd fd(::openat(w.dir.get(), w.temp.c_str(), O_WRONLY | O_CLOEXEC));
-        bool ok = fd && ::fchmod(fd.get(), w.mode) == 0 && ::fsync(fd.get()) == 0;
+        bool ok = fd && ::fchmod(fd.get(), w.mode) == 0;
+        // Metadata before the rename: a file system that cannot keep them leaves the target
+        // as it was.
+        if (ok && w.metadata.is_object())
+            for (const auto& [key, value] : w.metadata.items()) {
+                const std::string name = std::string(kFileMetadataXattrPrefix) + key;
+                const auto& text = value.get_ref<const std::string&>();
+                if (::fsetxattr(fd.get(), name.c_str(), text.data(), text.size(), 0) != 0) {
+                    ok = false;
+                    break;
+                }
+            }
+        ok = ok && ::fsync(fd.get()) == 0;
         int e = errno;
         if (ok && ::renameat(w.dir.get(), w.temp.c_str(), w.dir.get(), w.name.c_str()) != 0)
             ok = false, e = errno;
@@ -220,6 +271,7 @@ json Files::handle(const std::string& op, const json& r, std::vector<int>& fds)
         struct stat st {};
         if (::lstat(path->c_str(), &st) != 0) return failure(errno, *path);
         json out = statJson(st);
+        addMetadata(out, path->c_str());
         if (S_ISLNK(st.st_mode)) {
             char target[4096];
             ssize_t n = ::readlink(path->c_str(), target, sizeof target);

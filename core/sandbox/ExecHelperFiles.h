@@ -36,6 +36,7 @@ class Files {
         UniqueFd dir; // the target's folder, where the temporary file waits
         std::string temp, name;
         mode_t mode = 0644;
+        nlohmann::json metadata; // set on the file before it is put in place (FileMetadata.h)
     };
     nlohmann::json openRead(const std::string& path, std::vector<int>& fds);
     nlohmann::json openWrite(std::uint64_t id, const std::string& path, const nlohmann::json& r,

@@ -2,6 +2,7 @@
 // list, mkdir, remove, rename, symlink), done by the helper inside the sandbox.
 #include "base/ActivityKinds.h"
 #include "base/Bytes.h"
+#include "base/FileMetadata.h"
 #include "sandbox/SandboxChannel.h"
 #include "supervision/ExecServiceInternal.h"
 
@@ -163,6 +164,12 @@ Status ExecService::fileRequest(std::uint64_t client, const std::string& name, c
         op->data = std::move(*data);
         op->bytes = op->data.size();
         op->more = body.value("more", false);
+        if (body.contains("metadata")) {
+            if (body.contains("upload") || body.value("append", false))
+                return inputError("\"metadata\" go with a write that replaces the file (an "
+                                  "upload's first part), not with \"append\" or a later part");
+            if (auto e = checkFileMetadata(body["metadata"])) return e->within("file_request");
+        }
         if (body.contains("upload")) return continueUpload(std::move(op), body);
         if (op->more && body.value("append", false))
             return inputError("a write with \"more\" starts an upload: it cannot \"append\"");
@@ -172,7 +179,7 @@ Status ExecService::fileRequest(std::uint64_t client, const std::string& name, c
             return inputError("at most " + std::to_string(kMaxUploadsPerClient) +
                               " uploads at once on one connection");
         toSend["op"] = "open_write";
-        for (const char* key : {"mode", "append", "parents"})
+        for (const char* key : {"mode", "append", "parents", "metadata"})
             if (body.contains(key)) toSend[key] = body[key];
     } else if (op->op == "stat" || op->op == "list" || op->op == "mkdir" || op->op == "remove" ||
                op->op == "rename" || op->op == "symlink") {
