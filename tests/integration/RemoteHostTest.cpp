@@ -1,19 +1,13 @@
-// Remote hosts over SSH (issue 40, docs/remote.md): a real sshd (Debian's openssh-server) that
-// the test starts on a free 127.0.0.1 port with a host key, a user key and an ssh config of its
-// own; its ForceCommand gives the login this test's folders and the built sandbench-cli. The
-// "remote" host is this machine, so the test can look at the workspace the remote side applied
-// to. As root sshd runs in a mount namespace of its own whose /run holds its privilege
-// separation folder; as another user it runs as that user and lets only that user in.
+// Remote hosts over SSH (issue 40, docs/remote.md): a real sshd (tests/support/TestSshServer.h)
+// whose login gets this test's folders and the built sandbench-cli. The "remote" host is this
+// machine, so the test can look at the workspace the remote side applied to.
 #include "remote/RemoteHost.h"
 
 #include "IntegrationSupport.h"
+#include "TestSshServer.h"
 #include "control/ControlClient.h"
 
 #include <csignal>
-#include <fcntl.h>
-#include <netinet/in.h>
-#include <pwd.h>
-#include <sys/socket.h>
 #include <thread>
 #include <unistd.h>
 
@@ -22,24 +16,8 @@ using sb::proto::MsgType;
 using sb::proto::Role;
 using sbit::contains;
 using sbit::dump;
-using sbit::quote;
 
 namespace {
-
-int freeLoopbackPort()
-{
-    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof addr;
-    int port = 0;
-    if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
-        ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0)
-        port = ntohs(addr.sin_port);
-    ::close(fd);
-    return port;
-}
 
 constexpr const char* kHost = "ssh://sbtest"; // an alias of the test's ssh config
 
@@ -47,97 +25,14 @@ class RemoteHosts : public ::testing::Test {
   protected:
     sbit::Sandbench sb;
     sbtest::TempDir dir; // keys, configurations, sshd's log, the bin folder of the login
-    pid_t sshd = -1;
+    sbtest::TestSshServer sshd;
     std::string skipReason;
 
-    void SetUp() override
-    {
-        for (const char* program : {"/usr/sbin/sshd", "/usr/bin/ssh", "/usr/bin/ssh-keygen"})
-            if (::access(program, X_OK) != 0) {
-                skipReason = std::string(program) +
-                             " is missing: the test's ssh server is Debian's openssh-server "
-                             "(scripts/deps.sh --tests installs it)";
-                return;
-            }
-        const passwd* pw = ::getpwuid(::geteuid());
-        ASSERT_NE(pw, nullptr);
-        const int port = freeLoopbackPort();
-        ASSERT_NE(port, 0);
-        const fs::path d = dir.path();
-        fs::create_directories(d / "bin");
-        fs::create_symlink(sbtest::cliPath(), d / "bin" / "sandbench-cli");
-        std::string exports;
-        for (const auto& [name, value] : sb.env())
-            exports += "export " + name + "=" + quote(value) + "\n";
-        sbtest::writeFile(d / "login.sh", "#!/bin/sh\n" + exports +
-                                              "export PATH=" + quote((d / "bin").string()) +
-                                              ":/usr/sbin:/usr/bin:/sbin:/bin\n"
-                                              "exec /bin/sh -c \"$SSH_ORIGINAL_COMMAND\"\n");
-        fs::permissions(d / "login.sh", fs::perms::owner_all);
-        sbtest::writeFile(d / "ssh_config", "Host sbtest\n  HostName 127.0.0.1\n  Port " +
-                                                std::to_string(port) + "\n  User " + pw->pw_name +
-                                                "\n  IdentityFile " + (d / "client").string() +
-                                                "\n  IdentitiesOnly yes\n  UserKnownHostsFile " +
-                                                (d / "known_hosts").string() +
-                                                "\n  GlobalKnownHostsFile /dev/null\n"
-                                                "  StrictHostKeyChecking yes\n  LogLevel ERROR\n");
-        const std::string script = R"SH(
-set -eu
-cd "$1"
-ssh-keygen -q -t ed25519 -N '' -C test-host -f host_key
-ssh-keygen -q -t ed25519 -N '' -C other-host -f other_host_key
-ssh-keygen -q -t ed25519 -N '' -C test-user -f client
-cp client.pub authorized_keys
-printf '[127.0.0.1]:%s %s\n' "$2" "$(cut -d' ' -f1,2 host_key.pub)" > known_hosts
-printf '[127.0.0.1]:%s %s\n' "$2" "$(cut -d' ' -f1,2 other_host_key.pub)" > wrong_known_hosts
-cat > sshd_config <<EOF
-ListenAddress 127.0.0.1:$2
-HostKey $PWD/host_key
-AuthorizedKeysFile $PWD/authorized_keys
-AllowUsers $3
-ForceCommand $PWD/login.sh
-PermitRootLogin prohibit-password
-PidFile none
-UsePAM no
-StrictModes no
-PasswordAuthentication no
-KbdInteractiveAuthentication no
-MaxSessions 100
-MaxStartups 100
-LogLevel VERBOSE
-EOF
-if [ "$(id -u)" -eq 0 ]; then
-  unshare -m sh -c 'mount -t tmpfs -o mode=755 tmpfs /run && mkdir -m 755 /run/sshd &&
-    exec /usr/sbin/sshd -D -e -f "$1"' sh "$PWD/sshd_config" </dev/null >sshd.log 2>&1 &
-else
-  /usr/sbin/sshd -D -e -f "$PWD/sshd_config" </dev/null >sshd.log 2>&1 &
-fi
-echo $! > sshd.pid
-for i in $(seq 300); do
-  grep -q 'Server listening' sshd.log && exit 0
-  kill -0 "$(cat sshd.pid)" 2>/dev/null || break
-  sleep 0.1
-done
-cat sshd.log >&2
-exit 1
-)SH";
-        auto r = sbtest::run(
-            {"bash", "-c", script, "sh", d.string(), std::to_string(port), pw->pw_name});
-        if (fs::exists(d / "sshd.pid")) sshd = std::stoi(sbtest::readFile(d / "sshd.pid"));
-        if (r.status != 0) skipReason = "sshd did not start: " + dump(r);
-    }
-
-    void TearDown() override
-    {
-        if (sshd > 0) {
-            ::kill(sshd, SIGTERM);
-            ::waitpid(sshd, nullptr, 0);
-        }
-    }
+    void SetUp() override { skipReason = sshd.start(dir.path(), sbtest::cliPath(), sb.env()); }
 
     std::map<std::string, std::string> env() const
     {
-        return sb.env({{"SANDBENCH_SSH", "ssh -F " + (dir.path() / "ssh_config").string()}});
+        return sb.env({{"SANDBENCH_SSH", "ssh -F " + sshd.sshConfig().string()}});
     }
     sbtest::RunResult remote(std::vector<std::string> args, int timeoutSeconds = 60) const
     {
@@ -148,10 +43,9 @@ exit 1
     {
         auto target = sb::remote::parseSshTarget(kHost);
         sb::remote::DialOptions options;
-        options.ssh = {"ssh", "-F", (dir.path() / "ssh_config").string()};
+        options.ssh = {"ssh", "-F", sshd.sshConfig().string()};
         auto host = sb::remote::RemoteHost::dial(*target, options);
-        EXPECT_TRUE(host) << host.error().describe() << "\nsshd:\n"
-                          << sbtest::readFile(dir.path() / "sshd.log");
+        EXPECT_TRUE(host) << host.error().describe() << "\nsshd:\n" << sshd.log();
         return host ? std::move(*host) : nullptr;
     }
     fs::path askingPolicy() const
@@ -306,7 +200,7 @@ TEST_F(RemoteHosts, RunThereAndATerminalHereGetsOneThere)
 TEST_F(RemoteHosts, AWrongHostKeyIsRefusedWithAClearMessage)
 {
     SKIP_WITHOUT_SSHD();
-    fs::copy_file(dir.path() / "wrong_known_hosts", dir.path() / "known_hosts",
+    fs::copy_file(sshd.wrongKnownHosts(), sshd.knownHosts(),
                   fs::copy_options::overwrite_existing);
     auto r = remote({"ls"});
     EXPECT_EQ(r.status, 255) << dump(r);
@@ -314,7 +208,7 @@ TEST_F(RemoteHosts, AWrongHostKeyIsRefusedWithAClearMessage)
         << dump(r);
     EXPECT_TRUE(contains(r.err, "Sandbench never turns host key checks off")) << dump(r);
     // An unknown key (no entry at all) is refused the same way: batch mode never asks.
-    sbtest::writeFile(dir.path() / "known_hosts", "");
+    sbtest::writeFile(sshd.knownHosts(), "");
     auto unknown = remote({"ls"});
     EXPECT_EQ(unknown.status, 255) << dump(unknown);
     EXPECT_TRUE(contains(unknown.err, "host key of ssh://sbtest")) << dump(unknown);
