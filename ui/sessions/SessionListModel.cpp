@@ -1,5 +1,7 @@
 #include "SessionListModel.h"
 
+#include "hosts/HostList.h"
+
 #include <QApplication>
 #include <QDir>
 #include <QFileInfo>
@@ -70,8 +72,10 @@ QString SessionListModel::sessionText(const SessionEntry& e) const
     const QString name = isNamed(e.id)   ? e.id
                          : m_folderShown ? QString()
                                          : QFileInfo(e.workspace).fileName();
-    if (name.isEmpty()) return command;
-    return command.isEmpty() ? name : tr("%1 · %2").arg(name, command);
+    const QString text = name.isEmpty()      ? command
+                         : command.isEmpty() ? name
+                                             : tr("%1 · %2").arg(name, command);
+    return e.host.isEmpty() ? text : tr("%1: %2").arg(HostList::displayName(e.host), text);
 }
 
 void SessionListModel::setFolderColumnShown(bool shown)
@@ -123,7 +127,9 @@ QVariant SessionListModel::data(const QModelIndex& index, int role) const
     const SessionEntry& e = m_entries[static_cast<size_t>(index.row())];
     switch (role) {
     case IdRole:
-        return e.id;
+        return e.key();
+    case HostRole:
+        return e.host;
     case StateRole:
         return static_cast<int>(e.state);
     case PendingRole:
@@ -163,10 +169,13 @@ QVariant SessionListModel::data(const QModelIndex& index, int role) const
             return QIcon(QStringLiteral(":/icons/recorded.svg"));
         }
     }
-    if (role == Qt::ToolTipRole)
-        return tr("Session %1\n%2\nin %3\n%4")
-            .arg(e.id, e.command.join(QLatin1Char(' ')), QDir::toNativeSeparators(e.workspace),
-                 stateText(e));
+    if (role == Qt::ToolTipRole) {
+        const QString text =
+            tr("Session %1\n%2\nin %3\n%4")
+                .arg(e.id, e.command.join(QLatin1Char(' ')), QDir::toNativeSeparators(e.workspace),
+                     stateText(e));
+        return e.host.isEmpty() ? text : tr("On %1\n%2").arg(e.host, text);
+    }
     if (role == Qt::FontRole && column == SessionColumn && e.pending > 0) {
         QFont bold = QApplication::font();
         bold.setBold(true);
@@ -193,34 +202,34 @@ QVariant SessionListModel::headerData(int section, Qt::Orientation orientation, 
     return {};
 }
 
-int SessionListModel::rowOf(const QString& id) const
+int SessionListModel::rowOf(const QString& key) const
 {
     auto it = std::find_if(m_entries.begin(), m_entries.end(),
-                           [&](const SessionEntry& e) { return e.id == id; });
+                           [&](const SessionEntry& e) { return e.key() == key; });
     return it == m_entries.end() ? -1 : static_cast<int>(it - m_entries.begin());
 }
 
-const SessionEntry* SessionListModel::entry(const QString& id) const
+const SessionEntry* SessionListModel::entry(const QString& key) const
 {
-    int row = rowOf(id);
+    int row = rowOf(key);
     return row < 0 ? nullptr : &m_entries[static_cast<size_t>(row)];
 }
 
 void SessionListModel::update(std::vector<SessionEntry> entries)
 {
     auto newer = [](const SessionEntry& a, const SessionEntry& b) {
-        return a.startedMs != b.startedMs ? a.startedMs > b.startedMs : a.id > b.id;
+        return a.startedMs != b.startedMs ? a.startedMs > b.startedMs : a.key() > b.key();
     };
     std::sort(entries.begin(), entries.end(), newer);
     for (auto& e : entries)
-        if (const SessionEntry* old = entry(e.id); old && e.state == SessionEntry::State::Live)
+        if (const SessionEntry* old = entry(e.key()); old && e.state == SessionEntry::State::Live)
             e.pending = old->pending;
 
     // Rows that are gone, from the bottom up.
     for (int row = rowCount() - 1; row >= 0; --row) {
-        const QString& id = m_entries[static_cast<size_t>(row)].id;
+        const QString key = m_entries[static_cast<size_t>(row)].key();
         bool kept = std::any_of(entries.begin(), entries.end(),
-                                [&](const SessionEntry& e) { return e.id == id; });
+                                [&](const SessionEntry& e) { return e.key() == key; });
         if (kept) continue;
         beginRemoveRows({}, row, row);
         m_entries.erase(m_entries.begin() + row);
@@ -229,7 +238,7 @@ void SessionListModel::update(std::vector<SessionEntry> entries)
     // Both lists are now in the same order: walk them together, inserting and updating.
     for (size_t i = 0; i < entries.size(); ++i) {
         const int row = static_cast<int>(i);
-        if (i < m_entries.size() && m_entries[i].id == entries[i].id) {
+        if (i < m_entries.size() && m_entries[i].key() == entries[i].key()) {
             if (!(m_entries[i] == entries[i])) {
                 m_entries[i] = entries[i];
                 Q_EMIT dataChanged(index(row, 0), index(row, ColumnCount - 1));
@@ -243,9 +252,9 @@ void SessionListModel::update(std::vector<SessionEntry> entries)
     updateTicking();
 }
 
-void SessionListModel::setPending(const QString& id, int count)
+void SessionListModel::setPending(const QString& key, int count)
 {
-    int row = rowOf(id);
+    int row = rowOf(key);
     if (row < 0 || m_entries[static_cast<size_t>(row)].pending == count) return;
     m_entries[static_cast<size_t>(row)].pending = count;
     Q_EMIT dataChanged(index(row, 0), index(row, ColumnCount - 1));

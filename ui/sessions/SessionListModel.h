@@ -1,6 +1,10 @@
 // The sessions list: live sessions (a supervisor answers on their socket) and recorded ones,
 // newest first, with a badge count of pending approvals for live ones. SessionHub feeds it.
+// Sessions of remote hosts are listed among this machine's, their host named on each; rows are
+// found by their SessionKey's text (a local session's id, as before hosts).
 #pragma once
+
+#include "SessionKey.h"
 
 #include <QAbstractTableModel>
 #include <QDateTime>
@@ -14,6 +18,7 @@ namespace sbui {
 struct SessionEntry {
     enum class State { Live, Ended, Interrupted };
     QString id;
+    QString host; // the remote host's URL (ssh://…); empty: this machine
     QStringList command;
     QString workspace;
     State state = State::Ended;
@@ -27,13 +32,16 @@ struct SessionEntry {
     QString forkedFrom; // "SESSION" or "SESSION@SNAPSHOT" for a fork
 
     bool operator==(const SessionEntry&) const = default;
+    // How the window names the session (SessionKey's text).
+    QString key() const { return SessionKey{host, id}.toString(); }
 };
 
 class SessionListModel : public QAbstractTableModel {
     Q_OBJECT
   public:
     enum Column { SessionColumn, WorkspaceColumn, StartedColumn, DurationColumn, ColumnCount };
-    enum Role { IdRole = Qt::UserRole + 1, StateRole, PendingRole, WorkspaceRole };
+    // IdRole: the session's key (SessionKey's text); HostRole: its host's URL, empty locally.
+    enum Role { IdRole = Qt::UserRole + 1, StateRole, PendingRole, WorkspaceRole, HostRole };
 
     explicit SessionListModel(QObject* parent = nullptr);
 
@@ -46,10 +54,11 @@ class SessionListModel : public QAbstractTableModel {
     // Replaces the list with `entries` (any order), keeping rows that did not change, so
     // selections and scroll positions survive a refresh. Pending counts are kept.
     void update(std::vector<SessionEntry> entries);
-    void setPending(const QString& id, int count);
-    const SessionEntry* entry(const QString& id) const;
+    // By key (SessionKey's text).
+    void setPending(const QString& key, int count);
+    const SessionEntry* entry(const QString& key) const;
     const SessionEntry& entryAt(int row) const { return m_entries[static_cast<size_t>(row)]; }
-    int rowOf(const QString& id) const;
+    int rowOf(const QString& key) const;
     // Live sessions' pending approvals, all together (the window title's badge).
     int totalPending() const;
     // What a live session's duration is measured up to; tests freeze it (and move it, then
@@ -62,7 +71,7 @@ class SessionListModel : public QAbstractTableModel {
     void setFolderColumnShown(bool shown);
     // A row's Session column: the session's name (an id chosen with --session-id or --name,
     // else its folder while the folder column is hidden) before its command, so that sessions
-    // running the same command tell apart.
+    // running the same command tell apart; a remote session's host before both.
     QString sessionText(const SessionEntry& e) const;
     // Whether `id` was chosen by someone, not made by sb::newSessionId().
     static bool isNamed(const QString& id);
