@@ -127,6 +127,7 @@ void ApprovalPanel::clearSession(const QString& sessionId)
     for (const Key& key : gone)
         removeCard(key);
     std::erase_if(m_deferred, [&](const Key& key) { return key.first == sessionId; });
+    std::erase_if(m_known, [&](const Key& key) { return key.first == sessionId; });
     if (!gone.empty()) Q_EMIT pendingCountChanged(pendingCount());
 }
 

@@ -39,7 +39,9 @@ class ApprovalPanel : public QWidget {
     void resolve(const sb::ApprovalOutcome& outcome) { resolve(QString(), outcome); }
     // Every card goes, without answers.
     void clear();
-    // The session ended: its cards go (its requests went with it).
+    // The session ended, or the connection to it did: its cards go. Its requests are then
+    // taken again when offered (a remote host's session after a reconnection offers those still
+    // pending there).
     void clearSession(const QString& sessionId);
     // Requests still waiting for the supervisor's outcome (answered here or not).
     int pendingCount() const;

@@ -18,7 +18,13 @@ std::unique_ptr<SessionConnection> SessionConnection::open(const QString& sessio
         if (error) *error = QString::fromStdString(client.error().describe());
         return nullptr;
     }
-    return std::unique_ptr<SessionConnection>(new SessionConnection(std::move(client.value())));
+    return adopt(std::move(client.value()));
+}
+
+std::unique_ptr<SessionConnection>
+SessionConnection::adopt(std::unique_ptr<sb::ControlClient> client)
+{
+    return std::unique_ptr<SessionConnection>(new SessionConnection(std::move(client)));
 }
 
 SessionConnection::SessionConnection(std::unique_ptr<sb::ControlClient> client)

@@ -26,6 +26,9 @@ class SessionConnection : public QObject {
     static std::unique_ptr<SessionConnection>
     open(const QString& sessionId, QString* error,
          sb::proto::Role role = sb::proto::Role::Interactive, const QString& socketPath = {});
+    // Over a client already connected and past its handshake (a remote host's session,
+    // RemoteHostLink).
+    static std::unique_ptr<SessionConnection> adopt(std::unique_ptr<sb::ControlClient> client);
     ~SessionConnection() override;
 
     QString sessionId() const;

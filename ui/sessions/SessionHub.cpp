@@ -8,6 +8,7 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QPointer>
 #include <set>
 
 namespace sbui {
@@ -113,12 +114,14 @@ void SessionHub::refresh()
     }
 
     std::vector<SessionEntry> entries = recordedEntries();
-    for (const auto& [id, connection] : m_connections) {
+    for (const auto& [key, connection] : m_connections) {
         const auto& summary = connection->summary();
         auto it = std::find_if(entries.begin(), entries.end(),
-                               [&](const SessionEntry& e) { return e.id == id; });
+                               [&](const SessionEntry& e) { return e.key() == key; });
         if (it == entries.end()) it = entries.insert(entries.end(), SessionEntry{});
-        it->id = id;
+        const SessionKey parsed = SessionKey::parse(key);
+        it->id = parsed.id;
+        it->host = parsed.host;
         it->command = toStringList(summary.command);
         it->workspace = QString::fromStdString(summary.workspace);
         it->startedMs = summary.startedUnixMs;
@@ -128,8 +131,8 @@ void SessionHub::refresh()
     // A recording still "running" without a live supervisor is between its end and the
     // database catching up, or an interrupted one the next start will mark: show it ended.
     m_model.update(std::move(entries));
-    for (const auto& [id, connection] : m_connections)
-        m_model.setPending(id, static_cast<int>(connection->pending().size()));
+    for (const auto& [key, connection] : m_connections)
+        m_model.setPending(key, static_cast<int>(connection->pending().size()));
     m_refreshing = false;
     Q_EMIT refreshed();
 }
@@ -137,7 +140,11 @@ void SessionHub::refresh()
 void SessionHub::connectLive(const QString& id)
 {
     QString error;
-    auto connection = SessionConnection::open(id, &error, sb::proto::Role::Viewer);
+    addLive(id, SessionConnection::open(id, &error, sb::proto::Role::Viewer));
+}
+
+void SessionHub::addLive(const QString& id, std::unique_ptr<SessionConnection> connection)
+{
     if (!connection || connection->exitedAtWelcome()) return;
     SessionConnection* c = connection.get();
     connect(c, &SessionConnection::approvalRequested, this, [this, id, c](const auto& request) {
@@ -150,10 +157,15 @@ void SessionHub::connectLive(const QString& id)
         m_model.setPending(id, static_cast<int>(c->pending().size()));
         Q_EMIT pendingChanged(id, static_cast<int>(c->pending().size()));
     });
-    // Dropped later, from the event loop: the connection is in the middle of a signal.
-    connect(c, &SessionConnection::closed, this, [this, id] {
+    // Dropped later, from the event loop: the connection is in the middle of a signal. Not
+    // when it is gone by then: a remote session's new connection may have taken its place.
+    connect(c, &SessionConnection::closed, this, [this, id, c] {
         QMetaObject::invokeMethod(
-            this, [this, id] { dropLive(id); }, Qt::QueuedConnection);
+            this,
+            [this, id, which = QPointer<SessionConnection>(c)] {
+                if (which) dropLive(id);
+            },
+            Qt::QueuedConnection);
     });
     m_connections[id] = std::move(connection);
     for (const auto& request : c->pending())
@@ -167,6 +179,8 @@ void SessionHub::dropLive(const QString& id)
     if (it == m_connections.end()) return;
     const bool hadPending = !it->second->pending().empty();
     m_connections.erase(it);
+    const SessionKey key = SessionKey::parse(id);
+    if (RemoteHostLink* link = host(key.host)) link->forget(key.id);
     m_model.setPending(id, 0);
     if (hadPending) Q_EMIT pendingChanged(id, 0);
     Q_EMIT sessionEnded(id);
@@ -200,6 +214,68 @@ void SessionHub::stop(const QString& id)
 void SessionHub::kill(const QString& id)
 {
     if (auto it = m_connections.find(id); it != m_connections.end()) it->second->kill();
+}
+
+std::unique_ptr<SessionConnection> SessionHub::openInteractive(const QString& key, QString* error)
+{
+    const SessionKey parsed = SessionKey::parse(key);
+    if (!parsed.isRemote()) return SessionConnection::open(key, error);
+    RemoteHostLink* link = host(parsed.host);
+    if (!link) {
+        if (error) *error = tr("%1 is not among the hosts").arg(parsed.host);
+        return nullptr;
+    }
+    auto client = link->connectSession(parsed.id, sb::proto::Role::Interactive);
+    if (!client) {
+        if (error) *error = QString::fromStdString(client.error().describe());
+        return nullptr;
+    }
+    return SessionConnection::adopt(std::move(*client));
+}
+
+void SessionHub::setHosts(const QStringList& urls)
+{
+    bool changed = false;
+    for (auto it = m_hosts.begin(); it != m_hosts.end();) {
+        if (urls.contains(it->first)) {
+            ++it;
+            continue;
+        }
+        const QString prefix = SessionKey{it->first, QString()}.toString();
+        it = m_hosts.erase(it); // its connection ends, and with it its sessions' channels
+        std::vector<QString> gone;
+        for (const auto& [key, connection] : m_connections)
+            if (key.startsWith(prefix)) gone.push_back(key);
+        for (const QString& key : gone)
+            dropLive(key);
+        changed = true;
+    }
+    for (const QString& url : urls) {
+        if (m_hosts.count(url)) continue;
+        auto link = std::make_unique<RemoteHostLink>(
+            url, [this, url](const QString& id, std::unique_ptr<sb::ControlClient> client) {
+                addLive(SessionKey{url, id}.toString(), SessionConnection::adopt(std::move(client)));
+                refresh();
+            });
+        connect(link.get(), &RemoteHostLink::stateChanged, this, &SessionHub::hostsChanged);
+        m_hosts[url] = std::move(link);
+        changed = true;
+    }
+    if (changed) Q_EMIT hostsChanged();
+}
+
+QStringList SessionHub::hosts() const
+{
+    QStringList out;
+    for (const auto& [url, link] : m_hosts)
+        out << url;
+    return out;
+}
+
+RemoteHostLink* SessionHub::host(const QString& url) const
+{
+    auto it = m_hosts.find(url);
+    return it == m_hosts.end() ? nullptr : it->second.get();
 }
 
 } // namespace sbui

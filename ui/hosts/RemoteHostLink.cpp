@@ -1,0 +1,235 @@
+#include "RemoteHostLink.h"
+
+#include "remote/RemoteHost.h"
+
+#include <QCoreApplication>
+#include <QPointer>
+#include <thread>
+#include <vector>
+
+namespace sbui {
+
+namespace {
+
+constexpr int kPollMs = 2000;
+constexpr int kRequestTimeoutMs = 10000;
+
+QString describe(const sb::Error& error)
+{
+    return QString::fromStdString(error.message);
+}
+
+// Runs `work` on a thread of its own and then `done` on the GUI thread, if `link` still exists.
+template <class Work, class Done> void offThread(RemoteHostLink* link, Work work, Done done)
+{
+    std::thread([link = QPointer<RemoteHostLink>(link), work = std::move(work),
+                 done = std::move(done)]() mutable {
+        auto result = work();
+        QCoreApplication* app = QCoreApplication::instance();
+        if (!app) return; // the window is gone, and the program is ending
+        QMetaObject::invokeMethod(
+            app,
+            [link, done = std::move(done), result]() mutable {
+                if (link) done(result);
+            },
+            Qt::QueuedConnection);
+    }).detach();
+}
+
+// Sessions not yet handed over: a viewer client each (those that refuse are left for the next
+// look: the session may be ending).
+void openSessions(sb::remote::RemoteHost& host, const std::vector<std::string>& ids,
+                  const QSet<QString>& known,
+                  std::vector<std::pair<QString, std::unique_ptr<sb::ControlClient>>>& out)
+{
+    for (const std::string& id : ids) {
+        const QString qid = QString::fromStdString(id);
+        if (known.contains(qid)) continue;
+        auto client = host.connectSession(id, "gui", sb::proto::Role::Viewer, kRequestTimeoutMs);
+        if (client) out.emplace_back(qid, std::move(*client));
+    }
+}
+
+} // namespace
+
+struct RemoteHostLink::Found {
+    quint64 generation = 0;
+    std::shared_ptr<sb::remote::RemoteHost> host;
+    QString error; // the dial or the list failed
+    std::vector<std::pair<QString, std::unique_ptr<sb::ControlClient>>> sessions;
+};
+
+RemoteHostLink::RemoteHostLink(const QString& url, SessionFound onSession, QObject* parent)
+    : QObject(parent), m_url(url), m_onSession(std::move(onSession))
+{
+    m_retry.setSingleShot(true);
+    connect(&m_retry, &QTimer::timeout, this, &RemoteHostLink::dial);
+    m_poll.setInterval(kPollMs);
+    connect(&m_poll, &QTimer::timeout, this, &RemoteHostLink::look);
+    dial();
+}
+
+RemoteHostLink::~RemoteHostLink()
+{
+    // Ending the stream waits for ssh to exit: not on the GUI thread.
+    if (m_host) std::thread([host = std::move(m_host)] {}).detach();
+}
+
+QString RemoteHostLink::stateText() const
+{
+    switch (m_state) {
+    case State::Connecting:
+        return m_lastError.isEmpty() ? tr("connecting…") : tr("connecting again…");
+    case State::Connected:
+        return tr("connected, %n session(s)", nullptr, static_cast<int>(m_sessions.size()));
+    case State::Waiting:
+        break;
+    }
+    return tr("not connected, trying again in %1 s").arg((m_retryDelayMs + 999) / 1000);
+}
+
+int RemoteHostLink::transportPid() const
+{
+    return m_host && m_state == State::Connected ? m_host->transportPid() : -1;
+}
+
+void RemoteHostLink::setState(State state)
+{
+    m_state = state;
+    Q_EMIT stateChanged();
+}
+
+void RemoteHostLink::dial()
+{
+    m_retry.stop();
+    const quint64 generation = ++m_generation;
+    setState(State::Connecting);
+    const std::string url = m_url.toStdString();
+    offThread(
+        this,
+        [generation, url] {
+            auto found = std::make_shared<Found>();
+            found->generation = generation;
+            auto target = sb::remote::parseSshTarget(url);
+            auto options = sb::remote::dialOptionsFromEnvironment();
+            if (!target || !options) {
+                found->error = describe(!target ? target.error() : options.error());
+                return found;
+            }
+            auto host = sb::remote::RemoteHost::dial(*target, *options);
+            if (!host) {
+                found->error = describe(host.error());
+                return found;
+            }
+            found->host = std::move(*host);
+            auto ids = found->host->listSessions(kRequestTimeoutMs);
+            if (!ids) {
+                found->error = describe(ids.error());
+                return found;
+            }
+            openSessions(*found->host, *ids, {}, found->sessions);
+            return found;
+        },
+        [this](std::shared_ptr<Found> found) { onDialed(std::move(found)); });
+}
+
+void RemoteHostLink::onDialed(std::shared_ptr<Found> found)
+{
+    if (found->generation != m_generation) return;
+    if (!found->error.isEmpty()) {
+        if (found->host) std::thread([host = std::move(found->host)] {}).detach();
+        lost(found->error);
+        return;
+    }
+    m_host = std::move(found->host);
+    m_backoff.reset();
+    m_lastError.clear();
+    m_sessions.clear();
+    m_poll.start();
+    hand(*found);
+    setState(State::Connected);
+}
+
+void RemoteHostLink::hand(Found& found)
+{
+    for (auto& [id, client] : found.sessions) {
+        m_sessions.insert(id);
+        m_onSession(id, std::move(client));
+    }
+}
+
+void RemoteHostLink::look()
+{
+    if (!m_host || m_looking) return;
+    if (!m_host->connected()) {
+        lost(describe(m_host->lastError()));
+        return;
+    }
+    m_looking = true;
+    const quint64 generation = m_generation;
+    offThread(
+        this,
+        [generation, host = m_host, known = m_sessions] {
+            auto found = std::make_shared<Found>();
+            found->generation = generation;
+            auto ids = host->listSessions(kRequestTimeoutMs);
+            if (!ids)
+                found->error = describe(ids.error());
+            else
+                openSessions(*host, *ids, known, found->sessions);
+            return found;
+        },
+        [this](std::shared_ptr<Found> found) { onLooked(std::move(found)); });
+}
+
+void RemoteHostLink::onLooked(std::shared_ptr<Found> found)
+{
+    m_looking = false;
+    if (found->generation != m_generation || !m_host) return;
+    if (!found->error.isEmpty() && !m_host->connected()) {
+        lost(describe(m_host->lastError()));
+        return;
+    }
+    const int before = static_cast<int>(m_sessions.size());
+    hand(*found);
+    if (static_cast<int>(m_sessions.size()) != before) Q_EMIT stateChanged();
+}
+
+void RemoteHostLink::lost(const QString& reason)
+{
+    ++m_generation; // what an attempt under way finds is dropped
+    m_poll.stop();
+    m_looking = false;
+    if (m_host) std::thread([host = std::move(m_host)] {}).detach();
+    m_host.reset();
+    m_lastError = reason;
+    m_retryDelayMs = m_backoff.next();
+    m_retry.start(m_retryDelayMs);
+    setState(State::Waiting);
+}
+
+void RemoteHostLink::forget(const QString& id)
+{
+    const bool had = m_sessions.remove(id);
+    // The client ended: because the session did, or because the connection is gone.
+    if (m_host && !m_host->connected())
+        lost(describe(m_host->lastError()));
+    else if (had)
+        Q_EMIT stateChanged();
+}
+
+void RemoteHostLink::reconnectNow()
+{
+    if (m_state == State::Waiting) dial();
+}
+
+sb::Result<std::unique_ptr<sb::ControlClient>>
+RemoteHostLink::connectSession(const QString& id, sb::proto::Role role)
+{
+    if (!m_host || !m_host->connected())
+        return sb::Error{sb::ErrorCode::System, 0,
+                         tr("not connected to %1").arg(m_url).toStdString()};
+    return m_host->connectSession(id.toStdString(), "gui", role, kRequestTimeoutMs);
+}
+
+} // namespace sbui
