@@ -1,5 +1,6 @@
 // sessions / show / replay / search / export / rm / gc: the recorded sessions.
 #include "Commands.h"
+#include "ExecutionSummary.h"
 #include "Format.h"
 #include "ModelSummary.h"
 #include "base/Bytes.h"
@@ -204,6 +205,8 @@ int showCommand(const RecordingArgs& args)
     if (!store) return fail(store.error());
     auto s = store->summary(args.session);
     if (!s) return fail(s.error());
+    auto executions = loadExecutions(*store, args.session);
+    if (!executions) return fail(executions.error());
     const sb::SessionRecord& r = s->session;
     if (args.json) {
         json out = recordJson(r);
@@ -222,6 +225,7 @@ int showCommand(const RecordingArgs& args)
         out["dropped_bytes"] = s->droppedBytes;
         out["model_requests"] = modelRequestsJson(*s);
         out["attempted_leaks"] = s->leaks;
+        out["executions"] = std::move(*executions);
         std::printf("%s\n", out.dump(2, ' ', false, json::error_handler_t::replace).c_str());
         return 0;
     }
@@ -245,6 +249,7 @@ int showCommand(const RecordingArgs& args)
     if (!s->refusals.empty()) printList("refused by the sandbox", s->refusals);
     printList("hosts contacted", s->hosts);
     printModelRequests(*s);
+    printExecutions(*executions);
     // "M path": the path quoted as `changes` quotes it, so a newline in a name stays on its line.
     std::vector<std::string> changed;
     for (const std::string& item : s->changedFiles)

@@ -20,5 +20,6 @@ inline constexpr char kSnapshot[] = "snapshot";   // a snapshot of the running s
 inline constexpr char kRefusal[] = "refusal";     // the sandbox refused a call (mount, ptrace…)
 inline constexpr char kModel[] = "model";         // a model API request through the proxy's gateway
 inline constexpr char kLeak[] = "leak"; // a secret's placeholder on its way to a host not allowed
+inline constexpr char kExecution[] = "execution"; // a code interpreter ran code: its results
 
 } // namespace sb::activity

@@ -292,6 +292,7 @@ void ControlServer::dispatch(Client& c, proto::Message& m)
     case MsgType::PortRequest:
     case MsgType::SnapshotRequest:
     case MsgType::PauseRequest:
+    case MsgType::ExecutionRecord:
         onProgramRequest(c, m);
         return;
     case MsgType::Hello:

@@ -113,7 +113,9 @@ const char* typeName(MsgType type)
                                         "snapshot_reply",
                                         "file_data",
                                         "pause_request",
-                                        "pause_reply"};
+                                        "pause_reply",
+                                        "execution_record",
+                                        "execution_recorded"};
     auto index = static_cast<std::size_t>(type);
     return index < std::size(names) ? names[index] : "?";
 }
@@ -132,11 +134,12 @@ bool carriesBytes(MsgType type)
 std::uint32_t versionOf(MsgType type)
 {
     const auto t = static_cast<std::uint8_t>(type);
-    return t >= static_cast<std::uint8_t>(MsgType::PauseRequest)  ? 5
-           : t >= static_cast<std::uint8_t>(MsgType::FileData)    ? 4
-           : t >= static_cast<std::uint8_t>(MsgType::PortRequest) ? 3
-           : t >= static_cast<std::uint8_t>(MsgType::ExecStart)   ? 2
-                                                                  : 1;
+    return t >= static_cast<std::uint8_t>(MsgType::ExecutionRecord) ? 6
+           : t >= static_cast<std::uint8_t>(MsgType::PauseRequest)  ? 5
+           : t >= static_cast<std::uint8_t>(MsgType::FileData)      ? 4
+           : t >= static_cast<std::uint8_t>(MsgType::PortRequest)   ? 3
+           : t >= static_cast<std::uint8_t>(MsgType::ExecStart)     ? 2
+                                                                    : 1;
 }
 
 const char* roleName(Role role)

@@ -29,8 +29,8 @@ inline constexpr long long kStopGraceMs = 5000;
 
 // The newest version this build speaks; a supervisor also serves version 1 clients (which know
 // no exec or file messages), version 2 ones (no port messages) and version 3 ones (file contents
-// in base64 only) and version 4 ones (no pause).
-constexpr std::uint32_t kVersion = 5;
+// in base64 only), version 4 ones (no pause) and version 5 ones (no execution records).
+constexpr std::uint32_t kVersion = 6;
 constexpr std::uint32_t kOldestVersion = 1;
 constexpr std::size_t kLengthBytes = 4;
 constexpr std::size_t kHeaderBytes = kLengthBytes + 1;
@@ -79,8 +79,11 @@ enum class MsgType : std::uint8_t {
     // Version 5: pausing a running session (the cgroup freezer) and resuming it.
     PauseRequest = 33, // client → server: {id, paused: true | false}
     PauseReply = 34,   // server → client: {id, ok, paused}
+    // Version 6: a code interpreter's execution and its results, for the recording and clients.
+    ExecutionRecord = 35,   // client → server: {id, execution: {code, results, …}}
+    ExecutionRecorded = 36, // server → client: {id, ok}
 };
-constexpr std::uint8_t kLastType = static_cast<std::uint8_t>(MsgType::PauseReply);
+constexpr std::uint8_t kLastType = static_cast<std::uint8_t>(MsgType::ExecutionRecorded);
 // The exec stream numbers inside an ExecOutput's seq.
 constexpr std::uint64_t kExecStdout = 1, kExecStderr = 2;
 // The largest file content one FileRequest or FileReply carries (base64 in the JSON body, or

@@ -3,6 +3,7 @@
 // kernels. Each request becomes a request to the sandbox's gateway (CodeInterpreter.h).
 #include "base/Bytes.h"
 #include "e2b/E2bInternal.h"
+#include "e2b/ExecutionRecord.h"
 
 namespace sb::e2b {
 
@@ -148,6 +149,18 @@ void Api::execute(http::Exchange& ex, Sandbox& sandbox)
     auto call = (*gateway)->call(std::move(request));
     if (!call) return plainError(ex, 500, call.error().describe());
 
+    // The session records what ran and what came of it (its results for the window and
+    // `show`), before the client hears the end: once runCode returns, it is in the recording.
+    ExecutionTranscript transcript(asked->code, asked->contextId, asked->language);
+    auto record = [&] { (void)sandbox.link->recordExecution(transcript.record()); };
+    auto cancel = [&] {
+        (*gateway)->cancel(*call);
+        transcript.add({{"type", "error"},
+                        {"name", "Interrupted"},
+                        {"value", "the client went away while the code ran"},
+                        {"traceback", ""}});
+        record();
+    };
     bool streaming = false;
     auto write = [&](const json& line) {
         if (!streaming) streaming = ex.beginStream(200, "application/json");
@@ -155,17 +168,24 @@ void Api::execute(http::Exchange& ex, Sandbox& sandbox)
     };
     for (;;) {
         auto batch = (*call)->take(kKeepalive);
-        if (batch.empty() && !write({{"type", "keepalive"}})) return (*gateway)->cancel(*call);
+        if (batch.empty() && !write({{"type", "keepalive"}})) return cancel();
         for (GatewayMessage& m : batch) {
             switch (m.kind) {
             case GatewayMessage::Kind::Output:
-                if (!write(m.body)) return (*gateway)->cancel(*call);
+                transcript.add(m.body);
+                if (!write(m.body)) return cancel();
                 break;
             case GatewayMessage::Kind::End:
+                record();
                 if (write({{"type", "end_of_execution"}})) ex.endStream();
                 return;
             case GatewayMessage::Kind::Fail:
                 if (!streaming) return plainError(ex, m.status, m.body.get<std::string>());
+                transcript.add({{"type", "error"},
+                                {"name", "SandbenchError"},
+                                {"value", m.body.get<std::string>()},
+                                {"traceback", ""}});
+                record();
                 if (write({{"type", "error"},
                            {"name", "SandbenchError"},
                            {"value", m.body.get<std::string>()},
@@ -181,6 +201,11 @@ void Api::execute(http::Exchange& ex, Sandbox& sandbox)
                     if (!streaming) ex.beginStream(200, "application/json");
                     return ex.abort();
                 }
+                transcript.add({{"type", "error"},
+                                {"name", "UnexpectedEndOfExecution"},
+                                {"value", m.body.is_string() ? m.body.get<std::string>() : ""},
+                                {"traceback", ""}});
+                record();
                 if (write({{"type", "error"},
                            {"name", "UnexpectedEndOfExecution"},
                            {"value", m.body.is_string() ? m.body.get<std::string>() : ""},

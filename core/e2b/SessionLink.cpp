@@ -119,8 +119,9 @@ void SessionLink::dispatch(proto::Message& m)
     if (!m.body.is_object() || !m.body.contains("id") || !m.body["id"].is_number_unsigned()) return;
     const std::uint64_t id = m.body["id"].get<std::uint64_t>();
     const std::string ref = m.type == MsgType::Error ? m.body.value("ref", std::string()) : "";
-    if (m.type == MsgType::FileReply || m.type == MsgType::PauseReply || ref == "file_request" ||
-        ref == "pause_request") {
+    if (m.type == MsgType::FileReply || m.type == MsgType::PauseReply ||
+        m.type == MsgType::ExecutionRecorded || ref == "file_request" || ref == "pause_request" ||
+        ref == "execution_record") {
         auto it = m_files.find(id);
         if (it == m_files.end()) return;
         if (m.type != MsgType::Error)
@@ -333,6 +334,16 @@ Status SessionLink::pause(bool paused)
     if (m_client->version() < 5)
         return unsupported("the sandbox's supervisor predates pausing a running session");
     auto reply = request(MsgType::PauseRequest, {{"paused", paused}}, std::chrono::seconds(30));
+    if (!reply) return reply.error();
+    return {};
+}
+
+Status SessionLink::recordExecution(json execution)
+{
+    if (m_client->version() < 6)
+        return unsupported("the sandbox's supervisor predates recording executions");
+    auto reply = request(MsgType::ExecutionRecord, {{"execution", std::move(execution)}},
+                         std::chrono::seconds(30));
     if (!reply) return reply.error();
     return {};
 }

@@ -105,6 +105,9 @@ class SessionLink {
                                 std::chrono::milliseconds timeout = std::chrono::seconds(60));
     // Freezes the sandbox (`paused`) or thaws it: pause_request.
     Status pause(bool paused);
+    // A code interpreter's execution for the session's recording and its clients:
+    // execution_record, answered once the supervisor took it.
+    Status recordExecution(nlohmann::json execution);
     // The session's file events from now on, to `watcher` (Kind::File; Exit, gone, when the
     // session ends): the first watcher subscribes the link to the session's activity events.
     Status watchFiles(std::shared_ptr<EventQueue> watcher);

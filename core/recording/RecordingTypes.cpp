@@ -12,7 +12,7 @@ constexpr std::array<std::string_view, kLastEventKind + 1> kKindNames = {
     "output",           "input",           "resize",           "lifecycle",       "exec_request",
     "exec_decision",    "network_request", "network_decision", "approval_prompt", "approval_answer",
     "workspace_change", "limit_hit",       "policy_change",    "dropped",         "resource_usage",
-    "refusal",          "model_request",   "secret_leak",
+    "refusal",          "model_request",   "secret_leak",      "code_execution",
 };
 
 } // namespace

@@ -45,9 +45,13 @@ enum class EventKind : int {
     // {"kind": "leak", "secret", "host", "port", "protocol", "where", "process", "command_id",
     // "connection"}: a secret's placeholder on its way to a host it may not go to, refused.
     SecretLeak = 17,
+    // {"kind": "execution", "language", "context", "execution_count", "code", "stdout",
+    // "stderr", "results": [{"main", "parts": [{"mime", "text" | "base64" | "json", "bytes"…}]}],
+    // "error"?, …}: one execution of a code interpreter's code (recording/CodeExecution.h).
+    CodeExecution = 18,
 };
 
-constexpr int kLastEventKind = static_cast<int>(EventKind::SecretLeak);
+constexpr int kLastEventKind = static_cast<int>(EventKind::CodeExecution);
 
 std::string_view eventKindName(EventKind kind);
 std::optional<EventKind> eventKindFromName(std::string_view name);

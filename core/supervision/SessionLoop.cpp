@@ -201,6 +201,7 @@ std::vector<EventKind> recordedKinds(const nlohmann::json& event)
     if (kind == activity::kRefusal) return {EventKind::Refusal};
     if (kind == activity::kModel) return {EventKind::ModelRequest};
     if (kind == activity::kLeak) return {EventKind::SecretLeak};
+    if (kind == activity::kExecution) return {EventKind::CodeExecution};
     return {EventKind::Lifecycle};
 }
 

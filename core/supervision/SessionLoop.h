@@ -140,6 +140,10 @@ class SessionLoop final : public SessionBackend {
   private:
     // snapshot_request: LoopOptions::snapshot, its reply and its activity event.
     Status takeSnapshot(std::uint64_t client, const std::string& by, const proto::Message& request);
+    // execution_record: the execution checked and bounded (recording/CodeExecution.h), the
+    // secrets' values taken out of its texts, then an activity event and recorded.
+    Status recordExecution(std::uint64_t client, const std::string& by,
+                           const proto::Message& request);
     // pause_request: LoopOptions::pause, its reply and its activity event.
     Status pauseOrResume(std::uint64_t client, const std::string& by,
                          const proto::Message& request);

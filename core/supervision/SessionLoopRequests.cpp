@@ -1,7 +1,10 @@
 // What control clients ask of the session beyond its terminal: programs' processes and files
-// (ExecService), port previews (PortService), snapshots while it runs (LoopOptions::snapshot)
-// and pausing it (LoopOptions::pause), on the loop's thread.
+// (ExecService), port previews (PortService), snapshots while it runs (LoopOptions::snapshot),
+// pausing it (LoopOptions::pause) and code interpreters' executions to record, on the loop's
+// thread.
 #include "base/ActivityKinds.h"
+#include "recording/CodeExecution.h"
+#include "secrets/SecretValues.h"
 #include "supervision/SessionLoop.h"
 
 namespace sb {
@@ -11,6 +14,8 @@ Status SessionLoop::clientRequest(std::uint64_t client, const std::string& name,
 {
     if (request.type == proto::MsgType::SnapshotRequest) return takeSnapshot(client, name, request);
     if (request.type == proto::MsgType::PauseRequest) return pauseOrResume(client, name, request);
+    if (request.type == proto::MsgType::ExecutionRecord)
+        return recordExecution(client, name, request);
     if (request.type == proto::MsgType::PortRequest) {
         if (!m_ports) return unsupported("this session's sandbox cannot forward ports");
         return m_ports->request(client, name, request.body);
@@ -55,6 +60,45 @@ Status SessionLoop::pauseOrResume(std::uint64_t client, const std::string& by,
             client,
             proto::encodeJson(proto::MsgType::PauseReply,
                               {{"id", request.body["id"]}, {"ok", true}, {"paused", paused}}));
+    return {};
+}
+
+namespace {
+
+// Every text of a recorded execution with the session's secrets' values replaced by their names,
+// as any text that could carry one (a picture's base64 is no text).
+void redactTexts(nlohmann::json& j, const std::vector<ResolvedSecret>& secrets)
+{
+    if (j.is_string()) {
+        j = redactSecrets(j.get<std::string>(), secrets);
+    } else if (j.is_array()) {
+        for (auto& item : j)
+            redactTexts(item, secrets);
+    } else if (j.is_object()) {
+        for (auto& [key, value] : j.items())
+            if (key != "base64" && key != "mime") redactTexts(value, secrets);
+    }
+}
+
+} // namespace
+
+Status SessionLoop::recordExecution(std::uint64_t client, const std::string& by,
+                                    const proto::Message& request)
+{
+    if (!request.body.contains("id") || !request.body["id"].is_number_unsigned())
+        return inputError("execution_record needs a numeric \"id\"");
+    if (!request.body.contains("execution"))
+        return inputError("execution_record needs an \"execution\" object");
+    auto event = recordedExecution(request.body["execution"]);
+    if (!event) return event.error();
+    if (m_options.intercept && !m_options.intercept->scan().empty())
+        redactTexts(*event, m_options.intercept->scan().secrets());
+    (*event)["kind"] = activity::kExecution;
+    (*event)["by"] = by;
+    emit(std::move(*event));
+    if (m_control)
+        m_control->sendTo(client, proto::encodeJson(proto::MsgType::ExecutionRecorded,
+                                                    {{"id", request.body["id"]}, {"ok", true}}));
     return {};
 }
 

@@ -5,9 +5,15 @@
 // parsed has at most one of a context and a language, a served language (Python, R, bash) and
 // variable names without '='; a context's folder is absolute; a gateway line parsed into an output
 // is again an execute line, unchanged by a second check (the check is a fixed point), and a
-// failure's status is one of 400, 404, 500.
+// failure's status is one of 400, 404, 500. "record": an execution_record's execution as the
+// supervisor checks it for the recording (recording/CodeExecution.h): what it keeps stays within
+// its limits; and the gateway lines of "gateway" gathered as serve gathers them make a record
+// the supervisor accepts.
 #include "FuzzCheck.h"
+#include "base/Bytes.h"
 #include "e2b/CodeInterpreter.h"
+#include "e2b/ExecutionRecord.h"
+#include "recording/CodeExecution.h"
 
 #include <cstdint>
 #include <cstdlib>
@@ -45,12 +51,52 @@ void context(std::string_view body)
     check(!request->cwd.empty() && request->cwd.front() == '/', "an absolute folder");
 }
 
+// Small limits, so that short inputs reach them.
+sb::ExecutionLimits smallLimits()
+{
+    sb::ExecutionLimits limits;
+    limits.code = 64;
+    limits.part = 2048;
+    limits.total = 3000;
+    limits.results = 3;
+    limits.traceback = 64;
+    return limits;
+}
+
+void record(std::string_view body)
+{
+    const json j = json::parse(body, nullptr, false);
+    const sb::ExecutionLimits limits = smallLimits();
+    auto recorded = sb::recordedExecution(j, limits);
+    if (!recorded) {
+        check(!recorded.error().message.empty(), "a refusal says why");
+        return;
+    }
+    check((*recorded)["kind"] == "execution", "an execution");
+    check((*recorded)["code"].get<std::string>().size() <= limits.code + 3, "the code is bounded");
+    check((*recorded)["results"].size() <= limits.results, "the results are bounded");
+    std::size_t kept = 0;
+    for (const json& result : (*recorded)["results"])
+        for (const json& part : result["parts"]) {
+            check(part["mime"].is_string(), "a part has its type");
+            for (const char* field : {"text", "base64", "json"})
+                if (part.contains(field))
+                    kept += part[field].is_string() ? part[field].get<std::string>().size()
+                                                    : sb::dumpJson(part[field]).size();
+        }
+    check(kept <= limits.total + 3, "all parts are bounded");
+}
+
 void gateway(std::string_view line)
 {
     auto message = parseGatewayLine(line);
     if (!message) return;
     using Kind = GatewayMessage::Kind;
     if (message->kind == Kind::Output) {
+        ExecutionTranscript transcript("code", "", "python");
+        transcript.add(message->body);
+        auto recorded = sb::recordedExecution(transcript.record(), smallLimits());
+        check(static_cast<bool>(recorded), "what serve gathers from checked lines is recorded");
         auto again = executeLine(message->body);
         check(again.has_value(), "an output is an execute line");
         check(*again == message->body, "checking an execute line again changes nothing");
@@ -78,5 +124,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         context(rest);
     else if (kind == "gateway")
         gateway(rest);
+    else if (kind == "record")
+        record(rest);
     return 0;
 }

@@ -105,7 +105,7 @@ TEST(ControlServer, TheNewestVersionBothSpeakIsAgreed)
 {
     IsolatedXdg xdg;
     ServerHarness h;
-    for (auto [asked, agreed] : {std::pair{1, 1}, {2, 2}, {3, 3}, {4, 4}, {5, 5}, {9, 5}}) {
+    for (auto [asked, agreed] : {std::pair{1, 1}, {2, 2}, {3, 3}, {4, 4}, {5, 5}, {6, 6}, {9, 6}}) {
         RawConnection raw(h.socketPath());
         ASSERT_TRUE(raw.connected());
         raw.send(sb::proto::encodeJson(MsgType::Hello, {{"version", asked}, {"client", "c"}}));
@@ -146,6 +146,22 @@ TEST(ControlServer, AVersionThreeClientMayNotSendFileData)
     ASSERT_EQ(got.back().type, MsgType::Error);
     EXPECT_NE(got.back().body["message"].get<std::string>().find("needs protocol version 4"),
               std::string::npos);
+}
+
+TEST(ControlServer, AVersionFiveClientMayNotSendExecutionRecords)
+{
+    IsolatedXdg xdg;
+    ServerHarness h;
+    RawConnection raw(h.socketPath());
+    ASSERT_TRUE(raw.connected());
+    raw.send(sb::proto::encodeJson(MsgType::Hello, {{"version", 5}, {"client", "v5"}}));
+    raw.send(sb::proto::encodeJson(MsgType::ExecutionRecord,
+                                   {{"id", 1}, {"execution", {{"code", "1"}}}}));
+    std::vector<Message> got;
+    ASSERT_TRUE(raw.readUntilClosed(got));
+    ASSERT_EQ(got.back().type, MsgType::Error);
+    EXPECT_NE(got.back().body["message"].get<std::string>().find("version"), std::string::npos)
+        << got.back().body.dump();
 }
 
 TEST(ControlServer, AVersionOneClientMayNotSendVersionTwoMessages)

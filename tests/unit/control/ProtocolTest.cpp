@@ -266,11 +266,22 @@ TEST(Protocol, VersionFiveAddsPausingARunningSession)
     EXPECT_EQ(static_cast<int>(MsgType::PauseRequest), 33);
     EXPECT_EQ(static_cast<int>(MsgType::PauseReply), 34);
     EXPECT_TRUE(isKnownType(34));
-    EXPECT_FALSE(isKnownType(35));
     EXPECT_STREQ(typeName(MsgType::PauseRequest), "pause_request");
     EXPECT_STREQ(typeName(MsgType::PauseReply), "pause_reply");
     EXPECT_EQ(sb::proto::versionOf(MsgType::PauseRequest), 5u);
     EXPECT_EQ(sb::proto::versionOf(MsgType::FileData), 4u);
+}
+
+TEST(Protocol, VersionSixAddsExecutionRecords)
+{
+    EXPECT_EQ(static_cast<int>(MsgType::ExecutionRecord), 35);
+    EXPECT_EQ(static_cast<int>(MsgType::ExecutionRecorded), 36);
+    EXPECT_TRUE(isKnownType(36));
+    EXPECT_FALSE(isKnownType(37));
+    EXPECT_STREQ(typeName(MsgType::ExecutionRecord), "execution_record");
+    EXPECT_STREQ(typeName(MsgType::ExecutionRecorded), "execution_recorded");
+    EXPECT_EQ(sb::proto::versionOf(MsgType::ExecutionRecord), 6u);
+    EXPECT_EQ(sb::proto::versionOf(MsgType::PauseReply), 5u);
 }
 
 TEST(Protocol, VersionThreeAddsPortPreviewsAndRunningSnapshots)
