@@ -1,8 +1,9 @@
 // The pieces of the window's remote hosts (issue 40) without a host: what the Hosts field
 // takes and keeps in the settings, the wait between attempts, how a remote session is named
 // (SessionKey) and listed among local ones.
-#include "hosts/Backoff.h"
 #include "hosts/HostList.h"
+
+#include "hosts/Backoff.h"
 #include "sessions/SessionKey.h"
 #include "sessions/SessionListModel.h"
 
@@ -56,16 +57,16 @@ class HostListTest : public QObject {
         QString error;
         QVERIFY(HostList::add(QStringLiteral("ftp://x"), &error).isEmpty());
         QVERIFY(!error.isEmpty());
-        QCOMPARE(HostList::load(),
-                 (QStringList{QStringLiteral("ssh://devbox"), QStringLiteral("ssh://ci@runner-2")}));
+        QCOMPARE(HostList::load(), (QStringList{QStringLiteral("ssh://devbox"),
+                                                QStringLiteral("ssh://ci@runner-2")}));
         QSettings().sync();
         QCOMPARE(QSettings().value(QStringLiteral("remote/hosts")).toStringList().size(), 2);
         HostList::remove(QStringLiteral("ssh://devbox"));
         QCOMPARE(HostList::load(), QStringList{QStringLiteral("ssh://ci@runner-2")});
         // A hand-edited entry that is no host is left out, not dialed.
-        QSettings().setValue(QStringLiteral("remote/hosts"),
-                             QStringList{QStringLiteral("ssh://-evil"),
-                                         QStringLiteral("ssh://ci@runner-2")});
+        QSettings().setValue(
+            QStringLiteral("remote/hosts"),
+            QStringList{QStringLiteral("ssh://-evil"), QStringLiteral("ssh://ci@runner-2")});
         QCOMPARE(HostList::load(), QStringList{QStringLiteral("ssh://ci@runner-2")});
     }
 

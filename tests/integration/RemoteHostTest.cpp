@@ -200,8 +200,7 @@ TEST_F(RemoteHosts, RunThereAndATerminalHereGetsOneThere)
 TEST_F(RemoteHosts, AWrongHostKeyIsRefusedWithAClearMessage)
 {
     SKIP_WITHOUT_SSHD();
-    fs::copy_file(sshd.wrongKnownHosts(), sshd.knownHosts(),
-                  fs::copy_options::overwrite_existing);
+    fs::copy_file(sshd.wrongKnownHosts(), sshd.knownHosts(), fs::copy_options::overwrite_existing);
     auto r = remote({"ls"});
     EXPECT_EQ(r.status, 255) << dump(r);
     EXPECT_TRUE(contains(r.err, "the host key of ssh://sbtest is unknown or has changed"))

@@ -131,8 +131,8 @@ std::string TestSshServer::start(const fs::path& dir, const std::string& cliPath
                                knownHosts().string() +
                                "\n  GlobalKnownHostsFile /dev/null\n"
                                "  StrictHostKeyChecking yes\n  LogLevel ERROR\n");
-    auto r = run(
-        {"bash", "-c", kStartScript, "sh", dir.string(), std::to_string(port), pw->pw_name});
+    auto r =
+        run({"bash", "-c", kStartScript, "sh", dir.string(), std::to_string(port), pw->pw_name});
     if (fs::exists(dir / "sshd.pid")) m_pid = std::stoi(readFile(dir / "sshd.pid"));
     if (r.status != 0) return "sshd did not start: " + r.out + r.err;
     return {};

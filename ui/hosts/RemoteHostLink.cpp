@@ -223,8 +223,8 @@ void RemoteHostLink::reconnectNow()
     if (m_state == State::Waiting) dial();
 }
 
-sb::Result<std::unique_ptr<sb::ControlClient>>
-RemoteHostLink::connectSession(const QString& id, sb::proto::Role role)
+sb::Result<std::unique_ptr<sb::ControlClient>> RemoteHostLink::connectSession(const QString& id,
+                                                                              sb::proto::Role role)
 {
     if (!m_host || !m_host->connected())
         return sb::Error{sb::ErrorCode::System, 0,

@@ -7,6 +7,7 @@
 #include "approvals/ApprovalPanel.h"
 #include "control/Protocol.h"
 #include "files/FileReviewPanel.h"
+#include "hosts/HostList.h"
 #include "models/LeakBanner.h"
 #include "models/ModelUsageView.h"
 #include "policy/CommandRules.h"
@@ -85,9 +86,11 @@ MainWindow::MainWindow(sb::Clock& clock, QWidget* parent)
         if (id == m_current) updateStatus(), updateActions();
     });
     connect(m_approvals, &ApprovalPanel::answeredFor, m_hub, &SessionHub::answer);
+    // Remote hosts' sessions join the list (and their requests the queue) as each connects.
+    m_hub->setHosts(HostList::load());
     // What already waited when the hub found the sessions, before these connections.
     for (int row = 0; row < m_hub->model()->rowCount(); ++row) {
-        const QString id = m_hub->model()->entryAt(row).id;
+        const QString id = m_hub->model()->entryAt(row).key();
         for (const auto& request : m_hub->pending(id))
             m_approvals->addRequest(approvalSource(id), request);
     }
@@ -157,7 +160,8 @@ void MainWindow::updateCentre()
 void MainWindow::onTabChanged(int index)
 {
     // A replay opens when it is looked at: a long recording is not read for nothing.
-    if (m_tabs->widget(index) != m_replay || m_current.isEmpty() || m_hub->isLive(m_current))
+    if (m_tabs->widget(index) != m_replay || m_current.isEmpty() || m_hub->isLive(m_current) ||
+        SessionKey::parse(m_current).isRemote())
         return;
     QString error;
     if (!m_replay->open(m_current, &error)) statusBar()->showMessage(error, 8000);
@@ -309,7 +313,7 @@ void MainWindow::killSession()
 void MainWindow::openWorkspaceFolder()
 {
     const SessionEntry* e = m_hub->model()->entry(m_current);
-    if (!e) return;
+    if (!e || !e->host.isEmpty()) return; // a folder on another machine
     m_lastOpened = e->workspace;
     QDesktopServices::openUrl(QUrl::fromLocalFile(e->workspace));
 }
@@ -333,6 +337,11 @@ void MainWindow::updateStatus()
         text = m_hub->recordingsProblem().isEmpty()
                    ? tr("No session selected")
                    : tr("Recordings unreadable: %1").arg(m_hub->recordingsProblem());
+    } else if (!e->host.isEmpty()) {
+        text = m_hub->isLive(m_current) && !m_exitStatus
+                   ? tr("Session %1 running in its sandbox on %2")
+                         .arg(e->id, HostList::displayName(e->host))
+                   : tr("Session %1 on %2 ended").arg(e->id, HostList::displayName(e->host));
     } else if (m_hub->isLive(m_current) && !m_exitStatus) {
         text = tr("Session %1 running in the sandbox").arg(m_current);
     } else if (!e->recorded) {
@@ -361,10 +370,13 @@ void MainWindow::updateActions()
     const bool live = m_hub->isLive(m_current);
     m_stopAction->setEnabled(live);
     m_killAction->setEnabled(live);
-    m_openAction->setEnabled(m_hub->model()->entry(m_current) != nullptr);
+    // A remote session's folder, changes and snapshots are on its host, not in reach here.
+    const SessionEntry* e = m_hub->model()->entry(m_current);
+    const bool local = e && e->host.isEmpty();
+    m_openAction->setEnabled(local);
     // An ended session with changes waiting (a resumed one has none left).
-    m_resumeAction->setEnabled(!live && !m_current.isEmpty() && m_files->changeCount() > 0);
-    m_snapshotsAction->setEnabled(m_hub->model()->entry(m_current) != nullptr);
+    m_resumeAction->setEnabled(!live && local && m_files->changeCount() > 0);
+    m_snapshotsAction->setEnabled(local);
 }
 
 void MainWindow::showEvent(QShowEvent* event)

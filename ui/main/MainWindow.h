@@ -28,6 +28,7 @@ class ActivityView;
 class ApprovalPanel;
 class DesktopNotifier;
 class FileReviewPanel;
+class HostsView;
 class LeakBanner;
 class ModelUsageView;
 class NewSessionDialog;
@@ -102,6 +103,8 @@ class MainWindow : public QMainWindow {
     QTabWidget* tabs() const { return m_tabs; }
     QTreeView* sessionsView() const { return m_sessions; }
     DesktopNotifier* notifier() const { return m_notifier; }
+    // The Hosts dock: remote hosts, their connections and last errors (issue 40).
+    HostsView* hostsView() const { return m_hostsView; }
     // Deletes the recordings beyond the retention limits, at start and when they change.
     RecordingCleaner* recordingCleaner() const { return m_cleaner; }
     QString statusText() const;
@@ -157,6 +160,7 @@ class MainWindow : public QMainWindow {
     QStackedWidget* m_centre;
     QTabWidget* m_tabs;
     DesktopNotifier* m_notifier;
+    HostsView* m_hostsView = nullptr;
     QLabel* m_stateLabel;
     QLabel* m_policyLabel;
     QAction *m_newAction, *m_stopAction, *m_killAction, *m_resumeAction, *m_openAction;

@@ -8,6 +8,8 @@
 #include "approvals/ApprovalPanel.h"
 #include "control/Protocol.h"
 #include "files/FileReviewPanel.h"
+#include "hosts/HostList.h"
+#include "hosts/HostsView.h"
 #include "models/LeakBanner.h"
 #include "models/ModelUsageView.h"
 #include "policy/PolicyDocument.h"
@@ -26,6 +28,7 @@
 #include <QApplication>
 #include <QDockWidget>
 #include <QLabel>
+#include <QMenu>
 #include <QMenuBar>
 #include <QShortcut>
 #include <QStackedWidget>
@@ -89,6 +92,7 @@ void MainWindow::buildActions()
     fileMenu->addSeparator();
     fileMenu->addAction(quit);
     QMenu* sessionMenu = new QMenu(tr("&Session"), menuBar());
+    sessionMenu->setObjectName(QStringLiteral("SessionMenu")); // buildDocks adds Remote hosts
     sessionMenu->addActions(
         {m_stopAction, m_killAction, m_resumeAction, m_snapshotsAction, m_openAction});
     // Policies are files of their own: opened and saved without a session.
@@ -147,6 +151,18 @@ void MainWindow::buildDocks()
     };
     // Sized at the first show, to the window's width (MainWindow::showEvent).
     dock(m_sessions, tr("Sessions"), "SessionsDock", Qt::LeftDockWidgetArea);
+    // Under the sessions; shown while there are hosts, else from Session → Remote hosts.
+    m_hostsView = new HostsView(m_hub);
+    QDockWidget* hosts = dock(m_hostsView, tr("Remote hosts"), "HostsDock", Qt::LeftDockWidgetArea);
+    hosts->setFeatures(hosts->features() | QDockWidget::DockWidgetClosable);
+    hosts->setVisible(!HostList::load().isEmpty());
+    hosts->toggleViewAction()->setText(tr("Remote &hosts"));
+    hosts->toggleViewAction()->setToolTip(
+        tr("Hosts reached over ssh whose sessions this window shows and answers"));
+    if (auto* menu = findChild<QMenu*>(QStringLiteral("SessionMenu"))) {
+        menu->addSeparator();
+        menu->addAction(hosts->toggleViewAction());
+    }
     QDockWidget* approvals =
         dock(m_approvals, tr("Approvals"), "ApprovalsDock", Qt::RightDockWidgetArea);
     m_approvals->setTitleVisible(false);

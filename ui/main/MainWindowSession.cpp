@@ -8,6 +8,7 @@
 #include "approvals/ApprovalPanel.h"
 #include "control/Protocol.h"
 #include "files/FileReviewPanel.h"
+#include "hosts/HostList.h"
 #include "models/ModelUsageView.h"
 #include "policy/PolicyEditor.h"
 #include "ports/PortsView.h"
@@ -153,15 +154,24 @@ void MainWindow::showSession(const QString& id)
     m_replay->close();
 
     const bool live = m_hub->isLive(id);
-    m_files->showSession(id);
+    // A remote session's folder and recording are on its host: the window sees what its
+    // connection carries (terminal, approvals, activity from now on, policy), not those yet.
+    const bool remote = SessionKey::parse(id).isRemote();
+    if (remote)
+        m_files->showUnavailable(
+            tr("The changes of a session on another host are not shown here yet: review them "
+               "there, or with sandbench-cli --host %1 changes %2 (diff, apply, discard).")
+                .arg(SessionKey::parse(id).host, SessionKey::parse(id).id));
+    else
+        m_files->showSession(id);
     const SessionEntry* entry = m_hub->model()->entry(id);
-    const bool recorded = !entry || entry->recorded; // a fork has nothing to replay
+    const bool recorded = !remote && (!entry || entry->recorded); // a fork has nothing to replay
     // Before the Replay tab goes: a disabled current tab hands over to its neighbour (Policy).
     if ((live || !recorded) && m_tabs->currentWidget() == m_replay)
         m_tabs->setCurrentWidget(m_terminal);
     showTab(m_replay, !live && recorded);
     QString error;
-    auto history = loadSessionHistory(id, !live, &error);
+    auto history = remote ? std::nullopt : loadSessionHistory(id, !live, &error);
     m_policyText.clear();
     if (history) {
         m_activity->model()->setSessionStart(history->startedMs);
@@ -204,8 +214,9 @@ void MainWindow::showSession(const QString& id)
         m_policy->showSession(m_view.get()); // the policy a live session runs
     else
         m_policy->showRecorded(id, policyRanUnder(*history));
-    m_ports->setConnection(m_view.get());
-    const bool ports = m_view && m_view->servesPorts();
+    // Port previews open this machine's loopback: a remote session's ports are on its host.
+    m_ports->setConnection(remote ? nullptr : m_view.get());
+    const bool ports = !remote && m_view && m_view->servesPorts();
     if (!ports && m_tabs->currentWidget() == m_ports) m_tabs->setCurrentWidget(m_terminal);
     showTab(m_ports, ports);
     QSettings().setValue(QStringLiteral("session/last"), id);
@@ -219,7 +230,7 @@ void MainWindow::showSession(const QString& id)
 void MainWindow::attachLive(const QString& id)
 {
     QString error;
-    m_view = SessionConnection::open(id, &error, sb::proto::Role::Interactive);
+    m_view = m_hub->openInteractive(id, &error);
     if (!m_view) {
         m_terminal->setReadOnly(true);
         m_terminal->feed(tr("Cannot attach: %1\r\n").arg(error).toLocal8Bit());
@@ -243,8 +254,8 @@ void MainWindow::onSessionExited(int status)
     m_terminal->setReadOnly(true);
     if (m_tabs->currentWidget() == m_ports) m_tabs->setCurrentWidget(m_terminal);
     showTab(m_ports, false);
-    showTab(m_replay, true);
-    m_exitStatus = status; // before the recording says so
+    showTab(m_replay, !SessionKey::parse(m_current).isRemote()); // recorded on its host
+    m_exitStatus = status;                                       // before the recording says so
     updateStatus();
     updateActions();
 }
@@ -255,6 +266,7 @@ ApprovalSource MainWindow::approvalSource(const QString& id) const
     source.sessionId = id;
     const sb::proto::SessionSummary* s = m_hub->summary(id);
     if (!s) return source;
+    const SessionKey key = SessionKey::parse(id);
     QStringList words;
     for (const std::string& word : s->command)
         words << QString::fromStdString(word);
@@ -263,9 +275,13 @@ ApprovalSource MainWindow::approvalSource(const QString& id) const
     const QString folder = QFileInfo(workspace).fileName();
     // The session's name, its folder and what it runs: enough to tell five sessions apart.
     source.label = tr("Session %1 · %2 · %3")
-                       .arg(id, folder.isEmpty() ? workspace : folder,
+                       .arg(key.id, folder.isEmpty() ? workspace : folder,
                             command.size() > 60 ? command.left(59) + QChar(0x2026) : command);
-    source.details = tr("Session %1\nin %2\n%3").arg(id, workspace, command);
+    source.details = tr("Session %1\nin %2\n%3").arg(key.id, workspace, command);
+    if (key.isRemote()) { // the host first: the same session name may run on two machines
+        source.label = tr("%1: %2").arg(HostList::displayName(key.host), source.label);
+        source.details = tr("On %1\n%2").arg(key.host, source.details);
+    }
     // The cards can say what an unanswered request becomes: the supervisor decides it.
     const std::string onTimeout = s->policy.value("on_timeout", "");
     source.onTimeoutAllows =
@@ -281,6 +297,9 @@ void MainWindow::onApprovalRequested(const QString& id, const sb::ApprovalReques
     if (isActiveWindow()) return;
     const SessionEntry* e = m_hub->model()->entry(id);
     QString session = e ? e->command.join(QLatin1Char(' ')) : id;
+    // The host and session by name: the notification is all the user sees of the request.
+    if (e && !e->host.isEmpty())
+        session = tr("%1 on %2 (%3)").arg(e->id, HostList::displayName(e->host), session);
     m_notifier->notify(
         id, tr("Approval needed: %1").arg(session),
         tr("%1 wants to run or reach: %2")
@@ -298,12 +317,12 @@ void MainWindow::restoreLastSession()
     QString newestLive;
     for (int row = 0; row < model->rowCount(); ++row) {
         const SessionEntry& e = model->entryAt(row);
-        if (!m_hub->isLive(e.id)) continue;
-        if (!m_hub->pending(e.id).empty()) {
-            selectSession(e.id);
+        if (!m_hub->isLive(e.key())) continue;
+        if (!m_hub->pending(e.key()).empty()) {
+            selectSession(e.key());
             return;
         }
-        if (newestLive.isEmpty()) newestLive = e.id;
+        if (newestLive.isEmpty()) newestLive = e.key();
     }
     if (!newestLive.isEmpty()) selectSession(newestLive);
 }

@@ -252,11 +252,13 @@ void SessionHub::setHosts(const QStringList& urls)
     }
     for (const QString& url : urls) {
         if (m_hosts.count(url)) continue;
-        auto link = std::make_unique<RemoteHostLink>(
-            url, [this, url](const QString& id, std::unique_ptr<sb::ControlClient> client) {
-                addLive(SessionKey{url, id}.toString(), SessionConnection::adopt(std::move(client)));
-                refresh();
-            });
+        auto link = std::make_unique<RemoteHostLink>(url, [this,
+                                                           url](const QString& id,
+                                                                std::unique_ptr<sb::ControlClient>
+                                                                    client) {
+            addLive(SessionKey{url, id}.toString(), SessionConnection::adopt(std::move(client)));
+            refresh();
+        });
         connect(link.get(), &RemoteHostLink::stateChanged, this, &SessionHub::hostsChanged);
         m_hosts[url] = std::move(link);
         changed = true;

@@ -65,7 +65,7 @@ class SessionHub : public QObject {
     QFileSystemWatcher m_watcher;
     QTimer m_poll;
     std::map<QString, std::unique_ptr<SessionConnection>> m_connections; // by key
-    std::map<QString, std::unique_ptr<RemoteHostLink>> m_hosts;            // by URL
+    std::map<QString, std::unique_ptr<RemoteHostLink>> m_hosts;          // by URL
     QString m_recordingsProblem;
     bool m_refreshing = false;
 };

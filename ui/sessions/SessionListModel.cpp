@@ -170,10 +170,9 @@ QVariant SessionListModel::data(const QModelIndex& index, int role) const
         }
     }
     if (role == Qt::ToolTipRole) {
-        const QString text =
-            tr("Session %1\n%2\nin %3\n%4")
-                .arg(e.id, e.command.join(QLatin1Char(' ')), QDir::toNativeSeparators(e.workspace),
-                     stateText(e));
+        const QString text = tr("Session %1\n%2\nin %3\n%4")
+                                 .arg(e.id, e.command.join(QLatin1Char(' ')),
+                                      QDir::toNativeSeparators(e.workspace), stateText(e));
         return e.host.isEmpty() ? text : tr("On %1\n%2").arg(e.host, text);
     }
     if (role == Qt::FontRole && column == SessionColumn && e.pending > 0) {
