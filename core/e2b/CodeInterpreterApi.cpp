@@ -152,7 +152,12 @@ void Api::execute(http::Exchange& ex, Sandbox& sandbox)
     // The session records what ran and what came of it (its results for the window and
     // `show`), before the client hears the end: once runCode returns, it is in the recording.
     ExecutionTranscript transcript(asked->code, asked->contextId, asked->language);
-    auto record = [&] { (void)sandbox.link->recordExecution(transcript.record()); };
+    auto record = [&] {
+        // The execution goes on without it; the server's log says so.
+        if (auto e = sandbox.link->recordExecution(transcript.record()); e && m_options.log)
+            m_options.log("sandbox " + sandbox.id + ": an execution was not recorded: " +
+                          e->describe());
+    };
     auto cancel = [&] {
         (*gateway)->cancel(*call);
         transcript.add({{"type", "error"},

@@ -87,7 +87,12 @@ Result<json> recordedPart(const json& part, const std::string& where, const Exec
         const std::string& text = part[field].get_ref<const std::string&>();
         size = bytes = text.size();
         if (encoding == PartEncoding::Base64) {
-            auto decoded = fromBase64(text);
+            // Jupyter's base64 ends in a newline, and others wrap theirs into lines.
+            std::string compact;
+            compact.reserve(text.size());
+            for (char c : text)
+                if (c != '\n' && c != '\r' && c != ' ' && c != '\t') compact += c;
+            auto decoded = fromBase64(compact);
             if (!decoded) {
                 out["bytes"] = bytes;
                 out["omitted"] = "not base64";

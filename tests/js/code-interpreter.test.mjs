@@ -146,6 +146,41 @@ describe('sandbench-cli serve (the E2B Code Interpreter SDK)', () => {
     assert.match(main.html, /<table/);
   });
 
+  ciTest('the session records each execution: show --json and the export carry the chart, the table and the error', async () => {
+    const sbx = await create();
+    const chart = await sbx.runCode('import matplotlib.pyplot as plt\nprint("drawing")\nplt.plot([2, 3, 5])\nplt.show()');
+    const sent = chart.results.find((r) => r.png).png;
+    await sbx.runCode('import pandas as pd\npd.DataFrame({"city": ["Bonn", "Ulm"], "people": [330000, 126000]})');
+    await sbx.runCode('1/0');
+    // Recorded before runCode returned; read once the session ended (its recording closed).
+    await sbx.kill();
+    const { stdout } = await world.cli(['show', sbx.sandboxId, '--json']);
+    const executions = JSON.parse(stdout).executions;
+    assert.equal(executions.length, 3, JSON.stringify(executions.map((x) => x.code)));
+    const [drawn, table, failed] = executions;
+    assert.match(drawn.code, /plt\.plot\(\[2, 3, 5\]\)/);
+    assert.equal(drawn.stdout, 'drawing\n');
+    assert.equal(drawn.execution_count, chart.executionCount);
+    const png = drawn.results.flatMap((r) => r.parts).find((p) => p.mime === 'image/png');
+    assert.equal(png.base64, sent, 'the very PNG the SDK got, as base64 with its MIME type');
+    assert.equal(png.bytes, Buffer.from(sent, 'base64').length);
+    const main = table.results.find((r) => r.main);
+    assert.deepEqual(main.parts.find((p) => p.mime === 'e2b/data').json, { city: ['Bonn', 'Ulm'], people: [330000, 126000] });
+    assert.match(main.parts.find((p) => p.mime === 'text/html').text, /<table/);
+    assert.equal(failed.error.name, 'ZeroDivisionError');
+    assert.match(failed.error.traceback, /1\/0/);
+
+    const text = (await world.cli(['show', sbx.sandboxId])).stdout;
+    assert.match(text, /code executions \(3\)/);
+    assert.match(text, /image\/png \d+(\.\d)? (B|KiB)/);
+    assert.match(text, /error ZeroDivisionError: division by zero/);
+
+    const lines = (await world.cli(['export', sbx.sandboxId, '--format', 'jsonl'])).stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const exported = lines.filter((l) => l.type === 'code_execution');
+    assert.equal(exported.length, 3);
+    assert.equal(exported[0].payload.results.flatMap((r) => r.parts).find((p) => p.mime === 'image/png').base64, sent);
+  });
+
   ciTest('streaming callbacks hear output as it comes; envs apply to one execution', async () => {
     const sbx = await create({ envs: { SANDBOX_WIDE: 'everywhere' } });
     const heard = [];

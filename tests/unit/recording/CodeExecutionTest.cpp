@@ -50,6 +50,13 @@ TEST(CodeExecution, KeepsCodeResultsByMimeTypeAndTheirSizes)
     EXPECT_EQ(png["mime"], "image/png");
     EXPECT_EQ(sb::fromBase64(png["base64"].get<std::string>()), kPng);
     EXPECT_EQ(png["bytes"], kPng.size()); // decoded
+    // As Jupyter sends it: with a newline at the end (kept, as the SDK got it).
+    json lined = chartExecution();
+    lined["results"][0]["parts"][0]["base64"] = sb::base64(kPng) + "\n";
+    auto again = sb::recordedExecution(lined);
+    ASSERT_TRUE(again);
+    EXPECT_EQ((*again)["results"][0]["parts"][0]["bytes"], kPng.size());
+    EXPECT_EQ((*again)["results"][0]["parts"][0]["base64"], sb::base64(kPng) + "\n");
     EXPECT_EQ(r["results"][0]["parts"][1]["text"], "<Figure size 640x480 with 1 Axes>");
     EXPECT_EQ(r["results"][1]["main"], true);
     EXPECT_EQ(r["results"][1]["parts"][0]["json"]["b"][1], "y");
