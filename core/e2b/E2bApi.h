@@ -24,6 +24,7 @@
 namespace sb::e2b {
 
 class SessionLink;
+struct SignedFileQuery;
 
 // What a create request asks for.
 struct SandboxSpec {
@@ -61,8 +62,9 @@ class Launcher {
 
 struct ApiOptions {
     std::string apiKey; // every control-plane request must carry it (X-API-Key)
-    // What the SDK is told envd is: 0.5.7 takes both multipart and raw uploads.
-    std::string envdVersion = "0.5.7";
+    // What the SDK is told envd is: 0.5.7 takes both multipart and raw uploads, 0.6.2 keeps
+    // files' metadata (what 0.6.3 and later unlock in the SDK is not served: docs/e2b.md).
+    std::string envdVersion = "0.6.2";
     // Where a sandbox sees its workspace, which is its home and default working folder.
     std::string home = "/home/user";
     unsigned defaultTimeoutSeconds = 300;
@@ -115,6 +117,10 @@ class Api {
     void execute(http::Exchange& ex, Sandbox& sandbox);
 
     std::shared_ptr<Sandbox> find(const std::string& id);
+    // The running sandbox whose access token signed `query` for `operation` (a signed URL
+    // names no sandbox), or null.
+    std::shared_ptr<Sandbox> signedSandbox(const SignedFileQuery& query,
+                                           std::string_view operation);
     void expire();
     // `keep`: a paused one is kept for the next server (stopAll) rather than forgotten.
     void kill(const std::shared_ptr<Sandbox>& sandbox, bool keep = false);

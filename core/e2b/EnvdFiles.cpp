@@ -3,11 +3,14 @@
 // bodies). Each is file requests of the control protocol, so the sandbox's own view answers:
 // the overlay with the session's changes, masked secrets, and no way out to the host.
 #include "base/Bytes.h"
+#include "base/FileMetadata.h"
 #include "control/Protocol.h"
 #include "e2b/E2bInternal.h"
 #include "e2b/Gunzip.h"
 #include "sandbox/Identity.h"
 
+#include <algorithm>
+#include <cctype>
 #include <grp.h>
 #include <pwd.h>
 
@@ -106,6 +109,9 @@ json entryInfo(const json& entry, const std::string& path)
                  {"owner", userName(entry.value("uid", 0u))},
                  {"group", groupName(entry.value("gid", 0u))},
                  {"modifiedTime", rfc3339(entry.value("mtime_ns", 0LL))}};
+    // Its metadata (envd 0.6.2): the file's "user.e2b." attributes, however they were set.
+    if (entry.contains("metadata") && entry["metadata"].is_object() && !entry["metadata"].empty())
+        info["metadata"] = entry["metadata"];
     // envd gives a link's target as an absolute path: a relative one is from the link's folder.
     if (auto target = getBytes(entry, "target")) {
         const std::size_t slash = path.rfind('/');
@@ -233,7 +239,10 @@ namespace {
 // was. A supervisor from before uploads replaces the file with the first part and appends.
 class FileWriter {
   public:
-    FileWriter(SessionLink& link, std::string path) : m_link(link), m_path(std::move(path)) {}
+    FileWriter(SessionLink& link, std::string path, json metadata)
+        : m_link(link), m_path(std::move(path)), m_metadata(std::move(metadata))
+    {
+    }
     FileWriter(const FileWriter&) = delete;
     FileWriter& operator=(const FileWriter&) = delete;
     ~FileWriter()
@@ -264,6 +273,9 @@ class FileWriter {
                         {"path", m_path},
                         {"data_base64", base64(std::string_view(m_buffer).substr(0, size))}};
         if (more && !m_appending) request["more"] = true;
+        // Metadata go with the first part, and the file gets them when it is put in place.
+        if (!m_sent && !m_metadata.empty()) request["metadata"] = m_metadata;
+        m_sent = true;
         if (m_upload) request["upload"] = *m_upload;
         if (m_appending) request["append"] = true;
         auto reply = m_link.file(std::move(request));
@@ -289,9 +301,10 @@ class FileWriter {
 
     SessionLink& m_link;
     std::string m_path;
+    json m_metadata;
     std::string m_buffer;
     std::optional<std::uint64_t> m_upload;
-    bool m_appending = false, m_finished = false;
+    bool m_appending = false, m_finished = false, m_sent = false;
 };
 
 int statusOf(const Error& e)
@@ -299,9 +312,41 @@ int statusOf(const Error& e)
     return e.code == ErrorCode::InvalidInput ? 400 : e.code == ErrorCode::NotFound ? 404 : 500;
 }
 
-json writtenJson(const std::string& path)
+// What a write answers of a file written. With metadata, the file's own as the sandbox keeps
+// them: a session that did not keep them (its supervisor older than this server) fails the
+// write rather than answer what it asked for.
+Result<json> writtenJson(SessionLink& link, const std::string& path, const json& metadata)
 {
-    return {{"name", baseName(path)}, {"type", "file"}, {"path", path}};
+    json written = {{"name", baseName(path)}, {"type", "file"}, {"path", path}};
+    if (metadata.empty()) return written;
+    auto reply = link.file({{"op", "stat"}, {"path", path}});
+    if (!reply) return reply.error();
+    const json kept = reply->value("metadata", json::object());
+    if (kept != metadata)
+        return Error{ErrorCode::Unsupported, 0,
+                     "the sandbox's session did not keep the metadata of " + path +
+                         " (its supervisor is older than this server)"};
+    written["metadata"] = kept;
+    return written;
+}
+
+// The metadata of a write: its X-Metadata-KEY headers (keys in lower case, as envd has them),
+// checked as the sandbox will check them.
+Result<json> metadataHeaders(const http::Exchange& ex)
+{
+    constexpr std::string_view kPrefix = "x-metadata-";
+    json metadata = json::object();
+    for (const auto& [name, value] : ex.requestHeaders()) {
+        if (name.size() < kPrefix.size()) continue;
+        std::string lower(name);
+        std::transform(lower.begin(), lower.end(), lower.begin(),
+                       [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+        if (!lower.starts_with(kPrefix)) continue;
+        const std::string key = lower.substr(kPrefix.size());
+        if (!metadata.contains(key)) metadata[key] = std::string(value); // the first one counts
+    }
+    if (auto e = checkFileMetadata(metadata)) return *e;
+    return metadata;
 }
 
 // The parts named "file" of a multipart upload, each written where its filename (or the path
@@ -309,8 +354,9 @@ json writtenJson(const std::string& path)
 class UploadSink : public http::FormSink {
   public:
     UploadSink(SessionLink& link, std::string home, std::optional<std::string> path,
-               std::size_t limit)
-        : m_link(link), m_home(std::move(home)), m_path(std::move(path)), m_limit(limit)
+               std::size_t limit, json metadata)
+        : m_link(link), m_home(std::move(home)), m_path(std::move(path)), m_limit(limit),
+          m_metadata(std::move(metadata))
     {
     }
     bool beginPart(std::string_view name, std::string_view filename) override
@@ -321,7 +367,7 @@ class UploadSink : public http::FormSink {
             failure = inputError("a file part has no filename and there is no path parameter");
             return false;
         }
-        m_writer.emplace(m_link, absoluteIn(m_home, target));
+        m_writer.emplace(m_link, absoluteIn(m_home, target), m_metadata);
         return true;
     }
     bool partData(std::string_view bytes) override
@@ -337,7 +383,13 @@ class UploadSink : public http::FormSink {
     bool endPart() override
     {
         failure = m_writer->finish();
-        if (!failure) written.push_back(writtenJson(m_writer->path()));
+        if (!failure) {
+            auto entry = writtenJson(m_link, m_writer->path(), m_metadata);
+            if (entry)
+                written.push_back(std::move(*entry));
+            else
+                failure = entry.error();
+        }
         m_writer.reset();
         return !failure;
     }
@@ -351,6 +403,7 @@ class UploadSink : public http::FormSink {
     std::optional<std::string> m_path;
     std::size_t m_limit;
     std::size_t m_total = 0;
+    json m_metadata;
     std::optional<FileWriter> m_writer;
 };
 
@@ -360,9 +413,11 @@ void Api::writeFiles(http::Exchange& ex, Sandbox& sandbox)
 {
     auto pathParam = http::queryValue(ex.rawQuery(), "path");
     if (pathParam && pathParam->empty()) pathParam.reset();
+    auto metadata = metadataHeaders(ex);
+    if (!metadata) return restError(ex, 400, metadata.error().message);
     const std::string type(ex.header("Content-Type").value_or(""));
     if (type.starts_with("multipart/form-data")) {
-        UploadSink sink(*sandbox.link, m_options.home, pathParam, m_options.maxUpload);
+        UploadSink sink(*sandbox.link, m_options.home, pathParam, m_options.maxUpload, *metadata);
         if (auto e = ex.readForm(sink)) return restError(ex, 400, e->message);
         if (sink.failure) return restError(ex, statusOf(*sink.failure), sink.failure->message);
         if (sink.written.empty())
@@ -377,7 +432,7 @@ void Api::writeFiles(http::Exchange& ex, Sandbox& sandbox)
         return restError(ex, 400,
                          "uploads encoded as " + std::string(*encoding) +
                              " are not supported: send the file as it is, or gzip-encoded");
-    FileWriter writer(*sandbox.link, absoluteIn(m_options.home, *pathParam));
+    FileWriter writer(*sandbox.link, absoluteIn(m_options.home, *pathParam), *metadata);
     // A gzip-encoded body is decoded as it arrives; the bound holds for what it decodes to.
     std::unique_ptr<Gunzip> gunzip;
     if (gzip) {
@@ -402,7 +457,9 @@ void Api::writeFiles(http::Exchange& ex, Sandbox& sandbox)
     if (!failure && gunzip) failure = gunzip->finish();
     if (!failure) failure = writer.finish();
     if (failure) return restError(ex, statusOf(*failure), failure->message);
-    sendJson(ex, 200, json::array({writtenJson(writer.path())}));
+    auto written = writtenJson(*sandbox.link, writer.path(), *metadata);
+    if (!written) return restError(ex, statusOf(written.error()), written.error().message);
+    sendJson(ex, 200, json::array({std::move(*written)}));
 }
 
 } // namespace sb::e2b

@@ -3,6 +3,7 @@
 // Update act on a running one. Each process is an exec in the sandbox's session.
 #include "base/Bytes.h"
 #include "e2b/E2bInternal.h"
+#include "e2b/FileSignature.h"
 
 #include <algorithm>
 #include <csignal>
@@ -247,12 +248,28 @@ std::chrono::seconds keepaliveOf(const http::Exchange& ex)
 
 void Api::envd(http::Exchange& ex)
 {
-    const auto id = ex.header("E2b-Sandbox-Id");
-    if (!id)
+    const std::string_view path = ex.path();
+    const std::string_view method = ex.method();
+    // A signed URL (uploadUrl, downloadUrl): the signature stands for the token's header, and
+    // names the sandbox when no header does (the URL carries none).
+    const char* signedOperation = path != "/files"   ? nullptr
+                                  : method == "GET"  ? "read"
+                                  : method == "POST" ? "write"
+                                                     : nullptr;
+    std::optional<SignedFileQuery> signature;
+    if (signedOperation) {
+        auto parsed = signedFileQuery(ex.rawQuery());
+        if (!parsed) return restError(ex, 400, parsed.error().message);
+        signature = std::move(*parsed);
+    }
+    const auto header = ex.header("E2b-Sandbox-Id");
+    if (!header && !signature)
         return restError(ex, 400,
                          "no E2b-Sandbox-Id header: point E2B_SANDBOX_URL at this server, as "
                          "docs/e2b.md says");
-    auto sandbox = find(std::string(*id));
+    auto sandbox = header ? find(std::string(*header)) : signedSandbox(*signature, signedOperation);
+    if (!header && !sandbox) return restError(ex, 401, "invalid signature");
+    const std::string id = header ? std::string(*header) : sandbox->id;
     bool paused = false;
     if (sandbox) {
         std::lock_guard lock(m_mutex);
@@ -261,20 +278,27 @@ void Api::envd(http::Exchange& ex)
     // A paused sandbox answers nothing until connect resumes it, as on E2B.
     if (!sandbox || paused)
         return sendJson(ex, 502,
-                        {{"sandboxId", *id},
+                        {{"sandboxId", id},
                          {"message", paused ? "The sandbox is paused (connect resumes it)"
                                             : "The sandbox was not found (it ended or never "
                                               "existed)"},
                          {"code", 502}});
     if (ex.header("E2b-Sandbox-Port") == kCodeInterpreterPort) return codeInterpreter(ex, *sandbox);
-    const std::string_view path = ex.path();
     const bool rpc = path.starts_with("/process.Process/") || path.starts_with("/filesystem.");
     const auto token = ex.header("X-Access-Token");
-    if (!token || !sameSecret(*token, sandbox->accessToken)) {
+    if (signature && !token) {
+        const SignatureCheck check =
+            checkFileSignature(*signature, signedOperation, sandbox->accessToken,
+                               std::chrono::duration_cast<std::chrono::seconds>(
+                                   std::chrono::system_clock::now().time_since_epoch())
+                                   .count());
+        if (check == SignatureCheck::Invalid) return restError(ex, 401, "invalid signature");
+        if (check == SignatureCheck::Expired)
+            return restError(ex, 401, "signature is already expired");
+    } else if (!token || !sameSecret(*token, sandbox->accessToken)) {
         const std::string why = "missing or wrong X-Access-Token for sandbox " + sandbox->id;
         return rpc ? rpcFail(ex, {"unauthenticated", why}) : restError(ex, 401, why);
     }
-    const std::string_view method = ex.method();
     if (path == "/health") return ex.respond(204, "application/json", "");
     // One user runs everything in a sandbox: another one asked for is refused, not ignored.
     if (auto user = requestedUser(ex); user && *user != kSandboxUser) {

@@ -53,6 +53,14 @@ class CivetExchange : public Exchange {
         return std::nullopt;
     }
 
+    std::vector<std::pair<std::string_view, std::string_view>> requestHeaders() const override
+    {
+        std::vector<std::pair<std::string_view, std::string_view>> all;
+        for (int i = 0; i < m_info->num_headers; ++i)
+            all.emplace_back(m_info->http_headers[i].name, m_info->http_headers[i].value);
+        return all;
+    }
+
     Status readBody(const std::function<bool(std::string_view)>& sink) override
     {
         // On the heap: civetweb's worker threads have small stacks, and a 64 KiB frame under

@@ -42,6 +42,8 @@ class Exchange {
     virtual std::string_view rawQuery() const = 0;
     // Case-insensitive; the first of that name.
     virtual std::optional<std::string_view> header(std::string_view name) const = 0;
+    // Every header, in the order they came, names as the client spelled them.
+    virtual std::vector<std::pair<std::string_view, std::string_view>> requestHeaders() const = 0;
     // The body in pieces as they arrive (chunked or not); `sink` returns false to stop early.
     virtual Status readBody(const std::function<bool(std::string_view)>& sink) = 0;
     // A multipart/form-data body, part by part.

@@ -19,6 +19,8 @@
 #include <string>
 #include <string_view>
 
+#include "e2b/FileSignature.h"
+
 namespace {
 
 using sbfuzz::check;
@@ -32,10 +34,16 @@ std::string_view line(std::string_view& rest)
     return first;
 }
 
+// "$SIGREAD" and "$SIGWRITE" stand for signatures of hello.txt with the sandbox's token (to
+// read, for ever; to write, until 2100), so the signed URLs' routes are reached too.
 std::string substituted(std::string value, const std::string& id, const std::string& token)
 {
-    for (auto [from, to] :
-         {std::pair<std::string, const std::string&>{"$ID", id}, {"$TOKEN", token}})
+    const std::string read = sb::e2b::fileSignature("hello.txt", "read", "", token, std::nullopt);
+    const std::string write = sb::e2b::fileSignature("hello.txt", "write", "", token, 4102444800);
+    for (auto [from, to] : {std::pair<std::string, const std::string&>{"$ID", id},
+                            {"$TOKEN", token},
+                            {"$SIGREAD", read},
+                            {"$SIGWRITE", write}})
         for (std::size_t at; (at = value.find(from)) != std::string::npos;)
             value.replace(at, from.size(), to);
     return value;

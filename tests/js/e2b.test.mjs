@@ -487,3 +487,102 @@ describe('sandbench-cli serve (the E2B SDK)', () => {
     }
   });
 });
+
+describe('signed file URLs and file metadata (envd 0.6.2)', () => {
+  // A request with nothing but the URL: no token, no sandbox header, as a browser or curl sends it.
+  const bare = (url, init) => fetch(url, init);
+  const form = (text) => { const f = new FormData(); f.append('file', text); return f; };
+
+  e2bTest('a signed download or upload URL works without the token, until it expires', async () => {
+    const sbx = await create({ secure: true });
+    await sbx.files.write('shared/report.txt', 'quarterly numbers');
+    const down = await sbx.downloadUrl('shared/report.txt', { useSignatureExpiration: 120 });
+    assert.ok(new URL(down).searchParams.get('signature')?.startsWith('v1_'), down);
+    const got = await bare(down);
+    assert.equal(got.status, 200);
+    assert.equal(await got.text(), 'quarterly numbers');
+    // Without an expiration a URL stays good as long as its sandbox runs.
+    assert.equal(await (await bare(await sbx.downloadUrl(`${HOME}/shared/report.txt`))).text(), 'quarterly numbers');
+
+    const up = await sbx.uploadUrl('from-outside.txt', { useSignatureExpiration: 120 });
+    const put = await bare(up, { method: 'POST', body: form('sent by URL') });
+    assert.equal(put.status, 200);
+    assert.deepEqual(await put.json(), [{ name: 'from-outside.txt', type: 'file', path: `${HOME}/from-outside.txt` }]);
+    assert.equal(await sbx.files.read('from-outside.txt'), 'sent by URL');
+  });
+
+  e2bTest('an expired, altered or misused signature is a 401 and does nothing', async () => {
+    const sbx = await create();
+    const other = await create();
+    await sbx.files.write('secret.txt', 'only for the signed');
+    const refused = async (url, init, message) => {
+      const r = await bare(url, init);
+      assert.equal(r.status, 401, `${url} was let through`);
+      assert.deepEqual(await r.json(), { code: 401, message });
+    };
+    await refused(await sbx.downloadUrl('secret.txt', { useSignatureExpiration: -30 }), undefined,
+      'signature is already expired');
+    await refused(await sbx.uploadUrl('late.txt', { useSignatureExpiration: -30 }),
+      { method: 'POST', body: form('late') }, 'signature is already expired');
+
+    const good = new URL(await sbx.downloadUrl('secret.txt', { useSignatureExpiration: 120 }));
+    const altered = (change) => { const u = new URL(good); change(u.searchParams); return u.toString(); };
+    await refused(altered((q) => q.set('path', 'other.txt')), undefined, 'invalid signature');
+    await refused(altered((q) => q.set('signature_expiration', String(Number(q.get('signature_expiration')) + 3600))),
+      undefined, 'invalid signature');
+    await refused(altered((q) => q.set('signature', `${q.get('signature').slice(0, -2)}AA`)), undefined, 'invalid signature');
+    // A URL to read is no URL to write.
+    await refused(good.toString(), { method: 'POST', body: form('overwritten') }, 'invalid signature');
+    assert.equal(await sbx.files.read('secret.txt'), 'only for the signed');
+    // Signed by one sandbox, sent to another.
+    await refused(good.toString(), { headers: { 'E2b-Sandbox-Id': other.sandboxId } }, 'invalid signature');
+    assert.equal(await other.files.exists('late.txt'), false);
+    assert.equal(await sbx.files.exists('late.txt'), false);
+    // No signature and no token: refused too.
+    const plain = new URL(good);
+    plain.searchParams.delete('signature');
+    plain.searchParams.delete('signature_expiration');
+    assert.equal((await bare(plain.toString(), { headers: { 'E2b-Sandbox-Id': sbx.sandboxId } })).status, 401);
+    // A killed sandbox's URLs end with it.
+    await sbx.kill();
+    await refused(good.toString(), undefined, 'invalid signature');
+  });
+
+  e2bTest('metadata written with a file are its metadata: getInfo, list, rename; a rewrite drops them', async () => {
+    const sbx = await create();
+    assert.equal((await sbx.getInfo()).envdVersion, '0.6.2');
+    const tags = { author: 'ada', stage: 'draft' };
+    const info = await sbx.files.write('docs/plan.md', '# plan', { metadata: tags });
+    assert.deepEqual(info.metadata, tags);
+    assert.deepEqual((await sbx.files.getInfo('docs/plan.md')).metadata, tags);
+    const streamed = await sbx.files.write('docs/raw.bin', 'raw', { metadata: { kind: 'raw' }, useOctetStream: true });
+    assert.deepEqual(streamed.metadata, { kind: 'raw' });
+    const listed = await sbx.files.list('docs');
+    assert.deepEqual(Object.fromEntries(listed.map((e) => [e.name, e.metadata])),
+      { 'plan.md': tags, 'raw.bin': { kind: 'raw' } });
+    const moved = await sbx.files.rename('docs/plan.md', 'docs/final.md');
+    assert.deepEqual(moved.metadata, tags);
+    const rewritten = await sbx.files.write('docs/final.md', '# final');
+    assert.equal(rewritten.metadata, undefined);
+    assert.equal((await sbx.files.getInfo('docs/final.md')).metadata, undefined);
+
+    const many = await sbx.files.writeFiles([{ path: 'm/a.txt', data: 'a' }, { path: 'm/b.txt', data: 'b' }],
+      { metadata: { batch: '7' } });
+    assert.deepEqual(many.map((f) => f.metadata), [{ batch: '7' }, { batch: '7' }]);
+    // What a process in the sandbox sets under user.e2b. is metadata as well.
+    await sbx.commands.run(`python3 -c "import os; os.setxattr('m/a.txt', 'user.e2b.checked', b'yes')"`);
+    assert.deepEqual((await sbx.files.getInfo('m/a.txt')).metadata, { batch: '7', checked: 'yes' });
+    // The metadata travel as headers: a raw request with a bad one is refused by name.
+    const r = await fetch(`${process.env.E2B_SANDBOX_URL}/files?path=bad.txt`, {
+      method: 'POST',
+      headers: { 'E2b-Sandbox-Id': sbx.sandboxId, 'X-Access-Token': sbx.envdAccessToken ?? '',
+        'Content-Type': 'application/octet-stream', 'X-Metadata-Note': 'x'.repeat(5000) },
+      body: 'x',
+    });
+    assert.equal(r.status, 400);
+    assert.match((await r.json()).message, /metadata/);
+    assert.equal(await sbx.files.exists('bad.txt'), false);
+    // What envd 0.6.3 would unlock stays locked: the SDK itself refuses it.
+    await assert.rejects(sbx.files.watchDir(HOME, () => {}, { includeEntry: true }), /update the template/);
+  });
+});

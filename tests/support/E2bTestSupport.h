@@ -47,6 +47,10 @@ class MemoryExchange : public sb::http::Exchange {
                 return std::string_view(v);
         return std::nullopt;
     }
+    std::vector<std::pair<std::string_view, std::string_view>> requestHeaders() const override
+    {
+        return {m_headers.begin(), m_headers.end()};
+    }
     sb::Status readBody(const std::function<bool(std::string_view)>& sink) override
     {
         for (std::size_t at = 0; at < m_body.size(); at += 1000)
