@@ -6,12 +6,15 @@
 #include "PolicyOptions.h"
 #include "base/AtomicFile.h"
 #include "base/Bytes.h"
+#include "base/FolderTree.h"
 #include "base/Paths.h"
+#include "base/SessionChain.h"
 #include "base/UniqueFd.h"
 #include "e2b/CodeInterpreter.h"
 #include "e2b/E2bApi.h"
 #include "policy/DestinationLists.h"
 #include "policy/Policy.h"
+#include "workspace/SessionSnapshots.h"
 
 #include <algorithm>
 #include <chrono>
@@ -134,11 +137,11 @@ class LauncherProcess : public sb::e2b::Launcher {
 
     sb::Result<sb::e2b::LaunchedSession> start(const sb::e2b::SandboxSpec& spec) override
     {
-        json request = {{"template", spec.templateId},
-                        {"metadata", spec.metadata},
-                        {"allow_out", spec.allowOut},
-                        {"deny_out", spec.denyOut},
-                        {"resume_from", spec.resumeFrom}};
+        json request = {
+            {"template", spec.templateId},       {"metadata", spec.metadata},
+            {"allow_out", spec.allowOut},        {"deny_out", spec.denyOut},
+            {"resume_from", spec.resumeFrom},    {"snapshot_session", spec.snapshotSession},
+            {"snapshot_name", spec.snapshotName}};
         if (spec.internet) request["internet"] = *spec.internet;
         json reply;
         {
@@ -174,6 +177,47 @@ class LauncherProcess : public sb::e2b::Launcher {
                 std::chrono::duration_cast<std::chrono::milliseconds>(until - Clock::now());
             if (left.count() <= 0 || !(*client)->receive(static_cast<int>(left.count()))) break;
         }
+    }
+
+    // A running session's snapshot is its supervisor's to take, frozen (as `snapshot` does);
+    // a name is the whole chain's.
+    sb::Result<std::string> snapshot(const std::string& sessionId, const std::string& name) override
+    {
+        if (!name.empty())
+            if (auto chain = sb::loadSessionChain(sessionId))
+                if (auto taken = sb::findChainSnapshot(*chain, name))
+                    return sb::Error{sb::ErrorCode::Conflict, 0,
+                                     "the sandbox has a snapshot named '" + name + "' already"};
+        auto client = sb::ControlClient::connect(sessionId, "sandbench-cli serve (E2B API)",
+                                                 sb::proto::Role::Viewer, 2000);
+        if (!client) return client.error();
+        auto taken = (*client)->snapshot(name);
+        if (!taken) return taken.error();
+        return taken->value("name", name);
+    }
+
+    sb::Status deleteSnapshot(const std::string& sessionId, const std::string& name) override
+    {
+        auto chain = sb::loadSessionChain(sessionId);
+        if (!chain) return chain.error();
+        auto found = sb::findChainSnapshot(*chain, name);
+        if (!found) return found.error();
+        return sb::removeFolderTree(found->info.upper.parent_path());
+    }
+
+    // getHost(port)'s names go to the port's preview, as `expose` makes it (the same one again
+    // when it has one).
+    sb::Result<unsigned> preview(const std::string& sessionId, unsigned port) override
+    {
+        auto client = sb::ControlClient::connect(sessionId, "sandbench-cli serve (E2B API)",
+                                                 sb::proto::Role::Viewer, 2000);
+        if (!client) return client.error();
+        auto reply = (*client)->ports({{"op", "expose"}, {"port", port}, {"host_port", 0}});
+        if (!reply) return reply.error();
+        const unsigned hostPort = reply->value("forward", json::object()).value("host_port", 0u);
+        if (hostPort == 0)
+            return sb::Error{sb::ErrorCode::Internal, 0, "the session named no port for it"};
+        return hostPort;
     }
 
   private:
@@ -225,7 +269,16 @@ class LauncherProcess : public sb::e2b::Launcher {
             return failure(*e);
         fs::path workspace = root / id;
         const json metadata = request.value("metadata", json::object());
-        const std::string resumeFrom = request.value("resume_from", std::string());
+        std::string resumeFrom = request.value("resume_from", std::string());
+        const std::string snapshotSession = request.value("snapshot_session", std::string());
+        if (!snapshotSession.empty()) {
+            // A sandbox from a snapshot: a fork of it (an ended session with a copy of its
+            // files) that this one goes on with.
+            auto fork = sb::forkStoppedSession(
+                snapshotSession, request.value("snapshot_name", std::string()), sb::newSessionId());
+            if (!fork) return failure(fork.error());
+            resumeFrom = fork->session.id;
+        }
         if (!resumeFrom.empty()) {
             // A paused sandbox kept by a server before: its changes go on in this session,
             // whose project is the ended one's.
@@ -334,6 +387,8 @@ int serveCommand(const ServeArgs& args)
     const fs::path rootName = root.filename().empty() ? root.parent_path() : root;
     options.pausedDir =
         (rootName.parent_path() / (rootName.filename().string() + ".paused")).string();
+    options.snapshotsDir =
+        (rootName.parent_path() / (rootName.filename().string() + ".snapshots")).string();
     options.log = [](const std::string& line) {
         std::fprintf(stderr, "sandbench: %s\n", line.c_str());
     };

@@ -90,10 +90,10 @@ std::string absoluteIn(const std::string& home, const std::string& path)
     return normal;
 }
 
-// The SDK reads these from a create or connect answer. Its sandbox's domain is "localhost":
-// without it the SDK falls back to E2B's own domain, and getHost(port) (and, without
-// E2B_SANDBOX_URL, the sandbox's own URL) would name a host on the internet; under localhost
-// nothing leaves this machine. Port previews are `sandbench-cli expose` (docs/e2b.md).
+// The SDK reads these from a create or connect answer. Its sandbox's domain is "localhost"
+// (create, connect and fork add this server's port: domainOf): without it the SDK falls back to
+// E2B's own domain, and getHost(port) (and, without E2B_SANDBOX_URL, the sandbox's own URL)
+// would name a host on the internet; under localhost nothing leaves this machine.
 json sandboxJson(const Api::Sandbox& s, const std::string& envdVersion)
 {
     return {{"sandboxID", s.id},          {"templateID", s.templateId},
@@ -141,7 +141,9 @@ Api::Api(Launcher& launcher, ApiOptions options)
         m_options.connect = [](const std::string& session) {
             return SessionLink::open(session, "sandbench-cli serve (E2B API)");
         };
+    if (!m_options.usage) m_options.usage = readSessionUsage;
     loadPaused();
+    loadSnapshots();
     m_expiry = std::thread([this] { expire(); });
 }
 
@@ -167,6 +169,8 @@ void Api::handle(http::Exchange& ex)
 
 void Api::route(http::Exchange& ex)
 {
+    if (auto host = ex.header("Host"))
+        if (auto target = parsePortHost(*host)) return portPreview(ex, *target);
     std::vector<std::string> parts = pathParts(ex.path());
     if (!parts.empty() && parts[0] == "v2") parts.erase(parts.begin());
     // The in-sandbox API's requests name their sandbox; the control plane's carry the API key.
@@ -181,6 +185,13 @@ void Api::route(http::Exchange& ex)
         return restError(ex, 401, "invalid API key (sandbench-cli serve --print-key shows it)");
 
     const std::string_view method = ex.method();
+    if (parts.size() == 2 && parts[0] == "sandboxes" && parts[1] == "metrics" && method == "GET")
+        return latestMetrics(ex);
+    if (parts.size() == 1 && parts[0] == "snapshots" && method == "GET") return listSnapshots(ex);
+    // A snapshot is deleted as E2B's are, as a template; other templates are not served here.
+    if (parts.size() == 2 && parts[0] == "templates" && method == "DELETE" &&
+        parts[1].find(':') != std::string::npos)
+        return deleteSnapshot(ex, parts[1]);
     if (parts.empty() || parts[0] != "sandboxes" || (parts.size() >= 2 && parts[1] == "metrics"))
         return notServed(ex, parts);
     if (parts.size() == 1 && method == "POST") return createSandbox(ex);
@@ -193,6 +204,12 @@ void Api::route(http::Exchange& ex)
         return connectSandbox(ex, parts[1]);
     if (parts.size() == 3 && method == "POST" && parts[2] == "pause")
         return pauseSandbox(ex, parts[1]);
+    if (parts.size() == 3 && method == "GET" && parts[2] == "metrics")
+        return sandboxMetrics(ex, parts[1]);
+    if (parts.size() == 3 && method == "POST" && parts[2] == "snapshots")
+        return createSnapshot(ex, parts[1]);
+    if (parts.size() == 3 && method == "POST" && parts[2] == "fork")
+        return forkSandbox(ex, parts[1]);
     notServed(ex, parts);
 }
 
@@ -205,11 +222,7 @@ void Api::notServed(http::Exchange& ex, const std::vector<std::string>& parts)
         return restError(ex, 404, "sandbox " + parts[1] + " not found");
     std::string why = "it is not served by Sandbench's E2B API (docs/e2b.md, \"What does not\")";
     const std::string last = parts.size() >= 3 ? parts[2] : "";
-    if (last == "fork" || last == "snapshots")
-        why = "use the session's own: sandbench-cli snapshot SANDBOX_ID, sandbench-cli fork";
-    else if (last == "metrics")
-        why = "a sandbox's resource use is not reported through this API";
-    else if (last == "network")
+    if (last == "network")
         why = "a sandbox's network rules are set when it is created (network.allowOut, "
               "denyOut); the session's policy can be edited in the window";
     restError(ex, 501, what + " is not supported: " + why);
@@ -221,32 +234,41 @@ void Api::createSandbox(http::Exchange& ex)
     if (!body) return restError(ex, 400, body.error().message);
     auto request = parseCreate(*body, m_options, true);
     if (!request) return restError(ex, 400, request.error().message);
-    const SandboxSpec& spec = request->spec;
+    fromSnapshot(request->spec);
+    Started started = startSandbox(request->spec, request->timeoutSeconds, request->pauseOnTimeout);
+    if (!started.sandbox) return restError(ex, started.status, started.message);
+    json created = sandboxJson(*started.sandbox, m_options.envdVersion);
+    created["domain"] = domainOf(ex);
+    sendJson(ex, 201, created);
+}
+
+Api::Started Api::startSandbox(const SandboxSpec& spec, unsigned timeoutSeconds,
+                               bool pauseOnTimeout)
+{
     auto launched = m_launcher.start(spec);
     if (!launched) {
         const Error& e = launched.error();
         const int status = e.code == ErrorCode::NotFound       ? 404
                            : e.code == ErrorCode::InvalidInput ? 400
                                                                : 500;
-        return restError(ex, status, e.describe());
+        return {nullptr, status, e.describe()};
     }
     auto link = m_options.connect(launched->sessionId);
     if (!link) {
         m_launcher.stop(launched->sessionId);
-        return restError(ex, 500,
-                         "the sandbox started but cannot be reached: " + link.error().describe());
+        return {nullptr, 500,
+                "the sandbox started but cannot be reached: " + link.error().describe()};
     }
     // onTimeout 'pause' is honoured or refused now, not found impossible at the timeout: the
     // new sandbox is frozen and thawed once (milliseconds) to see that it can be.
-    if (request->pauseOnTimeout) {
+    if (pauseOnTimeout) {
         Status probe = (*link)->pause(true);
         if (!probe) probe = (*link)->pause(false);
         if (probe) {
             link->reset();
             m_launcher.stop(launched->sessionId);
-            return restError(ex, probe->code == ErrorCode::Unsupported ? 400 : 500,
-                             "lifecycle.onTimeout 'pause' cannot be honoured here: " +
-                                 probe->describe());
+            return {nullptr, probe->code == ErrorCode::Unsupported ? 400 : 500,
+                    "lifecycle.onTimeout 'pause' cannot be honoured here: " + probe->describe()};
         }
     }
     auto sandbox = std::make_shared<Sandbox>();
@@ -261,8 +283,8 @@ void Api::createSandbox(http::Exchange& ex)
     sandbox->cpuCount = launched->cpuCount;
     sandbox->memoryMb = launched->memoryMb;
     sandbox->startedAt = Clock::now();
-    sandbox->endAt = sandbox->startedAt + std::chrono::seconds(request->timeoutSeconds);
-    sandbox->pauseOnTimeout = request->pauseOnTimeout;
+    sandbox->endAt = sandbox->startedAt + std::chrono::seconds(timeoutSeconds);
+    sandbox->pauseOnTimeout = pauseOnTimeout;
     sandbox->link = std::move(*link);
     // A code interpreter's kernel starts with its sandbox, so that the first execution finds it
     // warm; a gateway that cannot start fails the create, naming why.
@@ -272,7 +294,7 @@ void Api::createSandbox(http::Exchange& ex)
         if (!gateway) {
             sandbox->link.reset();
             m_launcher.stop(launched->sessionId);
-            return restError(ex, 500, gateway.error().describe());
+            return {nullptr, 500, gateway.error().describe()};
         }
         sandbox->kernels->gateway = std::move(*gateway);
     }
@@ -283,7 +305,7 @@ void Api::createSandbox(http::Exchange& ex)
     m_cv.notify_all(); // its end may be the next
     if (m_options.log)
         m_options.log("sandbox " + sandbox->id + " created (template " + spec.templateId + ")");
-    sendJson(ex, 201, sandboxJson(*sandbox, m_options.envdVersion));
+    return {sandbox, 201, {}};
 }
 
 void Api::getSandbox(http::Exchange& ex, const std::string& id)
@@ -340,7 +362,9 @@ void Api::connectSandbox(http::Exchange& ex, const std::string& id)
             s->endAt = std::max(s->endAt, Clock::now() + std::chrono::seconds(*timeout));
     }
     m_cv.notify_all();
-    sendJson(ex, 200, sandboxJson(*s, m_options.envdVersion));
+    json connected = sandboxJson(*s, m_options.envdVersion);
+    connected["domain"] = domainOf(ex);
+    sendJson(ex, 200, connected);
 }
 
 void Api::pauseSandbox(http::Exchange& ex, const std::string& id)

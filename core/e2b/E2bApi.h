@@ -7,6 +7,7 @@
 #pragma once
 
 #include "base/Error.h"
+#include "e2b/SandboxMetrics.h"
 #include "http/HttpServer.h"
 
 #include <chrono>
@@ -24,6 +25,7 @@
 namespace sb::e2b {
 
 class SessionLink;
+struct PortHost;
 struct SignedFileQuery;
 
 // What a create request asks for.
@@ -40,6 +42,9 @@ struct SandboxSpec {
     // An ended session whose changes the new one goes on with: a paused sandbox that outlived a
     // restart of the server, resumed.
     std::string resumeFrom;
+    // A snapshot whose files the new sandbox starts with (E2B's create from a snapshot, and a
+    // fork): its name in the chain of session `snapshotSession`.
+    std::string snapshotSession, snapshotName;
 };
 
 struct LaunchedSession {
@@ -58,6 +63,14 @@ class Launcher {
     virtual Result<LaunchedSession> start(const SandboxSpec& spec) = 0;
     // Stops it (its changes stay for review); a session already gone is no error.
     virtual void stop(const std::string& sessionId) = 0;
+    // Takes the snapshot `name` (empty: the next snapshot-N) of a running session's changes,
+    // its sandbox frozen meanwhile; the name it took. Unsupported where nothing can freeze it.
+    virtual Result<std::string> snapshot(const std::string& sessionId, const std::string& name);
+    // Removes the snapshot `name` of the session's chain; NotFound when it is not there.
+    virtual Status deleteSnapshot(const std::string& sessionId, const std::string& name);
+    // The port of this machine's loopback that forwards to `port` in the session's sandbox (its
+    // port preview, made if it has none).
+    virtual Result<unsigned> preview(const std::string& sessionId, unsigned port);
 };
 
 struct ApiOptions {
@@ -76,8 +89,13 @@ struct ApiOptions {
     // paused and resumed by the next server: their files kept, their processes not. Empty:
     // they end with the server like the others.
     std::string pausedDir;
+    // Where the snapshots taken through the API are listed (a JSON file each), so that the next
+    // server knows them too; empty: only this server's.
+    std::string snapshotsDir;
     // Where links to sessions come from (tests replace it).
     std::function<Result<std::unique_ptr<SessionLink>>(const std::string& session)> connect;
+    // A session's resource use now, for metrics (tests replace it): readSessionUsage.
+    std::function<Result<SandboxUsage>(const std::string& session)> usage;
 };
 
 class Api {
@@ -104,6 +122,29 @@ class Api {
     void setTimeout(http::Exchange& ex, const std::string& id);
     void connectSandbox(http::Exchange& ex, const std::string& id);
     void pauseSandbox(http::Exchange& ex, const std::string& id);
+    // Metrics (SandboxMetrics.h): a sandbox's over a time range, the latest of several.
+    void sandboxMetrics(http::Exchange& ex, const std::string& id);
+    void latestMetrics(http::Exchange& ex);
+    Result<nlohmann::json> takeSample(Sandbox& sandbox);
+    // Snapshots and forks (SnapshotApi.cpp), on the sessions' own snapshots.
+    void createSnapshot(http::Exchange& ex, const std::string& id);
+    void listSnapshots(http::Exchange& ex);
+    void deleteSnapshot(http::Exchange& ex, const std::string& snapshotId);
+    void forkSandbox(http::Exchange& ex, const std::string& id);
+    // A request for getHost(port)'s name: to the port's preview (PortHost.cpp).
+    void portPreview(http::Exchange& ex, const PortHost& target);
+    // A create's template that names a snapshot: the snapshot's template, and its files.
+    void fromSnapshot(SandboxSpec& spec);
+    void loadSnapshots();
+    std::mutex m_snapshotsMutex;
+    std::map<std::string, nlohmann::json> m_snapshots; // by snapshot id
+    // A sandbox as asked for, running and listed, or why not (an HTTP status and a message).
+    struct Started {
+        std::shared_ptr<Sandbox> sandbox;
+        int status = 201;
+        std::string message;
+    };
+    Started startSandbox(const SandboxSpec& spec, unsigned timeoutSeconds, bool pauseOnTimeout);
     // What this API does not serve: 501 naming it (or 404 for a sandbox that is not there).
     void notServed(http::Exchange& ex, const std::vector<std::string>& parts);
     // In-sandbox API, for the sandbox the request names.

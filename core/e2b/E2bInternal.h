@@ -36,6 +36,21 @@ struct Api::Sandbox {
         std::shared_ptr<KernelGateway> gateway;
     };
     std::shared_ptr<Kernels> kernels = std::make_shared<Kernels>();
+    // Its metrics so far (MetricsApi.cpp): one taken at each request, a second apart at least,
+    // and the CPU time of the last one, from which the next one's share is reckoned.
+    struct Metrics {
+        std::mutex mutex;
+        std::vector<nlohmann::json> samples; // oldest first, at most kMaxSamples
+        std::uint64_t cpuUs = 0;
+        std::chrono::system_clock::time_point at; // of the last one; the start before any
+    };
+    std::shared_ptr<Metrics> metrics = std::make_shared<Metrics>();
+    // Its ports' previews asked for through getHost(port)'s names: host port by port.
+    struct Previews {
+        std::mutex mutex;
+        std::map<unsigned, unsigned> ports;
+    };
+    std::shared_ptr<Previews> previews = std::make_shared<Previews>();
 };
 
 // A create request (E2B's NewSandbox), checked: what Sandbench honours, or an InvalidInput
@@ -84,6 +99,16 @@ std::chrono::seconds keepaliveOf(const http::Exchange& ex);
 // filesystem.Filesystem/WatchDir: the session's file events within `home` (its workspace), as
 // envd's events of the folder the request names, until the client or the session goes.
 void watchDir(http::Exchange& ex, SessionLink& link, const std::string& home, std::size_t maxBody);
+
+// The sandbox and port a getHost(port) name ("8000-SANDBOX.localhost:N") is for.
+struct PortHost {
+    unsigned port = 0;
+    std::string sandbox;
+};
+std::optional<PortHost> parsePortHost(std::string_view host);
+// The domain the SDK is told (it builds getHost(port) from it): localhost with the port this
+// request came to, so that those names reach this server and nothing else.
+std::string domainOf(const http::Exchange& ex);
 
 // E2B's EntryInfo of a file request's entry (stat, list): `path` is its absolute path.
 nlohmann::json entryInfo(const nlohmann::json& entry, const std::string& path);

@@ -4,10 +4,10 @@
 // what civetweb hands over: paths, queries, headers, JSON and Connect envelopes.
 //
 // An input is one request: "METHOD TARGET", header lines "Name: value", an empty line, the body.
-// A sandbox exists before it; "$ID" and "$TOKEN" in a header value stand for its id and access
-// token, so the in-sandbox routes are reached. Checked beyond "no crash": every request gets a
-// response with a status from 100 to 599; a JSON response is JSON; a Connect stream ends with
-// its end-of-stream envelope.
+// A sandbox exists before it; "$ID" and "$TOKEN" in the target or a header value stand for its id
+// and access token, so the routes of a sandbox are reached. Checked beyond "no crash": every
+// request gets a response with a status from 100 to 599; a JSON response is JSON; a Connect stream
+// ends with its end-of-stream envelope.
 #include "E2bTestSupport.h"
 #include "FuzzCheck.h"
 #include "e2b/Connect.h"
@@ -90,6 +90,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     options.connect = [&](const std::string&) -> sb::Result<std::unique_ptr<sb::e2b::SessionLink>> {
         return supervisors.emplace_back().link();
     };
+    options.usage = [](const std::string&) -> sb::Result<sb::e2b::SandboxUsage> {
+        return sb::e2b::SandboxUsage{1000, 1, 2, 3, 4, 5};
+    };
     {
         sb::e2b::Api api(launcher, options);
         sbtest::MemoryExchange create("POST", "/v2/sandboxes", "{}", {{"X-API-Key", "sb_key"}});
@@ -101,8 +104,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             value = substituted(value, id, token);
 
         sbtest::MemoryExchange ex(std::string(request.substr(0, space)),
-                                  std::string(request.substr(space + 1)), std::string(rest),
-                                  headers);
+                                  substituted(std::string(request.substr(space + 1)), id, token),
+                                  std::string(rest), headers);
         api.handle(ex);
         check(ex.status >= 100 && ex.status <= 599, "every request gets a response");
         if (ex.contentType == "application/json" && !ex.response.empty())

@@ -11,6 +11,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 
 import fs from 'node:fs';
+import http from 'node:http';
 import { randomUUID } from 'node:crypto';
 
 import { AuthenticationError, CommandExitError, NotFoundError, Sandbox, TimeoutError } from 'e2b';
@@ -373,8 +374,6 @@ describe('sandbench-cli serve (the E2B SDK)', () => {
   e2bTest('what is not served says so by name, never "not found" of a running sandbox', async () => {
     const sbx = await create();
     for (const [what, call] of [
-      ['POST /sandboxes/ID/snapshots', () => sbx.createSnapshot()],
-      ['GET /sandboxes/ID/metrics', () => sbx.getMetrics()],
       ['PUT /sandboxes/ID/network', () => Sandbox.updateNetwork(sbx.sandboxId, { denyOut: ['0.0.0.0/0'] })],
     ]) {
       await assert.rejects(call(), (e) => {
@@ -384,6 +383,127 @@ describe('sandbench-cli serve (the E2B SDK)', () => {
       });
     }
     assert.equal(await sbx.isRunning(), true);
+  });
+
+  e2bTest('getMetrics: the CPU, memory and disk the session\'s cgroup and layer show', async () => {
+    const sbx = await create();
+    if (!(await sessionsHaveCgroups())) {
+      // Nothing measures one session's use here: refused, saying why, never figures made up.
+      await assert.rejects(sbx.getMetrics(), /no cgroup of its own to measure/);
+      return;
+    }
+    await sbx.files.write('ballast.bin', new Uint8Array(2 << 20).fill(7));
+    const holder = await sbx.commands.run(
+      'exec python3 -c "import sys, time; x = bytearray(96 << 20); print(1, flush=True); time.sleep(300)"',
+      { background: true });
+    await waitUntil(async () => holder.stdout === '1\n', 30_000, 'the memory to be held');
+    await sbx.commands.run('i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done'); // some CPU
+    const [m, ...more] = await sbx.getMetrics();
+    assert.equal(more.length, 0, 'one reading per call');
+    assert.ok(m.cpuCount >= 1, `cpuCount ${m.cpuCount}`);
+    assert.ok(m.cpuUsedPct > 0 && m.cpuUsedPct <= 100, `cpuUsedPct ${m.cpuUsedPct}`);
+    assert.ok(m.memUsed >= 96 << 20, `memUsed ${m.memUsed} holds the 96 MiB`);
+    assert.ok(m.memTotal >= m.memUsed, `memTotal ${m.memTotal}`);
+    assert.ok(m.diskUsed >= 2 << 20, `diskUsed ${m.diskUsed} holds the file written`);
+    assert.ok(m.diskTotal > m.diskUsed, `diskTotal ${m.diskTotal}`);
+    assert.ok(m.timestamp instanceof Date);
+    const hourAgo = new Date(Date.now() - 3600_000);
+    assert.deepEqual(await sbx.getMetrics({ start: hourAgo, end: new Date(hourAgo.getTime() + 60_000) }), [],
+      'nothing from before the sandbox was');
+    await holder.kill();
+  });
+
+  e2bTest('createSnapshot: a sandbox from it starts with the files as they were; list and delete it', async () => {
+    const sbx = await create({ envs: { FROM: 'original' } });
+    await sbx.files.write('state.txt', 'at the snapshot');
+    const name = `snap-${randomUUID().slice(0, 8)}`;
+    if (!(await sessionsHaveCgroups())) {
+      // Nothing can freeze a running sandbox for a whole copy: refused, saying why.
+      await assert.rejects(sbx.createSnapshot({ name }), /snapshot of sandbox .*(freeze|cgroup)/);
+      return;
+    }
+    const snap = await sbx.createSnapshot({ name });
+    assert.deepEqual(snap, { snapshotId: `${sbx.sandboxId}:${name}`, names: [name] });
+    await sbx.files.write('state.txt', 'later');
+
+    const copy = await create({ template: snap.snapshotId });
+    assert.notEqual(copy.sandboxId, sbx.sandboxId);
+    assert.equal(await copy.files.read('state.txt'), 'at the snapshot');
+    assert.equal((await copy.commands.run('echo $FROM')).stdout, 'original\n', 'the envs go with it');
+    await copy.files.write('state.txt', 'in the copy');
+    assert.equal(await sbx.files.read('state.txt'), 'later', 'the copy is a sandbox of its own');
+
+    const ids = async (paginator) => (await paginator.nextItems()).map((s) => s.snapshotId);
+    assert.ok((await ids(Sandbox.listSnapshots())).includes(snap.snapshotId));
+    assert.deepEqual(await ids(Sandbox.listSnapshots({ name })), [snap.snapshotId]);
+    assert.deepEqual(await ids(sbx.listSnapshots()), [snap.snapshotId]);
+    assert.deepEqual(await ids(Sandbox.listSnapshots({ name: `${name}-none` })), []);
+    await assert.rejects(sbx.createSnapshot({ name }), /already/, 'a name is taken once');
+    const { stdout } = await world.cli(['snapshots', sbx.sandboxId]);
+    assert.ok(stdout.includes(name), `the session's own snapshots list it:\n${stdout}`);
+
+    assert.equal(await Sandbox.deleteSnapshot(snap.snapshotId), true);
+    assert.equal(await Sandbox.deleteSnapshot(snap.snapshotId), false);
+    assert.ok(!(await world.cli(['snapshots', sbx.sandboxId])).stdout.includes(name));
+  });
+
+  e2bTest('fork: sandboxes that start with the files as they are; the original runs on', async () => {
+    const sbx = await create();
+    await sbx.files.write('state.txt', 'before the fork');
+    if (!(await sessionsHaveCgroups())) {
+      await assert.rejects(sbx.fork(), /fork of sandbox .*(freeze|cgroup)/);
+      return;
+    }
+    const forks = await sbx.fork({ count: 2 });
+    assert.equal(forks.length, 2);
+    for (const f of forks) {
+      assert.ok(f instanceof Sandbox, `a fork failed: ${f}`);
+      sandboxes.push(f);
+    }
+    assert.equal(new Set([sbx.sandboxId, ...forks.map((f) => f.sandboxId)]).size, 3);
+    assert.equal(await forks[0].files.read('state.txt'), 'before the fork');
+    await forks[0].files.write('state.txt', 'in a fork');
+    assert.equal(await forks[1].files.read('state.txt'), 'before the fork');
+    assert.equal(await sbx.files.read('state.txt'), 'before the fork');
+    assert.equal(await sbx.isRunning(), true);
+    const { stdout } = await world.cli(['snapshots', sbx.sandboxId]);
+    assert.ok(!stdout.includes('e2b-fork-'), `the fork's snapshot went:\n${stdout}`);
+    await assert.rejects(Sandbox.fork('no-such-sandbox'), /not found/);
+  });
+
+  e2bTest('getHost(port): its name reaches the server listening on that port in the sandbox', async () => {
+    const sbx = await create();
+    const host = sbx.getHost(8000);
+    assert.equal(host, `8000-${sbx.sandboxId}.localhost:${new URL(server.url).port}`);
+    await sbx.files.write('site/index.html', 'served from the sandbox');
+    const web = await sbx.commands.run('cd site && exec python3 -m http.server 8000', { background: true });
+    // *.localhost is this machine (RFC 6761) for browsers, curl and systemd-resolved; Node asks
+    // the system's resolver, which here may not know it, so the request says where it goes.
+    const loopback = (name, opts, done) => (opts.all
+      ? done(null, [{ address: '127.0.0.1', family: 4 }]) : done(null, '127.0.0.1', 4));
+    const get = (url) => new Promise((resolve, reject) => {
+      http.get(url, { lookup: loopback }, (res) => {
+        let body = '';
+        res.on('data', (d) => { body += d; });
+        res.on('end', () => resolve({ status: res.statusCode, location: res.headers.location, body }));
+      }).on('error', reject);
+    });
+    let page;
+    await waitUntil(async () => {
+      const first = await get(`http://${host}/index.html?q=1`);
+      assert.equal(first.status, 307, first.body);
+      assert.match(first.location, /^http:\/\/127\.0\.0\.1:\d+\/index\.html\?q=1$/);
+      page = await get(first.location).catch(() => undefined);
+      return page?.status === 200;
+    }, 30_000, 'the server in the sandbox to answer');
+    assert.equal(page.body, 'served from the sandbox');
+    const { stdout } = await world.cli(['ports', sbx.sandboxId]);
+    assert.match(stdout, /8000 .*exposed at http:\/\/127\.0\.0\.1:\d+/, 'it is the session\'s port preview');
+    await web.kill();
+    await sbx.kill();
+    const gone = await get(`http://${host}/`);
+    assert.equal(gone.status, 502);
+    assert.equal(JSON.parse(gone.body).message, 'The sandbox was not found');
   });
 
   e2bTest('a user other than the sandbox\'s own is refused by name, not ignored', async () => {

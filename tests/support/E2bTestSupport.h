@@ -14,6 +14,7 @@
 #include <functional>
 #include <mutex>
 #include <poll.h>
+#include <set>
 #include <sys/socket.h>
 #include <thread>
 #include <unistd.h>
@@ -115,6 +116,35 @@ class FakeLauncher : public sb::e2b::Launcher {
         return sb::e2b::LaunchedSession{"fake-" + std::to_string(++started), 2, 512};
     }
     void stop(const std::string&) override { ++stopped; }
+    // Snapshots by "SESSION@NAME"; none can be taken when `canSnapshot` is false.
+    sb::Result<std::string> snapshot(const std::string& session, const std::string& name) override
+    {
+        std::lock_guard lock(m_mutex);
+        if (!canSnapshot) return sb::unsupported("nothing can freeze the sandbox");
+        const std::string taken =
+            name.empty() ? "snapshot-" + std::to_string(m_snapshots.size() + 1) : name;
+        if (!m_snapshots.insert(session + "@" + taken).second)
+            return sb::Error{sb::ErrorCode::Conflict, 0, "taken already"};
+        return taken;
+    }
+    sb::Status deleteSnapshot(const std::string& session, const std::string& name) override
+    {
+        std::lock_guard lock(m_mutex);
+        if (m_snapshots.erase(session + "@" + name) == 0)
+            return sb::Error{sb::ErrorCode::NotFound, 0, "no such snapshot"};
+        return {};
+    }
+    std::set<std::string> snapshots() const
+    {
+        std::lock_guard lock(m_mutex);
+        return m_snapshots;
+    }
+    std::atomic<bool> canSnapshot{true};
+    // A port's preview: 40000 + the port.
+    sb::Result<unsigned> preview(const std::string&, unsigned port) override
+    {
+        return 40000 + port;
+    }
     // What the last sandbox started was asked for.
     sb::e2b::SandboxSpec last() const
     {
@@ -126,6 +156,7 @@ class FakeLauncher : public sb::e2b::Launcher {
   private:
     mutable std::mutex m_mutex;
     sb::e2b::SandboxSpec m_last;
+    std::set<std::string> m_snapshots;
 };
 
 // A supervisor's end of a control connection: each message the client sends is handed to

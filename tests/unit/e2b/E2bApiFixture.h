@@ -54,6 +54,13 @@ class E2bApiTest : public ::testing::Test {
             std::lock_guard lock(m_mutex);
             return m_supervisors.emplace_back(canPause.load()).link();
         };
+        options.usage = [this](const std::string& session) -> sb::Result<sb::e2b::SandboxUsage> {
+            std::lock_guard lock(m_mutex);
+            if (!usage) return sb::unsupported("no cgroup here");
+            sb::e2b::SandboxUsage u = *usage;
+            u.diskUsed += session.size(); // tells sessions apart
+            return u;
+        };
         api = std::make_unique<sb::e2b::Api>(launcher, options);
     }
 
@@ -85,6 +92,8 @@ class E2bApiTest : public ::testing::Test {
 
     sbtest::FakeLauncher launcher;
     std::atomic<bool> canPause{true}; // whether the next sandboxes' sessions can be frozen
+    // What the sessions' resource use reads as (under m_mutex); none: they have no cgroup.
+    std::optional<sb::e2b::SandboxUsage> usage;
     std::mutex m_mutex;
     std::list<sbtest::FakeSupervisor> m_supervisors; // outlive the api's links
     std::unique_ptr<sb::e2b::Api> api;
