@@ -248,6 +248,10 @@
         <source>deny</source>
         <translation>verweigern</translation>
     </message>
+    <message>
+        <source>Name a host.</source>
+        <translation>Nennen Sie einen Host.</translation>
+    </message>
 </context>
 <context>
     <name>sbui::ActivityModel</name>
@@ -1788,6 +1792,44 @@ in %2
         <source>Models (%1)</source>
         <translation>Modelle (%1)</translation>
     </message>
+    <message>
+        <source>Session %1 running in its sandbox on %2</source>
+        <translation>Sitzung %1 läuft in ihrer Sandbox auf %2</translation>
+    </message>
+    <message>
+        <source>Session %1 on %2 ended</source>
+        <translation>Sitzung %1 auf %2 beendet</translation>
+    </message>
+    <message>
+        <source>Remote hosts</source>
+        <translation>Entfernte Hosts</translation>
+    </message>
+    <message>
+        <source>Remote &amp;hosts</source>
+        <translation>Entfernte &amp;Hosts</translation>
+    </message>
+    <message>
+        <source>Hosts reached over ssh whose sessions this window shows and answers</source>
+        <translation>Per ssh erreichte Hosts, deren Sitzungen dieses Fenster zeigt und beantwortet</translation>
+    </message>
+    <message>
+        <source>The changes of a session on another host are not shown here yet: review them there, or with sandbench-cli --host %1 changes %2 (diff, apply, discard).</source>
+        <translation>Die Änderungen einer Sitzung auf einem anderen Host werden hier noch nicht gezeigt: Prüfen Sie sie dort oder mit sandbench-cli --host %1 changes %2 (diff, apply, discard).</translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1: %2</translation>
+    </message>
+    <message>
+        <source>On %1
+%2</source>
+        <translation>Auf %1
+%2</translation>
+    </message>
+    <message>
+        <source>%1 on %2 (%3)</source>
+        <translation>%1 auf %2 (%3)</translation>
+    </message>
 </context>
 <context>
     <name>sbui::ModelUsageView</name>
@@ -3167,6 +3209,16 @@ in %3
         <source>%1 · %2</source>
         <translation>%1 · %2</translation>
     </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1: %2</translation>
+    </message>
+    <message>
+        <source>On %1
+%2</source>
+        <translation>Auf %1
+%2</translation>
+    </message>
 </context>
 <context>
     <name>sbui::Settings</name>
@@ -3726,6 +3778,96 @@ in %3
     <message>
         <source>other hosts: %1 (it ran with %2)</source>
         <translation>andere Hosts: %1 (vorher: %2)</translation>
+    </message>
+</context>
+<context>
+    <name>sbui::HostsView</name>
+    <message>
+        <source>&amp;Add</source>
+        <translation>&amp;Hinzufügen</translation>
+    </message>
+    <message>
+        <source>&amp;Remove</source>
+        <translation>&amp;Entfernen</translation>
+    </message>
+    <message>
+        <source>&amp;Connect now</source>
+        <translation>Jetzt &amp;verbinden</translation>
+    </message>
+    <message>
+        <source>ssh://user@host:port or an alias of ~/.ssh/config</source>
+        <translation>ssh://benutzer@host:port oder ein Alias aus ~/.ssh/config</translation>
+    </message>
+    <message>
+        <source>A host reached by ssh with your keys and ~/.ssh/config (never a password prompt); it needs Sandbench installed</source>
+        <translation>Ein Host, erreicht per ssh mit Ihren Schlüsseln und ~/.ssh/config (nie eine Passwortabfrage); dort muss Sandbench installiert sein</translation>
+    </message>
+    <message>
+        <source>Host</source>
+        <translation>Host</translation>
+    </message>
+    <message>
+        <source>Connection</source>
+        <translation>Verbindung</translation>
+    </message>
+    <message>
+        <source>Forget the host; its sessions go on there</source>
+        <translation>Den Host vergessen; seine Sitzungen laufen dort weiter</translation>
+    </message>
+    <message>
+        <source>Dial the host now instead of waiting</source>
+        <translation>Den Host jetzt anwählen, statt zu warten</translation>
+    </message>
+    <message>
+        <source>Not added: %1</source>
+        <translation>Nicht hinzugefügt: %1</translation>
+    </message>
+    <message>
+        <source>not connected</source>
+        <translation>nicht verbunden</translation>
+    </message>
+    <message>
+        <source>%1
+Last error: %2</source>
+        <translation>%1
+Letzter Fehler: %2</translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1: %2</translation>
+    </message>
+</context>
+<context>
+    <name>sbui::RemoteHostLink</name>
+    <message>
+        <source>connecting…</source>
+        <translation>verbinde…</translation>
+    </message>
+    <message>
+        <source>connecting again…</source>
+        <translation>verbinde erneut…</translation>
+    </message>
+    <message numerus="yes">
+        <source>connected, %n session(s)</source>
+        <translation>
+            <numerusform>verbunden, %n Sitzung</numerusform>
+            <numerusform>verbunden, %n Sitzungen</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>not connected, trying again in %1 s</source>
+        <translation>nicht verbunden, neuer Versuch in %1 s</translation>
+    </message>
+    <message>
+        <source>not connected to %1</source>
+        <translation>nicht mit %1 verbunden</translation>
+    </message>
+</context>
+<context>
+    <name>sbui::SessionHub</name>
+    <message>
+        <source>%1 is not among the hosts</source>
+        <translation>%1 ist keiner der Hosts</translation>
     </message>
 </context>
 </TS>

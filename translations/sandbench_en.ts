@@ -330,4 +330,14 @@
         </translation>
     </message>
 </context>
+<context>
+    <name>sbui::RemoteHostLink</name>
+    <message numerus="yes">
+        <source>connected, %n session(s)</source>
+        <translation>
+            <numerusform>connected, %n session</numerusform>
+            <numerusform>connected, %n sessions</numerusform>
+        </translation>
+    </message>
+</context>
 </TS>
