@@ -2,7 +2,7 @@
 # Fuzzes the parsers with libFuzzer: builds the core and tests/fuzz with clang (AddressSanitizer,
 # UBSan) into ${SANDBENCH_FUZZ_BUILD_DIR:-build-fuzz}, then runs each target for SECONDS.
 #
-#   scripts/fuzz.sh [SECONDS] [TARGET…]     # default 60 s each; targets: mcp control http socks policy e2b recording image terminal dns modelusage secretscan
+#   scripts/fuzz.sh [SECONDS] [TARGET…]     # default 60 s each; targets: mcp control http socks policy e2b recording image terminal dns modelusage secretscan codeinterpreter dial screen
 #
 # Each target starts from its seed corpus (tests/fuzz/corpus/NAME) and keeps what it finds in
 # BUILD/corpus/NAME for the next run; a crash or failed check is saved as BUILD/crash-NAME-*
@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-60}
 [ $# -gt 0 ] && shift
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(mcp control http socks policy e2b recording image terminal dns modelusage secretscan)
+[ ${#targets[@]} -gt 0 ] || targets=(mcp control http socks policy e2b recording image terminal dns modelusage secretscan codeinterpreter dial screen)
 build=${SANDBENCH_FUZZ_BUILD_DIR:-build-fuzz}
 
 command -v clang++ >/dev/null 2>&1 || { echo "scripts/fuzz.sh: clang++ is not installed (scripts/deps.sh installs it)" >&2; exit 1; }
