@@ -212,7 +212,7 @@ void ScreenModel::reset()
     m_vt = nullptr;
     m_screen = nullptr;
     m_rows = std::clamp(m_rows, 1u, kMaxSide);
-    m_cols = std::clamp(m_cols, 1u, kMaxSide);
+    m_cols = std::clamp(m_cols, kMinColumns, kMaxSide);
     m_altScreen = false;
     m_cursorVisible = true;
     if (available()) return; // no terminal: a blank screen
@@ -263,7 +263,7 @@ ScreenLine ScreenModel::line(int row) const
 void ScreenModel::resize(unsigned rows, unsigned cols)
 {
     rows = std::clamp(rows, 1u, kMaxSide);
-    cols = std::clamp(cols, 1u, kMaxSide);
+    cols = std::clamp(cols, kMinColumns, kMaxSide);
     if (m_vt == nullptr || m_altScreen) {
         m_rows = rows;
         m_cols = cols;

@@ -24,9 +24,12 @@ namespace sb {
 
 class ScreenModel {
   public:
-    // A screen's rows and columns are kept within 1…kMaxSide: a size read from a damaged
-    // recording cannot make libvterm allocate gigabytes (or crash on a negative one).
+    // A screen's rows are kept within 1…kMaxSide and its columns within kMinColumns…kMaxSide:
+    // a size read from a damaged recording cannot make libvterm allocate gigabytes (or crash on
+    // a negative one), and libvterm 0.1.4 writes through a null pointer when a wide glyph comes
+    // to a screen of one column (found by fuzzing; the window's terminal has the same floor).
     static constexpr unsigned kMaxSide = 1000;
+    static constexpr unsigned kMinColumns = 2;
 
     // Whether models work: libvterm is opened with the first one (VtermLibrary.h). Callers that
     // cannot do without a screen ask first; a model made without libvterm stays blank.
