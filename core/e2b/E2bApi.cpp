@@ -313,7 +313,9 @@ void Api::getSandbox(http::Exchange& ex, const std::string& id)
     auto s = find(id);
     if (!s) return restError(ex, 404, "sandbox " + id + " not found");
     std::lock_guard lock(m_mutex);
-    sendJson(ex, 200, detailJson(*s, s->endAt, m_options.envdVersion));
+    json detail = detailJson(*s, s->endAt, m_options.envdVersion);
+    detail["domain"] = domainOf(ex);
+    sendJson(ex, 200, detail);
 }
 
 void Api::killSandbox(http::Exchange& ex, const std::string& id)

@@ -180,6 +180,7 @@ void Api::listSandboxes(http::Exchange& ex)
     json list = json::array();
     for (std::size_t i = 0; i < all.size() && i < limit; ++i) {
         json entry = detailJson(*all[i], all[i]->endAt, m_options.envdVersion);
+        entry["domain"] = domainOf(ex);
         entry.erase("envdAccessToken");
         list.push_back(std::move(entry));
     }

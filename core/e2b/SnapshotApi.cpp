@@ -65,6 +65,14 @@ int statusOf(const Error& e)
     }
 }
 
+// A sandbox kept paused by a server before has no session to take a snapshot of until resumed.
+void refuseDormant(http::Exchange& ex, const std::string& id, const std::string& what)
+{
+    restError(ex, 409,
+              "sandbox " + id + " is paused with no session (kept from a server before): resume " +
+                  "it (connect) to " + what + " it");
+}
+
 json snapshotInfo(const json& record)
 {
     return {{"snapshotID", record["snapshotID"]}, {"names", record["names"]}};
@@ -136,11 +144,7 @@ void Api::createSnapshot(http::Exchange& ex, const std::string& id)
     json record;
     {
         std::lock_guard lock(m_mutex);
-        if (s->dormant)
-            return restError(ex, 409,
-                             "sandbox " + id +
-                                 " is paused with no session (kept from a server "
-                                 "before): resume it (connect) to snapshot it");
+        if (s->dormant) return refuseDormant(ex, id, "snapshot");
         record = {{"sandboxID", s->id},     {"session", s->session},   {"template", s->templateId},
                   {"env_vars", s->envVars}, {"internet", s->internet}, {"allow_out", s->allowOut},
                   {"deny_out", s->denyOut}};
@@ -262,11 +266,7 @@ void Api::forkSandbox(http::Exchange& ex, const std::string& id)
     std::string session;
     {
         std::lock_guard lock(m_mutex);
-        if (s->dormant)
-            return restError(ex, 409,
-                             "sandbox " + id +
-                                 " is paused with no session (kept from a server "
-                                 "before): resume it (connect) to fork it");
+        if (s->dormant) return refuseDormant(ex, id, "fork");
         session = s->session;
         spec.templateId = s->templateId;
         spec.metadata = s->metadata;

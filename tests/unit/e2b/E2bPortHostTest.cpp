@@ -32,6 +32,10 @@ TEST_F(E2bApiTest, TheDomainNamesThisServerAndItsPortNamesReachThePortsPreview)
     const json sbx = json::parse(created.response);
     EXPECT_EQ(sbx["domain"], "localhost:41837");
     const std::string id = sbx["sandboxID"];
+    MemoryExchange info("GET", "/sandboxes/" + id, "",
+                        {{"X-API-Key", "sb_key"}, {"Host", "localhost:41837"}});
+    api->handle(info);
+    EXPECT_EQ(json::parse(info.response)["domain"], "localhost:41837");
 
     // No key or token, as E2B's public port URLs; the method, path and query kept.
     MemoryExchange get("POST", "/a b/c?x=1&y=%20", "body",
