@@ -93,8 +93,8 @@ describe('sandbench-cli serve (the E2B SDK)', () => {
   e2bTest('Sandbox.create, then commands.run: stdout, stderr, exit code, in /home/user', async () => {
     const sbx = await create();
     assert.match(sbx.sandboxId, /^\d{8}-\d{6}-[0-9a-f]+$/, 'the sandbox id is the session id');
-    // Its hosts stay on this machine: never E2B's domain.
-    assert.equal(sbx.getHost(8000), `8000-${sbx.sandboxId}.localhost`);
+    // Its hosts stay on this machine (this server's port): never E2B's domain.
+    assert.equal(sbx.getHost(8000), `8000-${sbx.sandboxId}.localhost:${new URL(server.url).port}`);
     const r = await sbx.commands.run('echo out; echo err >&2; pwd; echo "$HOME"');
     assert.equal(r.exitCode, 0);
     assert.equal(r.stdout, `out\n${HOME}\n${HOME}\n`);
