@@ -3832,10 +3832,6 @@ Last error: %2</source>
         <translation>%1
 Letzter Fehler: %2</translation>
     </message>
-    <message>
-        <source>%1: %2</source>
-        <translation>%1: %2</translation>
-    </message>
 </context>
 <context>
     <name>sbui::RemoteHostLink</name>

@@ -130,8 +130,10 @@ class RemoteHostsTest : public QObject {
                                  .toString();
         QVERIFY2(text.contains(QLatin1String("sbtest")) && text.contains(QLatin1String("remote-a")),
                  qPrintable(text));
-        QVERIFY2(hosts->list()->topLevelItem(0)->text(1).contains(QLatin1String("connected")),
-                 qPrintable(hosts->list()->topLevelItem(0)->text(1)));
+        // The dock says the host is connected, with its one session.
+        QCOMPARE(window.hub()->host(kHost)->state(), sbui::RemoteHostLink::State::Connected);
+        QTRY_COMPARE(hosts->list()->topLevelItem(0)->text(1),
+                     sbui::RemoteHostLink::tr("connected, %n session(s)", nullptr, 1));
         QVERIFY(window.selectSession(kKey));
         QTRY_VERIFY_WITH_TIMEOUT(
             window.terminal()->screenText().contains(QLatin1String("remote-agent-here")), 20000);

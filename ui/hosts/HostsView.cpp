@@ -132,6 +132,9 @@ void HostsView::update()
         waiting = waiting || (link && link->state() == RemoteHostLink::State::Waiting);
         if (url == current && m_list->currentItem() != item) m_list->setCurrentItem(item);
     }
+    // A host selected, so that Remove and Connect now apply without a click first.
+    if (!m_list->currentItem() && m_list->topLevelItemCount() > 0)
+        m_list->setCurrentItem(m_list->topLevelItem(0));
     if (waiting && !m_countdown.isActive()) m_countdown.start();
     if (!waiting) m_countdown.stop();
     updateButtons();
@@ -166,7 +169,7 @@ void HostsView::showMessage()
                 }
         if (shown && !shown->lastError().isEmpty() &&
             shown->state() != RemoteHostLink::State::Connected)
-            text = tr("%1: %2").arg(HostList::displayName(shown->url()), shown->lastError());
+            text = shown->lastError(); // it names the host
     }
     m_message->setText(text);
     m_message->setVisible(!text.isEmpty());
