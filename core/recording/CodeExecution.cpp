@@ -71,7 +71,8 @@ Result<json> recordedPart(const json& part, const std::string& where, const Exec
         auto why = textField(part, "omitted", where);
         if (!why) return why.error();
         out["omitted"] = cut(*why, 256);
-        if (part.contains("bytes") && part["bytes"].is_number_unsigned())
+        if (part.contains("bytes") && part["bytes"].is_number_integer() &&
+            part["bytes"].get<std::int64_t>() >= 0)
             out["bytes"] = part["bytes"];
         return out;
     }

@@ -311,6 +311,7 @@ QString ActivityModel::kindLabel(const QString& kind)
     if (kind == QLatin1String(sb::activity::kRefusal)) return tr("refusal");
     if (kind == QLatin1String(sb::activity::kModel)) return tr("model");
     if (kind == QLatin1String(sb::activity::kLeak)) return tr("leak");
+    if (kind == QLatin1String(sb::activity::kExecution)) return tr("code");
     if (kind == QLatin1String(sb::activity::kExec)) return tr("process");
     if (kind == QLatin1String(sb::activity::kFiles)) return tr("file request");
     return kind;

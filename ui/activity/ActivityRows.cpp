@@ -414,6 +414,18 @@ ActivityModel::Row ActivityModel::makeRow(const json& e)
         row.commandId = number(e, "command_id", -1);
         row.summary = tr("ATTEMPTED SECRET LEAK: %1 on its way to %2 (in the %3), refused")
                           .arg(str(e, "secret"), hostPort(e), str(e, "where"));
+    } else if (kind == sb::activity::kExecution) {
+        // A code interpreter's execution; its results are in the Results tab.
+        row.category = Category::Command;
+        const QString code = str(e, "code").trimmed();
+        const QString first = code.section(u'\n', 0, 0);
+        const int results = e.contains("results") && e["results"].is_array()
+                                ? static_cast<int>(e["results"].size())
+                                : 0;
+        row.summary =
+            e.contains("error") && e["error"].is_object()
+                ? tr("code ran: %1 (error %2)").arg(first.left(120), str(e["error"], "name"))
+                : tr("code ran: %1 (%n result(s))", nullptr, results).arg(first.left(120));
     } else {
         row.category = Category::Lifecycle;
         json rest = e;

@@ -14,6 +14,7 @@
 #include "policy/PolicyEditor.h"
 #include "ports/PortsView.h"
 #include "replay/ReplayView.h"
+#include "results/ResultsView.h"
 #include "sessions/NewSessionDialog.h"
 #include "sessions/SessionConnection.h"
 #include "sessions/SessionHistory.h"
@@ -60,9 +61,10 @@ MainWindow::MainWindow(sb::Clock& clock, QWidget* parent)
       m_approvals(new ApprovalPanel(clock)), m_activity(new ActivityView),
       m_files(new FileReviewPanel), m_policy(new PolicyEditor),
       m_replay(new ReplayView(m_activity)), m_ports(new PortsView), m_models(new ModelUsageView),
-      m_leakBanner(new LeakBanner), m_sessionPane(new QWidget), m_welcome(new WelcomeView),
-      m_centre(new QStackedWidget), m_tabs(new QTabWidget), m_notifier(new DesktopNotifier(this)),
-      m_stateLabel(new QLabel), m_policyLabel(new QLabel), m_cleaner(new RecordingCleaner(this))
+      m_results(new ResultsView), m_leakBanner(new LeakBanner), m_sessionPane(new QWidget),
+      m_welcome(new WelcomeView), m_centre(new QStackedWidget), m_tabs(new QTabWidget),
+      m_notifier(new DesktopNotifier(this)), m_stateLabel(new QLabel), m_policyLabel(new QLabel),
+      m_cleaner(new RecordingCleaner(this))
 {
     setObjectName(QStringLiteral("MainWindow"));
     setWindowIcon(QIcon(QStringLiteral(":/icons/sandbench.svg")));

@@ -31,6 +31,7 @@ class FileReviewPanel;
 class HostsView;
 class LeakBanner;
 class ModelUsageView;
+class ResultsView;
 class NewSessionDialog;
 class PolicyEditor;
 class RecordingCleaner;
@@ -93,6 +94,7 @@ class MainWindow : public QMainWindow {
     PortsView* ports() const { return m_ports; }
     // The Models tab, and the red bar over the tabs while the session has attempted leaks.
     ModelUsageView* models() const { return m_models; }
+    ResultsView* results() const { return m_results; }
     LeakBanner* leakBanner() const { return m_leakBanner; }
     QAction* resumeAction() const { return m_resumeAction; }
     QAction* snapshotsAction() const { return m_snapshotsAction; }
@@ -154,6 +156,7 @@ class MainWindow : public QMainWindow {
     ReplayView* m_replay;
     PortsView* m_ports;
     ModelUsageView* m_models;
+    ResultsView* m_results;
     LeakBanner* m_leakBanner;
     QWidget* m_sessionPane; // the leak banner over the tabs
     WelcomeView* m_welcome;

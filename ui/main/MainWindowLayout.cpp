@@ -16,6 +16,7 @@
 #include "policy/PolicyEditor.h"
 #include "ports/PortsView.h"
 #include "replay/ReplayView.h"
+#include "results/ResultsView.h"
 #include "sessions/NewSessionDialog.h"
 #include "sessions/SessionConnection.h"
 #include "sessions/SessionHistory.h"
@@ -234,6 +235,17 @@ void MainWindow::buildCentre()
         showTab(m_models, shown);
     });
     showTab(m_models, false); // until the session speaks to a model
+    // What a code interpreter's code produced (charts, tables): only a session that ran code
+    // has the tab.
+    m_tabs->addTab(m_results, QIcon(QStringLiteral(":/icons/command.svg")), tr("Results"));
+    connect(m_results, &ResultsView::countChanged, this, [this](int executions) {
+        m_tabs->setTabText(m_tabs->indexOf(m_results),
+                           executions > 0 ? tr("Results (%1)").arg(executions) : tr("Results"));
+        if (executions == 0 && m_tabs->currentWidget() == m_results)
+            m_tabs->setCurrentWidget(m_terminal);
+        showTab(m_results, executions > 0);
+    });
+    showTab(m_results, false);
     connect(m_leakBanner, &LeakBanner::detailsRequested, this,
             [this] { m_tabs->setCurrentWidget(m_models); });
     connect(m_tabs, &QTabWidget::currentChanged, this, &MainWindow::onTabChanged);

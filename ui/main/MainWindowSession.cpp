@@ -13,6 +13,7 @@
 #include "policy/PolicyEditor.h"
 #include "ports/PortsView.h"
 #include "replay/ReplayView.h"
+#include "results/ResultsView.h"
 #include "sessions/SessionConnection.h"
 #include "sessions/SessionHistory.h"
 #include "sessions/SessionHub.h"
@@ -151,6 +152,7 @@ void MainWindow::showSession(const QString& id)
     m_terminal->reset();
     m_activity->clear();
     m_models->clear();
+    m_results->clear();
     m_replay->close();
 
     const bool live = m_hub->isLive(id);
@@ -179,6 +181,7 @@ void MainWindow::showSession(const QString& id)
         for (const auto& event : history->events) {
             m_activity->addEvent(event);
             m_models->addEvent(event);
+            m_results->addEvent(event);
         }
         const auto& p = history->policy;
         if (p.is_object())
@@ -240,6 +243,7 @@ void MainWindow::attachLive(const QString& id)
     connect(view, &SessionConnection::output, m_terminal, &TerminalWidget::feed);
     connect(view, &SessionConnection::activity, m_activity, &ActivityView::addEvent);
     connect(view, &SessionConnection::activity, m_models, &ModelUsageView::addEvent);
+    connect(view, &SessionConnection::activity, m_results, &ResultsView::addEvent);
     connect(view, &SessionConnection::exited, this, &MainWindow::onSessionExited);
     connect(view, &SessionConnection::refused, this,
             [this](const QString& message) { statusBar()->showMessage(message, 8000); });

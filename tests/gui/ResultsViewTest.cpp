@@ -1,0 +1,268 @@
+// The window's Results tab (issue 36, item 5): a code interpreter's executions as the recording
+// and the live events carry them (docs/recording.md, code_execution): a chart as a picture, a
+// DataFrame as a table, an error in red with its traceback, a picture too large to record said
+// so; and an ended session's recording fills the tab. Screenshots in German: run
+// aRecordedSessionShowsItsResults alone (the other compares English texts).
+#include "results/ResultsView.h"
+
+#include "GuiTestSupport.h"
+#include "Screenshots.h"
+#include "activity/ActivityModel.h"
+#include "activity/ActivityView.h"
+#include "base/ActivityKinds.h"
+#include "main/MainWindow.h"
+#include "recording/CodeExecution.h"
+#include "recording/RecordingStore.h"
+#include "recording/RecordingWriter.h"
+#include "results/ResultWidgets.h"
+
+#include <QBuffer>
+#include <QDateTime>
+#include <QImage>
+#include <QLabel>
+#include <QPainter>
+#include <QPlainTextEdit>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTabWidget>
+#include <QTableWidget>
+#include <QTest>
+
+using namespace sbgt;
+using nlohmann::json;
+using sbui::ResultsView;
+
+namespace {
+
+const QString kSession = QStringLiteral("results-recorded");
+const qint64 kStartMs = QDateTime::currentMSecsSinceEpoch() - 3'600'000;
+
+// A chart of the size matplotlib draws, as a PNG in base64.
+std::string chartPng(int width = 640, int height = 480)
+{
+    QImage image(width, height, QImage::Format_RGB32);
+    image.fill(Qt::white);
+    QPainter painter(&image);
+    painter.setPen(QPen(QColor(0x1f, 0x77, 0xb4), 3));
+    painter.drawLine(80, height - 60, width / 2, height / 2);
+    painter.drawLine(width / 2, height / 2, width - 40, 40);
+    painter.setPen(Qt::black);
+    painter.drawRect(60, 30, width - 90, height - 80);
+    painter.drawText(QRect(0, 4, width, 24), Qt::AlignCenter, QStringLiteral("squares"));
+    painter.end();
+    QByteArray bytes;
+    QBuffer buffer(&bytes);
+    buffer.open(QIODevice::WriteOnly);
+    image.save(&buffer, "PNG");
+    return bytes.toBase64().toStdString() + "\n"; // as Jupyter sends it
+}
+
+json execution(int count, std::string code, json results, json error = nullptr)
+{
+    json x = {{"language", "python"},          {"context", ""},
+              {"execution_count", count},      {"code", std::move(code)},
+              {"results", std::move(results)}, {"duration_ms", 240 * count}};
+    if (!error.is_null()) x["error"] = std::move(error);
+    return x;
+}
+
+// A session's executions as serve sends them, checked and bounded as the supervisor records them.
+std::vector<json> sessionExecutions()
+{
+    std::vector<json> raw = {
+        execution(
+            1,
+            "import pandas as pd\n"
+            "df = pd.DataFrame({\"city\": [\"Bonn\", \"Ulm\", \"Kiel\"], "
+            "\"people\": [330000, 126000, 246000]})\ndf",
+            {{{"main", true},
+              {"parts",
+               {{{"mime", "text/plain"}, {"text", "   city  people\n0  Bonn  330000"}},
+                {{"mime", "text/html"}, {"text", "<table><tr><th>city</th></tr></table>"}},
+                {{"mime", "e2b/data"},
+                 {"json",
+                  {{"city", {"Bonn", "Ulm", "Kiel"}}, {"people", {330000, 126000, 246000}}}}}}}}}),
+        execution(2,
+                  "import matplotlib.pyplot as "
+                  "plt\nplt.plot(df.people)\nplt.title(\"squares\")\nplt.show()",
+                  {{{"main", false},
+                    {"parts",
+                     {{{"mime", "text/plain"}, {"text", "<Figure size 640x480 with 1 Axes>"}},
+                      {{"mime", "image/png"}, {"base64", chartPng()}}}}}}),
+        execution(
+            3, "big = np.zeros((6000, 6000)); plt.imshow(big); plt.show()",
+            {{{"parts",
+               {{{"mime", "image/png"}, {"omitted", "too large to record"}, {"bytes", 9'400'000}},
+                {{"mime", "text/plain"}, {"text", "<Figure size 6000x6000 with 1 Axes>"}}}}}}),
+        execution(4, "df.people.sum() / 0", json::array(),
+                  {{"name", "ZeroDivisionError"},
+                   {"value", "division by zero"},
+                   {"traceback", "Traceback (most recent call last):\n  Cell In[4], line 1\n    "
+                                 "df.people.sum() / 0\nZeroDivisionError: division by zero"}}),
+    };
+    std::vector<json> out;
+    for (const json& x : raw) {
+        auto recorded = sb::recordedExecution(x);
+        if (!recorded) qFatal("%s", recorded.error().describe().c_str());
+        out.push_back(*recorded);
+    }
+    return out;
+}
+
+template <typename T> T* only(QWidget* in, const char* name)
+{
+    const auto all = in->findChildren<T*>(QString::fromLatin1(name));
+    return all.size() == 1 ? all.front() : nullptr;
+}
+
+} // namespace
+
+class ResultsViewTest : public QObject {
+    Q_OBJECT
+
+  private Q_SLOTS:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+        installShotLanguage();
+        QVERIFY(m_world.isValid());
+        sb::SessionRecordInfo info;
+        info.id = kSession.toStdString();
+        info.command = {"sandbench-cli", "serve"};
+        info.workspace = m_world.workspace().toStdString();
+        info.startedNs = kStartMs * 1'000'000;
+        auto writer = sb::RecordingWriter::start(sb::defaultRecordingsPath(), info);
+        QVERIFY2(writer, writer ? "" : writer.error().describe().c_str());
+        for (const json& x : sessionExecutions())
+            writer.value()->event(sb::EventKind::CodeExecution, x);
+        QVERIFY(!writer.value()->finish(0));
+    }
+
+    // Each execution in order: its code, then the chart as a picture, the DataFrame as a table,
+    // the error in red; what was not recorded is said.
+    void theViewShowsPicturesTablesAndErrors()
+    {
+        ResultsView view;
+        QSignalSpy counts(&view, &ResultsView::countChanged);
+        QVERIFY(view.summary()->text().startsWith(QLatin1String("No code ran")));
+        for (const json& x : sessionExecutions())
+            view.addEvent(x);
+        view.addEvent({{"kind", "network"}, {"host", "x"}}); // not an execution: no change
+        QCOMPARE(view.count(), 4);
+        QCOMPARE(counts.last().at(0).toInt(), 4);
+        const auto blocks = view.executions();
+        QCOMPARE(blocks.size(), 4);
+
+        // 1: the code, and the DataFrame as a table (not its text or HTML).
+        auto* code = only<QPlainTextEdit>(blocks[0], "ExecutionCode");
+        QVERIFY(code);
+        QVERIFY(code->toPlainText().startsWith(QLatin1String("import pandas as pd")));
+        auto* table = only<QTableWidget>(blocks[0], "ResultTable");
+        QVERIFY(table);
+        QCOMPARE(table->columnCount(), 2);
+        QCOMPARE(table->rowCount(), 3);
+        QCOMPARE(table->horizontalHeaderItem(0)->text(), QStringLiteral("city"));
+        QCOMPARE(table->item(1, 0)->text(), QStringLiteral("Ulm"));
+        QCOMPARE(table->item(2, 1)->text(), QStringLiteral("246000"));
+        QVERIFY(blocks[0]->findChildren<QLabel*>(QStringLiteral("ResultImage")).isEmpty());
+
+        // 2: the chart as the picture it is.
+        auto* image = only<QLabel>(blocks[1], "ResultImage");
+        QVERIFY(image);
+        QCOMPARE(image->property("mime").toString(), QStringLiteral("image/png"));
+        const QPixmap pixmap = image->pixmap();
+        QVERIFY(!pixmap.isNull());
+        QCOMPARE(pixmap.deviceIndependentSize().toSize(), QSize(640, 480));
+        QCOMPARE(pixmap.toImage().pixelColor(320, 240).rgb(), QColor(0x1f, 0x77, 0xb4).rgb());
+
+        // 3: the picture too large to record is said, and its text stands in.
+        const auto notes = blocks[2]->findChildren<QLabel*>(QStringLiteral("ResultNote"));
+        QCOMPARE(notes.size(), 1);
+        QVERIFY2(notes[0]->text().contains(QLatin1String("image/png")) &&
+                     notes[0]->text().contains(QLatin1String("not recorded: too large to record")),
+                 qPrintable(notes[0]->text()));
+        auto* text = only<QPlainTextEdit>(blocks[2], "ResultText");
+        QVERIFY(text);
+        QCOMPARE(text->toPlainText(), QStringLiteral("<Figure size 6000x6000 with 1 Axes>"));
+
+        // 4: the error in red, with its traceback.
+        auto* error = only<QLabel>(blocks[3], "ExecutionError");
+        QVERIFY(error);
+        QCOMPARE(error->text(), QStringLiteral("ZeroDivisionError: division by zero"));
+        QCOMPARE(error->palette().color(QPalette::WindowText), QColor(0xb3, 0x26, 0x1e));
+        auto* trace = only<QPlainTextEdit>(blocks[3], "ExecutionTraceback");
+        QVERIFY(trace);
+        QVERIFY(trace->toPlainText().contains(QLatin1String("Cell In[4], line 1")));
+
+        view.clear();
+        QCOMPARE(view.count(), 0);
+        QVERIFY(view.executions().isEmpty());
+        QCOMPARE(counts.last().at(0).toInt(), 0);
+    }
+
+    // An SVG is drawn; one that names a file outside itself is not (it is said instead).
+    void svgIsDrawnUnlessItNamesOtherFiles()
+    {
+        const std::string svg = "<svg xmlns='http://www.w3.org/2000/svg' width='120' height='80'>"
+                                "<rect width='120' height='80' fill='#2ca02c'/></svg>";
+        QImage drawn = sbui::resultImage({{"mime", "image/svg+xml"}, {"text", svg}});
+        QCOMPARE(drawn.size(), QSize(120, 80));
+        QCOMPARE(drawn.pixelColor(60, 40).rgb(), QColor(0x2c, 0xa0, 0x2c).rgb());
+        const std::string outside =
+            "<svg xmlns='http://www.w3.org/2000/svg' xmlns:xlink='http://www.w3.org/1999/xlink'>"
+            "<image xlink:href='file:///etc/hostname' width='10' height='10'/></svg>";
+        QVERIFY(sbui::resultImage({{"mime", "image/svg+xml"}, {"text", outside}}).isNull());
+        std::unique_ptr<QWidget> shown(
+            sbui::resultWidget({{"parts", {{{"mime", "image/svg+xml"}, {"text", outside}}}}}));
+        QCOMPARE(shown->findChildren<QLabel*>(QStringLiteral("ResultImage")).size(), 0);
+        QCOMPARE(shown->findChildren<QLabel*>(QStringLiteral("ResultNote")).size(), 1);
+    }
+
+    // An ended session's recording fills the tab, which only a session that ran code has; the
+    // timeline says what ran in one line.
+    void aRecordedSessionShowsItsResults()
+    {
+        sbui::MainWindow window;
+        window.show();
+        QVERIFY(window.selectSession(kSession));
+        QCOMPARE(window.results()->count(), 4);
+        const int tab = window.tabs()->indexOf(window.results());
+        QVERIFY(tab >= 0);
+        QVERIFY(window.tabs()->isTabVisible(tab));
+        QCOMPARE(window.tabs()->tabText(tab),
+                 QCoreApplication::translate("sbui::MainWindow", "Results (%1)").arg(4));
+        window.tabs()->setCurrentWidget(window.results());
+        QVERIFY(!window.results()
+                     ->executions()[1]
+                     ->findChildren<QLabel*>(QStringLiteral("ResultImage"))
+                     .isEmpty());
+
+        auto* model = window.activity()->model();
+        model->flush();
+        int rows = 0;
+        for (int row = 0; row < model->rowCount(); ++row) {
+            const QString name = model
+                                     ->data(model->index(row, sbui::ActivityModel::KindColumn),
+                                            sbui::ActivityModel::KindNameRole)
+                                     .toString();
+            if (name != QLatin1String("execution")) continue;
+            ++rows;
+            const QString summary =
+                model->data(model->index(row, sbui::ActivityModel::SummaryColumn)).toString();
+            QVERIFY2(!summary.contains(QLatin1String("base64")), qPrintable(summary.left(200)));
+        }
+        QCOMPARE(rows, 4);
+        // From the table and the chart, for the screenshots.
+        window.results()->scrollToExecution(0);
+        screenshot(window, QStringLiteral("results"));
+
+        window.results()->clear();
+        QVERIFY(!window.tabs()->isTabVisible(tab));
+    }
+
+  private:
+    TestWorld m_world;
+};
+
+QTEST_MAIN(ResultsViewTest)
+#include "ResultsViewTest.moc"
