@@ -171,6 +171,11 @@ class RemoteHostsTest : public QObject {
                                      link->transportPid() != pid,
                                  60000);
         QTRY_VERIFY_WITH_TIMEOUT(window.hub()->isLive(kKey), 30000);
+        // Its terminal is attached again over the new connection.
+        QVERIFY(window.selectSession(kKey));
+        QTRY_VERIFY_WITH_TIMEOUT(
+            window.terminal()->screenText().contains(QLatin1String("remote-agent-here")), 20000);
+        QVERIFY(!window.terminal()->isReadOnly());
         QTRY_COMPARE_WITH_TIMEOUT(panel->pendingCount(), 1, 30000);
         card = panel->card(kKey, window.hub()->pending(kKey).front().id);
         QVERIFY(card && card->isAnswerable());

@@ -83,6 +83,12 @@ MainWindow::MainWindow(sb::Clock& clock, QWidget* parent)
             qOverload<const QString&, const sb::ApprovalOutcome&>(&ApprovalPanel::resolve));
     connect(m_hub, &SessionHub::pendingChanged, this, &MainWindow::updateTitle);
     connect(m_hub, &SessionHub::refreshed, this, &MainWindow::updateCentre);
+    // The shown remote session back after its host's connection dropped: attached again.
+    connect(m_hub, &SessionHub::refreshed, this, [this] {
+        if (SessionKey::parse(m_current).isRemote() && m_hub->isLive(m_current) &&
+            !(m_view && m_view->isOpen()))
+            selectSession(m_current);
+    });
     connect(m_hub, &SessionHub::sessionEnded, this, [this](const QString& id) {
         m_approvals->clearSession(id);
         if (id == m_current) updateStatus(), updateActions();

@@ -138,7 +138,9 @@ bool MainWindow::selectSession(const QString& id)
 
 void MainWindow::showSession(const QString& id)
 {
-    if (id == m_current && (m_view || !m_hub->isLive(id))) return;
+    // Shown already, unless its connection ended while it still runs (a remote host's dropped
+    // and came back): then it is attached again.
+    if (id == m_current && ((m_view && m_view->isOpen()) || !m_hub->isLive(id))) return;
     if (id != m_current && !m_policy->maybeSave()) {
         // Unsaved policy changes keep the session they belong to on show.
         const int row = m_hub->model()->rowOf(m_current);
