@@ -662,6 +662,21 @@
         <source>ATTEMPTED SECRET LEAK: %1 on its way to %2 (in the %3), refused</source>
         <translation>VERSUCHTES GEHEIMNIS-LECK: %1 auf dem Weg zu %2 (im Feld %3), abgewiesen</translation>
     </message>
+    <message>
+        <source>code</source>
+        <translation>Code</translation>
+    </message>
+    <message>
+        <source>code ran: %1 (error %2)</source>
+        <translation>Code ausgeführt: %1 (Fehler %2)</translation>
+    </message>
+    <message numerus="yes">
+        <source>code ran: %1 (%n result(s))</source>
+        <translation>
+            <numerusform>Code ausgeführt: %1 (%n Ergebnis)</numerusform>
+            <numerusform>Code ausgeführt: %1 (%n Ergebnisse)</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>sbui::ActivityView</name>
@@ -1239,6 +1254,68 @@
     </message>
 </context>
 <context>
+    <name>sbui::ExecutionBlock</name>
+    <message>
+        <source>The first %1 of %2 rows.</source>
+        <translation>Die ersten %1 von %2 Zeilen.</translation>
+    </message>
+    <message>
+        <source>%1 (%2) was not recorded: %3</source>
+        <translation>%1 (%2) wurde nicht aufgezeichnet: %3</translation>
+    </message>
+    <message>
+        <source>A %1 picture this window cannot show.</source>
+        <translation>Ein Bild (%1), das dieses Fenster nicht zeigen kann.</translation>
+    </message>
+    <message>
+        <source>Execution [%1]</source>
+        <translation>Ausführung [%1]</translation>
+    </message>
+    <message>
+        <source>Execution</source>
+        <translation>Ausführung</translation>
+    </message>
+    <message>
+        <source>default context</source>
+        <translation>Standardkontext</translation>
+    </message>
+    <message>
+        <source>context %1</source>
+        <translation>Kontext %1</translation>
+    </message>
+    <message>
+        <source>%1 s</source>
+        <translation>%1 s</translation>
+    </message>
+    <message>
+        <source>the code</source>
+        <translation>dem Code</translation>
+    </message>
+    <message>
+        <source>the output</source>
+        <translation>der Ausgabe</translation>
+    </message>
+    <message>
+        <source>the error output</source>
+        <translation>der Fehlerausgabe</translation>
+    </message>
+    <message>
+        <source>Only the beginning was recorded of %1.</source>
+        <translation>Aufgezeichnet wurde nur der Anfang von %1.</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n more result(s) were not recorded.</source>
+        <translation>
+            <numerusform>%n weiteres Ergebnis wurde nicht aufgezeichnet.</numerusform>
+            <numerusform>%n weitere Ergebnisse wurden nicht aufgezeichnet.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1: %2</translation>
+    </message>
+</context>
+<context>
     <name>sbui::FileReviewPanel</name>
     <message numerus="yes">
         <source>  … and %n more</source>
@@ -1811,6 +1888,14 @@ in %2
     <message>
         <source>Hosts reached over ssh whose sessions this window shows and answers</source>
         <translation>Per ssh erreichte Hosts, deren Sitzungen dieses Fenster zeigt und beantwortet</translation>
+    </message>
+    <message>
+        <source>Results</source>
+        <translation>Ergebnisse</translation>
+    </message>
+    <message>
+        <source>Results (%1)</source>
+        <translation>Ergebnisse (%1)</translation>
     </message>
     <message>
         <source>The changes of a session on another host are not shown here yet: review them there, or with sandbench-cli --host %1 changes %2 (diff, apply, discard).</source>
@@ -3695,6 +3780,20 @@ in %3
     <message>
         <source>Runs later, outside the sandbox: %1</source>
         <translation>Wird später außerhalb der Sandbox ausgeführt: %1</translation>
+    </message>
+</context>
+<context>
+    <name>sbui::ResultsView</name>
+    <message>
+        <source>No code ran in this session&apos;s code interpreter.</source>
+        <translation>Im Code-Interpreter dieser Sitzung lief kein Code.</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n execution(s) of code, in the order they ran.</source>
+        <translation>
+            <numerusform>%n Ausführung von Code.</numerusform>
+            <numerusform>%n Ausführungen von Code, in der Reihenfolge, in der sie liefen.</numerusform>
+        </translation>
     </message>
 </context>
 <context>

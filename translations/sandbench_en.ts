@@ -66,6 +66,13 @@
             <numerusform>process limit (%1) reached: %n new processes refused</numerusform>
         </translation>
     </message>
+    <message numerus="yes">
+        <source>code ran: %1 (%n result(s))</source>
+        <translation>
+            <numerusform>code ran: %1 (%n result)</numerusform>
+            <numerusform>code ran: %1 (%n results)</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>sbui::ApprovalCard</name>
@@ -74,6 +81,16 @@
         <translation>
             <numerusform>… (%n more character)</numerusform>
             <numerusform>… (%n more characters)</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>sbui::ExecutionBlock</name>
+    <message numerus="yes">
+        <source>%n more result(s) were not recorded.</source>
+        <translation>
+            <numerusform>%n more result was not recorded.</numerusform>
+            <numerusform>%n more results were not recorded.</numerusform>
         </translation>
     </message>
 </context>
@@ -280,6 +297,16 @@
         <translation>
             <numerusform>Matches for &quot;%1&quot;: %n.</numerusform>
             <numerusform>Matches for &quot;%1&quot;: %n.</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>sbui::ResultsView</name>
+    <message numerus="yes">
+        <source>%n execution(s) of code, in the order they ran.</source>
+        <translation>
+            <numerusform>%n execution of code.</numerusform>
+            <numerusform>%n executions of code, in the order they ran.</numerusform>
         </translation>
     </message>
 </context>
