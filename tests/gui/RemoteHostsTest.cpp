@@ -9,10 +9,13 @@
 #include "TestSshServer.h"
 #include "approvals/ApprovalCard.h"
 #include "approvals/ApprovalPanel.h"
+#include "files/FileReviewPanel.h"
 #include "hosts/HostList.h"
 #include "hosts/HostsView.h"
 #include "main/MainWindow.h"
 #include "main/Prompt.h"
+#include "policy/PolicyEditor.h"
+#include "replay/ReplayView.h"
 #include "sessions/SessionHub.h"
 #include "sessions/SessionListModel.h"
 #include "terminal/TerminalWidget.h"
@@ -24,6 +27,7 @@
 #include <QPushButton>
 #include <QSettings>
 #include <QStandardPaths>
+#include <QTabWidget>
 #include <QTest>
 #include <QTreeWidget>
 #include <csignal>
@@ -139,6 +143,10 @@ class RemoteHostsTest : public QObject {
             window.terminal()->screenText().contains(QLatin1String("remote-agent-here")), 20000);
         QVERIFY2(window.statusText().contains(QLatin1String("sbtest")),
                  qPrintable(window.statusText()));
+        // Its policy file, folder and recording are on its host: not offered as local ones.
+        QVERIFY(!window.tabs()->isTabVisible(window.tabs()->indexOf(window.policy())));
+        QVERIFY(!window.tabs()->isTabVisible(window.tabs()->indexOf(window.replay())));
+        QVERIFY(!window.files()->messageText().isEmpty());
 
         // Its approval in the one queue, naming the host; answered here, run there.
         QCOMPARE(remoteExec(QStringLiteral("asked-1")), 0);

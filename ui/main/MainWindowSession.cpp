@@ -215,10 +215,16 @@ void MainWindow::showSession(const QString& id)
         else if (!error.isEmpty())
             m_terminal->feed(error.toLocal8Bit());
     }
-    if (live || !history)
+    // A remote session's policy file is a path on its host: the editor, which reads and saves
+    // files here, is not offered for it.
+    if (remote)
+        m_policy->showSession(nullptr);
+    else if (live || !history)
         m_policy->showSession(m_view.get()); // the policy a live session runs
     else
         m_policy->showRecorded(id, policyRanUnder(*history));
+    if (remote && m_tabs->currentWidget() == m_policy) m_tabs->setCurrentWidget(m_terminal);
+    showTab(m_policy, !remote);
     // Port previews open this machine's loopback: a remote session's ports are on its host.
     m_ports->setConnection(remote ? nullptr : m_view.get());
     const bool ports = !remote && m_view && m_view->servesPorts();
