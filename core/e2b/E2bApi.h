@@ -76,8 +76,9 @@ class Launcher {
 struct ApiOptions {
     std::string apiKey; // every control-plane request must carry it (X-API-Key)
     // What the SDK is told envd is: 0.5.7 takes both multipart and raw uploads, 0.6.2 keeps
-    // files' metadata (what 0.6.3 and later unlock in the SDK is not served: docs/e2b.md).
-    std::string envdVersion = "0.6.2";
+    // files' metadata, 0.6.3 and 0.6.4 take watchDir's includeEntry and allowNetworkMounts
+    // (docs/e2b.md): all the SDK gates on a version is served.
+    std::string envdVersion = "0.6.4";
     // Where a sandbox sees its workspace, which is its home and default working folder.
     std::string home = "/home/user";
     unsigned defaultTimeoutSeconds = 300;
@@ -133,9 +134,6 @@ class Api {
     void forkSandbox(http::Exchange& ex, const std::string& id);
     // A request for getHost(port)'s name: to the port's preview (PortHost.cpp).
     void portPreview(http::Exchange& ex, const PortHost& target);
-    // False (nothing answered) only when the preview cannot be reached and `last` is false.
-    bool relayToPort(http::Exchange& ex, const Sandbox& sandbox, unsigned port, unsigned hostPort,
-                     const std::string& body, bool last);
     // A create's template that names a snapshot: the snapshot's template, and its files.
     void fromSnapshot(SandboxSpec& spec);
     void loadSnapshots();

@@ -3,10 +3,15 @@
 // link receives once subscribed. The watch covers the workspace only (the sandbox's home):
 // other folders are refused by name. Its events are coalesced per path in windows of 250 ms:
 // an added file is one create, a written one a write per window, a rename a rename of the old
-// name and a create of the new one (as envd's inotify gives them).
+// name and a create of the new one (as envd's inotify gives them). With includeEntry (envd
+// 0.6.3) an event of a path that is there when it is sent carries the path's entry, as Stat
+// gives it.
 #include "base/Bytes.h"
 #include "e2b/E2bInternal.h"
 #include "http/HttpServer.h"
+
+#include <functional>
+#include <optional>
 
 namespace sb::e2b {
 
@@ -35,14 +40,23 @@ std::optional<std::string> nameWithin(const std::string& path, const std::string
     return name;
 }
 
+// The entry of a path of the workspace now, when it is there (includeEntry).
+using EntryOf = std::function<std::optional<json>(const std::string& path)>;
+
 // envd's events of one of the session's file events, within the watched folder.
-std::string envdEvents(const json& event, const std::string& folder, bool recursive)
+std::string envdEvents(const json& event, const std::string& folder, bool recursive,
+                       const EntryOf& entryOf)
 {
     const std::string change = event.value("change", std::string());
     std::string out;
     auto add = [&](const std::string& path, const char* type) {
-        if (auto name = nameWithin(path, folder, recursive))
-            out += message({{"filesystem", {{"name", *name}, {"type", type}}}});
+        auto name = nameWithin(path, folder, recursive);
+        if (!name) return;
+        json filesystem = {{"name", *name}, {"type", type}};
+        if (entryOf && std::string_view(type) != "EVENT_TYPE_REMOVE" &&
+            std::string_view(type) != "EVENT_TYPE_RENAME")
+            if (auto entry = entryOf(path)) filesystem["entry"] = std::move(*entry);
+        out += message({{"filesystem", std::move(filesystem)}});
     };
     const std::string path = event.value("path", std::string());
     if (change == "added") add(path, "EVENT_TYPE_CREATE");
@@ -68,11 +82,14 @@ void watchDir(http::Exchange& ex, SessionLink& link, const std::string& home, st
     if (!request) return fail(rpcError(request.error()));
     if (!request->contains("path") || !(*request)["path"].is_string())
         return fail({"invalid_argument", "path (a path) is missing"});
-    if (request->value("allowNetworkMounts", false))
-        return fail({"invalid_argument", "allowNetworkMounts is not supported by Sandbench's E2B "
-                                         "API: a sandbox has no network mounts"});
-    if (request->value("includeEntry", false))
-        return fail({"invalid_argument", "includeEntry is not supported by Sandbench's E2B API"});
+    // allowNetworkMounts (envd 0.6.4) lifts envd's refusal to watch a folder on a network file
+    // system, which this watch never makes: it is the session's own watch of its workspace and
+    // sees every change the sandbox makes there, wherever the folder lies. So it is honoured
+    // as it is, and a non-boolean refused like any field of the wrong type.
+    for (const char* flag : {"allowNetworkMounts", "includeEntry"})
+        if (request->contains(flag) && !(*request)[flag].is_boolean())
+            return fail({"invalid_argument", std::string(flag) + " is true or false"});
+    const bool includeEntry = request->value("includeEntry", false);
     const std::string path = absoluteIn(home, (*request)["path"].get<std::string>());
     std::string folder;
     if (path != home) {
@@ -90,6 +107,14 @@ void watchDir(http::Exchange& ex, SessionLink& link, const std::string& home, st
         return fail({"invalid_argument", "path " + path + " is not a folder"});
     const bool recursive = request->value("recursive", false);
 
+    EntryOf entryOf;
+    if (includeEntry)
+        entryOf = [&](const std::string& relative) -> std::optional<json> {
+            const std::string absolute = home + "/" + relative;
+            auto reply = link.file({{"op", "stat"}, {"path", absolute}});
+            if (!reply || !reply->value("ok", false)) return std::nullopt; // gone already
+            return entryInfo(*reply, absolute);
+        };
     auto events = std::make_shared<EventQueue>();
     if (auto e = link.watchFiles(events)) return fail(rpcError(*e));
     const auto keepalive = keepaliveOf(ex);
@@ -103,7 +128,7 @@ void watchDir(http::Exchange& ex, SessionLink& link, const std::string& home, st
                 ex.abort();
                 return;
             }
-            out += envdEvents(e.body, folder, recursive);
+            out += envdEvents(e.body, folder, recursive, entryOf);
         }
         if (out.empty()) out = message({{"keepalive", json::object()}});
         if (!ex.writeChunk(out)) return link.unwatchFiles(events);

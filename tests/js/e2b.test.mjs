@@ -485,21 +485,20 @@ describe('sandbench-cli serve (the E2B SDK)', () => {
       http.get(url, { lookup: loopback }, (res) => {
         let body = '';
         res.on('data', (d) => { body += d; });
-        res.on('end', () => resolve({ status: res.statusCode, type: res.headers['content-type'], body }));
+        res.on('end', () => resolve({ status: res.statusCode, location: res.headers.location, body }));
       }).on('error', reject);
     });
     let page;
     await waitUntil(async () => {
-      page = await get(`http://${host}/index.html?q=1`);
-      return page.status === 200; // a 502 until the server in the sandbox listens
+      const first = await get(`http://${host}/index.html?q=1`);
+      assert.equal(first.status, 307, first.body);
+      assert.match(first.location, /^http:\/\/127\.0\.0\.1:\d+\/index\.html\?q=1$/);
+      page = await get(first.location).catch(() => undefined);
+      return page?.status === 200;
     }, 30_000, 'the server in the sandbox to answer');
     assert.equal(page.body, 'served from the sandbox');
-    assert.match(page.type, /^text\/html/);
     const { stdout } = await world.cli(['ports', sbx.sandboxId]);
     assert.match(stdout, /8000 .*exposed at http:\/\/127\.0\.0\.1:\d+/, 'it is the session\'s port preview');
-    const closed = await get(`http://${sbx.getHost(8001)}/`);
-    assert.equal(closed.status, 502, 'nothing listens on 8001');
-    assert.match(JSON.parse(closed.body).message, /port 8001 answers no HTTP/);
     await web.kill();
     await sbx.kill();
     const gone = await get(`http://${host}/`);
@@ -609,7 +608,7 @@ describe('sandbench-cli serve (the E2B SDK)', () => {
   });
 });
 
-describe('signed file URLs and file metadata (envd 0.6.2)', () => {
+describe('signed file URLs, file metadata and watch entries (envd 0.6.4)', () => {
   // A request with nothing but the URL: no token, no sandbox header, as a browser or curl sends it.
   const bare = (url, init) => fetch(url, init);
   const form = (text) => { const f = new FormData(); f.append('file', text); return f; };
@@ -671,7 +670,7 @@ describe('signed file URLs and file metadata (envd 0.6.2)', () => {
 
   e2bTest('metadata written with a file are its metadata: getInfo, list, rename; a rewrite drops them', async () => {
     const sbx = await create();
-    assert.equal((await sbx.getInfo()).envdVersion, '0.6.2');
+    assert.equal((await sbx.getInfo()).envdVersion, '0.6.4');
     const tags = { author: 'ada', stage: 'draft' };
     const info = await sbx.files.write('docs/plan.md', '# plan', { metadata: tags });
     assert.deepEqual(info.metadata, tags);
@@ -703,7 +702,32 @@ describe('signed file URLs and file metadata (envd 0.6.2)', () => {
     assert.equal(r.status, 400);
     assert.match((await r.json()).message, /metadata/);
     assert.equal(await sbx.files.exists('bad.txt'), false);
-    // What envd 0.6.3 would unlock stays locked: the SDK itself refuses it.
-    await assert.rejects(sbx.files.watchDir(HOME, () => {}, { includeEntry: true }), /update the template/);
+  });
+
+  e2bTest('watchDir with includeEntry: an event of a path still there carries its entry', async () => {
+    const sbx = await create();
+    await sbx.files.makeDir('inbox');
+    const events = [];
+    const watch = await sbx.files.watchDir('inbox', (e) => events.push(e),
+      { includeEntry: true, allowNetworkMounts: true });
+    const seen = () => events.map((e) => `${e.type} ${e.name}`);
+    await sbx.files.write('inbox/report.csv', 'a,b\n1,2\n', { metadata: { source: 'watch' } });
+    await waitUntil(() => seen().includes('create report.csv'), 20_000, () => JSON.stringify(events));
+    await sbx.commands.run('mv inbox/report.csv inbox/final.csv');
+    await waitUntil(() => seen().includes('create final.csv'), 20_000, () => JSON.stringify(events));
+    await sbx.commands.run('rm inbox/final.csv');
+    await waitUntil(() => seen().includes('remove final.csv'), 20_000, () => JSON.stringify(events));
+    await watch.stop();
+
+    const created = events.find((e) => e.type === 'create' && e.name === 'report.csv');
+    assert.equal(created.entry.path, `${HOME}/inbox/report.csv`);
+    assert.equal(created.entry.type, 'file');
+    assert.equal(created.entry.size, 8);
+    assert.equal(created.entry.owner, 'user');
+    assert.deepEqual(created.entry.metadata, { source: 'watch' });
+    assert.equal(events.find((e) => e.name === 'final.csv' && e.type === 'create').entry.name, 'final.csv');
+    // What is gone has no entry: the old name of a rename, a removal.
+    assert.equal(events.find((e) => e.type === 'rename').entry, undefined);
+    assert.equal(events.find((e) => e.type === 'remove').entry, undefined);
   });
 });

@@ -57,7 +57,7 @@ TEST_F(E2bApiTest, TheControlPlaneNeedsTheKeyAndAnswersInTheShapesTheSdkReads)
 
     const json sandbox = create();
     EXPECT_EQ(sandbox["sandboxID"], "fake-1");
-    EXPECT_EQ(sandbox["envdVersion"], "0.6.2");
+    EXPECT_EQ(sandbox["envdVersion"], "0.6.4");
     EXPECT_EQ(sandbox["envdAccessToken"].get<std::string>().size(), 32u);
 
     auto got = rest("GET", "/sandboxes/fake-1");
