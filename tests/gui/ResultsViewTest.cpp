@@ -10,11 +10,14 @@
 #include "activity/ActivityModel.h"
 #include "activity/ActivityView.h"
 #include "base/ActivityKinds.h"
+#include "control/ControlClient.h"
 #include "main/MainWindow.h"
 #include "recording/CodeExecution.h"
 #include "recording/RecordingStore.h"
 #include "recording/RecordingWriter.h"
 #include "results/ResultWidgets.h"
+#include "sessions/SessionHub.h"
+#include "terminal/TerminalWidget.h"
 
 #include <QBuffer>
 #include <QDateTime>
@@ -258,6 +261,53 @@ class ResultsViewTest : public QObject {
 
         window.results()->clear();
         QVERIFY(!window.tabs()->isTabVisible(tab));
+    }
+
+    // A running session's executions come as they are recorded: serve's execution_record
+    // reaches the window through the session's activity events.
+    void aLiveSessionShowsResultsAsTheyCome()
+    {
+        QString why;
+        if (!sandboxWorks(m_world, &why)) SBG_SKIP(why);
+        QString error;
+        auto session = HeadlessSession::start(
+            m_world, QStringLiteral("results-live"),
+            {QStringLiteral("--network"), QStringLiteral("none")},
+            {QStringLiteral("bash"), QStringLiteral("-c"), QStringLiteral("echo ready; sleep 600")},
+            &error);
+        QVERIFY2(session, qPrintable(error));
+        sbui::MainWindow window;
+        window.show();
+        QTRY_VERIFY_WITH_TIMEOUT(window.hub()->isLive(session->id()), 20000);
+        QVERIFY(window.selectSession(session->id()));
+        // Its output reached the window: it is subscribed.
+        QTRY_VERIFY_WITH_TIMEOUT(window.terminal()->screenText().contains(QLatin1String("ready")),
+                                 20000);
+        const int tab = window.tabs()->indexOf(window.results());
+        QVERIFY(!window.tabs()->isTabVisible(tab));
+
+        auto serve = sb::ControlClient::connect(session->id().toStdString(), "serve-test",
+                                                sb::proto::Role::Viewer);
+        QVERIFY2(serve, serve ? "" : serve.error().describe().c_str());
+        json x = sessionExecutions()[1]; // the chart, as serve sends it
+        for (const char* recordedOnly : {"kind", "by", "time_unix_ms"})
+            x.erase(recordedOnly);
+        for (json& result : x["results"])
+            for (json& part : result["parts"])
+                part.erase("bytes");
+        QVERIFY(!(*serve)->send(sb::proto::jsonMessage(sb::proto::MsgType::ExecutionRecord,
+                                                       {{"id", 1}, {"execution", x}})));
+        bool answered = false;
+        for (int i = 0; i < 200 && !answered; ++i)
+            if (auto m = (*serve)->receive(100))
+                answered = m->type == sb::proto::MsgType::ExecutionRecorded;
+        QVERIFY(answered);
+        QTRY_COMPARE_WITH_TIMEOUT(window.results()->count(), 1, 20000);
+        QVERIFY(window.tabs()->isTabVisible(tab));
+        auto* image =
+            window.results()->executions()[0]->findChild<QLabel*>(QStringLiteral("ResultImage"));
+        QVERIFY(image);
+        QCOMPARE(image->pixmap().deviceIndependentSize().toSize(), QSize(640, 480));
     }
 
   private:
