@@ -134,6 +134,9 @@ class Api {
     void forkSandbox(http::Exchange& ex, const std::string& id);
     // A request for getHost(port)'s name: to the port's preview (PortHost.cpp).
     void portPreview(http::Exchange& ex, const PortHost& target);
+    // False (nothing answered) only when the preview cannot be reached and `last` is false.
+    bool relayToPort(http::Exchange& ex, const Sandbox& sandbox, unsigned port, unsigned hostPort,
+                     const std::string& body, bool last);
     // A create's template that names a snapshot: the snapshot's template, and its files.
     void fromSnapshot(SandboxSpec& spec);
     void loadSnapshots();

@@ -106,6 +106,15 @@ struct PortHost {
     std::string sandbox;
 };
 std::optional<PortHost> parsePortHost(std::string_view host);
+// The status line and headers of an HTTP/1.x answer (its head without the blank line), or
+// nullopt when it is not one.
+struct ResponseHead {
+    int status = 0;
+    std::vector<std::pair<std::string, std::string>> headers;
+};
+std::optional<ResponseHead> parseResponseHead(std::string_view head);
+// The largest request body getHost's relay passes on (read whole first).
+constexpr std::size_t kMaxRelayedBody = std::size_t{16} << 20;
 // The domain the SDK is told (it builds getHost(port) from it): localhost with the port this
 // request came to, so that those names reach this server and nothing else.
 std::string domainOf(const http::Exchange& ex);

@@ -1,9 +1,8 @@
 // getHost(port): the SDK names a sandbox's port PORT-SANDBOX.DOMAIN, and this API's domain is
 // "localhost:N" (N the port it answers on), so such a name reaches this server. A request whose
-// Host is one is sent on to the port's preview, which the session's supervisor forwards to the
-// port inside the sandbox (`sandbench-cli expose`, docs/workspace.md "Port previews"): a
-// redirect (307: the method and body are kept) to http://127.0.0.1:HOST_PORT with the same path
-// and query.
+// Host is one is relayed to the port's preview, which the session's supervisor forwards to the
+// port inside the sandbox (`sandbench-cli expose`, docs/workspace.md "Port previews"), made at
+// the first request (PortProxy.cpp relays).
 #include "e2b/E2bInternal.h"
 
 #include <charconv>
@@ -29,25 +28,6 @@ std::optional<unsigned> portNumber(std::string_view text)
         value > 65535)
         return std::nullopt;
     return value;
-}
-
-// The path as it came, percent-encoded again for a Location.
-std::string encodedPath(std::string_view path)
-{
-    static const char digits[] = "0123456789ABCDEF";
-    std::string out;
-    for (char c : path) {
-        const auto u = static_cast<unsigned char>(c);
-        if (std::isalnum(u) ||
-            std::string_view("-._~/:@!$&'()*+,;=").find(c) != std::string_view::npos) {
-            out += c;
-        } else {
-            out += '%';
-            out += digits[u >> 4];
-            out += digits[u & 15];
-        }
-    }
-    return out;
 }
 
 } // namespace
@@ -106,35 +86,38 @@ void Api::portPreview(http::Exchange& ex, const PortHost& target)
                                             : "The sandbox was not found"},
                          {"code", 502},
                          {"port", target.port}});
-    unsigned hostPort = 0;
-    {
-        std::lock_guard lock(s->previews->mutex);
-        auto it = s->previews->ports.find(target.port);
-        if (it != s->previews->ports.end()) hostPort = it->second;
-    }
-    if (hostPort == 0) {
-        std::string session;
-        {
-            std::lock_guard lock(m_mutex);
-            session = s->session;
+    auto body = http::readWholeBody(ex, kMaxRelayedBody);
+    if (!body) return restError(ex, 413, body.error().message);
+    // The preview made before, unless it cannot be reached (closed meanwhile: `unexpose`); then
+    // one made anew.
+    for (bool cached : {true, false}) {
+        unsigned hostPort = 0;
+        if (cached) {
+            std::lock_guard lock(s->previews->mutex);
+            auto it = s->previews->ports.find(target.port);
+            if (it == s->previews->ports.end()) continue;
+            hostPort = it->second;
+        } else {
+            std::string session;
+            {
+                std::lock_guard lock(m_mutex);
+                session = s->session;
+            }
+            auto forwarded = m_launcher.preview(session, target.port);
+            if (!forwarded) {
+                const Error& e = forwarded.error();
+                return restError(ex, e.code == ErrorCode::Unsupported ? 501 : 502,
+                                 "port " + std::to_string(target.port) + " of sandbox " + s->id +
+                                     " cannot be previewed: " + e.describe());
+            }
+            hostPort = *forwarded;
+            std::lock_guard lock(s->previews->mutex);
+            s->previews->ports[target.port] = hostPort;
         }
-        auto forwarded = m_launcher.preview(session, target.port);
-        if (!forwarded) {
-            const Error& e = forwarded.error();
-            return restError(ex, e.code == ErrorCode::Unsupported ? 501 : 502,
-                             "port " + std::to_string(target.port) + " of sandbox " + s->id +
-                                 " cannot be previewed: " + e.describe());
-        }
-        hostPort = *forwarded;
+        if (relayToPort(ex, *s, target.port, hostPort, *body, !cached)) return;
         std::lock_guard lock(s->previews->mutex);
-        s->previews->ports[target.port] = hostPort;
+        s->previews->ports.erase(target.port);
     }
-    std::string location = "http://127.0.0.1:" + std::to_string(hostPort) + encodedPath(ex.path());
-    if (!ex.rawQuery().empty()) location += "?" + std::string(ex.rawQuery());
-    ex.respond(307, "text/plain; charset=utf-8",
-               "port " + std::to_string(target.port) + " of sandbox " + s->id +
-                   " is previewed at " + location + "\n",
-               {{"Location", location}});
 }
 
 } // namespace sb::e2b

@@ -7,10 +7,12 @@
 // A sandbox exists before it; "$ID" and "$TOKEN" in the target or a header value stand for its id
 // and access token, so the routes of a sandbox are reached. Checked beyond "no crash": every
 // request gets a response with a status from 100 to 599; a JSON response is JSON; a Connect stream
-// ends with its end-of-stream envelope.
+// ends with its end-of-stream envelope. The whole input is also read as the head of an HTTP
+// answer (parseResponseHead: what getHost's relay reads from a server in the sandbox).
 #include "E2bTestSupport.h"
 #include "FuzzCheck.h"
 #include "e2b/Connect.h"
+#include "e2b/E2bInternal.h"
 
 #include <cstdint>
 #include <cstdio>
@@ -70,6 +72,9 @@ bool endsItsStream(std::string_view body)
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)
 {
     std::string_view rest(reinterpret_cast<const char*>(data), size);
+    // The same bytes as the head of an answer of a server in a sandbox (getHost's relay).
+    if (auto head = sb::e2b::parseResponseHead(rest))
+        check(head->status >= 100 && head->status <= 599, "an answer's status is a status");
     const std::string_view request = line(rest);
     const std::size_t space = request.find(' ');
     if (space == std::string_view::npos) return 0;

@@ -140,11 +140,12 @@ class FakeLauncher : public sb::e2b::Launcher {
         return m_snapshots;
     }
     std::atomic<bool> canSnapshot{true};
-    // A port's preview: 40000 + the port.
+    // A port's preview: `previewPort` when set, else 40000 + the port.
     sb::Result<unsigned> preview(const std::string&, unsigned port) override
     {
-        return 40000 + port;
+        return previewPort != 0 ? previewPort.load() : 40000 + port;
     }
+    std::atomic<unsigned> previewPort{0};
     // What the last sandbox started was asked for.
     sb::e2b::SandboxSpec last() const
     {
