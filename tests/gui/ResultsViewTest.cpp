@@ -253,6 +253,9 @@ class ResultsViewTest : public QObject {
             const QString summary =
                 model->data(model->index(row, sbui::ActivityModel::SummaryColumn)).toString();
             QVERIFY2(!summary.contains(QLatin1String("base64")), qPrintable(summary.left(200)));
+            // Its details name the results' types, not their bytes.
+            const QString details = model->detailsText(row);
+            QVERIFY2(details.size() < 4000, qPrintable(details.left(400)));
         }
         QCOMPARE(rows, 4);
         // From the table and the chart, for the screenshots.

@@ -449,6 +449,18 @@ QString ActivityModel::fieldText(const std::string& key, const json& value)
 {
     if (value.is_string()) return QString::fromStdString(value.get<std::string>());
     if (key == "argv" && value.is_array()) return words(value);
+    // An execution's results by type and size: the pictures themselves are the Results tab's.
+    if (key == "results" && value.is_array()) {
+        QStringList parts;
+        for (const json& result : value)
+            if (result.is_object() && result.contains("parts") && result["parts"].is_array())
+                for (const json& part : result["parts"])
+                    if (part.is_object())
+                        parts << QStringLiteral("%1 (%2)").arg(
+                            str(part, "mime"),
+                            QLocale().formattedDataSize(part.value("bytes", qint64{0})));
+        return parts.join(QStringLiteral(", "));
+    }
     return QString::fromStdString(value.dump());
 }
 
