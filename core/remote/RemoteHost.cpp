@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <future>
 #include <optional>
+#include <poll.h>
 #include <spawn.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
@@ -377,6 +378,79 @@ Result<int> RemoteHost::runCommand(const std::vector<std::string>& args)
         return e;
     }
     return *status;
+}
+
+Result<RemoteHost::Captured> RemoteHost::capture(const std::vector<std::string>& args,
+                                                 int timeoutMs)
+{
+    auto outPipe = makePipe(O_CLOEXEC), errPipe = makePipe(O_CLOEXEC);
+    if (!outPipe) return outPipe.error();
+    if (!errPipe) return errPipe.error();
+    setNonBlocking(outPipe->write.get());
+    setNonBlocking(errPipe->write.get());
+    const std::uint32_t io = nextChannel(), err = nextChannel();
+    auto outWrite = std::make_shared<UniqueFd>(std::move(outPipe->write));
+    auto errWrite = std::make_shared<UniqueFd>(std::move(errPipe->write));
+    // No input: the commands it is for read none.
+    auto reply = request({{"op", "run"}, {"channel", io}, {"argv", args}, {"stderr_channel", err}},
+                         timeoutMs, [this, io, err, outWrite, errWrite] {
+                             m_loop->addChannel(io, UniqueFd(), std::move(*outWrite));
+                             m_loop->addChannel(err, UniqueFd(), std::move(*errWrite));
+                         });
+    if (!reply) {
+        m_loop->post([this, io, err] {
+            m_loop->dropChannel(io);
+            m_loop->dropChannel(err);
+        });
+        return reply.error();
+    }
+    // Both pipes to their end (the loop closes them when the host ends the channel, or the
+    // stream ends), then the exit status.
+    Captured captured;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeoutMs);
+    pollfd fds[2] = {{outPipe->read.get(), POLLIN, 0}, {errPipe->read.get(), POLLIN, 0}};
+    std::string* sinks[2] = {&captured.out, &captured.err};
+    int open = 2;
+    while (open > 0) {
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                              deadline - std::chrono::steady_clock::now())
+                              .count();
+        if (left <= 0) break;
+        const int ready = ::poll(fds, 2, static_cast<int>(std::min<long long>(left, 1000)));
+        if (ready < 0 && errno != EINTR) break;
+        for (int i = 0; i < 2; ++i) {
+            if (fds[i].fd < 0 || fds[i].revents == 0) continue;
+            char buf[16384];
+            const ssize_t n = ::read(fds[i].fd, buf, sizeof buf);
+            if (n > 0) {
+                sinks[i]->append(buf, static_cast<std::size_t>(n));
+            } else if (n == 0 || errno != EINTR) {
+                fds[i].fd = -1;
+                --open;
+            }
+        }
+    }
+    std::unique_lock lock(m_mutex);
+    m_changed.wait_until(lock, deadline, [&] { return m_ended || m_exits.count(io) != 0; });
+    auto it = m_exits.find(io);
+    if (it == m_exits.end()) {
+        lock.unlock();
+        m_loop->post([this, io, err] {
+            m_loop->dropChannel(io);
+            m_loop->dropChannel(err);
+        });
+        if (!connected()) {
+            Error e = lastError();
+            e.message = "the connection ended while the command ran: " + e.message;
+            return e;
+        }
+        return Error{ErrorCode::System, ETIMEDOUT,
+                     "sandbench-cli " + (args.empty() ? std::string() : args[0]) + " on " + m_host +
+                         " did not finish within " + std::to_string(timeoutMs / 1000) + " s"};
+    }
+    captured.status = it->second;
+    m_exits.erase(it);
+    return captured;
 }
 
 } // namespace sb::remote

@@ -58,6 +58,14 @@ class RemoteHost {
     // a terminal there when stdin and stdout are one here: raw mode, window size); its exit
     // status (128+N for signal N).
     Result<int> runCommand(const std::vector<std::string>& args);
+    // Runs `sandbench-cli ARGS…` on the host with no input and keeps what it writes (a program's
+    // view of a host's files: `changes --json`, `diff`): its status, stdout and stderr. From any
+    // thread; an error when the connection ends first or it takes longer than `timeoutMs`.
+    struct Captured {
+        int status = -1;
+        std::string out, err;
+    };
+    Result<Captured> capture(const std::vector<std::string>& args, int timeoutMs = 60000);
 
   private:
     RemoteHost() = default;

@@ -256,3 +256,37 @@ TEST_F(RemoteHosts, TwentySessionsOverOneConnection)
 }
 
 } // namespace
+
+// A program's view of the host's files (the window's Changes of a remote session): a command
+// run there whose output comes back in memory, with its status and stderr.
+TEST_F(RemoteHosts, ACommandsOutputComesBackInMemory)
+{
+    SKIP_WITHOUT_SSHD();
+    auto started = remote({"start", "--workspace", sb.workspace().string(), "--name", "kept",
+                           "--policy", askingPolicy().string()});
+    ASSERT_EQ(started.status, 0) << dump(started);
+    auto made = remote({"exec", "kept", "--", "sh", "-c", "echo hello > made.txt"});
+    ASSERT_EQ(made.status, 0) << dump(made);
+    auto host = dial();
+    ASSERT_TRUE(host);
+    auto changes = host->capture({"changes", "--json", "kept"});
+    ASSERT_TRUE(changes) << changes.error().describe();
+    EXPECT_EQ(changes->status, 0) << changes->err;
+    auto listed = nlohmann::json::parse(changes->out, nullptr, false);
+    ASSERT_TRUE(listed.is_array()) << changes->out;
+    ASSERT_EQ(listed.size(), 1u) << changes->out;
+    EXPECT_EQ(listed[0].value("path", ""), "made.txt");
+    EXPECT_EQ(listed[0].value("kind", ""), "added");
+    auto diff = host->capture({"diff", "kept", "made.txt"});
+    ASSERT_TRUE(diff) << diff.error().describe();
+    EXPECT_EQ(diff->status, 0) << diff->err;
+    EXPECT_TRUE(contains(diff->out, "+hello")) << diff->out;
+    // A failing command: its status and its stderr, not an error of the connection.
+    auto missing = host->capture({"changes", "no-such-session"});
+    ASSERT_TRUE(missing) << missing.error().describe();
+    EXPECT_NE(missing->status, 0);
+    EXPECT_TRUE(contains(missing->err, "no-such-session")) << missing->err;
+    EXPECT_TRUE(missing->out.empty()) << missing->out;
+    EXPECT_TRUE(host->connected());
+    EXPECT_FALSE(remote({"stop", "kept"}).status);
+}
