@@ -1527,6 +1527,59 @@
     </message>
 </context>
 <context>
+    <name>sbui::HostsView</name>
+    <message>
+        <source>&amp;Add</source>
+        <translation>&amp;Hinzufügen</translation>
+    </message>
+    <message>
+        <source>&amp;Remove</source>
+        <translation>&amp;Entfernen</translation>
+    </message>
+    <message>
+        <source>&amp;Connect now</source>
+        <translation>Jetzt &amp;verbinden</translation>
+    </message>
+    <message>
+        <source>ssh://user@host:port or an alias of ~/.ssh/config</source>
+        <translation>ssh://benutzer@host:port oder ein Alias aus ~/.ssh/config</translation>
+    </message>
+    <message>
+        <source>A host reached by ssh with your keys and ~/.ssh/config (never a password prompt); it needs Sandbench installed</source>
+        <translation>Ein Host, erreicht per ssh mit Ihren Schlüsseln und ~/.ssh/config (nie eine Passwortabfrage); dort muss Sandbench installiert sein</translation>
+    </message>
+    <message>
+        <source>Host</source>
+        <translation>Host</translation>
+    </message>
+    <message>
+        <source>Connection</source>
+        <translation>Verbindung</translation>
+    </message>
+    <message>
+        <source>Forget the host; its sessions go on there</source>
+        <translation>Den Host vergessen; seine Sitzungen laufen dort weiter</translation>
+    </message>
+    <message>
+        <source>Dial the host now instead of waiting</source>
+        <translation>Den Host jetzt anwählen, statt zu warten</translation>
+    </message>
+    <message>
+        <source>Not added: %1</source>
+        <translation>Nicht hinzugefügt: %1</translation>
+    </message>
+    <message>
+        <source>not connected</source>
+        <translation>nicht verbunden</translation>
+    </message>
+    <message>
+        <source>%1
+Last error: %2</source>
+        <translation>%1
+Letzter Fehler: %2</translation>
+    </message>
+</context>
+<context>
     <name>sbui::LeakBanner</name>
     <message>
         <source>%1 to %2:%3</source>
@@ -1896,10 +1949,6 @@ in %2
     <message>
         <source>Results (%1)</source>
         <translation>Ergebnisse (%1)</translation>
-    </message>
-    <message>
-        <source>The changes of a session on another host are not shown here yet: review them there, or with sandbench-cli --host %1 changes %2 (diff, apply, discard).</source>
-        <translation>Die Änderungen einer Sitzung auf einem anderen Host werden hier noch nicht gezeigt: Prüfen Sie sie dort oder mit sandbench-cli --host %1 changes %2 (diff, apply, discard).</translation>
     </message>
     <message>
         <source>%1: %2</source>
@@ -2991,6 +3040,86 @@ in %2
     </message>
 </context>
 <context>
+    <name>sbui::RemoteChangesView</name>
+    <message>
+        <source>added</source>
+        <translation>hinzugefügt</translation>
+    </message>
+    <message>
+        <source>modified</source>
+        <translation>geändert</translation>
+    </message>
+    <message>
+        <source>deleted</source>
+        <translation>gelöscht</translation>
+    </message>
+    <message>
+        <source>&amp;Refresh</source>
+        <translation>&amp;Aktualisieren</translation>
+    </message>
+    <message>
+        <source>File</source>
+        <translation>Datei</translation>
+    </message>
+    <message>
+        <source>Change</source>
+        <translation>Änderung</translation>
+    </message>
+    <message>
+        <source>Ask the host again for the session&apos;s changes</source>
+        <translation>Den Host erneut nach den Änderungen der Sitzung fragen</translation>
+    </message>
+    <message>
+        <source>Asking %1 for the changes of session %2…</source>
+        <translation>Frage %1 nach den Änderungen der Sitzung %2…</translation>
+    </message>
+    <message>
+        <source>exit status %1</source>
+        <translation>Exit-Status %1</translation>
+    </message>
+    <message>
+        <source>The changes could not be read on %1: %2</source>
+        <translation>Die Änderungen konnten auf %1 nicht gelesen werden: %2</translation>
+    </message>
+    <message>
+        <source>Session %1 on %2 has changed nothing yet.</source>
+        <translation>Sitzung %1 auf %2 hat noch nichts geändert.</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n change(s) of session %1 on %2, read from there. Apply and discard them there once the session ended: sandbench-cli --host %3 apply %1.</source>
+        <translation>
+            <numerusform>%n Änderung der Sitzung %1 auf %2, von dort gelesen. Übernehmen und verwerfen Sie sie dort, wenn die Sitzung beendet ist: sandbench-cli --host %3 apply %1.</numerusform>
+            <numerusform>%n Änderungen der Sitzung %1 auf %2, von dort gelesen. Übernehmen und verwerfen Sie sie dort, wenn die Sitzung beendet ist: sandbench-cli --host %3 apply %1.</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>sbui::RemoteHostLink</name>
+    <message>
+        <source>connecting…</source>
+        <translation>verbinde…</translation>
+    </message>
+    <message>
+        <source>connecting again…</source>
+        <translation>verbinde erneut…</translation>
+    </message>
+    <message numerus="yes">
+        <source>connected, %n session(s)</source>
+        <translation>
+            <numerusform>verbunden, %n Sitzung</numerusform>
+            <numerusform>verbunden, %n Sitzungen</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>not connected, trying again in %1 s</source>
+        <translation>nicht verbunden, neuer Versuch in %1 s</translation>
+    </message>
+    <message>
+        <source>not connected to %1</source>
+        <translation>nicht mit %1 verbunden</translation>
+    </message>
+</context>
+<context>
     <name>sbui::ReplayController</name>
     <message>
         <source>No recording is open.</source>
@@ -3186,6 +3315,103 @@ in %2
     </message>
 </context>
 <context>
+    <name>sbui::ResultsView</name>
+    <message>
+        <source>No code ran in this session&apos;s code interpreter.</source>
+        <translation>Im Code-Interpreter dieser Sitzung lief kein Code.</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n execution(s) of code, in the order they ran.</source>
+        <translation>
+            <numerusform>%n Ausführung von Code.</numerusform>
+            <numerusform>%n Ausführungen von Code, in der Reihenfolge, in der sie liefen.</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>sbui::ResumeBaseline</name>
+    <message>
+        <source>none</source>
+        <translation>kein</translation>
+    </message>
+    <message>
+        <source>filtered</source>
+        <translation>gefiltert</translation>
+    </message>
+    <message>
+        <source>host</source>
+        <translation>Host</translation>
+    </message>
+    <message>
+        <source>deny</source>
+        <translation>verweigern</translation>
+    </message>
+    <message>
+        <source>ask</source>
+        <translation>fragen</translation>
+    </message>
+    <message>
+        <source>allow</source>
+        <translation>erlauben</translation>
+    </message>
+    <message>
+        <source>network %1 (it ran with %2)</source>
+        <translation>Netzwerk %1 (vorher: %2)</translation>
+    </message>
+    <message>
+        <source>other command rules than it ran with</source>
+        <translation>andere Befehlsregeln als vorher</translation>
+    </message>
+    <message>
+        <source>other network rules than it ran with</source>
+        <translation>andere Netzwerkregeln als vorher</translation>
+    </message>
+    <message>
+        <source>no memory limit (it ran with %1 MB)</source>
+        <translation>keine Speichergrenze (vorher: %1 MB)</translation>
+    </message>
+    <message>
+        <source>memory %1 MB (it ran with %2 MB)</source>
+        <translation>Speicher %1 MB (vorher: %2 MB)</translation>
+    </message>
+    <message>
+        <source>no process limit (it ran with %1 processes)</source>
+        <translation>keine Prozessgrenze (vorher: %1 Prozesse)</translation>
+    </message>
+    <message>
+        <source>%1 processes (it ran with %2 processes)</source>
+        <translation>%1 Prozesse (vorher: %2)</translation>
+    </message>
+    <message>
+        <source>no CPU limit (it ran with %1 %)</source>
+        <translation>keine CPU-Grenze (vorher: %1 %)</translation>
+    </message>
+    <message>
+        <source>CPU %1 % (it ran with %2 %)</source>
+        <translation>CPU %1 % (vorher: %2 %)</translation>
+    </message>
+    <message>
+        <source>no time limit (it ran with %1 s)</source>
+        <translation>kein Zeitlimit (vorher: %1 s)</translation>
+    </message>
+    <message>
+        <source>time limit %1 s (it ran with %2 s)</source>
+        <translation>Zeitlimit %1 s (vorher: %2 s)</translation>
+    </message>
+    <message>
+        <source>unanswered requests allowed (it ran denying them)</source>
+        <translation>unbeantwortete Anfragen erlaubt (vorher verweigert)</translation>
+    </message>
+    <message>
+        <source>other commands: %1 (it ran with %2)</source>
+        <translation>andere Befehle: %1 (vorher: %2)</translation>
+    </message>
+    <message>
+        <source>other hosts: %1 (it ran with %2)</source>
+        <translation>andere Hosts: %1 (vorher: %2)</translation>
+    </message>
+</context>
+<context>
     <name>sbui::RuleListEditor</name>
     <message>
         <source>&amp;Add rule</source>
@@ -3229,6 +3455,13 @@ in %2
     <message>
         <source>the session has ended</source>
         <translation>die Sitzung ist beendet</translation>
+    </message>
+</context>
+<context>
+    <name>sbui::SessionHub</name>
+    <message>
+        <source>%1 is not among the hosts</source>
+        <translation>%1 ist keiner der Hosts</translation>
     </message>
 </context>
 <context>
@@ -3780,189 +4013,6 @@ in %3
     <message>
         <source>Runs later, outside the sandbox: %1</source>
         <translation>Wird später außerhalb der Sandbox ausgeführt: %1</translation>
-    </message>
-</context>
-<context>
-    <name>sbui::ResultsView</name>
-    <message>
-        <source>No code ran in this session&apos;s code interpreter.</source>
-        <translation>Im Code-Interpreter dieser Sitzung lief kein Code.</translation>
-    </message>
-    <message numerus="yes">
-        <source>%n execution(s) of code, in the order they ran.</source>
-        <translation>
-            <numerusform>%n Ausführung von Code.</numerusform>
-            <numerusform>%n Ausführungen von Code, in der Reihenfolge, in der sie liefen.</numerusform>
-        </translation>
-    </message>
-</context>
-<context>
-    <name>sbui::ResumeBaseline</name>
-    <message>
-        <source>none</source>
-        <translation>kein</translation>
-    </message>
-    <message>
-        <source>filtered</source>
-        <translation>gefiltert</translation>
-    </message>
-    <message>
-        <source>host</source>
-        <translation>Host</translation>
-    </message>
-    <message>
-        <source>deny</source>
-        <translation>verweigern</translation>
-    </message>
-    <message>
-        <source>ask</source>
-        <translation>fragen</translation>
-    </message>
-    <message>
-        <source>allow</source>
-        <translation>erlauben</translation>
-    </message>
-    <message>
-        <source>network %1 (it ran with %2)</source>
-        <translation>Netzwerk %1 (vorher: %2)</translation>
-    </message>
-    <message>
-        <source>other command rules than it ran with</source>
-        <translation>andere Befehlsregeln als vorher</translation>
-    </message>
-    <message>
-        <source>other network rules than it ran with</source>
-        <translation>andere Netzwerkregeln als vorher</translation>
-    </message>
-    <message>
-        <source>no memory limit (it ran with %1 MB)</source>
-        <translation>keine Speichergrenze (vorher: %1 MB)</translation>
-    </message>
-    <message>
-        <source>memory %1 MB (it ran with %2 MB)</source>
-        <translation>Speicher %1 MB (vorher: %2 MB)</translation>
-    </message>
-    <message>
-        <source>no process limit (it ran with %1 processes)</source>
-        <translation>keine Prozessgrenze (vorher: %1 Prozesse)</translation>
-    </message>
-    <message>
-        <source>%1 processes (it ran with %2 processes)</source>
-        <translation>%1 Prozesse (vorher: %2)</translation>
-    </message>
-    <message>
-        <source>no CPU limit (it ran with %1 %)</source>
-        <translation>keine CPU-Grenze (vorher: %1 %)</translation>
-    </message>
-    <message>
-        <source>CPU %1 % (it ran with %2 %)</source>
-        <translation>CPU %1 % (vorher: %2 %)</translation>
-    </message>
-    <message>
-        <source>no time limit (it ran with %1 s)</source>
-        <translation>kein Zeitlimit (vorher: %1 s)</translation>
-    </message>
-    <message>
-        <source>time limit %1 s (it ran with %2 s)</source>
-        <translation>Zeitlimit %1 s (vorher: %2 s)</translation>
-    </message>
-    <message>
-        <source>unanswered requests allowed (it ran denying them)</source>
-        <translation>unbeantwortete Anfragen erlaubt (vorher verweigert)</translation>
-    </message>
-    <message>
-        <source>other commands: %1 (it ran with %2)</source>
-        <translation>andere Befehle: %1 (vorher: %2)</translation>
-    </message>
-    <message>
-        <source>other hosts: %1 (it ran with %2)</source>
-        <translation>andere Hosts: %1 (vorher: %2)</translation>
-    </message>
-</context>
-<context>
-    <name>sbui::HostsView</name>
-    <message>
-        <source>&amp;Add</source>
-        <translation>&amp;Hinzufügen</translation>
-    </message>
-    <message>
-        <source>&amp;Remove</source>
-        <translation>&amp;Entfernen</translation>
-    </message>
-    <message>
-        <source>&amp;Connect now</source>
-        <translation>Jetzt &amp;verbinden</translation>
-    </message>
-    <message>
-        <source>ssh://user@host:port or an alias of ~/.ssh/config</source>
-        <translation>ssh://benutzer@host:port oder ein Alias aus ~/.ssh/config</translation>
-    </message>
-    <message>
-        <source>A host reached by ssh with your keys and ~/.ssh/config (never a password prompt); it needs Sandbench installed</source>
-        <translation>Ein Host, erreicht per ssh mit Ihren Schlüsseln und ~/.ssh/config (nie eine Passwortabfrage); dort muss Sandbench installiert sein</translation>
-    </message>
-    <message>
-        <source>Host</source>
-        <translation>Host</translation>
-    </message>
-    <message>
-        <source>Connection</source>
-        <translation>Verbindung</translation>
-    </message>
-    <message>
-        <source>Forget the host; its sessions go on there</source>
-        <translation>Den Host vergessen; seine Sitzungen laufen dort weiter</translation>
-    </message>
-    <message>
-        <source>Dial the host now instead of waiting</source>
-        <translation>Den Host jetzt anwählen, statt zu warten</translation>
-    </message>
-    <message>
-        <source>Not added: %1</source>
-        <translation>Nicht hinzugefügt: %1</translation>
-    </message>
-    <message>
-        <source>not connected</source>
-        <translation>nicht verbunden</translation>
-    </message>
-    <message>
-        <source>%1
-Last error: %2</source>
-        <translation>%1
-Letzter Fehler: %2</translation>
-    </message>
-</context>
-<context>
-    <name>sbui::RemoteHostLink</name>
-    <message>
-        <source>connecting…</source>
-        <translation>verbinde…</translation>
-    </message>
-    <message>
-        <source>connecting again…</source>
-        <translation>verbinde erneut…</translation>
-    </message>
-    <message numerus="yes">
-        <source>connected, %n session(s)</source>
-        <translation>
-            <numerusform>verbunden, %n Sitzung</numerusform>
-            <numerusform>verbunden, %n Sitzungen</numerusform>
-        </translation>
-    </message>
-    <message>
-        <source>not connected, trying again in %1 s</source>
-        <translation>nicht verbunden, neuer Versuch in %1 s</translation>
-    </message>
-    <message>
-        <source>not connected to %1</source>
-        <translation>nicht mit %1 verbunden</translation>
-    </message>
-</context>
-<context>
-    <name>sbui::SessionHub</name>
-    <message>
-        <source>%1 is not among the hosts</source>
-        <translation>%1 ist keiner der Hosts</translation>
     </message>
 </context>
 </TS>

@@ -281,6 +281,26 @@
     </message>
 </context>
 <context>
+    <name>sbui::RemoteChangesView</name>
+    <message numerus="yes">
+        <source>%n change(s) of session %1 on %2, read from there. Apply and discard them there once the session ended: sandbench-cli --host %3 apply %1.</source>
+        <translation>
+            <numerusform>%n change of session %1 on %2, read from there. Apply and discard it there once the session ended: sandbench-cli --host %3 apply %1.</numerusform>
+            <numerusform>%n changes of session %1 on %2, read from there. Apply and discard them there once the session ended: sandbench-cli --host %3 apply %1.</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>sbui::RemoteHostLink</name>
+    <message numerus="yes">
+        <source>connected, %n session(s)</source>
+        <translation>
+            <numerusform>connected, %n session</numerusform>
+            <numerusform>connected, %n sessions</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>sbui::ReplayScrubber</name>
     <message numerus="yes">
         <source>… and %n more</source>
@@ -354,16 +374,6 @@
         <translation>
             <numerusform>%n change inside</numerusform>
             <numerusform>%n changes inside</numerusform>
-        </translation>
-    </message>
-</context>
-<context>
-    <name>sbui::RemoteHostLink</name>
-    <message numerus="yes">
-        <source>connected, %n session(s)</source>
-        <translation>
-            <numerusform>connected, %n session</numerusform>
-            <numerusform>connected, %n sessions</numerusform>
         </translation>
     </message>
 </context>

@@ -12,6 +12,7 @@
 #include "files/FileReviewPanel.h"
 #include "hosts/HostList.h"
 #include "hosts/HostsView.h"
+#include "hosts/RemoteChangesView.h"
 #include "main/MainWindow.h"
 #include "main/Prompt.h"
 #include "policy/PolicyEditor.h"
@@ -146,7 +147,8 @@ class RemoteHostsTest : public QObject {
         // Its policy file, folder and recording are on its host: not offered as local ones.
         QVERIFY(!window.tabs()->isTabVisible(window.tabs()->indexOf(window.policy())));
         QVERIFY(!window.tabs()->isTabVisible(window.tabs()->indexOf(window.replay())));
-        QVERIFY(!window.files()->messageText().isEmpty());
+        QVERIFY(!window.tabs()->isTabVisible(window.tabs()->indexOf(window.files())));
+        QVERIFY(window.tabs()->isTabVisible(window.tabs()->indexOf(window.remoteChanges())));
 
         // Its approval in the one queue, naming the host; answered here, run there.
         QCOMPARE(remoteExec(QStringLiteral("asked-1")), 0);
@@ -161,6 +163,19 @@ class RemoteHostsTest : public QObject {
         QTRY_VERIFY_WITH_TIMEOUT(remoteCli({QStringLiteral("changes"), QStringLiteral("remote-a")})
                                      .contains(QLatin1String("asked-1")),
                                  30000);
+
+        // Its changes, read from its host: the file the answered command made, and its diff.
+        sbui::RemoteChangesView* changes = window.remoteChanges();
+        window.tabs()->setCurrentWidget(window.terminal());
+        window.tabs()->setCurrentWidget(changes);
+        QTRY_VERIFY2_WITH_TIMEOUT(
+            !changes->list()->findItems(QStringLiteral("asked-1"), Qt::MatchExactly).isEmpty(),
+            qPrintable(changes->messageText()), 30000);
+        changes->list()->setCurrentItem(
+            changes->list()->findItems(QStringLiteral("asked-1"), Qt::MatchExactly).front());
+        QTRY_VERIFY_WITH_TIMEOUT(changes->diffText().contains(QLatin1String("asked-1")), 30000);
+        screenshot(window, QStringLiteral("remote-changes"));
+        window.tabs()->setCurrentWidget(window.terminal());
 
         // A second request; then the ssh connection dies under it.
         QCOMPARE(remoteExec(QStringLiteral("asked-2")), 0);

@@ -251,12 +251,6 @@ void FileReviewPanel::showSession(const QString& sessionId)
     updateActions();
 }
 
-void FileReviewPanel::showUnavailable(const QString& why)
-{
-    clear();
-    showMessage(why);
-}
-
 void FileReviewPanel::clear()
 {
     ++m_readGeneration;

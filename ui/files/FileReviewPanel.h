@@ -37,8 +37,6 @@ class FileReviewPanel : public QWidget {
     // Loads the session (sb::loadSession) and shows its workspace, updated as the agent works.
     void showSession(const QString& sessionId);
     void clear();
-    // Nothing to review, and why (a remote session's changes are on its host).
-    void showUnavailable(const QString& why);
 
     QString sessionId() const;
     int changeCount() const;

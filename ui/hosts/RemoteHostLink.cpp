@@ -20,9 +20,9 @@ QString describe(const sb::Error& error)
 }
 
 // Runs `work` on a thread of its own and then `done` on the GUI thread, if `link` still exists.
-template <class Work, class Done> void offThread(RemoteHostLink* link, Work work, Done done)
+template <class Work, class Done> void offThread(QObject* link, Work work, Done done)
 {
-    std::thread([link = QPointer<RemoteHostLink>(link), work = std::move(work),
+    std::thread([link = QPointer<QObject>(link), work = std::move(work),
                  done = std::move(done)]() mutable {
         auto result = work();
         QCoreApplication* app = QCoreApplication::instance();
@@ -221,6 +221,36 @@ void RemoteHostLink::forget(const QString& id)
 void RemoteHostLink::reconnectNow()
 {
     if (m_state == State::Waiting) dial();
+}
+
+void RemoteHostLink::capture(const QStringList& args, QObject* context,
+                             std::function<void(const Captured&)> done)
+{
+    if (!m_host || !m_host->connected()) {
+        Captured failed;
+        failed.error = tr("not connected to %1").arg(m_url);
+        QMetaObject::invokeMethod(
+            context, [done, failed] { done(failed); }, Qt::QueuedConnection);
+        return;
+    }
+    std::vector<std::string> argv;
+    for (const QString& a : args)
+        argv.push_back(a.toStdString());
+    offThread(
+        context,
+        [host = m_host, argv] {
+            auto result = std::make_shared<Captured>();
+            auto run = host->capture(argv);
+            if (!run) {
+                result->error = describe(run.error());
+                return result;
+            }
+            result->status = run->status;
+            result->out = QByteArray::fromStdString(run->out);
+            result->err = QString::fromStdString(run->err).trimmed();
+            return result;
+        },
+        [done](std::shared_ptr<Captured> result) { done(*result); });
 }
 
 sb::Result<std::unique_ptr<sb::ControlClient>> RemoteHostLink::connectSession(const QString& id,

@@ -13,6 +13,7 @@
 #include <QObject>
 #include <QSet>
 #include <QString>
+#include <QStringList>
 #include <QTimer>
 #include <functional>
 #include <memory>
@@ -55,6 +56,17 @@ class RemoteHostLink : public QObject {
     void forget(const QString& id);
     // Dials now instead of waiting (the Hosts view's "Connect now").
     void reconnectNow();
+    // Runs `sandbench-cli ARGS…` on the host off the GUI thread and gives `done` its status and
+    // output on the GUI thread, if `context` still exists (an error: not connected, or the
+    // connection ended first).
+    struct Captured {
+        QString error;
+        int status = -1;
+        QByteArray out;
+        QString err;
+    };
+    void capture(const QStringList& args, QObject* context,
+                 std::function<void(const Captured&)> done);
     // How often the link looks for new sessions and a dropped connection (2 s).
     void setPollIntervalMs(int ms) { m_poll.setInterval(ms); }
 

@@ -8,6 +8,7 @@
 #include "control/Protocol.h"
 #include "files/FileReviewPanel.h"
 #include "hosts/HostList.h"
+#include "hosts/RemoteChangesView.h"
 #include "models/LeakBanner.h"
 #include "models/ModelUsageView.h"
 #include "policy/CommandRules.h"
@@ -167,6 +168,8 @@ void MainWindow::updateCentre()
 
 void MainWindow::onTabChanged(int index)
 {
+    // A remote session's changes are read from its host when looked at.
+    if (m_tabs->widget(index) == m_remoteChanges) return m_remoteChanges->refresh();
     // A replay opens when it is looked at: a long recording is not read for nothing.
     if (m_tabs->widget(index) != m_replay || m_current.isEmpty() || m_hub->isLive(m_current) ||
         SessionKey::parse(m_current).isRemote())

@@ -29,6 +29,7 @@ class ApprovalPanel;
 class DesktopNotifier;
 class FileReviewPanel;
 class HostsView;
+class RemoteChangesView;
 class LeakBanner;
 class ModelUsageView;
 class ResultsView;
@@ -107,6 +108,8 @@ class MainWindow : public QMainWindow {
     DesktopNotifier* notifier() const { return m_notifier; }
     // The Hosts dock: remote hosts, their connections and last errors (issue 40).
     HostsView* hostsView() const { return m_hostsView; }
+    // The Changes tab of a remote session (in place of files()).
+    RemoteChangesView* remoteChanges() const { return m_remoteChanges; }
     // Deletes the recordings beyond the retention limits, at start and when they change.
     RecordingCleaner* recordingCleaner() const { return m_cleaner; }
     QString statusText() const;
@@ -164,6 +167,7 @@ class MainWindow : public QMainWindow {
     QTabWidget* m_tabs;
     DesktopNotifier* m_notifier;
     HostsView* m_hostsView = nullptr;
+    RemoteChangesView* m_remoteChanges = nullptr;
     QLabel* m_stateLabel;
     QLabel* m_policyLabel;
     QAction *m_newAction, *m_stopAction, *m_killAction, *m_resumeAction, *m_openAction;

@@ -10,6 +10,7 @@
 #include "files/FileReviewPanel.h"
 #include "hosts/HostList.h"
 #include "hosts/HostsView.h"
+#include "hosts/RemoteChangesView.h"
 #include "models/LeakBanner.h"
 #include "models/ModelUsageView.h"
 #include "policy/PolicyDocument.h"
@@ -204,6 +205,16 @@ void MainWindow::buildCentre()
         page->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     m_tabs->addTab(m_terminal, QIcon(QStringLiteral(":/icons/command.svg")), tr("Terminal"));
     m_tabs->addTab(m_files, QIcon(QStringLiteral(":/icons/file.svg")), tr("Changes"));
+    // A remote session's Changes, read over its host's connection; offered in place of the
+    // local one's when one is shown.
+    m_remoteChanges = new RemoteChangesView;
+    m_remoteChanges->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    m_tabs->addTab(m_remoteChanges, QIcon(QStringLiteral(":/icons/file.svg")), tr("Changes"));
+    showTab(m_remoteChanges, false);
+    connect(m_remoteChanges, &RemoteChangesView::changesLoaded, this, [this](int count) {
+        m_tabs->setTabText(m_tabs->indexOf(m_remoteChanges),
+                           count > 0 ? tr("Changes (%1)").arg(count) : tr("Changes"));
+    });
     m_tabs->addTab(m_policy, QIcon(QStringLiteral(":/icons/policy.svg")), tr("Policy"));
     m_policy->setActivitySource(m_activity->model());
     connect(m_policy, &PolicyEditor::documentChanged, this, &MainWindow::updateCentre);

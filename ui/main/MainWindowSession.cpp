@@ -6,9 +6,11 @@
 #include "Prompt.h"
 #include "activity/ActivityView.h"
 #include "approvals/ApprovalPanel.h"
+#include "base/ActivityKinds.h"
 #include "control/Protocol.h"
 #include "files/FileReviewPanel.h"
 #include "hosts/HostList.h"
+#include "hosts/RemoteChangesView.h"
 #include "models/ModelUsageView.h"
 #include "policy/PolicyEditor.h"
 #include "ports/PortsView.h"
@@ -160,14 +162,22 @@ void MainWindow::showSession(const QString& id)
     const bool live = m_hub->isLive(id);
     // A remote session's folder and recording are on its host: the window sees what its
     // connection carries (terminal, approvals, activity from now on, policy), not those yet.
-    const bool remote = SessionKey::parse(id).isRemote();
-    if (remote)
-        m_files->showUnavailable(
-            tr("The changes of a session on another host are not shown here yet: review them "
-               "there, or with sandbench-cli --host %1 changes %2 (diff, apply, discard).")
-                .arg(SessionKey::parse(id).host, SessionKey::parse(id).id));
-    else
+    const SessionKey key = SessionKey::parse(id);
+    const bool remote = key.isRemote();
+    // Its changes are a folder on its host: read from there, in a tab of their own.
+    QWidget* changesShown = remote ? static_cast<QWidget*>(m_remoteChanges) : m_files;
+    QWidget* changesHidden = remote ? static_cast<QWidget*>(m_files) : m_remoteChanges;
+    const bool changesWereCurrent = m_tabs->currentWidget() == changesHidden;
+    showTab(changesShown, true);
+    if (changesWereCurrent) m_tabs->setCurrentWidget(changesShown);
+    showTab(changesHidden, false);
+    if (remote) {
+        m_files->clear();
+        m_remoteChanges->showSession(m_hub->host(key.host), key.id);
+    } else {
+        m_remoteChanges->clear();
         m_files->showSession(id);
+    }
     const SessionEntry* entry = m_hub->model()->entry(id);
     const bool recorded = !remote && (!entry || entry->recorded); // a fork has nothing to replay
     // Before the Replay tab goes: a disabled current tab hands over to its neighbour (Policy).
@@ -251,6 +261,12 @@ void MainWindow::attachLive(const QString& id)
     connect(view, &SessionConnection::output, m_terminal, &TerminalWidget::feed);
     connect(view, &SessionConnection::activity, m_activity, &ActivityView::addEvent);
     connect(view, &SessionConnection::activity, m_models, &ModelUsageView::addEvent);
+    if (SessionKey::parse(id).isRemote())
+        connect(view, &SessionConnection::activity, m_remoteChanges,
+                [this](const nlohmann::json& event) {
+                    if (event.value("kind", "") == sb::activity::kFile)
+                        m_remoteChanges->fileChanged();
+                });
     connect(view, &SessionConnection::activity, m_results, &ResultsView::addEvent);
     connect(view, &SessionConnection::exited, this, &MainWindow::onSessionExited);
     connect(view, &SessionConnection::refused, this,
