@@ -50,6 +50,7 @@ struct ServeArgs {
     std::string workspaceRoot;
     bool allowRemote = false;
     bool printKey = false;
+    bool noSpare = false;
     unsigned threads = 128;
 };
 
@@ -220,6 +221,12 @@ class LauncherProcess : public sb::e2b::Launcher {
         return hostPort;
     }
 
+    // A workspace named in the metadata is the one thing of a create a spare cannot have.
+    bool spareFits(const sb::e2b::SandboxSpec& spec) override
+    {
+        return !spec.metadata.contains(kWorkspaceKey);
+    }
+
   private:
     LauncherProcess(int fd, pid_t pid) : m_fd(fd), m_pid(pid) {}
 
@@ -383,6 +390,7 @@ int serveCommand(const ServeArgs& args)
     sb::e2b::ApiOptions options;
     options.apiKey = *key;
     options.home = kSandboxHome;
+    options.spares = !args.noSpare;
     // Beside the workspace root, not in it: metadata may name any folder inside the root.
     const fs::path rootName = root.filename().empty() ? root.parent_path() : root;
     options.pausedDir =
@@ -439,6 +447,9 @@ void addServeCommand(CLI::App& app)
                       "Folder of the sandboxes' workspaces (default: the state folder's e2b/)");
     serve->add_flag("--print-key", args->printKey,
                     "Print the API key (made at the first start) and exit");
+    serve->add_flag("--no-spare", args->noSpare,
+                    "Keep no sandbox started ahead: by default each template asked for has one "
+                    "spare session, idle until the next create takes it");
     serve->add_option("--threads", args->threads, "Requests served at once (default 128)")
         ->check(CLI::Range(4, 4096));
     serve->callback([args] { exitWith(serveCommand(*args)); });

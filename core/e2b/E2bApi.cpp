@@ -145,6 +145,7 @@ Api::Api(Launcher& launcher, ApiOptions options)
     loadPaused();
     loadSnapshots();
     m_expiry = std::thread([this] { expire(); });
+    if (m_options.spares) m_spareThread = std::thread([this] { keepSpares(); });
 }
 
 Api::~Api()
@@ -152,9 +153,12 @@ Api::~Api()
     {
         std::lock_guard lock(m_mutex);
         m_stopping = true;
+        m_sparesStopping = true;
     }
     m_cv.notify_all();
+    m_spareCv.notify_all();
     m_expiry.join();
+    if (m_spareThread.joinable()) m_spareThread.join();
 }
 
 void Api::handle(http::Exchange& ex)
@@ -245,6 +249,20 @@ void Api::createSandbox(http::Exchange& ex)
 Api::Started Api::startSandbox(const SandboxSpec& spec, unsigned timeoutSeconds,
                                bool pauseOnTimeout)
 {
+    const bool fits = spareServes(spec);
+    std::shared_ptr<Sandbox> sandbox = fits ? claimSpare(spec.templateId) : nullptr;
+    const bool spare = sandbox != nullptr;
+    if (!sandbox) {
+        Started launched = launch(spec);
+        if (!launched.sandbox) return launched;
+        sandbox = std::move(launched.sandbox);
+    }
+    if (fits) wantSpare(spec.templateId); // the next create of this template finds one ready
+    return admit(std::move(sandbox), spec, timeoutSeconds, pauseOnTimeout, spare);
+}
+
+Api::Started Api::launch(const SandboxSpec& spec)
+{
     auto launched = m_launcher.start(spec);
     if (!launched) {
         const Error& e = launched.error();
@@ -259,32 +277,15 @@ Api::Started Api::startSandbox(const SandboxSpec& spec, unsigned timeoutSeconds,
         return {nullptr, 500,
                 "the sandbox started but cannot be reached: " + link.error().describe()};
     }
-    // onTimeout 'pause' is honoured or refused now, not found impossible at the timeout: the
-    // new sandbox is frozen and thawed once (milliseconds) to see that it can be.
-    if (pauseOnTimeout) {
-        Status probe = (*link)->pause(true);
-        if (!probe) probe = (*link)->pause(false);
-        if (probe) {
-            link->reset();
-            m_launcher.stop(launched->sessionId);
-            return {nullptr, probe->code == ErrorCode::Unsupported ? 400 : 500,
-                    "lifecycle.onTimeout 'pause' cannot be honoured here: " + probe->describe()};
-        }
-    }
     auto sandbox = std::make_shared<Sandbox>();
     sandbox->id = sandbox->session = launched->sessionId;
     sandbox->templateId = spec.templateId;
-    sandbox->accessToken = randomHex(16);
-    sandbox->metadata = spec.metadata;
     sandbox->envVars = spec.envVars;
     sandbox->internet = spec.internet.value_or(true);
     sandbox->allowOut = spec.allowOut;
     sandbox->denyOut = spec.denyOut;
     sandbox->cpuCount = launched->cpuCount;
     sandbox->memoryMb = launched->memoryMb;
-    sandbox->startedAt = Clock::now();
-    sandbox->endAt = sandbox->startedAt + std::chrono::seconds(timeoutSeconds);
-    sandbox->pauseOnTimeout = pauseOnTimeout;
     sandbox->link = std::move(*link);
     // A code interpreter's kernel starts with its sandbox, so that the first execution finds it
     // warm; a gateway that cannot start fails the create, naming why.
@@ -298,14 +299,48 @@ Api::Started Api::startSandbox(const SandboxSpec& spec, unsigned timeoutSeconds,
         }
         sandbox->kernels->gateway = std::move(*gateway);
     }
+    return {sandbox, 201, {}};
+}
+
+Api::Started Api::admit(std::shared_ptr<Sandbox> sandbox, const SandboxSpec& spec,
+                        unsigned timeoutSeconds, bool pauseOnTimeout, bool spare)
+{
+    // onTimeout 'pause' is honoured or refused now, not found impossible at the timeout: the
+    // new sandbox is frozen and thawed once (milliseconds) to see that it can be.
+    if (pauseOnTimeout) {
+        Status probe = sandbox->link->pause(true);
+        if (!probe) probe = sandbox->link->pause(false);
+        if (probe) {
+            discard(*sandbox);
+            return {nullptr, probe->code == ErrorCode::Unsupported ? 400 : 500,
+                    "lifecycle.onTimeout 'pause' cannot be honoured here: " + probe->describe()};
+        }
+    }
+    sandbox->accessToken = randomHex(16);
+    sandbox->metadata = spec.metadata;
+    sandbox->envVars = spec.envVars;
+    sandbox->startedAt = Clock::now();
+    sandbox->endAt = sandbox->startedAt + std::chrono::seconds(timeoutSeconds);
+    sandbox->pauseOnTimeout = pauseOnTimeout;
     {
         std::lock_guard lock(m_mutex);
         m_sandboxes[sandbox->id] = sandbox;
     }
     m_cv.notify_all(); // its end may be the next
     if (m_options.log)
-        m_options.log("sandbox " + sandbox->id + " created (template " + spec.templateId + ")");
+        m_options.log("sandbox " + sandbox->id + " created (template " + spec.templateId +
+                      (spare ? ", the spare started ahead)" : ")"));
     return {sandbox, 201, {}};
+}
+
+void Api::discard(Sandbox& sandbox)
+{
+    {
+        std::lock_guard lock(sandbox.kernels->mutex);
+        sandbox.kernels->gateway.reset();
+    }
+    sandbox.link.reset();
+    m_launcher.stop(sandbox.session);
 }
 
 void Api::getSandbox(http::Exchange& ex, const std::string& id)
@@ -456,6 +491,7 @@ void Api::kill(const std::shared_ptr<Sandbox>& sandbox, bool keep)
 
 void Api::stopAll()
 {
+    stopSpares();
     std::vector<std::shared_ptr<Sandbox>> all;
     {
         std::lock_guard lock(m_mutex);

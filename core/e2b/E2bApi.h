@@ -71,6 +71,10 @@ class Launcher {
     // The port of this machine's loopback that forwards to `port` in the session's sandbox (its
     // port preview, made if it has none).
     virtual Result<unsigned> preview(const std::string& sessionId, unsigned port);
+    // Whether start(spec) gives the session that start() of spec's template alone gives (a
+    // spare's): false when a part of `spec` the launcher reads (metadata naming a workspace)
+    // makes a difference. The Api checks the network, resume and snapshot fields itself.
+    virtual bool spareFits(const SandboxSpec& spec);
 };
 
 struct ApiOptions {
@@ -93,6 +97,14 @@ struct ApiOptions {
     // Where the snapshots taken through the API are listed (a JSON file each), so that the next
     // server knows them too; empty: only this server's.
     std::string snapshotsDir;
+    // Spare sandboxes (docs/e2b.md, "Spare sandboxes"): from a template's first create on, one
+    // session of it is kept started ahead (a code interpreter's with its kernel) and handed to
+    // the next create that a fresh start would give the same sandbox; used once, then the next
+    // one starts. Not listed until it is claimed; killed by stopAll().
+    bool spares = false;
+    // A spare older than this is replaced: a claimed one's session (its recording, the policy's
+    // wall-clock limit) started at most this long before its create.
+    std::chrono::seconds spareMaxAge{600};
     // Where links to sessions come from (tests replace it).
     std::function<Result<std::unique_ptr<SessionLink>>(const std::string& session)> connect;
     // A session's resource use now, for metrics (tests replace it): readSessionUsage.
@@ -149,6 +161,29 @@ class Api {
         std::string message;
     };
     Started startSandbox(const SandboxSpec& spec, unsigned timeoutSeconds, bool pauseOnTimeout);
+    // A session of `spec` started and linked (with its kernels for a code interpreter), not
+    // yet a sandbox anybody asked for: admit() makes it one, with the create's own fields.
+    Started launch(const SandboxSpec& spec);
+    Started admit(std::shared_ptr<Sandbox> sandbox, const SandboxSpec& spec,
+                  unsigned timeoutSeconds, bool pauseOnTimeout, bool spare);
+    void discard(Sandbox& sandbox); // stops one that was never listed
+    // Spares (SpareSandboxes.cpp): whether a create may have one, taking one (waiting for one
+    // that is starting), asking for the next, the thread that starts them, their end.
+    bool spareServes(const SandboxSpec& spec);
+    std::shared_ptr<Sandbox> claimSpare(const std::string& templateId);
+    void wantSpare(const std::string& templateId);
+    void keepSpares();
+    void stopSpares();
+    struct SpareSlot {
+        std::shared_ptr<Sandbox> ready;
+        bool starting = false;
+        bool failed = false; // its last start failed: none again until a create succeeds
+        std::chrono::steady_clock::time_point since;
+    };
+    std::map<std::string, SpareSlot> m_spares; // by template, under m_mutex
+    bool m_sparesStopping = false;
+    std::condition_variable m_spareCv;
+    std::thread m_spareThread;
     // What this API does not serve: 501 naming it (or 404 for a sandbox that is not there).
     void notServed(http::Exchange& ex, const std::vector<std::string>& parts);
     // In-sandbox API, for the sandbox the request names.

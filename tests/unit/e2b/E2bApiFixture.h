@@ -42,11 +42,12 @@ inline Stream parseStream(std::string_view body)
 class E2bApiTest : public ::testing::Test {
   protected:
     E2bApiTest() { makeApi(std::size_t{1} << 30); }
-    void makeApi(std::size_t maxUpload, const std::string& pausedDir = {})
+    void makeApi(std::size_t maxUpload, const std::string& pausedDir = {}, bool spares = false)
     {
         api.reset(); // one API at a time, as one server
         sb::e2b::ApiOptions options;
         options.apiKey = "sb_key";
+        options.spares = spares;
         options.maxUpload = maxUpload;
         options.pausedDir = pausedDir;
         options.connect =
