@@ -262,6 +262,7 @@ class FileWriter {
     {
         if (auto e = send(m_buffer.size(), false)) return e;
         m_finished = true;
+        if (m_rewrites) m_link.announceWrite(m_path);
         return {};
     }
     const std::string& path() const { return m_path; }
@@ -269,6 +270,13 @@ class FileWriter {
   private:
     Status send(std::size_t size, bool more)
     {
+        // Watched: whether this rewrites a file that is there, which the session's watch may
+        // not tell (a file it reported added once); a new file's addition it does tell.
+        if (!m_sent && m_link.watchingFiles()) {
+            auto there = m_link.file({{"op", "stat"}, {"path", m_path}});
+            m_rewrites =
+                there && there->value("ok", false) && there->value("type", std::string()) == "file";
+        }
         json request = {{"op", "write"},
                         {"path", m_path},
                         {"data_base64", base64(std::string_view(m_buffer).substr(0, size))}};
@@ -305,6 +313,7 @@ class FileWriter {
     std::string m_buffer;
     std::optional<std::uint64_t> m_upload;
     bool m_appending = false, m_finished = false, m_sent = false;
+    bool m_rewrites = false; // a watched file that was there: its write is announced
 };
 
 int statusOf(const Error& e)

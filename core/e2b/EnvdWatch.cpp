@@ -1,11 +1,12 @@
 // filesystem.Filesystem/WatchDir: envd's events of one folder, from the session's own file watch
 // (the supervisor's inotify watch of the workspace, docs/protocol.md "File events"), which the
-// link receives once subscribed. The watch covers the workspace only (the sandbox's home):
-// other folders are refused by name. Its events are coalesced per path in windows of 250 ms:
-// an added file is one create, a written one a write per window, a rename a rename of the old
-// name and a create of the new one (as envd's inotify gives them). With includeEntry (envd
-// 0.6.3) an event of a path that is there when it is sent carries the path's entry, as Stat
-// gives it.
+// link receives once subscribed, and from the API's own rewrites of files (SessionLink::
+// announceWrite). The watch covers the workspace only (the sandbox's home): other folders are
+// refused by name. The session's events are coalesced per path in windows of 250 ms and tell
+// of a file the sandbox made once; what envdEvents() makes of them is what envd's inotify
+// watch gives for such a change (a new file with content: a create, then a write). With
+// includeEntry (envd 0.6.3) an event of a path that is there when it is sent carries the
+// path's entry, as Stat gives it.
 #include "base/Bytes.h"
 #include "e2b/E2bInternal.h"
 #include "http/HttpServer.h"
@@ -40,31 +41,53 @@ std::optional<std::string> nameWithin(const std::string& path, const std::string
     return name;
 }
 
-// The entry of a path of the workspace now, when it is there (includeEntry).
-using EntryOf = std::function<std::optional<json>(const std::string& path)>;
+// What Stat says of a path of the workspace now, when it is there.
+using StatOf = std::function<std::optional<json>(const std::string& path)>;
 
-// envd's events of one of the session's file events, within the watched folder.
-std::string envdEvents(const json& event, const std::string& folder, bool recursive,
-                       const EntryOf& entryOf)
+// envd's events (inotify's, as its watch gives them) of one of the session's file events within
+// the watched folder: a file added with content is a create and then a write, an empty one or a
+// folder a create; a modified file a write, a file turned into a folder or a link a removal and
+// a create; a rename the old name's rename and the new name's create; a removal a remove. A
+// file the API rewrote ("written", see SessionLink::announceWrite) is a write. With
+// includeEntry, an event of a path there when it is sent carries its entry.
+std::string envdEvents(const json& event, const std::string& home, const std::string& folder,
+                       bool recursive, bool includeEntry, const StatOf& statOf)
 {
     const std::string change = event.value("change", std::string());
+    std::string path = event.value("path", std::string());
+    if (change == "written") {
+        const std::string absolute = event.value("sandbox_path", std::string());
+        if (!absolute.starts_with(home + "/")) return {};
+        path = absolute.substr(home.size() + 1);
+    }
+    const auto name = nameWithin(path, folder, recursive);
+    const auto from = nameWithin(event.value("from", std::string()), folder, recursive);
+    if (!name && !(change == "renamed" && from)) return {};
+    // Looked at once, and only when something needs it.
+    std::optional<std::optional<json>> stat;
+    auto now = [&]() -> const std::optional<json>& {
+        if (!stat) stat = statOf(path);
+        return *stat;
+    };
     std::string out;
-    auto add = [&](const std::string& path, const char* type) {
-        auto name = nameWithin(path, folder, recursive);
-        if (!name) return;
-        json filesystem = {{"name", *name}, {"type", type}};
-        if (entryOf && std::string_view(type) != "EVENT_TYPE_REMOVE" &&
-            std::string_view(type) != "EVENT_TYPE_RENAME")
-            if (auto entry = entryOf(path)) filesystem["entry"] = std::move(*entry);
+    auto emit = [&](const std::string& which, const char* type, bool there) {
+        json filesystem = {{"name", which}, {"type", type}};
+        if (includeEntry && there && now())
+            filesystem["entry"] = entryInfo(*now(), home + "/" + path);
         out += message({{"filesystem", std::move(filesystem)}});
     };
-    const std::string path = event.value("path", std::string());
-    if (change == "added") add(path, "EVENT_TYPE_CREATE");
-    if (change == "modified") add(path, "EVENT_TYPE_WRITE");
-    if (change == "deleted") add(path, "EVENT_TYPE_REMOVE");
-    if (change == "renamed") {
-        add(event.value("from", std::string()), "EVENT_TYPE_RENAME");
-        add(path, "EVENT_TYPE_CREATE");
+    const bool isFile = event.value("type", std::string("file")) == "file";
+    if (change == "added") {
+        emit(*name, "EVENT_TYPE_CREATE", true);
+        if (isFile && now() && now()->value("size", 0LL) > 0) emit(*name, "EVENT_TYPE_WRITE", true);
+    } else if (change == "modified" || change == "written") {
+        if (!isFile) emit(*name, "EVENT_TYPE_REMOVE", false);
+        emit(*name, isFile ? "EVENT_TYPE_WRITE" : "EVENT_TYPE_CREATE", true);
+    } else if (change == "deleted") {
+        emit(*name, "EVENT_TYPE_REMOVE", false);
+    } else if (change == "renamed") {
+        if (from) emit(*from, "EVENT_TYPE_RENAME", false);
+        if (name) emit(*name, "EVENT_TYPE_CREATE", true);
     }
     return out; // "more" (an overflowing window) names no files: nothing envd could say
 }
@@ -107,14 +130,11 @@ void watchDir(http::Exchange& ex, SessionLink& link, const std::string& home, st
         return fail({"invalid_argument", "path " + path + " is not a folder"});
     const bool recursive = request->value("recursive", false);
 
-    EntryOf entryOf;
-    if (includeEntry)
-        entryOf = [&](const std::string& relative) -> std::optional<json> {
-            const std::string absolute = home + "/" + relative;
-            auto reply = link.file({{"op", "stat"}, {"path", absolute}});
-            if (!reply || !reply->value("ok", false)) return std::nullopt; // gone already
-            return entryInfo(*reply, absolute);
-        };
+    const StatOf statOf = [&](const std::string& relative) -> std::optional<json> {
+        auto reply = link.file({{"op", "stat"}, {"path", home + "/" + relative}});
+        if (!reply || !reply->value("ok", false)) return std::nullopt; // gone already
+        return *reply;
+    };
     auto events = std::make_shared<EventQueue>();
     if (auto e = link.watchFiles(events)) return fail(rpcError(*e));
     const auto keepalive = keepaliveOf(ex);
@@ -128,7 +148,7 @@ void watchDir(http::Exchange& ex, SessionLink& link, const std::string& home, st
                 ex.abort();
                 return;
             }
-            out += envdEvents(e.body, folder, recursive, entryOf);
+            out += envdEvents(e.body, home, folder, recursive, includeEntry, statOf);
         }
         if (out.empty()) out = message({{"keepalive", json::object()}});
         if (!ex.writeChunk(out)) return link.unwatchFiles(events);

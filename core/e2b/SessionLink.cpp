@@ -392,4 +392,21 @@ void SessionLink::unwatchFiles(const std::shared_ptr<EventQueue>& watcher)
     std::erase(m_fileWatchers, watcher);
 }
 
+bool SessionLink::watchingFiles() const
+{
+    std::lock_guard lock(m_mutex);
+    return !m_fileWatchers.empty();
+}
+
+void SessionLink::announceWrite(const std::string& path)
+{
+    std::lock_guard lock(m_mutex);
+    for (const auto& watcher : m_fileWatchers) {
+        ProcessEvent event;
+        event.kind = ProcessEvent::Kind::File;
+        event.body = {{"kind", "file"}, {"change", "written"}, {"sandbox_path", path}};
+        watcher->push(std::move(event));
+    }
+}
+
 } // namespace sb::e2b

@@ -112,6 +112,13 @@ class SessionLink {
     // session ends): the first watcher subscribes the link to the session's activity events.
     Status watchFiles(std::shared_ptr<EventQueue> watcher);
     void unwatchFiles(const std::shared_ptr<EventQueue>& watcher);
+    // Whether anyone watches the session's files now.
+    bool watchingFiles() const;
+    // The API itself rewrote the file `path` (the sandbox's absolute path), which was there
+    // already: its watchers get a File event {"change": "written", "sandbox_path": path}. The
+    // session's own watch says nothing of a file it reported added once, however often it is
+    // written; envd's watch tells of each write.
+    void announceWrite(const std::string& path);
 
   private:
     struct Process {

@@ -365,10 +365,41 @@ describe('sandbench-cli serve (the E2B SDK)', () => {
     await deepWatch.stop();
     // Not the folder itself, nor what is outside it; deeper only when recursive.
     const after = ['rename new.txt', 'create moved.txt', 'remove moved.txt'];
-    assert.deepEqual(seen(flat), ['create sub', 'create new.txt', ...after]);
-    assert.deepEqual(seen(deep), ['create sub', 'create new.txt', 'create sub/inner.txt', ...after]);
+    // A new file with content: created, then written (as envd's inotify watch has it).
+    assert.deepEqual(seen(flat), ['create sub', 'create new.txt', 'write new.txt', ...after]);
+    assert.deepEqual(seen(deep), ['create sub', 'create new.txt', 'write new.txt',
+      'create sub/inner.txt', 'write sub/inner.txt', ...after]);
     await assert.rejects(sbx.files.watchDir('/tmp', () => {}), /watching \/tmp is not supported by Sandbench's E2B API/);
     await assert.rejects(sbx.files.watchDir('w/nope', () => {}), /not found/);
+  });
+
+  e2bTest('watchDir tells of writes as envd does: a file made with content, then a file rewritten', async () => {
+    const sbx = await create();
+    await sbx.files.makeDir('log');
+    await sbx.files.write('log/old.txt', 'made before the watch');
+    // Once a first watch has seen old.txt made, nothing of its making is still on its way.
+    const early = [];
+    const first = await sbx.files.watchDir('log', (e) => early.push(`${e.type} ${e.name}`));
+    await waitUntil(() => early.includes('write old.txt'), 20_000, () => JSON.stringify(early));
+    await first.stop();
+
+    const events = [];
+    const watch = await sbx.files.watchDir('log', (e) => events.push(e), { includeEntry: true });
+    const seen = (name) => events.filter((e) => e.name === name).map((e) => e.type);
+    await sbx.files.write('log/old.txt', 'rewritten while watched');
+    await waitUntil(() => seen('old.txt').includes('write'), 20_000, () => JSON.stringify(events));
+    await sbx.commands.run('printf abc > log/made.txt; : > log/empty.txt');
+    await waitUntil(() => seen('made.txt').includes('write') && seen('empty.txt').includes('create'),
+      20_000, () => JSON.stringify(events));
+    await watch.stop();
+
+    // A rewrite of a file that was there is a write, no creation; its entry is the new content's.
+    assert.deepEqual(seen('old.txt'), ['write']);
+    assert.equal(events.find((e) => e.name === 'old.txt').entry.size, 'rewritten while watched'.length);
+    // Made with content: created, then written; made empty: only created.
+    assert.deepEqual(seen('made.txt'), ['create', 'write']);
+    assert.equal(events.find((e) => e.name === 'made.txt' && e.type === 'write').entry.size, 3);
+    assert.deepEqual(seen('empty.txt'), ['create']);
   });
 
   e2bTest('what is not served says so by name, never "not found" of a running sandbox', async () => {
