@@ -763,3 +763,58 @@ describe('signed file URLs, file metadata and watch entries (envd 0.6.4)', () =>
     assert.equal(events.find((e) => e.type === 'remove').entry, undefined);
   });
 });
+
+describe('spare sandboxes: serve starts the next one ahead (docs/e2b.md, "Spare sandboxes")', () => {
+  const at = (url) => ({ apiUrl: url, sandboxUrl: url });
+  // The ids serve's log names as spares started so far.
+  const spares = (s) => [...s.stderr.matchAll(/spare sandbox (\S+) started ahead/g)].map((m) => m[1]);
+
+  e2bTest('two creates get two sandboxes with nothing shared; the spare gets its create\'s envs and metadata', async () => {
+    // A server of its own, so that its spares are told apart from the other tests' sessions.
+    const s = await spawnServe(['--workspace-root', path.join(world.root, 'spare-ws')]);
+    try {
+      const first = await Sandbox.create({ ...at(s.url), timeoutMs: 120_000, envs: { WHO: 'first' }, metadata: { n: '1' } });
+      await first.files.write('notes/secret.txt', 'only the first');
+      await first.commands.run('echo mark > /tmp/mark');
+      await waitUntil(() => spares(s).length >= 1, 30_000, 'the spare to start');
+      const [spare] = spares(s);
+      // Until a create takes it, the spare is a session (ls shows it), not a sandbox.
+      assert.ok((await world.runningSessionIds()).includes(spare));
+      const before = await Sandbox.list(at(s.url)).nextItems();
+      assert.deepEqual(before.map((x) => x.sandboxId), [first.sandboxId]);
+      await assert.rejects(Sandbox.getInfo(spare, at(s.url)), /not found/);
+
+      const second = await Sandbox.create({ ...at(s.url), timeoutMs: 120_000, envs: { WHO: 'second' }, metadata: { n: '2' } });
+      assert.equal(second.sandboxId, spare, 'the second create took the spare');
+      assert.notEqual(second.sandboxId, first.sandboxId);
+      assert.equal(await second.files.exists('notes/secret.txt'), false);
+      assert.equal((await second.commands.run('test -e /tmp/mark || echo absent')).stdout, 'absent\n');
+      assert.equal((await second.commands.run('echo $WHO')).stdout, 'second\n');
+      assert.equal((await first.commands.run('echo $WHO')).stdout, 'first\n');
+      assert.deepEqual((await second.getInfo()).metadata, { n: '2' });
+      assert.notEqual(second.envdAccessToken, first.envdAccessToken);
+      // The next spare starts; serve's end stops every one, claimed or not.
+      await waitUntil(() => spares(s).length >= 2, 30_000, 'the next spare to start');
+      await stopServe(s);
+      const running = await world.runningSessionIds();
+      for (const id of [first.sandboxId, ...spares(s)]) assert.ok(!running.includes(id), `${id} still runs`);
+    } finally {
+      await stopServe(s).catch(() => s.process.kill('SIGKILL'));
+    }
+  });
+
+  e2bTest('serve --no-spare starts none; an option of another name is refused by name', async () => {
+    const s = await spawnServe(['--no-spare', '--workspace-root', path.join(world.root, 'nospare-ws')]);
+    try {
+      const one = await Sandbox.create({ ...at(s.url), timeoutMs: 60_000 });
+      const two = await Sandbox.create({ ...at(s.url), timeoutMs: 60_000 });
+      assert.notEqual(one.sandboxId, two.sandboxId);
+      assert.equal((await two.commands.run('true')).exitCode, 0);
+      assert.deepEqual(spares(s), []);
+      assert.doesNotMatch(s.stderr, /spare/);
+    } finally {
+      await stopServe(s).catch(() => s.process.kill('SIGKILL'));
+    }
+    await assert.rejects(world.cli(['serve', '--no-spares']), /not expected: --no-spares/);
+  });
+});
