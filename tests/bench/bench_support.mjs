@@ -38,22 +38,32 @@ export function quantile(xs, p) {
   return v[lo] + (h - lo) * (v[hi] - v[lo]);
 }
 
-/** `rounds` of `measure` (async, microseconds) against bwrapUs(), after 3 warm-up pairs. */
-export async function interleave(rounds, measure) {
-  for (let i = 0; i < 3; i++) { await measure(); bwrapUs(); }
+/** Microseconds of a fresh `python3 -c pass` (the Code Interpreter's reference). */
+export function pythonUs() {
+  const t0 = process.hrtime.bigint();
+  const r = spawnSync('/usr/bin/python3', ['-c', 'pass'], { stdio: 'ignore' });
+  if (r.status !== 0) throw new Error('python3 failed');
+  return us(t0);
+}
+
+/** `rounds` of `measure` (async, microseconds) against `reference` (bwrapUs()), after 3 warm-up
+ *  pairs. */
+export async function interleave(rounds, measure, reference = bwrapUs) {
+  for (let i = 0; i < 3; i++) { await measure(); reference(); }
   const a = [], b = [], ratios = [];
   for (let r = 0; r < rounds; r++) {
     let x, y;
-    if (r % 2) { y = bwrapUs(); x = await measure(); } else { x = await measure(); y = bwrapUs(); }
+    if (r % 2) { y = reference(); x = await measure(); } else { x = await measure(); y = reference(); }
     a.push(x); b.push(y); ratios.push(x / y);
   }
   return { a, b, ratios };
 }
 
-/** "RESULT name n=… sandbench_us=… p25_us p75_us bwrap_us ratio=median,p25,p75" */
-export function report(name, rounds, { a, b, ratios }) {
+/** "RESULT name n=… sandbench_us=… p25_us p75_us bwrap_us ratio=median,p25,p75" (`ref`: the
+ *  reference's name in place of bwrap) */
+export function report(name, rounds, { a, b, ratios }, ref = 'bwrap') {
   const f = (x) => x.toFixed(0);
   console.log(`RESULT ${name} n=${rounds} sandbench_us=${f(quantile(a, 0.5))} ` +
-    `p25_us=${f(quantile(a, 0.25))} p75_us=${f(quantile(a, 0.75))} bwrap_us=${f(quantile(b, 0.5))} ` +
+    `p25_us=${f(quantile(a, 0.25))} p75_us=${f(quantile(a, 0.75))} ${ref}_us=${f(quantile(b, 0.5))} ` +
     `ratio=${quantile(ratios, 0.5).toFixed(3)},${quantile(ratios, 0.25).toFixed(3)},${quantile(ratios, 0.75).toFixed(3)}`);
 }

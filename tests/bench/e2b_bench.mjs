@@ -2,18 +2,25 @@
 //   6.  Sandbox.create() until the first commands.run('true') is done (the sandbox is killed
 //       after, untimed), against a fresh bwrap start of /usr/bin/true in the same rounds (ABBA).
 //   6b. commands.run('true') on a live sandbox, against the same bwrap start.
+//   6c. The Code Interpreter SDK (@e2b/code-interpreter, when its kernel packages are installed):
+//       Sandbox.create() until the first runCode('1') is done, against a fresh `python3 -c pass`.
+//   6d. runCode('1') on a live context, against the same python3 start.
+// A create takes serve's spare sandbox when one is ready (docs/e2b.md, "Spare sandboxes");
+// E2B_BENCH_SERVE_ARGS=--no-spare measures fresh starts. E2B_BENCH_CI_ROUNDS (default 10): the
+// rounds of 6c, each a kernel's start.
 // node tests/bench/e2b_bench.mjs CLI ROUNDS   (run by exec_bench.sh, which sets the environment:
 // XDG folders in a scratch root, BWRAP_ARGS_JSON)
 import { spawn, spawnSync } from 'node:child_process';
 
-import { importTestPackage, interleave, report, timeUs } from './bench_support.mjs';
+import { importTestPackage, interleave, pythonUs, report, timeUs } from './bench_support.mjs';
 
 const { Sandbox } = await importTestPackage('e2b');
 
 const [cli, roundsText] = process.argv.slice(2);
 const rounds = Number(roundsText);
+const serveArgs = (process.env.E2B_BENCH_SERVE_ARGS || '').split(' ').filter(Boolean);
 
-const server = spawn(cli, ['serve', '--preset', 'generic', '--network', 'none'], {
+const server = spawn(cli, ['serve', '--preset', 'generic', '--network', 'none', ...serveArgs], {
   stdio: ['ignore', 'pipe', 'ignore'],
 });
 const url = await new Promise((resolve, reject) => {
@@ -28,6 +35,9 @@ process.env.E2B_API_URL = url;
 process.env.E2B_SANDBOX_URL = url;
 process.env.E2B_API_KEY = spawnSync(cli, ['serve', '--print-key'], { encoding: 'utf8' }).stdout.trim();
 
+// Untimed, after each create's kill: E2B_BENCH_GAP_MS (default 0, creates back to back).
+const gapMs = Number(process.env.E2B_BENCH_GAP_MS || 0);
+const pause = () => new Promise((resolve) => setTimeout(resolve, gapMs));
 // The sandbox is killed after the timing.
 const createOnce = async () => {
   let sbx;
@@ -36,6 +46,7 @@ const createOnce = async () => {
     await sbx.commands.run('true');
   });
   await sbx.kill();
+  await pause();
   return took;
 };
 const live = await Sandbox.create({ timeoutMs: 600_000 });
@@ -44,5 +55,30 @@ const runOnce = () => timeUs(() => live.commands.run('true'));
 report('e2b_create_first_run', rounds, await interleave(rounds, createOnce));
 report('e2b_run_live', rounds, await interleave(rounds, runOnce));
 await live.kill();
+
+const kernelThere = spawnSync('/usr/bin/python3', ['-c', 'import ipykernel, jupyter_client']).status === 0;
+let ci = null;
+try { ci = (await importTestPackage('@e2b/code-interpreter')).Sandbox; } catch { /* not installed */ }
+if (kernelThere && ci) {
+  const ciRounds = Number(process.env.E2B_BENCH_CI_ROUNDS || 10);
+  const ciCreateOnce = async () => {
+    let sbx;
+    const took = await timeUs(async () => {
+      sbx = await ci.create();
+      await sbx.runCode('1');
+    });
+    await sbx.kill();
+    await pause();
+    return took;
+  };
+  report('ci_create_first_run', ciRounds, await interleave(ciRounds, ciCreateOnce, pythonUs), 'python');
+  const notebook = await ci.create({ timeoutMs: 600_000 });
+  await notebook.runCode('1');
+  report('ci_run_live', rounds,
+    await interleave(rounds, () => timeUs(() => notebook.runCode('1')), pythonUs), 'python');
+  await notebook.kill();
+} else {
+  console.log('SKIP ci_create_first_run ci_run_live: @e2b/code-interpreter or python3-ipykernel missing');
+}
 server.kill('SIGTERM');
 await new Promise((resolve) => server.once('exit', resolve));
