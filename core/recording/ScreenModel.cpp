@@ -11,6 +11,12 @@
 namespace sb {
 namespace {
 
+// A resize resets the scroll region to the whole screen (as xterm does): libvterm 0.1.4 keeps a
+// region that no longer fits a smaller screen and scrolls in it out of bounds (found by fuzzing:
+// "\e[3r", a resize to one row, then a line feed). DECSTBM also homes the cursor, which the
+// callers put back.
+constexpr std::string_view kWholeScrollRegion = "\x1b[r";
+
 // libvterm marks the right half of a double-width character with this in chars[0].
 constexpr uint32_t kWideContinuation = 0xffffffff;
 using Break = ScreenLine::Break;
@@ -270,7 +276,11 @@ void ScreenModel::resize(unsigned rows, unsigned cols)
         if (m_vt == nullptr) return;
         m_wrap.reset(static_cast<int>(rows), static_cast<int>(cols));
         m_wrap.setPaused(true);
+        VTermPos pos{};
+        vt().vterm_state_get_cursorpos(vt().vterm_obtain_state(m_vt), &pos);
+        write(kWholeScrollRegion);
         vt().vterm_set_size(m_vt, static_cast<int>(rows), static_cast<int>(cols));
+        write("\x1b[" + std::to_string(pos.row + 1) + ";" + std::to_string(pos.col + 1) + "H");
         return;
     }
     if (rows == m_rows && cols == m_cols) return;
@@ -292,7 +302,8 @@ void ScreenModel::resize(unsigned rows, unsigned cols)
 // grows. So the screen is erased, grown by as many rows as there are to load (each comes in on
 // top, the bottom one first), the cursor placed, and the screen shrunk back: libvterm drops the
 // erased rows below as they are blank and the cursor is not on them (TerminalScreen does the
-// same in the window).
+// same in the window). The scroll region becomes the whole screen, as xterm makes it on a
+// resize (kWholeScrollRegion).
 void ScreenModel::loadScreen(std::vector<ScreenLine> rows, ScreenSpot cursor, unsigned newRows,
                              unsigned newCols)
 {
@@ -304,6 +315,7 @@ void ScreenModel::loadScreen(std::vector<ScreenLine> rows, ScreenSpot cursor, un
     m_isLoading = true;
     m_wrap.setPaused(true);
     write("\x1b[2J");
+    write(kWholeScrollRegion);
     vt().vterm_set_size(m_vt, static_cast<int>(m_rows + newRows), static_cast<int>(newCols));
     const int col = std::clamp(cursor.col, 0, static_cast<int>(newCols) - 1);
     write("\x1b[" + std::to_string(cursor.line + 1) + ";" + std::to_string(col + 1) + "H");

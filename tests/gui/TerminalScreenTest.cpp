@@ -60,6 +60,19 @@ class TerminalScreenTest : public QObject {
         QCOMPARE(screen.lineText(0), QStringLiteral("xxx"));
     }
 
+    // What a libvterm fuzzer found crashing libvterm 0.1.4 (the guard's unit tests have each
+    // shape): the window's screen, resized between, goes on.
+    void whatCrashedLibvtermDoesNotCrashTheWindow()
+    {
+        TerminalScreen screen(24, 80);
+        feed(screen, "\x1b#8\x1b[3r\x1b[" + QByteArray(16, ';') + "m");
+        screen.resize(1, 2, {});
+        feed(screen, "\x1b#6\x1b[Xld\r\n\r\n\xe5\xb2\xb2");
+        screen.resize(5, 20, {});
+        feed(screen, "\x1b[Hafter");
+        QCOMPARE(screen.lineText(0), QStringLiteral("after"));
+    }
+
     void attributes()
     {
         TerminalScreen screen(3, 40);

@@ -9,7 +9,13 @@
 #include <vterm.h>
 
 namespace sbui {
+
 namespace {
+
+// A resize resets the scroll region to the whole screen, as xterm does: libvterm 0.1.4 keeps a
+// region that no longer fits a smaller screen and scrolls in it out of bounds (found by fuzzing,
+// as recording/ScreenModel.cpp says). DECSTBM homes the cursor, which the callers put back.
+constexpr char kWholeScrollRegion[] = "\x1b[r";
 
 // A DECSET/DECRST of the alternate screen (modes 1047, 1049: CSI ? … h or l) in some output.
 struct ScreenSwitch {
@@ -177,7 +183,14 @@ void TerminalScreen::resize(int rows, int cols, std::span<TerminalPos> keep)
         } else {
             m_wrap.reset(rows, cols);
         }
+        VTermPos pos{};
+        vterm_state_get_cursorpos(vterm_obtain_state(m_vt), &pos);
+        parse(kWholeScrollRegion, sizeof kWholeScrollRegion - 1);
         vterm_set_size(m_vt, rows, cols);
+        char moveCursor[32];
+        const int n =
+            std::snprintf(moveCursor, sizeof moveCursor, "\x1b[%d;%dH", pos.row + 1, pos.col + 1);
+        parse(moveCursor, static_cast<std::size_t>(n));
         vterm_screen_flush_damage(m_screen);
     }
     m_rows = rows;
@@ -192,7 +205,8 @@ void TerminalScreen::resize(int rows, int cols, std::span<TerminalPos> keep)
 // grows. So the screen is erased, grown by as many rows as there are to load (each comes in on
 // top, the bottom one first), the cursor placed, and the screen shrunk back: libvterm drops the
 // erased rows below as they are blank and the cursor is not on them. Nothing is pushed to the
-// scrollback meanwhile, and the program's modes, pen and scroll region stay as they were.
+// scrollback meanwhile, and the program's modes and pen stay as they were; its scroll region
+// becomes the whole screen (kWholeScrollRegion).
 void TerminalScreen::loadScreen(std::vector<TerminalLine> rows, TerminalSpot cursor, int newRows,
                                 int newCols)
 {
@@ -205,6 +219,7 @@ void TerminalScreen::loadScreen(std::vector<TerminalLine> rows, TerminalSpot cur
     m_wrap.setPaused(true);
     static const char kEraseScreen[] = "\x1b[2J";
     parse(kEraseScreen, sizeof kEraseScreen - 1);
+    parse(kWholeScrollRegion, sizeof kWholeScrollRegion - 1);
     vterm_set_size(m_vt, m_rows + newRows, newCols);
     char moveCursor[32];
     const int n = std::snprintf(moveCursor, sizeof moveCursor, "\x1b[%d;%dH", cursor.line + 1,

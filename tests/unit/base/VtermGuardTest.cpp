@@ -149,3 +149,23 @@ TEST(VtermGuard, AlignmentAndLineSizesAreDropped)
     screen.feed("\x1b#6\x1b#5\x1b[X\x1b[Hwide");
     EXPECT_EQ(screen.lines()[0], "wide");
 }
+
+TEST(VtermGuard, AResizeMakesTheScrollRegionTheWholeScreen)
+{
+    // libvterm 0.1.4 keeps a scroll region that no longer fits a smaller screen and scrolls in
+    // it out of bounds (found by fuzzing: "\e[3r", a resize to one row of two columns, text); as
+    // xterm does, a resize makes the region the whole screen, the cursor left where it was.
+    if (auto e = sb::ScreenModel::available()) GTEST_SKIP() << e->describe();
+    sb::ScreenModel tiny(24, 80);
+    tiny.feed("\x1b[3r");
+    tiny.resize(1, 2);
+    tiny.feed("ld\r\n\r\nxy");
+    EXPECT_EQ(tiny.lines()[0], "xy");
+    sb::ScreenModel full(24, 80);
+    full.feed("\x1b[?1049h\x1b[5;8r\x1b[3;4Hhere");
+    full.resize(10, 80);
+    full.feed("!\x1b[10;1H\r\nlast");
+    // "here!" scrolled up with the whole screen, not within rows 5-8.
+    EXPECT_EQ(full.lines()[1], "   here!");
+    EXPECT_EQ(full.lines()[9], "last");
+}
