@@ -9,30 +9,6 @@ namespace sb::e2b {
 
 using Steady = std::chrono::steady_clock;
 
-namespace {
-
-// Runs the SDK's shell once in a new spare (`/bin/bash -l -c true`, as commands.run starts
-// each command), so that its create's first command finds the sandbox's file lookups done;
-// its recording shows it, asked by "e2b:spare". Errors only make the first command slower.
-void warmUp(SessionLink& link)
-{
-    ProcessConfig config;
-    config.cmd = "/bin/bash";
-    config.args = {"-l", "-c", "true"};
-    nlohmann::json request = {{"argv", {"/bin/bash", "-l", "-c", "true"}},
-                              {"env", nlohmann::json::object()},
-                              {"stdin", false},
-                              {"origin", "e2b:spare"}};
-    auto events = std::make_shared<EventQueue>();
-    if (link.start(std::move(request), std::move(config), events)) return;
-    const auto until = Steady::now() + std::chrono::seconds(10);
-    while (Steady::now() < until)
-        for (const ProcessEvent& e : events->take(std::chrono::milliseconds(500)))
-            if (e.kind == ProcessEvent::Kind::Exit) return;
-}
-
-} // namespace
-
 bool Launcher::spareFits(const SandboxSpec&)
 {
     return true;
@@ -118,7 +94,6 @@ void Api::keepSpares()
         SandboxSpec spec;
         spec.templateId = due;
         Started started = launch(spec);
-        if (started.sandbox && !isCodeInterpreterTemplate(due)) warmUp(*started.sandbox->link);
         if (m_options.log) {
             if (started.sandbox)
                 m_options.log("spare sandbox " + started.sandbox->id + " started ahead for " +
