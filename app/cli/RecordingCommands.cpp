@@ -6,6 +6,7 @@
 #include "base/Bytes.h"
 #include "base/Paths.h"
 #include "base/Session.h"
+#include "recording/RecordingCopy.h"
 #include "recording/RecordingExport.h"
 #include "recording/RecordingReplay.h"
 #include "recording/RecordingStore.h"
@@ -13,6 +14,10 @@
 #include "workspace/Workspace.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <unistd.h>
 #include <chrono>
 #include <ctime>
 #include <memory>
@@ -299,15 +304,53 @@ int searchCommand(const RecordingArgs& args)
     return hits->empty() ? kFailure : 0; // like grep: no match is a failure status
 }
 
+// The session's recording as a database of its own (RecordingCopy.h): to FILE, or written to a
+// temporary file and then to standard output (the window fetches a remote one so).
+int exportDatabase(sb::RecordingStore& store, const RecordingArgs& args)
+{
+    namespace fs = std::filesystem;
+    const bool toStdout = args.output.empty() || args.output == "-";
+    std::error_code ec;
+    const fs::path file =
+        toStdout ? fs::temp_directory_path(ec) /
+                       ("sandbench-export-" + std::to_string(::getpid()) + ".db")
+                 : fs::path(args.output + ".tmp-" + std::to_string(::getpid()));
+    if (auto e = sb::copySessionRecording(store, args.session, file)) return fail(*e);
+    if (!toStdout) {
+        fs::rename(file, args.output, ec);
+        if (ec) {
+            fs::remove(file, ec);
+            return fail("rename " + file.string() + " to " + args.output + ": " + ec.message());
+        }
+        return 0;
+    }
+    std::FILE* in = std::fopen(file.c_str(), "rb");
+    fs::remove(file, ec); // read through the open file
+    if (!in) return fail("open " + file.string() + ": " + std::strerror(errno));
+    char buffer[1 << 16];
+    bool written = true;
+    for (std::size_t n; written && (n = std::fread(buffer, 1, sizeof buffer, in)) > 0;)
+        written = std::fwrite(buffer, 1, n, stdout) == n;
+    std::fclose(in);
+    if (!written || std::fflush(stdout) != 0)
+        return fail(std::string("write standard output: ") + std::strerror(errno));
+    return 0;
+}
+
 int exportCommand(const RecordingArgs& args)
 {
+    if (args.format == "sqlite") {
+        auto store = openStore(args);
+        if (!store) return fail(store.error());
+        return exportDatabase(*store, args);
+    }
     sb::ExportFormat format;
     if (args.format == "asciicast")
         format = sb::ExportFormat::Asciicast;
     else if (args.format == "jsonl")
         format = sb::ExportFormat::JsonLines;
     else
-        return fail("--format '" + args.format + "': use asciicast or jsonl", kUsageError);
+        return fail("--format '" + args.format + "': use asciicast, jsonl or sqlite", kUsageError);
     auto store = openStore(args);
     if (!store) return fail(store.error());
     if (auto e = sb::exportSessionToFile(*store, args.session, format,
@@ -499,10 +542,12 @@ void addRecordingCommands(CLI::App& app)
     search->add_option("--limit", args->limit, "At most this many matches (default 50)");
     search->add_flag("--json", args->json, "Output as JSON");
 
-    CLI::App* exp = addCommand(app, "export", "Export a session as asciicast v2 or JSON Lines",
+    CLI::App* exp = addCommand(app, "export",
+                               "Export a session as asciicast v2, JSON Lines or a recording "
+                               "database of its own (sqlite)",
                                args, exportCommand);
     exp->add_option("session", args->session, "Session id")->required();
-    exp->add_option("--format", args->format, "asciicast or jsonl")->required();
+    exp->add_option("--format", args->format, "asciicast, jsonl or sqlite")->required();
     exp->add_option("-o,--output", args->output, "Write to FILE (atomically; default: stdout)");
 
     CLI::App* rm = addCommand(app, "rm",
