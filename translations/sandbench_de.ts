@@ -1964,6 +1964,30 @@ in %2
         <source>%1 on %2 (%3)</source>
         <translation>%1 auf %2 (%3)</translation>
     </message>
+    <message>
+        <source>%1 is not among the hosts</source>
+        <translation>%1 ist keiner der Hosts</translation>
+    </message>
+    <message>
+        <source>The recording of %1 on %2 is too large to fetch (%3 MB, at most %4 MB here): sandbench-cli --host %5 replay %1 plays it from there.</source>
+        <translation>Die Aufzeichnung von %1 auf %2 ist zu groß zum Holen (%3 MB, hier höchstens %4 MB): sandbench-cli --host %5 replay %1 spielt sie von dort ab.</translation>
+    </message>
+    <message>
+        <source>Fetching the recording of %1 from %2…</source>
+        <translation>Die Aufzeichnung von %1 wird von %2 geholt…</translation>
+    </message>
+    <message>
+        <source>exit status %1</source>
+        <translation>Exit-Status %1</translation>
+    </message>
+    <message>
+        <source>The recording could not be fetched from %1: %2</source>
+        <translation>Die Aufzeichnung konnte nicht von %1 geholt werden: %2</translation>
+    </message>
+    <message>
+        <source>Session %1 on %2 has ended: its terminal plays in Replay, read from there, and its changes are in Changes.</source>
+        <translation>Sitzung %1 auf %2 ist beendet: ihr Terminal spielt in Wiedergabe, von dort gelesen, und ihre Änderungen stehen in Änderungen.</translation>
+    </message>
 </context>
 <context>
     <name>sbui::ModelUsageView</name>
@@ -3085,11 +3109,92 @@ in %2
         <source>Session %1 on %2 has changed nothing yet.</source>
         <translation>Sitzung %1 auf %2 hat noch nichts geändert.</translation>
     </message>
+    <message>
+        <source>Apply all</source>
+        <translation>Alle übernehmen</translation>
+    </message>
+    <message>
+        <source>Discard all</source>
+        <translation>Alle verwerfen</translation>
+    </message>
+    <message>
+        <source>Write every change of the session into the project on its host</source>
+        <translation>Alle Änderungen der Sitzung in das Projekt auf ihrem Host schreiben</translation>
+    </message>
+    <message>
+        <source>Drop every change of the session on its host</source>
+        <translation>Alle Änderungen der Sitzung auf ihrem Host verwerfen</translation>
+    </message>
+    <message>
+        <source>Keep the project&apos;s version</source>
+        <translation>Fassung des Projekts behalten</translation>
+    </message>
+    <message>
+        <source>Drop the agent&apos;s change; the project&apos;s newer version stays</source>
+        <translation>Die Änderung des Agenten verwerfen; die neuere Fassung des Projekts bleibt</translation>
+    </message>
+    <message>
+        <source>Take the agent&apos;s version</source>
+        <translation>Fassung des Agenten nehmen</translation>
+    </message>
+    <message>
+        <source>Overwrite the project&apos;s newer version with the agent&apos;s (apply with force)</source>
+        <translation>Die neuere Fassung des Projekts mit der des Agenten überschreiben (erzwungenes Übernehmen)</translation>
+    </message>
+    <message>
+        <source>Drop every change of session %1 on its host?</source>
+        <translation>Alle Änderungen der Sitzung %1 auf ihrem Host verwerfen?</translation>
+    </message>
+    <message>
+        <source>Applying the changes of session %1 on %2…</source>
+        <translation>Die Änderungen der Sitzung %1 werden auf %2 übernommen…</translation>
+    </message>
+    <message>
+        <source>Discarding the changes of session %1 on %2…</source>
+        <translation>Die Änderungen der Sitzung %1 werden auf %2 verworfen…</translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1: %2</translation>
+    </message>
+    <message>
+        <source>Not done on %1: %2</source>
+        <translation>Auf %1 nicht ausgeführt: %2</translation>
+    </message>
     <message numerus="yes">
-        <source>%n change(s) of session %1 on %2, read from there. Apply and discard them there once the session ended: sandbench-cli --host %3 apply %1.</source>
+        <source>%n change(s) conflict with edits made in the project on %1 since the session started. Which versions should it keep?</source>
         <translation>
-            <numerusform>%n Änderung der Sitzung %1 auf %2, von dort gelesen. Übernehmen und verwerfen Sie sie dort, wenn die Sitzung beendet ist: sandbench-cli --host %3 apply %1.</numerusform>
-            <numerusform>%n Änderungen der Sitzung %1 auf %2, von dort gelesen. Übernehmen und verwerfen Sie sie dort, wenn die Sitzung beendet ist: sandbench-cli --host %3 apply %1.</numerusform>
+            <numerusform>%n Änderung steht im Widerspruch zu Bearbeitungen im Projekt auf %1 seit dem Start der Sitzung. Welche Fassung soll es behalten?</numerusform>
+            <numerusform>%n Änderungen stehen im Widerspruch zu Bearbeitungen im Projekt auf %1 seit dem Start der Sitzung. Welche Fassungen soll es behalten?</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n file(s) written into the project on %1.</source>
+        <translation>
+            <numerusform>%n Datei in das Projekt auf %1 geschrieben.</numerusform>
+            <numerusform>%n Dateien in das Projekt auf %1 geschrieben.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>The changes were dropped on %1.</source>
+        <translation>Die Änderungen wurden auf %1 verworfen.</translation>
+    </message>
+    <message>
+        <source>Session %1 on %2 has no changes left.</source>
+        <translation>Sitzung %1 auf %2 hat keine Änderungen mehr.</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n change(s) of session %1 on %2, read from there: apply or discard them there.</source>
+        <translation>
+            <numerusform>%n Änderung der Sitzung %1 auf %2, von dort gelesen: dort übernehmen oder verwerfen.</numerusform>
+            <numerusform>%n Änderungen der Sitzung %1 auf %2, von dort gelesen: dort übernehmen oder verwerfen.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n change(s) of session %1 on %2, read from there. Apply and discard them once the session ended.</source>
+        <translation>
+            <numerusform>%n Änderung der Sitzung %1 auf %2, von dort gelesen. Übernehmen und verwerfen, sobald die Sitzung beendet ist.</numerusform>
+            <numerusform>%n Änderungen der Sitzung %1 auf %2, von dort gelesen. Übernehmen und verwerfen, sobald die Sitzung beendet ist.</numerusform>
         </translation>
     </message>
 </context>
@@ -3117,6 +3222,10 @@ in %2
     <message>
         <source>not connected to %1</source>
         <translation>nicht mit %1 verbunden</translation>
+    </message>
+    <message>
+        <source>cannot write %1: %2</source>
+        <translation>%1 kann nicht geschrieben werden: %2</translation>
     </message>
 </context>
 <context>

@@ -283,10 +283,31 @@
 <context>
     <name>sbui::RemoteChangesView</name>
     <message numerus="yes">
-        <source>%n change(s) of session %1 on %2, read from there. Apply and discard them there once the session ended: sandbench-cli --host %3 apply %1.</source>
+        <source>%n change(s) conflict with edits made in the project on %1 since the session started. Which versions should it keep?</source>
         <translation>
-            <numerusform>%n change of session %1 on %2, read from there. Apply and discard it there once the session ended: sandbench-cli --host %3 apply %1.</numerusform>
-            <numerusform>%n changes of session %1 on %2, read from there. Apply and discard them there once the session ended: sandbench-cli --host %3 apply %1.</numerusform>
+            <numerusform>%n change conflicts with edits made in the project on %1 since the session started. Which version should it keep?</numerusform>
+            <numerusform>%n changes conflict with edits made in the project on %1 since the session started. Which versions should it keep?</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n file(s) written into the project on %1.</source>
+        <translation>
+            <numerusform>%n file written into the project on %1.</numerusform>
+            <numerusform>%n files written into the project on %1.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n change(s) of session %1 on %2, read from there: apply or discard them there.</source>
+        <translation>
+            <numerusform>%n change of session %1 on %2, read from there: apply or discard it there.</numerusform>
+            <numerusform>%n changes of session %1 on %2, read from there: apply or discard them there.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n change(s) of session %1 on %2, read from there. Apply and discard them once the session ended.</source>
+        <translation>
+            <numerusform>%n change of session %1 on %2, read from there. Apply or discard it once the session ended.</numerusform>
+            <numerusform>%n changes of session %1 on %2, read from there. Apply and discard them once the session ended.</numerusform>
         </translation>
     </message>
 </context>

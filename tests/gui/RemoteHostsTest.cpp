@@ -3,7 +3,8 @@
 // local ones. The window lists a remote session with its host named, shows its terminal, queues
 // its approval card beside local ones and answers it (the remote supervisor runs the command);
 // when the ssh process dies, the host is dialed again after a wait and the request still pending
-// there is offered again.
+// there is offered again. A session that ended there is listed, its recording fetched and
+// replayed, and its changes applied there (a conflict's agent version taken with force).
 #include "GuiTestSupport.h"
 #include "Screenshots.h"
 #include "TestSshServer.h"
@@ -27,6 +28,7 @@
 #include <QProcess>
 #include <QPushButton>
 #include <QSettings>
+#include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTabWidget>
 #include <QTest>
@@ -212,6 +214,84 @@ class RemoteHostsTest : public QObject {
         QTRY_VERIFY_WITH_TIMEOUT(model->rowOf(kKey) < 0, 20000);
         remoteCli({QStringLiteral("kill"), QStringLiteral("remote-a")});
         session.waitForFinished(20000);
+    }
+
+    // A session of the host that ended is listed; its replay is fetched from there and plays
+    // its output; Apply all writes its change into the project on the host.
+    void anEndedRemoteSessionIsReplayedAndApplied()
+    {
+        QVERIFY(QDir(m_remote.path()).mkpath(QStringLiteral("project-b")));
+        QProcess session;
+        session.setProcessEnvironment(remoteEnvironment());
+        session.setStandardInputFile(QProcess::nullDevice());
+        session.start(cliPath(),
+                      {QStringLiteral("run"), QStringLiteral("--headless"),
+                       QStringLiteral("--session-id"), QStringLiteral("remote-b"),
+                       QStringLiteral("--workspace"), path("project-b"), QStringLiteral("--"),
+                       QStringLiteral("bash"), QStringLiteral("-c"),
+                       QStringLiteral("echo replayed-output-here; echo made-there > made.txt; "
+                                      "echo agents > clash.txt")});
+        QVERIFY(session.waitForFinished(60000));
+        QVERIFY2(remoteCli({QStringLiteral("changes"), QStringLiteral("remote-b")})
+                     .contains(QLatin1String("made.txt")),
+                 session.readAllStandardError().constData());
+
+        QCOMPARE(sbui::HostList::add(kHost), kHost);
+        MainWindow window;
+        window.resize(1440, 900);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        const QString key = QStringLiteral("ssh://sbtest/remote-b");
+        const sbui::SessionListModel* model = window.hub()->model();
+        QTRY_VERIFY_WITH_TIMEOUT(model->rowOf(key) >= 0, 30000);
+        QCOMPARE(model->entry(key)->state, sbui::SessionEntry::State::Ended);
+        QVERIFY(!window.hub()->isLive(key));
+        QVERIFY(window.selectSession(key));
+        // Made in the project there since the session started: a conflict.
+        QFile clash(QDir(path("project-b")).filePath(QStringLiteral("clash.txt")));
+        QVERIFY(clash.open(QIODevice::WriteOnly));
+        clash.write("the project's own\n");
+        clash.close();
+
+        // Its recording, fetched from the host, plays as a local one's.
+        QVERIFY(window.tabs()->isTabVisible(window.tabs()->indexOf(window.replay())));
+        window.tabs()->setCurrentWidget(window.replay());
+        sbui::ReplayView* replay = window.replay();
+        QTRY_VERIFY2_WITH_TIMEOUT(replay->sessionId() == QLatin1String("remote-b"),
+                                  qPrintable(replay->statusText()), 60000);
+        QVERIFY2(replay->statusText().contains(key), qPrintable(replay->statusText()));
+        replay->seek(replay->durationNs());
+        QTRY_VERIFY_WITH_TIMEOUT(
+            replay->terminal()->screenText().contains(QLatin1String("replayed-output-here")),
+            20000);
+        screenshot(window, QStringLiteral("remote-replay"));
+
+        // Its changes, applied there from the Changes tab; the conflict offered as locally.
+        sbui::RemoteChangesView* changes = window.remoteChanges();
+        window.tabs()->setCurrentWidget(changes);
+        QTRY_VERIFY2_WITH_TIMEOUT(
+            !changes->list()->findItems(QStringLiteral("made.txt"), Qt::MatchExactly).isEmpty(),
+            qPrintable(changes->messageText()), 30000);
+        QTRY_VERIFY(changes->applyButton()->isEnabled());
+        screenshot(window, QStringLiteral("remote-changes-ended"));
+        QSignalSpy done(changes, &sbui::RemoteChangesView::reviewDone);
+        changes->applyButton()->click();
+        QTRY_COMPARE_WITH_TIMEOUT(done.count(), 1, 60000);
+        QCOMPARE(changes->conflicts(), QStringList{QStringLiteral("clash.txt")});
+        QTRY_COMPARE_WITH_TIMEOUT(changes->changeCount(), 1, 30000);
+        QFile made(QDir(path("project-b")).filePath(QStringLiteral("made.txt")));
+        QVERIFY2(made.open(QIODevice::ReadOnly), qPrintable(changes->messageText()));
+        QCOMPARE(made.readAll(), QByteArray("made-there\n"));
+        screenshot(window, QStringLiteral("remote-changes-conflict"));
+        // The agent's version taken: written with force.
+        changes->apply(changes->conflicts(), true);
+        QTRY_COMPARE_WITH_TIMEOUT(done.count(), 2, 60000);
+        QTRY_COMPARE_WITH_TIMEOUT(changes->changeCount(), 0, 30000);
+        QVERIFY2(changes->conflicts().isEmpty(), qPrintable(changes->messageText()));
+        QVERIFY(clash.open(QIODevice::ReadOnly));
+        QCOMPARE(clash.readAll(), QByteArray("agents\n"));
+        QVERIFY2(changes->messageText().contains(QLatin1String("sbtest")),
+                 qPrintable(changes->messageText()));
     }
 
     void aHostThatCannotBeReachedSaysWhy()

@@ -3,7 +3,10 @@
 #include "remote/RemoteHost.h"
 
 #include <QCoreApplication>
+#include <QFile>
 #include <QPointer>
+#include <nlohmann/json.hpp>
+#include <algorithm>
 #include <thread>
 #include <vector>
 
@@ -13,6 +16,12 @@ namespace {
 
 constexpr int kPollMs = 2000;
 constexpr int kRequestTimeoutMs = 10000;
+// The recorded sessions are asked for every this many looks (10 s).
+constexpr int kLooksPerRecorded = 5;
+// How far back the list of a host's recorded sessions goes.
+const char* const kRecordedSince = "30d";
+// A recording fetched into a file may take this long.
+constexpr int kFetchTimeoutMs = 300000;
 
 QString describe(const sb::Error& error)
 {
@@ -148,6 +157,7 @@ void RemoteHostLink::onDialed(std::shared_ptr<Found> found)
     m_poll.start();
     hand(*found);
     setState(State::Connected);
+    askRecorded();
 }
 
 void RemoteHostLink::hand(Found& found)
@@ -165,6 +175,7 @@ void RemoteHostLink::look()
         lost(describe(m_host->lastError()));
         return;
     }
+    if (++m_looks % kLooksPerRecorded == 0) askRecorded();
     m_looking = true;
     const quint64 generation = m_generation;
     offThread(
@@ -203,6 +214,7 @@ void RemoteHostLink::lost(const QString& reason)
     if (m_host) std::thread([host = std::move(m_host)] {}).detach();
     m_host.reset();
     m_lastError = reason;
+    setRecorded({}); // reached through the connection only
     m_retryDelayMs = m_backoff.next();
     m_retry.start(m_retryDelayMs);
     setState(State::Waiting);
@@ -214,8 +226,82 @@ void RemoteHostLink::forget(const QString& id)
     // The client ended: because the session did, or because the connection is gone.
     if (m_host && !m_host->connected())
         lost(describe(m_host->lastError()));
-    else if (had)
+    else if (had) {
+        askRecorded(); // it is listed among the recorded ones now
         Q_EMIT stateChanged();
+    }
+}
+
+const RemoteHostLink::Recorded* RemoteHostLink::recordedSession(const QString& id) const
+{
+    for (const Recorded& r : m_recorded)
+        if (r.id == id) return &r;
+    return nullptr;
+}
+
+std::optional<std::vector<RemoteHostLink::Recorded>>
+RemoteHostLink::parseRecorded(const QByteArray& text)
+{
+    const auto listed = nlohmann::json::parse(text.toStdString(), nullptr, false);
+    if (!listed.is_array()) return std::nullopt;
+    std::vector<Recorded> out;
+    auto str = [](const nlohmann::json& j, const char* key) {
+        const auto it = j.find(key);
+        return it != j.end() && it->is_string() ? QString::fromStdString(it->get<std::string>())
+                                                : QString();
+    };
+    auto num = [](const nlohmann::json& j, const char* key) -> qint64 {
+        const auto it = j.find(key);
+        return it != j.end() && it->is_number_integer() ? it->get<qint64>() : -1;
+    };
+    for (const auto& s : listed) {
+        if (!s.is_object()) continue;
+        Recorded r;
+        r.id = str(s, "id");
+        const QString state = str(s, "state");
+        if (r.id.isEmpty() || state == QLatin1String("running")) continue;
+        r.interrupted = state == QLatin1String("interrupted");
+        r.recorded = state == QLatin1String("ended") || r.interrupted;
+        if (const auto it = s.find("command"); it != s.end() && it->is_array())
+            for (const auto& word : *it)
+                if (word.is_string()) r.command << QString::fromStdString(word.get<std::string>());
+        r.workspace = str(s, "workspace");
+        r.startedMs = std::max<qint64>(0, num(s, "started_ns") / 1'000'000);
+        r.endedMs = std::max<qint64>(0, num(s, "ended_ns") / 1'000'000);
+        if (r.endedMs == 0) r.endedMs = r.startedMs;
+        r.exitStatus = static_cast<int>(std::max<qint64>(-1, num(s, "exit_status")));
+        r.storedBytes = std::max<qint64>(0, num(s, "stored_bytes"));
+        out.push_back(std::move(r));
+    }
+    return out;
+}
+
+void RemoteHostLink::askRecorded()
+{
+    if (m_askingRecorded || !m_host) return;
+    m_askingRecorded = true;
+    const quint64 generation = m_generation;
+    capture({QStringLiteral("sessions"), QStringLiteral("--json"), QStringLiteral("--since"),
+             QLatin1String(kRecordedSince)},
+            this, [this, generation](const Captured& run) {
+                m_askingRecorded = false;
+                if (generation != m_generation || run.status != 0) return; // kept as it was
+                if (auto recorded = parseRecorded(run.out)) setRecorded(std::move(*recorded));
+            });
+}
+
+void RemoteHostLink::setRecorded(std::vector<Recorded> recorded)
+{
+    const bool same =
+        recorded.size() == m_recorded.size() &&
+        std::equal(recorded.begin(), recorded.end(), m_recorded.begin(),
+                   [](const Recorded& a, const Recorded& b) {
+                       return a.id == b.id && a.endedMs == b.endedMs &&
+                              a.storedBytes == b.storedBytes && a.recorded == b.recorded &&
+                              a.interrupted == b.interrupted;
+                   });
+    m_recorded = std::move(recorded);
+    if (!same) Q_EMIT recordedChanged();
 }
 
 void RemoteHostLink::reconnectNow()
@@ -225,6 +311,12 @@ void RemoteHostLink::reconnectNow()
 
 void RemoteHostLink::capture(const QStringList& args, QObject* context,
                              std::function<void(const Captured&)> done)
+{
+    captureToFile(args, {}, context, std::move(done));
+}
+
+void RemoteHostLink::captureToFile(const QStringList& args, const QString& file,
+                                   QObject* context, std::function<void(const Captured&)> done)
 {
     if (!m_host || !m_host->connected()) {
         Captured failed;
@@ -238,15 +330,24 @@ void RemoteHostLink::capture(const QStringList& args, QObject* context,
         argv.push_back(a.toStdString());
     offThread(
         context,
-        [host = m_host, argv] {
+        [host = m_host, argv, file] {
             auto result = std::make_shared<Captured>();
-            auto run = host->capture(argv);
+            auto run = file.isEmpty() ? host->capture(argv) : host->capture(argv, kFetchTimeoutMs);
             if (!run) {
                 result->error = describe(run.error());
                 return result;
             }
             result->status = run->status;
-            result->out = QByteArray::fromStdString(run->out);
+            if (file.isEmpty()) {
+                result->out = QByteArray::fromStdString(run->out);
+            } else if (run->status == 0) {
+                QFile out(file);
+                if (!out.open(QIODevice::WriteOnly | QIODevice::Truncate) ||
+                    out.write(run->out.data(), static_cast<qint64>(run->out.size())) !=
+                        static_cast<qint64>(run->out.size()) ||
+                    !out.flush())
+                    result->error = tr("cannot write %1: %2").arg(file, out.errorString());
+            }
             result->err = QString::fromStdString(run->err).trimmed();
             return result;
         },

@@ -17,6 +17,8 @@
 #include <QTimer>
 #include <functional>
 #include <memory>
+#include <optional>
+#include <vector>
 
 namespace sb::remote {
 class RemoteHost;
@@ -67,11 +69,34 @@ class RemoteHostLink : public QObject {
     };
     void capture(const QStringList& args, QObject* context,
                  std::function<void(const Captured&)> done);
+    // The same with stdout written to `file` here (off the GUI thread; Captured::out stays
+    // empty): a remote session's recording, which may be large.
+    void captureToFile(const QStringList& args, const QString& file, QObject* context,
+                       std::function<void(const Captured&)> done);
+
+    // The host's recorded sessions that no longer run (ended or interrupted), as its
+    // `sandbench-cli sessions --json` lists them: asked when connected, when a session of it
+    // ends and every 10 s; none while not connected.
+    struct Recorded {
+        QString id;
+        QStringList command;
+        QString workspace;
+        bool interrupted = false;
+        bool recorded = true; // false: changes and no recording (a fork, a stopped session)
+        qint64 startedMs = 0, endedMs = 0;
+        int exitStatus = -1;
+        qint64 storedBytes = 0; // the recording's size in its database
+    };
+    const std::vector<Recorded>& recorded() const { return m_recorded; }
+    const Recorded* recordedSession(const QString& id) const;
+    // What `sessions --json` printed, less those still running; nullopt when it is not a list.
+    static std::optional<std::vector<Recorded>> parseRecorded(const QByteArray& json);
     // How often the link looks for new sessions and a dropped connection (2 s).
     void setPollIntervalMs(int ms) { m_poll.setInterval(ms); }
 
   Q_SIGNALS:
     void stateChanged();
+    void recordedChanged();
 
   private:
     struct Found;
@@ -82,6 +107,8 @@ class RemoteHostLink : public QObject {
     void lost(const QString& reason);
     void setState(State state);
     void hand(Found& found);
+    void askRecorded();
+    void setRecorded(std::vector<Recorded> recorded);
 
     QString m_url;
     SessionFound m_onSession;
@@ -95,6 +122,9 @@ class RemoteHostLink : public QObject {
     QSet<QString> m_sessions; // those handed over and not forgotten
     quint64 m_generation = 0; // a result of an older attempt is dropped
     bool m_looking = false;
+    std::vector<Recorded> m_recorded;
+    int m_looks = 0;             // asks for the recorded sessions every few looks
+    bool m_askingRecorded = false;
 };
 
 } // namespace sbui

@@ -171,10 +171,12 @@ void MainWindow::onTabChanged(int index)
     // A remote session's changes are read from its host when looked at.
     if (m_tabs->widget(index) == m_remoteChanges) return m_remoteChanges->refresh();
     // A replay opens when it is looked at: a long recording is not read for nothing.
-    if (m_tabs->widget(index) != m_replay || m_current.isEmpty() || m_hub->isLive(m_current) ||
-        SessionKey::parse(m_current).isRemote())
+    if (m_tabs->widget(index) != m_replay || m_current.isEmpty() || m_hub->isLive(m_current))
         return;
+    // A remote session's recording is fetched from its host first.
+    if (SessionKey::parse(m_current).isRemote()) return openRemoteReplay();
     QString error;
+    m_fetchedKey.clear();
     if (!m_replay->open(m_current, &error)) statusBar()->showMessage(error, 8000);
 }
 

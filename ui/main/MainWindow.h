@@ -11,6 +11,7 @@
 
 #include <QMainWindow>
 #include <QPointer>
+#include <QTemporaryDir>
 #include <QTimer>
 #include <functional>
 #include <memory>
@@ -141,6 +142,9 @@ class MainWindow : public QMainWindow {
     void onApprovalRequested(const QString& id, const sb::ApprovalRequest& request);
     ApprovalSource approvalSource(const QString& id) const;
     void onSessionExited(int status);
+    // The shown remote session's recording, fetched from its host into a file here off the GUI
+    // thread (MainWindowRemote.cpp), in the Replay tab.
+    void openRemoteReplay();
     void waitForLaunch();
     void updateTitle();
     void updateStatus();
@@ -192,6 +196,11 @@ class MainWindow : public QMainWindow {
     // The terminal's size goes to the session once the layout has settled: a session starting
     // while docks and tabs find their places is resized once, not at every step.
     QTimer m_sizeSettle;
+    // Remote recordings fetched for the Replay tab: the folder (made when first needed), the
+    // file shown, whose session, and which fetch is the latest (an older one's answer is dropped).
+    std::unique_ptr<QTemporaryDir> m_fetchDir;
+    QString m_fetchedFile, m_fetchedKey;
+    quint64 m_replayFetch = 0;
 };
 
 } // namespace sbui

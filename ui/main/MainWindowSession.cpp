@@ -173,13 +173,13 @@ void MainWindow::showSession(const QString& id)
     showTab(changesHidden, false);
     if (remote) {
         m_files->clear();
-        m_remoteChanges->showSession(m_hub->host(key.host), key.id);
+        m_remoteChanges->showSession(m_hub->host(key.host), key.id, !live);
     } else {
         m_remoteChanges->clear();
         m_files->showSession(id);
     }
     const SessionEntry* entry = m_hub->model()->entry(id);
-    const bool recorded = !remote && (!entry || entry->recorded); // a fork has nothing to replay
+    const bool recorded = !entry || entry->recorded; // a fork has nothing to replay
     // Before the Replay tab goes: a disabled current tab hands over to its neighbour (Policy).
     if ((live || !recorded) && m_tabs->currentWidget() == m_replay)
         m_tabs->setCurrentWidget(m_terminal);
@@ -222,6 +222,11 @@ void MainWindow::showSession(const QString& id)
                           "Changes, or go on with them with Session → Resume….")
                            .arg(id, entry->forkedFrom))
                     .toLocal8Bit());
+        else if (remote)
+            m_terminal->feed(tr("Session %1 on %2 has ended: its terminal plays in Replay, read "
+                                "from there, and its changes are in Changes.")
+                                 .arg(key.id, HostList::displayName(key.host))
+                                 .toLocal8Bit());
         else if (!error.isEmpty())
             m_terminal->feed(error.toLocal8Bit());
     }
@@ -282,8 +287,9 @@ void MainWindow::onSessionExited(int status)
     m_terminal->setReadOnly(true);
     if (m_tabs->currentWidget() == m_ports) m_tabs->setCurrentWidget(m_terminal);
     showTab(m_ports, false);
-    showTab(m_replay, !SessionKey::parse(m_current).isRemote()); // recorded on its host
-    m_exitStatus = status;                                       // before the recording says so
+    showTab(m_replay, true); // a remote one's is fetched from its host
+    if (SessionKey::parse(m_current).isRemote()) m_remoteChanges->setEnded(true);
+    m_exitStatus = status; // before the recording says so
     updateStatus();
     updateActions();
 }

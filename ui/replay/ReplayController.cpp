@@ -37,13 +37,13 @@ ReplayController::ReplayController(TerminalWidget* terminal, QObject* parent)
 
 ReplayController::~ReplayController() = default;
 
-bool ReplayController::open(const QString& sessionId, QString* error)
+bool ReplayController::open(const QString& sessionId, QString* error, const QString& file)
 {
     auto failWith = [&](const sb::Error& e) {
         if (error) *error = describe(e);
         return false;
     };
-    auto store = sb::RecordingStore::open();
+    auto store = sb::RecordingStore::open(file.toStdString());
     if (!store) return failWith(store.error());
     const std::string id = sessionId.toStdString();
     auto record = store->session(id);

@@ -42,9 +42,10 @@ class ReplayController : public QObject {
     explicit ReplayController(TerminalWidget* terminal, QObject* parent = nullptr);
     ~ReplayController() override;
 
-    // Opens a recording from the recordings database and shows its first screen. On failure
-    // `error` says why and nothing else changes.
-    bool open(const QString& sessionId, QString* error);
+    // Opens a recording from the recordings database (or the database `file`: a remote
+    // session's recording fetched here) and shows its first screen. On failure `error` says
+    // why and nothing else changes.
+    bool open(const QString& sessionId, QString* error, const QString& file = {});
     void close();
     bool isOpen() const { return m_store != nullptr; }
     QString sessionId() const { return m_id; }

@@ -241,9 +241,10 @@ QWidget* ReplayView::buildSearchPanel()
     return searchPanel;
 }
 
-bool ReplayView::open(const QString& sessionId, QString* error)
+bool ReplayView::open(const QString& sessionId, QString* error, const QString& file,
+                      const QString& shownName)
 {
-    if (!m_controller->open(sessionId, error)) return false;
+    if (!m_controller->open(sessionId, error, file)) return false;
     m_hits->clear();
     m_search->clear();
     m_time->clear();
@@ -264,7 +265,7 @@ bool ReplayView::open(const QString& sessionId, QString* error)
     for (const std::string& word : s.command)
         command << QString::fromStdString(word);
     setStatus(tr("%1: %2, %3 × %4, %5")
-                  .arg(sessionId, command.join(u' '))
+                  .arg(shownName.isEmpty() ? sessionId : shownName, command.join(u' '))
                   .arg(s.cols)
                   .arg(s.rows)
                   .arg(formatReplayTime(m_controller->durationNs())));
@@ -300,6 +301,12 @@ void ReplayView::close()
     m_positionLabel->clear();
     setStatus({});
     setEnabled(false);
+}
+
+void ReplayView::showNotice(const QString& text, bool problem)
+{
+    close();
+    setStatus(text, problem);
 }
 
 QString ReplayView::sessionId() const

@@ -39,8 +39,13 @@ class ReplayView : public QWidget {
 
     // Shows a recorded session from its start, paused, its events in the timeline. On failure
     // `error` says why and the view keeps what it showed.
-    bool open(const QString& sessionId, QString* error);
+    // `file`, `shownName`: a remote session's recording fetched into a database here, and the
+    // name the status line gives it (its host and id).
+    bool open(const QString& sessionId, QString* error, const QString& file = {},
+              const QString& shownName = {});
     void close();
+    // Closed, with `text` in the status line (a remote recording being fetched, or why not).
+    void showNotice(const QString& text, bool problem = false);
     QString sessionId() const;
 
     qint64 positionNs() const;

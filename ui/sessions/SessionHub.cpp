@@ -114,6 +114,21 @@ void SessionHub::refresh()
     }
 
     std::vector<SessionEntry> entries = recordedEntries();
+    // The hosts' sessions that ended: their replay and changes are read from there.
+    for (const auto& [url, link] : m_hosts)
+        for (const RemoteHostLink::Recorded& r : link->recorded()) {
+            SessionEntry e;
+            e.id = r.id;
+            e.host = url;
+            e.command = r.command;
+            e.workspace = r.workspace;
+            e.startedMs = r.startedMs;
+            e.endedMs = r.endedMs;
+            e.exitStatus = r.exitStatus;
+            e.state = r.interrupted ? SessionEntry::State::Interrupted : SessionEntry::State::Ended;
+            e.recorded = r.recorded;
+            entries.push_back(std::move(e));
+        }
     for (const auto& [key, connection] : m_connections) {
         const auto& summary = connection->summary();
         auto it = std::find_if(entries.begin(), entries.end(),
@@ -260,10 +275,14 @@ void SessionHub::setHosts(const QStringList& urls)
             refresh();
         });
         connect(link.get(), &RemoteHostLink::stateChanged, this, &SessionHub::hostsChanged);
+        connect(link.get(), &RemoteHostLink::recordedChanged, this, &SessionHub::refresh);
         m_hosts[url] = std::move(link);
         changed = true;
     }
-    if (changed) Q_EMIT hostsChanged();
+    if (changed) {
+        refresh(); // a removed host's recorded sessions go
+        Q_EMIT hostsChanged();
+    }
 }
 
 QStringList SessionHub::hosts() const
