@@ -1,9 +1,10 @@
 // The pieces of the window's remote hosts (issue 40) without a host: what the Hosts field
 // takes and keeps in the settings, the wait between attempts, how a remote session is named
-// (SessionKey) and listed among local ones.
+// (SessionKey) and listed among local ones, and what a host's `sessions --json` is taken for.
 #include "hosts/HostList.h"
 
 #include "hosts/Backoff.h"
+#include "hosts/RemoteHostLink.h"
 #include "sessions/SessionKey.h"
 #include "sessions/SessionListModel.h"
 
@@ -101,6 +102,42 @@ class HostListTest : public QObject {
         QVERIFY(!local.isRemote());
         QCOMPARE(local.id, QStringLiteral("my-session"));
         QCOMPARE(local.toString(), QStringLiteral("my-session"));
+    }
+
+    void aHostsEndedSessionsAreReadFromItsListAndBadInputIsNoList()
+    {
+        using Link = sbui::RemoteHostLink;
+        const auto listed = Link::parseRecorded(R"([
+          {"id": "a", "command": ["claude"], "workspace": "/p", "state": "ended",
+           "started_ns": 5000000000, "ended_ns": 7000000000, "exit_status": 2,
+           "stored_bytes": 4096},
+          {"id": "b", "state": "running", "started_ns": 1},
+          {"id": "c", "state": "interrupted", "started_ns": 3000000, "ended_ns": null,
+           "exit_status": null},
+          {"id": "d", "state": "forked", "command": [1, "x"], "started_ns": "soon"},
+          {"state": "ended"}, 7, null
+        ])");
+        QVERIFY(listed);
+        QCOMPARE(listed->size(), 3u); // the running one, and those without an id, are not
+        const Link::Recorded& a = listed->at(0);
+        QCOMPARE(a.id, QStringLiteral("a"));
+        QCOMPARE(a.command, QStringList{QStringLiteral("claude")});
+        QCOMPARE(a.workspace, QStringLiteral("/p"));
+        QCOMPARE(a.startedMs, 5000);
+        QCOMPARE(a.endedMs, 7000);
+        QCOMPARE(a.exitStatus, 2);
+        QCOMPARE(a.storedBytes, 4096);
+        QVERIFY(a.recorded && !a.interrupted);
+        const Link::Recorded& c = listed->at(1);
+        QVERIFY(c.interrupted && c.recorded);
+        QCOMPARE(c.endedMs, c.startedMs); // no end known: shown as ended when it started
+        QCOMPARE(c.exitStatus, -1);
+        const Link::Recorded& d = listed->at(2);
+        QVERIFY(!d.recorded); // changes without a recording: no replay
+        QCOMPARE(d.command, QStringList{QStringLiteral("x")});
+        QCOMPARE(d.startedMs, 0);
+        for (const char* bad : {"", "{}", "not json", "[", "\"x\""})
+            QVERIFY2(!Link::parseRecorded(bad), bad);
     }
 
     void theListTellsTheSameIdOnTwoHostsApartAndNamesTheHost()
