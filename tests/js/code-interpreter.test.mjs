@@ -8,11 +8,12 @@
 import { after, before, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import path from 'node:path';
 
 import { Sandbox } from '@e2b/code-interpreter';
 import { TimeoutError } from 'e2b';
 
-import { TEST_POLICY, UNAVAILABLE, World, cliTest, spawnServe, stopServe } from './support.mjs';
+import { TEST_POLICY, UNAVAILABLE, World, cliTest, spawnServe, stopServe, waitUntil } from './support.mjs';
 
 const TEST_MS = 120_000;
 
@@ -290,5 +291,29 @@ describe('sandbench-cli serve (the E2B Code Interpreter SDK)', () => {
     });
     assert.equal(anonymous.status, 401, 'no token, no kernels');
     assert.match(await anonymous.text(), /X-Access-Token/);
+  });
+  ciTest('a create takes serve\'s spare: a kernel of its own, nothing of the sandbox before; one with envs starts fresh', async () => {
+    // A server of its own, whose spares are told apart in its log.
+    const own = await spawnServe(world, ['--workspace-root', path.join(world.root, 'spare-ws')]);
+    const at = { apiUrl: own.url, sandboxUrl: own.url, timeoutMs: 120_000 };
+    const spares = () => [...own.stderr.matchAll(/spare sandbox (\S+) started ahead for template code-interpreter-v1/g)].map((m) => m[1]);
+    try {
+      const first = await Sandbox.create(at);
+      await first.runCode('secret = "first"');
+      await first.files.write('kept.txt', 'first');
+      await waitUntil(() => spares().length >= 1, 60_000, 'the spare and its kernel to start');
+      const second = await Sandbox.create({ ...at, metadata: { n: '2' } });
+      assert.equal(second.sandboxId, spares()[0], 'the second create took the spare');
+      assert.equal((await second.runCode('secret')).error?.name, 'NameError', 'its kernel is its own');
+      assert.equal(await second.files.exists('kept.txt'), false);
+      assert.deepEqual((await second.getInfo()).metadata, { n: '2' });
+      // The kernel starts with the sandbox's envs: a create with envs does not take a spare.
+      await waitUntil(() => spares().length >= 2, 60_000, 'the next spare to start');
+      const third = await Sandbox.create({ ...at, envs: { WHO: 'third' } });
+      assert.ok(!spares().includes(third.sandboxId), 'a fresh start');
+      assert.equal((await third.runCode('import os; os.environ.get("WHO")')).text, 'third');
+    } finally {
+      await stopServe(own).catch(() => own.process.kill('SIGKILL'));
+    }
   });
 });
