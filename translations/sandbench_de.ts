@@ -1988,6 +1988,18 @@ in %2
         <source>Session %1 on %2 has ended: its terminal plays in Replay, read from there, and its changes are in Changes.</source>
         <translation>Sitzung %1 auf %2 ist beendet: ihr Terminal spielt in Wiedergabe, von dort gelesen, und ihre Änderungen stehen in Änderungen.</translation>
     </message>
+    <message>
+        <source>Not connected to %1: its recordings are read through the connection.</source>
+        <translation>Nicht mit %1 verbunden: seine Aufzeichnungen werden über die Verbindung gelesen.</translation>
+    </message>
+    <message>
+        <source>Asking %1 for the recording of %2…</source>
+        <translation>%1 wird nach der Aufzeichnung von %2 gefragt…</translation>
+    </message>
+    <message>
+        <source>%1 lists no recording of session %2.</source>
+        <translation>%1 führt keine Aufzeichnung der Sitzung %2.</translation>
+    </message>
 </context>
 <context>
     <name>sbui::ModelUsageView</name>

@@ -209,11 +209,23 @@ class RemoteHostsTest : public QObject {
                                      .contains(QLatin1String("asked-2")),
                                  30000);
 
-        // Removed, the host's sessions leave the list (they go on there).
+        // It ends while shown: its replay is fetched from the host.
+        remoteCli({QStringLiteral("kill"), QStringLiteral("remote-a")});
+        QVERIFY(session.waitForFinished(20000));
+        QTRY_VERIFY_WITH_TIMEOUT(!window.hub()->isLive(kKey) && model->rowOf(kKey) >= 0, 30000);
+        QVERIFY(window.selectSession(kKey));
+        QTRY_VERIFY(window.tabs()->isTabVisible(window.tabs()->indexOf(window.replay())));
+        window.tabs()->setCurrentWidget(window.replay());
+        sbui::ReplayView* replay = window.replay();
+        QTRY_VERIFY2_WITH_TIMEOUT(replay->sessionId() == QLatin1String("remote-a"),
+                                  qPrintable(replay->statusText()), 60000);
+        replay->seek(replay->durationNs());
+        QTRY_VERIFY_WITH_TIMEOUT(
+            replay->terminal()->screenText().contains(QLatin1String("remote-agent-here")), 20000);
+
+        // Removed, the host's sessions leave the list (they are kept there).
         hosts->removeHost(kHost);
         QTRY_VERIFY_WITH_TIMEOUT(model->rowOf(kKey) < 0, 20000);
-        remoteCli({QStringLiteral("kill"), QStringLiteral("remote-a")});
-        session.waitForFinished(20000);
     }
 
     // A session of the host that ended is listed; its replay is fetched from there and plays

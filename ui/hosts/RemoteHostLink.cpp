@@ -287,6 +287,7 @@ void RemoteHostLink::askRecorded()
                 m_askingRecorded = false;
                 if (generation != m_generation || run.status != 0) return; // kept as it was
                 if (auto recorded = parseRecorded(run.out)) setRecorded(std::move(*recorded));
+                Q_EMIT recordedRead();
             });
 }
 

@@ -89,6 +89,8 @@ class RemoteHostLink : public QObject {
     };
     const std::vector<Recorded>& recorded() const { return m_recorded; }
     const Recorded* recordedSession(const QString& id) const;
+    // Asks the host for them now (recordedRead follows, unless the connection fails first).
+    void askRecorded();
     // What `sessions --json` printed, less those still running; nullopt when it is not a list.
     static std::optional<std::vector<Recorded>> parseRecorded(const QByteArray& json);
     // How often the link looks for new sessions and a dropped connection (2 s).
@@ -97,6 +99,8 @@ class RemoteHostLink : public QObject {
   Q_SIGNALS:
     void stateChanged();
     void recordedChanged();
+    // An answer to askRecorded() arrived (after recordedChanged, when they changed).
+    void recordedRead();
 
   private:
     struct Found;
@@ -107,7 +111,6 @@ class RemoteHostLink : public QObject {
     void lost(const QString& reason);
     void setState(State state);
     void hand(Found& found);
-    void askRecorded();
     void setRecorded(std::vector<Recorded> recorded);
 
     QString m_url;

@@ -144,7 +144,8 @@ class MainWindow : public QMainWindow {
     void onSessionExited(int status);
     // The shown remote session's recording, fetched from its host into a file here off the GUI
     // thread (MainWindowRemote.cpp), in the Replay tab.
-    void openRemoteReplay();
+    // `asked`: the host's list of recorded sessions was asked for first (the size is in it).
+    void openRemoteReplay(bool asked = false);
     void waitForLaunch();
     void updateTitle();
     void updateStatus();

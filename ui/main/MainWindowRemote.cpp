@@ -27,7 +27,7 @@ void removeDatabase(const QString& file)
 
 } // namespace
 
-void MainWindow::openRemoteReplay()
+void MainWindow::openRemoteReplay(bool asked)
 {
     const SessionKey key = SessionKey::parse(m_current);
     if (m_fetchedKey == m_current && m_replay->sessionId() == key.id) return; // shown already
@@ -38,7 +38,32 @@ void MainWindow::openRemoteReplay()
         m_replay->showNotice(tr("%1 is not among the hosts").arg(key.host), true);
         return;
     }
+    if (link->state() != RemoteHostLink::State::Connected) {
+        m_replay->showNotice(tr("Not connected to %1: its recordings are read through the "
+                                "connection.")
+                                 .arg(host),
+                             true);
+        return;
+    }
     const RemoteHostLink::Recorded* recorded = link->recordedSession(key.id);
+    if (!recorded && !asked) {
+        // Ended a moment ago: its size is known once the host lists it.
+        m_replay->showNotice(tr("Asking %1 for the recording of %2…").arg(host, key.id));
+        connect(
+            link, &RemoteHostLink::recordedRead, this,
+            [this, fetch, shown = m_current] {
+                if (fetch == m_replayFetch && shown == m_current &&
+                    m_tabs->currentWidget() == m_replay)
+                    openRemoteReplay(true);
+            },
+            Qt::SingleShotConnection);
+        link->askRecorded();
+        return;
+    }
+    if (!recorded) {
+        m_replay->showNotice(tr("%1 lists no recording of session %2.").arg(host, key.id), true);
+        return;
+    }
     if (recorded && recorded->storedBytes > kMaxFetchBytes) {
         m_replay->showNotice(
             tr("The recording of %1 on %2 is too large to fetch (%3 MB, at most %4 MB here): "
