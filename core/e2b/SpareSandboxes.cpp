@@ -34,9 +34,10 @@ std::shared_ptr<Api::Sandbox> Api::claimSpare(const std::string& templateId)
         auto it = m_spares.find(templateId);
         if (it == m_spares.end()) return nullptr; // the template's first create
         // One on its way is ready sooner than a fresh start, which would wait for it at the
-        // launcher (one start at a time) anyway.
+        // launcher (one start at a time) anyway. One not yet begun (the thread is starting
+        // another template's, a code interpreter's kernel perhaps) is not waited for.
         SpareSlot& slot = it->second;
-        m_spareCv.wait(lock, [&] { return m_sparesStopping || slot.ready || slot.failed; });
+        m_spareCv.wait(lock, [&] { return m_sparesStopping || slot.ready || !slot.starting; });
         taken = std::move(slot.ready);
         slot.ready.reset();
     }
