@@ -89,8 +89,11 @@ void VtermGuard::step(char ch, std::string& out)
         if (ch == '[') {
             m_state = State::Csi;
             m_csiStart = m_sequence.size();
-        } else if (ch == ']' || ch == 'P' || ch == 'X' || ch == '^' || ch == '_') {
-            m_state = State::String; // OSC, DCS, SOS, PM, APC: text that is not printed
+        } else if (ch == 'P') {
+            m_state = State::DcsStart; // held until its first bytes say whether it is DECRQSS
+            m_dcsPrefix.clear();
+        } else if (ch == ']' || ch == 'X' || ch == '^' || ch == '_') {
+            m_state = State::String; // OSC, SOS, PM, APC: text that is not printed
             endSequence(out, true);
         } else if (c >= 0x20 && c <= 0x2f) {
             // an intermediate byte (ESC ( B …): the final byte follows
@@ -124,13 +127,32 @@ void VtermGuard::step(char ch, std::string& out)
             m_plainCsi = false; // "\e[?…" or an intermediate: not REP
         }
         return;
+    case State::DcsStart:
+        // libvterm 0.1.4 answers DECRQSS (DCS $ q …, "what is this setting?") through a format
+        // that reads through a null pointer for most settings asked about (found by fuzzing:
+        // "\eP$q r\e\\"): such a string is dropped whole, and the program gets no answer.
+        if (ch == '\x07' || ch == '\x18' || ch == '\x1a' || ch == kEsc ||
+            m_sequence.size() >= kMaxSequence) {
+            m_state = State::String;
+            endSequence(out, true);
+            step(ch, out);
+            return;
+        }
+        m_sequence += ch;
+        if (c >= 0x20 && c != 0x7f) m_dcsPrefix += ch;
+        if (m_dcsPrefix.size() < 2) return;
+        m_state = m_dcsPrefix == "$q" ? State::DroppedString : State::String;
+        endSequence(out, m_state == State::String);
+        return;
     case State::String:
+    case State::DroppedString:
         if (ch == '\x07' || ch == '\x18' || ch == '\x1a') {
+            if (m_state == State::String) out += ch;
             m_state = State::Ground;
-            out += ch;
         } else if (ch == kEsc) { // ST (ESC \) or a new sequence: either ends the string
+            m_stringDropped = m_state == State::DroppedString;
             m_state = State::StringEscape;
-        } else {
+        } else if (m_state == State::String) {
             out += ch;
         }
         return;
@@ -139,7 +161,8 @@ void VtermGuard::step(char ch, std::string& out)
         // were the escape that ends it dropped, libvterm would go on in the string while
         // the guard had left it (found by fuzzing: "\eP x" and a dropped "\e[3b", then " x",
         // then a REP libvterm took for one of nothing).
-        out += "\x1b\\";
+        if (!m_stringDropped) out += "\x1b\\";
+        m_stringDropped = false;
         m_state = State::Ground;
         if (ch == '\\') return;
         m_state = State::Escape;

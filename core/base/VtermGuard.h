@@ -4,12 +4,13 @@
 // combining character printed on its own. One "\e[b" from a sandboxed program would hang the
 // window's terminal and the recording's screen model (found by fuzz_recording). The guard sits
 // between the bytes and vterm_input_write: everything passes, in order, except a REP that does not
-// follow an ASCII glyph, a control sequence of more than 16 arguments, and the escapes that fill
-// the screen with "E" or set a line's size (after those and a resize libvterm crashes), which are
-// dropped. (ncurses, the only common user of REP, repeats single-byte characters only, so nothing
-// real is lost.) A sequence split across chunks is held until it is complete; one that ESC, CAN or
-// SUB cancels is not passed on (it does nothing), while the C0 controls within a sequence, which
-// libvterm executes as they come, pass at once.
+// follow an ASCII glyph, a control sequence of more than 16 arguments, the escapes that fill
+// the screen with "E" or set a line's size (after those and a resize libvterm crashes), and the
+// requests of a setting's state (DECRQSS, whose answer crashes it), which are dropped. (ncurses,
+// the only common user of REP, repeats single-byte characters only, so nothing real is lost.) A
+// sequence split across chunks is held until it is complete; one that ESC, CAN or SUB cancels is
+// not passed on (it does nothing), while the C0 controls within a sequence, which libvterm executes
+// as they come, pass at once.
 #pragma once
 
 #include <cstdint>
@@ -26,19 +27,29 @@ class VtermGuard {
     void reset() { *this = VtermGuard(); }
 
   private:
-    enum class State : std::uint8_t { Ground, Escape, Csi, String, StringEscape };
+    enum class State : std::uint8_t {
+        Ground,
+        Escape,
+        Csi,
+        DcsStart,
+        String,
+        DroppedString,
+        StringEscape
+    };
     void step(char ch, std::string& out);
     void endSequence(std::string& out, bool keep);
     bool alignmentOrLineSize() const;
     bool interrupted(char ch, std::string& out);
 
     State m_state = State::Ground;
-    bool m_canRepeat = false;   // the last glyph printed was an ASCII character
-    bool m_plainCsi = true;     // no private marker nor intermediate byte (REP has none)
-    bool m_dropped = false;     // a sequence too long to hold, or with too many arguments
-    int m_separators = 0;       // of the control sequence's arguments (";" and ":")
-    std::size_t m_csiStart = 0; // where a control sequence's parameters start in m_sequence
-    std::string m_sequence;     // the escape or control sequence under way, held back
+    bool m_canRepeat = false;     // the last glyph printed was an ASCII character
+    bool m_plainCsi = true;       // no private marker nor intermediate byte (REP has none)
+    bool m_dropped = false;       // a sequence too long to hold, or with too many arguments
+    int m_separators = 0;         // of the control sequence's arguments (";" and ":")
+    std::size_t m_csiStart = 0;   // where a control sequence's parameters start in m_sequence
+    bool m_stringDropped = false; // the string an ESC ended was not passed on
+    std::string m_dcsPrefix;      // a device control string's first bytes, C0 controls left out
+    std::string m_sequence;       // the escape or control sequence under way, held back
 };
 
 } // namespace sb
