@@ -90,8 +90,13 @@ void VtermGuard::step(char ch, std::string& out)
             m_state = State::Csi;
             m_csiStart = m_sequence.size();
         } else if (ch == 'P') {
-            m_state = State::DcsStart; // held until its first bytes say whether it is DECRQSS
-            m_dcsPrefix.clear();
+            // A device control string. libvterm 0.1.4 acts on one only to answer DECRQSS ("$q…",
+            // what is this setting?), through a format that reads through a null pointer for
+            // most settings asked about, and takes each piece of a string that comes in writes
+            // of its own for a whole one (found by fuzzing: "\eP$q r\e\\", and "\ePxy" then
+            // "$q r"). So none is passed on, and the program gets no answer.
+            m_state = State::DroppedString;
+            endSequence(out, false);
         } else if (ch == ']' || ch == 'X' || ch == '^' || ch == '_') {
             m_state = State::String; // OSC, SOS, PM, APC: text that is not printed
             endSequence(out, true);
@@ -126,23 +131,6 @@ void VtermGuard::step(char ch, std::string& out)
                    (c >= 0x20 && c <= 0x2f)) {
             m_plainCsi = false; // "\e[?…" or an intermediate: not REP
         }
-        return;
-    case State::DcsStart:
-        // libvterm 0.1.4 answers DECRQSS (DCS $ q …, "what is this setting?") through a format
-        // that reads through a null pointer for most settings asked about (found by fuzzing:
-        // "\eP$q r\e\\"): such a string is dropped whole, and the program gets no answer.
-        if (ch == '\x07' || ch == '\x18' || ch == '\x1a' || ch == kEsc ||
-            m_sequence.size() >= kMaxSequence) {
-            m_state = State::String;
-            endSequence(out, true);
-            step(ch, out);
-            return;
-        }
-        m_sequence += ch;
-        if (c >= 0x20 && c != 0x7f) m_dcsPrefix += ch;
-        if (m_dcsPrefix.size() < 2) return;
-        m_state = m_dcsPrefix == "$q" ? State::DroppedString : State::String;
-        endSequence(out, m_state == State::String);
         return;
     case State::String:
     case State::DroppedString:

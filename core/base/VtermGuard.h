@@ -5,8 +5,8 @@
 // window's terminal and the recording's screen model (found by fuzz_recording). The guard sits
 // between the bytes and vterm_input_write: everything passes, in order, except a REP that does not
 // follow an ASCII glyph, a control sequence of more than 16 arguments, the escapes that fill
-// the screen with "E" or set a line's size (after those and a resize libvterm crashes), and the
-// requests of a setting's state (DECRQSS, whose answer crashes it), which are dropped. (ncurses,
+// the screen with "E" or set a line's size (after those and a resize libvterm crashes), and device
+// control strings (DECRQSS, the one libvterm answers, crashes it), which are dropped. (ncurses,
 // the only common user of REP, repeats single-byte characters only, so nothing real is lost.) A
 // sequence split across chunks is held until it is complete; one that ESC, CAN or SUB cancels is
 // not passed on (it does nothing), while the C0 controls within a sequence, which libvterm executes
@@ -27,15 +27,7 @@ class VtermGuard {
     void reset() { *this = VtermGuard(); }
 
   private:
-    enum class State : std::uint8_t {
-        Ground,
-        Escape,
-        Csi,
-        DcsStart,
-        String,
-        DroppedString,
-        StringEscape
-    };
+    enum class State : std::uint8_t { Ground, Escape, Csi, String, DroppedString, StringEscape };
     void step(char ch, std::string& out);
     void endSequence(std::string& out, bool keep);
     bool alignmentOrLineSize() const;
@@ -48,7 +40,6 @@ class VtermGuard {
     int m_separators = 0;         // of the control sequence's arguments (";" and ":")
     std::size_t m_csiStart = 0;   // where a control sequence's parameters start in m_sequence
     bool m_stringDropped = false; // the string an ESC ended was not passed on
-    std::string m_dcsPrefix;      // a device control string's first bytes, C0 controls left out
     std::string m_sequence;       // the escape or control sequence under way, held back
 };
 
