@@ -96,6 +96,10 @@ Status SessionLoop::recordExecution(std::uint64_t client, const std::string& by,
     (*event)["kind"] = activity::kExecution;
     (*event)["by"] = by;
     emit(std::move(*event));
+    // "Recorded" means in the database: the client (serve) tells its own client the execution
+    // ended only after this answer, so `show` right after runCode finds it. A commit is short,
+    // and executions come one at a time.
+    if (m_options.recorder) m_options.recorder->flush();
     if (m_control)
         m_control->sendTo(client, proto::encodeJson(proto::MsgType::ExecutionRecorded,
                                                     {{"id", request.body["id"]}, {"ok", true}}));

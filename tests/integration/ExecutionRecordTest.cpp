@@ -72,6 +72,18 @@ TEST(ExecutionRecord, IsPublishedAndRecordedWithTheSecretsValuesTakenOut)
     ASSERT_TRUE(recorded) << "no execution_recorded within 20 s";
     EXPECT_EQ(recorded->body["id"], 7);
     EXPECT_EQ(recorded->body["ok"], true);
+    // The answer comes once the execution is in the database: read at once, the session running.
+    {
+        auto now = sb::RecordingStore::open(fs::path(sb.env().at("XDG_DATA_HOME")) / "sandbench" /
+                                            "recordings.db");
+        ASSERT_TRUE(now) << now.error().describe();
+        int found = 0;
+        ASSERT_FALSE(now->forEachEvent(id, 0, INT64_MAX, [&](const sb::RecordedEvent& event) {
+            found += event.kind == sb::EventKind::CodeExecution ? 1 : 0;
+            return true;
+        }));
+        EXPECT_EQ(found, 1) << "execution_recorded came before the execution was committed";
+    }
 
     // Malformed: refused, naming the field; the session goes on.
     ASSERT_FALSE((*client)->send(sb::proto::jsonMessage(
