@@ -147,7 +147,8 @@ class ResultsViewTest : public QObject {
     {
         ResultsView view;
         QSignalSpy counts(&view, &ResultsView::countChanged);
-        QVERIFY(view.summary()->text().startsWith(QLatin1String("No code ran")));
+        QCOMPARE(view.summary()->text(),
+                 ResultsView::tr("No code ran in this session's code interpreter."));
         for (const json& x : sessionExecutions())
             view.addEvent(x);
         view.addEvent({{"kind", "network"}, {"host", "x"}}); // not an execution: no change
@@ -182,7 +183,7 @@ class ResultsViewTest : public QObject {
         const auto notes = blocks[2]->findChildren<QLabel*>(QStringLiteral("ResultNote"));
         QCOMPARE(notes.size(), 1);
         QVERIFY2(notes[0]->text().contains(QLatin1String("image/png")) &&
-                     notes[0]->text().contains(QLatin1String("not recorded: too large to record")),
+                     notes[0]->text().contains(QLatin1String("too large to record")),
                  qPrintable(notes[0]->text()));
         auto* text = only<QPlainTextEdit>(blocks[2], "ResultText");
         QVERIFY(text);
