@@ -15,14 +15,14 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
-#include <unistd.h>
-#include <chrono>
 #include <ctime>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <unistd.h>
 
 using nlohmann::json;
 
@@ -311,10 +311,9 @@ int exportDatabase(sb::RecordingStore& store, const RecordingArgs& args)
     namespace fs = std::filesystem;
     const bool toStdout = args.output.empty() || args.output == "-";
     std::error_code ec;
-    const fs::path file =
-        toStdout ? fs::temp_directory_path(ec) /
-                       ("sandbench-export-" + std::to_string(::getpid()) + ".db")
-                 : fs::path(args.output + ".tmp-" + std::to_string(::getpid()));
+    const fs::path file = toStdout ? fs::temp_directory_path(ec) /
+                                         ("sandbench-export-" + std::to_string(::getpid()) + ".db")
+                                   : fs::path(args.output + ".tmp-" + std::to_string(::getpid()));
     if (auto e = sb::copySessionRecording(store, args.session, file)) return fail(*e);
     if (!toStdout) {
         fs::rename(file, args.output, ec);

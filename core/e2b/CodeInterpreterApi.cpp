@@ -155,8 +155,8 @@ void Api::execute(http::Exchange& ex, Sandbox& sandbox)
     auto record = [&] {
         // The execution goes on without it; the server's log says so.
         if (auto e = sandbox.link->recordExecution(transcript.record()); e && m_options.log)
-            m_options.log("sandbox " + sandbox.id + ": an execution was not recorded: " +
-                          e->describe());
+            m_options.log("sandbox " + sandbox.id +
+                          ": an execution was not recorded: " + e->describe());
     };
     auto cancel = [&] {
         (*gateway)->cancel(*call);

@@ -19,12 +19,11 @@ Result<int> runForSession(SqliteDb& db, const char* sql, const std::string& id, 
 
 Status copyRows(SqliteDb& db, const std::string& id)
 {
-    auto sessions = runForSession(
-        db, "INSERT INTO copy.sessions SELECT * FROM main.sessions WHERE id = ?1", id,
-        "copy the session");
+    auto sessions =
+        runForSession(db, "INSERT INTO copy.sessions SELECT * FROM main.sessions WHERE id = ?1", id,
+                      "copy the session");
     if (!sessions) return sessions.error();
-    if (*sessions != 1)
-        return Error{ErrorCode::NotFound, 0, "no recorded session " + id};
+    if (*sessions != 1) return Error{ErrorCode::NotFound, 0, "no recorded session " + id};
     auto events = runForSession(db,
                                 "INSERT INTO copy.events SELECT e.* FROM main.events e "
                                 "JOIN main.sessions s ON e.sid = s.sid WHERE s.id = ?1",

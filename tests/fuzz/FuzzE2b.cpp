@@ -13,6 +13,7 @@
 #include "FuzzCheck.h"
 #include "e2b/Connect.h"
 #include "e2b/E2bInternal.h"
+#include "e2b/FileSignature.h"
 
 #include <cstdint>
 #include <cstdio>
@@ -20,8 +21,6 @@
 #include <list>
 #include <string>
 #include <string_view>
-
-#include "e2b/FileSignature.h"
 
 namespace {
 

@@ -176,50 +176,51 @@ void RemoteChangesView::review(const QStringList& args, bool applying)
     const QString host = HostList::displayName(m_link->url());
     showMessage(applying ? tr("Applying the changes of session %1 on %2…").arg(m_id, host)
                          : tr("Discarding the changes of session %1 on %2…").arg(m_id, host));
-    m_link->capture(args, this, [this, generation, host,
-                                 applying](const RemoteHostLink::Captured& run) {
-        if (generation != m_generation) return;
-        m_busy = false;
-        m_conflicts.clear();
-        QStringList lines;
-        const auto report = nlohmann::json::parse(run.out.toStdString(), nullptr, false);
-        if (applying && report.is_object() && report.contains("conflicts")) {
-            for (const auto& c : report["conflicts"]) {
-                const QString path = QString::fromStdString(sb::getBytes(c, "path").value_or(""));
-                m_conflicts << path;
-                // The host's reason in English; a known one in the local review's words.
-                const std::string reason = c.value("reason", std::string());
-                lines << tr("%1: %2").arg(
-                    path, QCoreApplication::translate("sbui::ConflictText", reason.c_str()));
+    m_link->capture(
+        args, this, [this, generation, host, applying](const RemoteHostLink::Captured& run) {
+            if (generation != m_generation) return;
+            m_busy = false;
+            m_conflicts.clear();
+            QStringList lines;
+            const auto report = nlohmann::json::parse(run.out.toStdString(), nullptr, false);
+            if (applying && report.is_object() && report.contains("conflicts")) {
+                for (const auto& c : report["conflicts"]) {
+                    const QString path =
+                        QString::fromStdString(sb::getBytes(c, "path").value_or(""));
+                    m_conflicts << path;
+                    // The host's reason in English; a known one in the local review's words.
+                    const std::string reason = c.value("reason", std::string());
+                    lines << tr("%1: %2").arg(
+                        path, QCoreApplication::translate("sbui::ConflictText", reason.c_str()));
+                }
             }
-        }
-        QString outcome;
-        if (!run.error.isEmpty())
-            outcome = tr("Not done on %1: %2").arg(host, run.error);
-        else if (!m_conflicts.isEmpty())
-            outcome = tr("%n change(s) conflict with edits made in the project on %1 since the "
-                         "session started. Which versions should it keep?",
-                         nullptr, static_cast<int>(m_conflicts.size()))
-                          .arg(host);
-        else if (run.status != 0)
-            outcome = tr("Not done on %1: %2")
-                          .arg(host, !run.err.isEmpty() ? run.err
-                                                        : tr("exit status %1").arg(run.status));
-        else if (applying)
-            outcome = tr("%n file(s) written into the project on %1.", nullptr,
-                         report.is_object() && report.contains("applied")
-                             ? static_cast<int>(report["applied"].size())
-                             : 0)
-                          .arg(host);
-        else
-            outcome = tr("The changes were dropped on %1.").arg(host);
-        m_conflictLabel->setText(m_conflicts.isEmpty() ? QString()
-                                                       : outcome + u'\n' + lines.join(u'\n'));
-        m_conflictBar->setVisible(!m_conflicts.isEmpty());
-        m_outcome = m_conflicts.isEmpty() ? outcome : QString();
-        refresh();
-        Q_EMIT reviewDone();
-    });
+            QString outcome;
+            if (!run.error.isEmpty())
+                outcome = tr("Not done on %1: %2").arg(host, run.error);
+            else if (!m_conflicts.isEmpty())
+                outcome = tr("%n change(s) conflict with edits made in the project on %1 since the "
+                             "session started. Which versions should it keep?",
+                             nullptr, static_cast<int>(m_conflicts.size()))
+                              .arg(host);
+            else if (run.status != 0)
+                outcome = tr("Not done on %1: %2")
+                              .arg(host, !run.err.isEmpty() ? run.err
+                                                            : tr("exit status %1").arg(run.status));
+            else if (applying)
+                outcome = tr("%n file(s) written into the project on %1.", nullptr,
+                             report.is_object() && report.contains("applied")
+                                 ? static_cast<int>(report["applied"].size())
+                                 : 0)
+                              .arg(host);
+            else
+                outcome = tr("The changes were dropped on %1.").arg(host);
+            m_conflictLabel->setText(m_conflicts.isEmpty() ? QString()
+                                                           : outcome + u'\n' + lines.join(u'\n'));
+            m_conflictBar->setVisible(!m_conflicts.isEmpty());
+            m_outcome = m_conflicts.isEmpty() ? outcome : QString();
+            refresh();
+            Q_EMIT reviewDone();
+        });
 }
 
 void RemoteChangesView::refresh()

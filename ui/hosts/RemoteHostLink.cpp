@@ -5,8 +5,8 @@
 #include <QCoreApplication>
 #include <QFile>
 #include <QPointer>
-#include <nlohmann/json.hpp>
 #include <algorithm>
+#include <nlohmann/json.hpp>
 #include <thread>
 #include <vector>
 
@@ -293,14 +293,14 @@ void RemoteHostLink::askRecorded()
 
 void RemoteHostLink::setRecorded(std::vector<Recorded> recorded)
 {
-    const bool same =
-        recorded.size() == m_recorded.size() &&
-        std::equal(recorded.begin(), recorded.end(), m_recorded.begin(),
-                   [](const Recorded& a, const Recorded& b) {
-                       return a.id == b.id && a.endedMs == b.endedMs &&
-                              a.storedBytes == b.storedBytes && a.recorded == b.recorded &&
-                              a.interrupted == b.interrupted;
-                   });
+    const bool same = recorded.size() == m_recorded.size() &&
+                      std::equal(recorded.begin(), recorded.end(), m_recorded.begin(),
+                                 [](const Recorded& a, const Recorded& b) {
+                                     return a.id == b.id && a.endedMs == b.endedMs &&
+                                            a.storedBytes == b.storedBytes &&
+                                            a.recorded == b.recorded &&
+                                            a.interrupted == b.interrupted;
+                                 });
     m_recorded = std::move(recorded);
     if (!same) Q_EMIT recordedChanged();
 }
@@ -316,8 +316,8 @@ void RemoteHostLink::capture(const QStringList& args, QObject* context,
     captureToFile(args, {}, context, std::move(done));
 }
 
-void RemoteHostLink::captureToFile(const QStringList& args, const QString& file,
-                                   QObject* context, std::function<void(const Captured&)> done)
+void RemoteHostLink::captureToFile(const QStringList& args, const QString& file, QObject* context,
+                                   std::function<void(const Captured&)> done)
 {
     if (!m_host || !m_host->connected()) {
         Captured failed;

@@ -126,7 +126,7 @@ class RemoteHostLink : public QObject {
     quint64 m_generation = 0; // a result of an older attempt is dropped
     bool m_looking = false;
     std::vector<Recorded> m_recorded;
-    int m_looks = 0;             // asks for the recorded sessions every few looks
+    int m_looks = 0; // asks for the recorded sessions every few looks
     bool m_askingRecorded = false;
 };
 

@@ -3,7 +3,6 @@
 // --format sqlite`, written to a file here off the GUI thread) and played by the same replay as
 // a local recording.
 #include "MainWindow.h"
-
 #include "hosts/HostList.h"
 #include "hosts/RemoteHostLink.h"
 #include "replay/ReplayView.h"

@@ -1,6 +1,7 @@
 // One session's recording as a database of its own (RecordingCopy.h): what `export --format
 // sqlite` writes and the window's Replay of a remote session reads.
 #include "recording/RecordingCopy.h"
+
 #include "recording/RecordingTestSupport.h"
 
 using namespace sbtest;
