@@ -43,4 +43,21 @@ class VtermGuard {
     std::string m_sequence;       // the escape or control sequence under way, held back
 };
 
+// What the screens over libvterm (recording/ScreenModel, the window's TerminalScreen) write to
+// it themselves, past the guard.
+namespace vterm {
+
+// A resize makes the scroll region the whole screen first, as xterm does: libvterm 0.1.4 keeps a
+// region that no longer fits a smaller screen and scrolls in it out of bounds (found by fuzzing:
+// "\e[3r", a resize to one row of two columns, text). DECSTBM also homes the cursor, which the
+// callers put back (cursorTo).
+inline constexpr std::string_view kWholeScrollRegion = "\x1b[r";
+
+// CUP: the cursor to a row and column counted from 0.
+inline std::string cursorTo(int row, int col)
+{
+    return "\x1b[" + std::to_string(row + 1) + ";" + std::to_string(col + 1) + "H";
+}
+
+} // namespace vterm
 } // namespace sb

@@ -11,12 +11,6 @@
 namespace sb {
 namespace {
 
-// A resize resets the scroll region to the whole screen (as xterm does): libvterm 0.1.4 keeps a
-// region that no longer fits a smaller screen and scrolls in it out of bounds (found by fuzzing:
-// "\e[3r", a resize to one row, then a line feed). DECSTBM also homes the cursor, which the
-// callers put back.
-constexpr std::string_view kWholeScrollRegion = "\x1b[r";
-
 // libvterm marks the right half of a double-width character with this in chars[0].
 constexpr uint32_t kWideContinuation = 0xffffffff;
 using Break = ScreenLine::Break;
@@ -278,9 +272,9 @@ void ScreenModel::resize(unsigned rows, unsigned cols)
         m_wrap.setPaused(true);
         VTermPos pos{};
         vt().vterm_state_get_cursorpos(vt().vterm_obtain_state(m_vt), &pos);
-        write(kWholeScrollRegion);
+        write(vterm::kWholeScrollRegion);
         vt().vterm_set_size(m_vt, static_cast<int>(rows), static_cast<int>(cols));
-        write("\x1b[" + std::to_string(pos.row + 1) + ";" + std::to_string(pos.col + 1) + "H");
+        write(vterm::cursorTo(pos.row, pos.col));
         return;
     }
     if (rows == m_rows && cols == m_cols) return;
@@ -303,7 +297,7 @@ void ScreenModel::resize(unsigned rows, unsigned cols)
 // top, the bottom one first), the cursor placed, and the screen shrunk back: libvterm drops the
 // erased rows below as they are blank and the cursor is not on them (TerminalScreen does the
 // same in the window). The scroll region becomes the whole screen, as xterm makes it on a
-// resize (kWholeScrollRegion).
+// resize (vterm::kWholeScrollRegion).
 void ScreenModel::loadScreen(std::vector<ScreenLine> rows, ScreenSpot cursor, unsigned newRows,
                              unsigned newCols)
 {
@@ -315,10 +309,10 @@ void ScreenModel::loadScreen(std::vector<ScreenLine> rows, ScreenSpot cursor, un
     m_isLoading = true;
     m_wrap.setPaused(true);
     write("\x1b[2J");
-    write(kWholeScrollRegion);
+    write(vterm::kWholeScrollRegion);
     vt().vterm_set_size(m_vt, static_cast<int>(m_rows + newRows), static_cast<int>(newCols));
     const int col = std::clamp(cursor.col, 0, static_cast<int>(newCols) - 1);
-    write("\x1b[" + std::to_string(cursor.line + 1) + ";" + std::to_string(col + 1) + "H");
+    write(vterm::cursorTo(cursor.line, col));
     vt().vterm_set_size(m_vt, static_cast<int>(newRows), static_cast<int>(newCols));
     vt().vterm_screen_flush_damage(m_screen);
     m_isLoading = false;
@@ -433,7 +427,7 @@ std::string ScreenModel::snapshot() const
     if (vt().vterm_state_get_penattr(state, VTERM_ATTR_BACKGROUND, &v)) pen.bg = v.color;
     out += sgrFor(pen);
     Cursor cur = cursor();
-    out += "\x1b[" + std::to_string(cur.row + 1) + ";" + std::to_string(cur.col + 1) + "H";
+    out += vterm::cursorTo(cur.row, cur.col);
     out += cur.visible ? "\x1b[?25h" : "\x1b[?25l";
     return out;
 }

@@ -3,7 +3,6 @@
 #include "TerminalScreen.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <cstring>
 #include <iterator>
 #include <vterm.h>
@@ -11,11 +10,6 @@
 namespace sbui {
 
 namespace {
-
-// A resize resets the scroll region to the whole screen, as xterm does: libvterm 0.1.4 keeps a
-// region that no longer fits a smaller screen and scrolls in it out of bounds (found by fuzzing,
-// as recording/ScreenModel.cpp says). DECSTBM homes the cursor, which the callers put back.
-constexpr char kWholeScrollRegion[] = "\x1b[r";
 
 // A DECSET/DECRST of the alternate screen (modes 1047, 1049: CSI ? … h or l) in some output.
 struct ScreenSwitch {
@@ -185,12 +179,10 @@ void TerminalScreen::resize(int rows, int cols, std::span<TerminalPos> keep)
         }
         VTermPos pos{};
         vterm_state_get_cursorpos(vterm_obtain_state(m_vt), &pos);
-        parse(kWholeScrollRegion, sizeof kWholeScrollRegion - 1);
+        parse(sb::vterm::kWholeScrollRegion.data(), sb::vterm::kWholeScrollRegion.size());
         vterm_set_size(m_vt, rows, cols);
-        char moveCursor[32];
-        const int n =
-            std::snprintf(moveCursor, sizeof moveCursor, "\x1b[%d;%dH", pos.row + 1, pos.col + 1);
-        parse(moveCursor, static_cast<std::size_t>(n));
+        const std::string back = sb::vterm::cursorTo(pos.row, pos.col);
+        parse(back.data(), back.size());
         vterm_screen_flush_damage(m_screen);
     }
     m_rows = rows;
@@ -206,7 +198,7 @@ void TerminalScreen::resize(int rows, int cols, std::span<TerminalPos> keep)
 // top, the bottom one first), the cursor placed, and the screen shrunk back: libvterm drops the
 // erased rows below as they are blank and the cursor is not on them. Nothing is pushed to the
 // scrollback meanwhile, and the program's modes and pen stay as they were; its scroll region
-// becomes the whole screen (kWholeScrollRegion).
+// becomes the whole screen (vterm::kWholeScrollRegion in base/VtermGuard.h).
 void TerminalScreen::loadScreen(std::vector<TerminalLine> rows, TerminalSpot cursor, int newRows,
                                 int newCols)
 {
@@ -219,12 +211,11 @@ void TerminalScreen::loadScreen(std::vector<TerminalLine> rows, TerminalSpot cur
     m_wrap.setPaused(true);
     static const char kEraseScreen[] = "\x1b[2J";
     parse(kEraseScreen, sizeof kEraseScreen - 1);
-    parse(kWholeScrollRegion, sizeof kWholeScrollRegion - 1);
+    parse(sb::vterm::kWholeScrollRegion.data(), sb::vterm::kWholeScrollRegion.size());
     vterm_set_size(m_vt, m_rows + newRows, newCols);
-    char moveCursor[32];
-    const int n = std::snprintf(moveCursor, sizeof moveCursor, "\x1b[%d;%dH", cursor.line + 1,
-                                std::clamp(cursor.col, 0, newCols - 1) + 1);
-    parse(moveCursor, static_cast<std::size_t>(n));
+    const std::string place =
+        sb::vterm::cursorTo(cursor.line, std::clamp(cursor.col, 0, newCols - 1));
+    parse(place.data(), place.size());
     vterm_set_size(m_vt, newRows, newCols);
     vterm_screen_flush_damage(m_screen);
     m_isLoading = false;
