@@ -66,7 +66,10 @@ KernelGateway::start(std::shared_ptr<SessionLink> link, const std::string& home,
                     {"env", environment},
                     {"cwd", home},
                     {"stdin", true},
-                    {"origin", "e2b:code-interpreter"}};
+                    {"origin", "e2b:code-interpreter"},
+                    // Its stdout is the protocol: the executions are recorded as executions
+                    // (ExecutionRecord.h), not as JSON in the session's terminal.
+                    {"stdout_transcript", false}};
     auto events = std::make_shared<EventQueue>();
     if (auto e = link->start(std::move(request), std::move(config), events))
         return e->within("start the code interpreter");

@@ -116,7 +116,8 @@ Status forbidPrivilegeGain()
 // latency does not suffer on an idle CPU, and the user's desktop keeps its precedence over an
 // agent's builds. It also keeps an exec on its CPU: the supervisor answers an exec's approval
 // from that CPU, and an answered exec that preempted it found the CPU busy and was moved to the
-// other one (~30 us an exec; BENCHMARKS.md). Not a boundary: the agent may set its policy back.
+// other one (~30 us an exec; BENCHMARKS.md). Not a boundary: the agent may set its policy back
+// (the code interpreter's gateway does, for its kernels' latency: docs/e2b.md).
 // An idle-class caller (chrt --idle) stays idle: leaving that class needs RLIMIT_NICE.
 Status scheduleAsBatchWork()
 {

@@ -211,6 +211,11 @@ Status ExecService::startExec(std::uint64_t client, const std::string& name, con
                           " in one request)");
     const std::uint64_t timeoutMs = body.value("timeout_ms", std::uint64_t{0});
     exec->detached = body.value("detach", false);
+    if (body.contains("stdout_transcript")) {
+        if (!body["stdout_transcript"].is_boolean())
+            return inputError("\"stdout_transcript\" must be true or false");
+        exec->stdoutInTranscript = body["stdout_transcript"].get<bool>();
+    }
     const bool tty = body.contains("tty") && body["tty"].is_object();
     const bool withStdin = body.value("stdin", false);
     exec->spawnId = m_nextSpawn++;
@@ -449,7 +454,7 @@ void ExecService::readOutput(Exec& e, int& fd, std::uint64_t stream)
     if (!e.clientGone)
         sendToClient(e.client,
                      proto::encodeBytes(MsgType::ExecOutput, e.clientId << 8 | stream, bytes));
-    if (m_hooks.transcript) {
+    if (m_hooks.transcript && (stream != proto::kExecStdout || e.stdoutInTranscript)) {
         if (e.tty) {
             m_hooks.transcript(bytes);
         } else {

@@ -16,6 +16,9 @@ struct ExecService::Exec {
     std::vector<std::string> argv, env;
     std::string cwd;
     bool tty = false, detached = false, clientGone = false;
+    // Whether its stdout goes to the session's terminal too: not for a process whose stdout is a
+    // protocol its client records in its own terms (the code interpreter's gateway).
+    bool stdoutInTranscript = true;
     std::int64_t pid = 0; // in the sandbox's numbering, once spawned
     // The supervisor's ends: stdin's write end (pipes; the pty master writes input with a pty),
     // stdout's and stderr's read ends, or the pty master.

@@ -4,8 +4,11 @@
 #include "IntegrationSupport.h"
 #include "control/ControlClient.h"
 
+#include <chrono>
 #include <csignal>
+#include <filesystem>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 using sbit::dump;
 
@@ -49,6 +52,8 @@ class ExecStart : public ::testing::Test {
         return {out, nlohmann::json()};
     }
 
+    const std::string& session() const { return m_session; }
+
   private:
     std::string m_session;
 };
@@ -84,6 +89,46 @@ TEST_F(ExecStart, ASignalSentAtOnceReachesTheProcess)
             << "the signal was lost: still running after 20 s (exec " << id << ")";
         EXPECT_EQ(exit.value("signal", std::string()), "SIGINT") << exit.dump();
     }
+}
+
+// A process whose stdout is a protocol (the code interpreter's gateway) asks to keep it out of
+// the session's terminal: its client still gets it, the recording's terminal does not, and its
+// stderr stays there as any process's does.
+TEST_F(ExecStart, StdoutKeptOutOfTheTerminalWhenAsked)
+{
+    auto client = startSession();
+    ASSERT_TRUE(client);
+    ASSERT_FALSE(client->send(sb::proto::jsonMessage(
+        MsgType::ExecStart,
+        {{"id", 4},
+         {"argv", {"sh", "-c", "echo proto-$((6*7))-line; echo diag-$((6*7))-line >&2"}},
+         {"stdout_transcript", false}})));
+    auto [out, exit] = until(*client, 4);
+    ASSERT_FALSE(exit.is_null()) << "no exit within 20 s; output: " << out;
+    EXPECT_NE(out.find("proto-42-line"), std::string::npos)
+        << "the client lost its stdout: " << out;
+    // The terminal's recording is written as it comes: wait for the stderr line in it, then the
+    // stdout line must not be there.
+    bool diagnosed = false;
+    for (int i = 0; i < 100 && !diagnosed; ++i) {
+        auto found = sb.cli({"search", "diag-42-line"});
+        diagnosed = found.status == 0 && found.out.find(session()) != std::string::npos;
+        if (!diagnosed) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    EXPECT_TRUE(diagnosed) << "its stderr never reached the session's terminal";
+    auto leaked = sb.cli({"search", "proto-42-line"});
+    EXPECT_EQ(leaked.out.find(session()), std::string::npos) << dump(leaked);
+
+    // Anything but true or false is refused by name, and nothing runs.
+    ASSERT_FALSE(client->send(sb::proto::jsonMessage(
+        MsgType::ExecStart, {{"id", 5}, {"argv", {"touch", "ran"}}, {"stdout_transcript", "no"}})));
+    std::string refusal;
+    for (int i = 0; i < 100 && refusal.empty(); ++i)
+        if (auto m = client->receive(100);
+            m && m->body.dump().find("stdout_transcript") != std::string::npos)
+            refusal = m->body.dump();
+    EXPECT_NE(refusal.find("must be true or false"), std::string::npos) << refusal;
+    EXPECT_FALSE(std::filesystem::exists(sb.workspace() / "ran"));
 }
 
 } // namespace
