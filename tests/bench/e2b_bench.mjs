@@ -4,7 +4,8 @@
 //   6b. commands.run('true') on a live sandbox, against the same bwrap start.
 //   6c. The Code Interpreter SDK (@e2b/code-interpreter, when its kernel packages are installed):
 //       Sandbox.create() until the first runCode('1') is done, against a fresh `python3 -c pass`.
-//   6d. runCode('1') on a live context, against the same python3 start.
+//   6d. runCode('1') on a live context, against the same python3 start; and its floor, a warm
+//       kernel asked directly with jupyter_client (kernel_floor.py, ci_kernel_direct).
 // A create takes serve's spare sandbox when one is ready (docs/e2b.md, "Spare sandboxes");
 // E2B_BENCH_SERVE_ARGS=--no-spare measures fresh starts. E2B_BENCH_CI_ROUNDS (default 10): the
 // rounds of 6c, each a kernel's start.
@@ -21,8 +22,16 @@ const rounds = Number(roundsText);
 const serveArgs = (process.env.E2B_BENCH_SERVE_ARGS || '').split(' ').filter(Boolean);
 
 const server = spawn(cli, ['serve', '--preset', 'generic', '--network', 'none', ...serveArgs], {
-  stdio: ['ignore', 'pipe', 'ignore'],
+  stdio: ['ignore', 'pipe', 'pipe'],
 });
+// serve's log, to know when a spare it starts in the background is up (see ci_run_live).
+let serveLog = '';
+server.stderr.on('data', (chunk) => { serveLog += chunk; });
+const logged = async (text, timeoutMs) => {
+  for (const end = Date.now() + timeoutMs; Date.now() < end && !serveLog.includes(text);)
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  return serveLog.includes(text);
+};
 const url = await new Promise((resolve, reject) => {
   let out = '';
   server.stdout.on('data', (chunk) => {
@@ -72,11 +81,21 @@ if (kernelThere && ci) {
     return took;
   };
   report('ci_create_first_run', ciRounds, await interleave(ciRounds, ciCreateOnce, pythonUs), 'python');
+  // The create takes serve's spare and serve starts the next one, whose kernel's start is a
+  // second or two of both CPUs: the live rounds wait for it (background work of serve, not of
+  // runCode), warming for 3 s untimed after serve says the spare is started.
+  serveLog = '';
   const notebook = await ci.create({ timeoutMs: 600_000 });
-  await notebook.runCode('1');
+  if (!(await logged('started ahead for template code-interpreter-v1', 60_000)) && !serveArgs.includes('--no-spare'))
+    console.error('e2b_bench: serve started no spare within 60 s; measuring anyway');
+  for (const end = Date.now() + 3000; Date.now() < end;) await notebook.runCode('1');
   report('ci_run_live', rounds,
     await interleave(rounds, () => timeUs(() => notebook.runCode('1')), pythonUs), 'python');
   await notebook.kill();
+  // Its floor: a warm kernel asked directly, in the same run (kernel_floor.py).
+  const floor = spawnSync('/usr/bin/python3', [new URL('./kernel_floor.py', import.meta.url).pathname, String(rounds)],
+    { stdio: ['ignore', 'inherit', 'inherit'] });
+  if (floor.status !== 0) throw new Error(`kernel_floor.py failed (${floor.status})`);
 } else {
   console.log('SKIP ci_create_first_run ci_run_live: @e2b/code-interpreter or python3-ipykernel missing');
 }
