@@ -1314,6 +1314,14 @@
         <source>%1: %2</source>
         <translation>%1: %2</translation>
     </message>
+    <message>
+        <source>Not yet run at this point of the replay.</source>
+        <translation>An dieser Stelle der Wiedergabe noch nicht gelaufen.</translation>
+    </message>
+    <message>
+        <source>Click to go to this execution in the replay.</source>
+        <translation>Klicken, um in der Wiedergabe zu dieser Ausführung zu gehen.</translation>
+    </message>
 </context>
 <context>
     <name>sbui::FileReviewPanel</name>
@@ -1999,6 +2007,10 @@ in %2
     <message>
         <source>%1 lists no recording of session %2.</source>
         <translation>%1 führt keine Aufzeichnung der Sitzung %2.</translation>
+    </message>
+    <message>
+        <source>Results (%1/%2)</source>
+        <translation>Ergebnisse (%1/%2)</translation>
     </message>
 </context>
 <context>
@@ -3446,6 +3458,13 @@ in %2
         <translation>
             <numerusform>%n Ausführung von Code.</numerusform>
             <numerusform>%n Ausführungen von Code, in der Reihenfolge, in der sie liefen.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 of %n execution(s) had run at %2 of the replay.</source>
+        <translation>
+            <numerusform>Bei %2 der Wiedergabe gelaufen: %1 von %n Ausführung.</numerusform>
+            <numerusform>Bei %2 der Wiedergabe gelaufen: %1 von %n Ausführungen.</numerusform>
         </translation>
     </message>
 </context>

@@ -350,6 +350,13 @@
             <numerusform>%n executions of code, in the order they ran.</numerusform>
         </translation>
     </message>
+    <message numerus="yes">
+        <source>%1 of %n execution(s) had run at %2 of the replay.</source>
+        <translation>
+            <numerusform>%1 of %n execution had run at %2 of the replay.</numerusform>
+            <numerusform>%1 of %n executions had run at %2 of the replay.</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>sbui::SessionListModel</name>

@@ -1,8 +1,9 @@
 // The window's Results tab (issue 36, item 5): a code interpreter's executions as the recording
 // and the live events carry them (docs/recording.md, code_execution): a chart as a picture, a
 // DataFrame as a table, an error in red with its traceback, a picture too large to record said
-// so; and an ended session's recording fills the tab. Screenshots in German: run
-// aRecordedSessionShowsItsResults alone (the other compares English texts).
+// so; and an ended session's recording fills the tab, which follows its replay. Screenshots in
+// German: run aRecordedSessionShowsItsResults and theTabFollowsTheReplay alone (the other
+// compares English texts).
 #include "results/ResultsView.h"
 
 #include "GuiTestSupport.h"
@@ -15,6 +16,9 @@
 #include "recording/CodeExecution.h"
 #include "recording/RecordingStore.h"
 #include "recording/RecordingWriter.h"
+#include "replay/ReplayController.h"
+#include "replay/ReplayTime.h"
+#include "replay/ReplayView.h"
 #include "results/ResultWidgets.h"
 #include "sessions/SessionHub.h"
 #include "terminal/TerminalWidget.h"
@@ -25,11 +29,14 @@
 #include <QLabel>
 #include <QPainter>
 #include <QPlainTextEdit>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QTest>
+#include <atomic>
 
 using namespace sbgt;
 using nlohmann::json;
@@ -38,6 +45,9 @@ using sbui::ResultsView;
 namespace {
 
 const QString kSession = QStringLiteral("results-recorded");
+// The same executions 10 s apart (at 10, 20, 30 and 40 s), the recording ending at 45 s.
+const QString kReplayed = QStringLiteral("results-replayed");
+constexpr qint64 kSecond = 1'000'000'000;
 const qint64 kStartMs = QDateTime::currentMSecsSinceEpoch() - 3'600'000;
 
 // A chart of the size matplotlib draws, as a PNG in base64.
@@ -112,6 +122,15 @@ std::vector<json> sessionExecutions()
     return out;
 }
 
+// Whatever layouts are waiting to run, and what they bring about, has run.
+void settle()
+{
+    for (int i = 0; i < 3; ++i) {
+        QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
+        QCoreApplication::processEvents();
+    }
+}
+
 template <typename T> T* only(QWidget* in, const char* name)
 {
     const auto all = in->findChildren<T*>(QString::fromLatin1(name));
@@ -139,6 +158,21 @@ class ResultsViewTest : public QObject {
         for (const json& x : sessionExecutions())
             writer.value()->event(sb::EventKind::CodeExecution, x);
         QVERIFY(!writer.value()->finish(0));
+
+        std::atomic<qint64> now{0};
+        sb::WriterOptions options;
+        options.clock = [&now] { return now.load(); };
+        info.id = kReplayed.toStdString();
+        auto replayed = sb::RecordingWriter::start(sb::defaultRecordingsPath(), info, options);
+        QVERIFY2(replayed, replayed ? "" : replayed.error().describe().c_str());
+        replayed.value()->terminalOutput(">>> started\r\n");
+        for (const json& x : sessionExecutions()) {
+            now += 10 * kSecond;
+            replayed.value()->event(sb::EventKind::CodeExecution, x);
+        }
+        now += 5 * kSecond;
+        replayed.value()->terminalOutput(">>> done\r\n");
+        QVERIFY(!replayed.value()->finish(0));
     }
 
     // Each execution in order: its code, then the chart as a picture, the DataFrame as a table,
@@ -265,6 +299,112 @@ class ResultsViewTest : public QObject {
 
         window.results()->clear();
         QVERIFY(!window.tabs()->isTabVisible(tab));
+    }
+
+    // While the session is replayed the tab shows what had run at the position, the rest dimmed
+    // and said not to have run yet; the last one reached comes into view; a click on one goes
+    // there in the replay; a closed replay leaves all of them shown as run.
+    void theTabFollowsTheReplay()
+    {
+        sbui::MainWindow window;
+        window.resize(1024, 700);
+        window.show();
+        QVERIFY(window.selectSession(kReplayed));
+        ResultsView* results = window.results();
+        sbui::ReplayView* replay = window.replay();
+        QCOMPARE(results->count(), 4);
+        QVERIFY(!results->reached());
+        const int tab = window.tabs()->indexOf(results);
+        auto tabText = [&](int reached) {
+            return QCoreApplication::translate("sbui::MainWindow", "Results (%1/%2)")
+                .arg(reached)
+                .arg(4);
+        };
+        auto summaryAt = [](int reached, qint64 ns) {
+            return ResultsView::tr("%1 of %n execution(s) had run at %2 of the replay.", nullptr, 4)
+                .arg(reached)
+                .arg(sbui::formatReplayTime(ns));
+        };
+        auto block = [&](int i) {
+            return qobject_cast<sbui::ExecutionBlock*>(results->executions()[i]);
+        };
+        auto pending = [&] {
+            QList<bool> out;
+            for (int i = 0; i < results->count(); ++i)
+                out << block(i)->isPending();
+            return out;
+        };
+
+        window.tabs()->setCurrentWidget(replay); // opens the replay, at its start
+        QVERIFY(replay->controller()->isOpen());
+        QCOMPARE(results->reached(), std::optional<int>(0));
+        QCOMPARE(pending(), (QList<bool>{true, true, true, true}));
+
+        // Between the first execution and the second: the first as it ran, the others not yet.
+        replay->seek(15 * kSecond);
+        QCOMPARE(results->reached(), std::optional<int>(1));
+        QCOMPARE(pending(), (QList<bool>{false, true, true, true}));
+        QCOMPARE(results->summary()->text(), summaryAt(1, 15 * kSecond));
+        QCOMPARE(window.tabs()->tabText(tab), tabText(1));
+        window.tabs()->setCurrentWidget(results);
+        QVERIFY(only<QTableWidget>(block(0), "ResultTable")->isVisible());
+        auto* notYet = only<QLabel>(block(1), "ExecutionNotYet");
+        QVERIFY(notYet && notYet->isVisible());
+        QCOMPARE(notYet->text(),
+                 sbui::ExecutionBlock::tr("Not yet run at this point of the replay."));
+        QVERIFY(!only<QLabel>(block(0), "ExecutionNotYet")->isVisible());
+        QVERIFY(!only<QPlainTextEdit>(block(1), "ExecutionCode")->isVisible());
+        QVERIFY(!only<QLabel>(block(1), "ResultImage")->isVisible()); // the chart is ahead
+        QVERIFY(only<QLabel>(block(1), "ExecutionTitle")->isVisible());
+        screenshot(window, QStringLiteral("results-replay"));
+
+        // At the end all had run, and the last one reached, the error below the chart, is in
+        // view.
+        window.resize(1024, 700);
+        QScrollBar* bar = results->findChild<QScrollArea*>()->verticalScrollBar();
+        QWidget* viewport = results->findChild<QScrollArea*>()->viewport();
+        replay->seek(replay->durationNs());
+        QCOMPARE(results->reached(), std::optional<int>(4));
+        QCOMPARE(pending(), (QList<bool>{false, false, false, false}));
+        QCOMPARE(results->summary()->text(), summaryAt(4, replay->durationNs()));
+        auto inView = [&](int i) {
+            const int top = block(i)->mapTo(viewport, QPoint(0, 0)).y();
+            return top >= 0 && top < viewport->height();
+        };
+        QTRY_VERIFY(bar->value() > 0 && inView(3));
+        settle();
+        QVERIFY(bar->value() > 0 && inView(3));
+        // A position that reaches no other execution leaves the view where the reader put it.
+        bar->setValue(0);
+        replay->seek(replay->durationNs() - kSecond / 2);
+        settle();
+        QCOMPARE(bar->value(), 0);
+
+        // A click on an execution goes to its time in the replay; its tooltip says so.
+        QVERIFY(!block(2)->toolTip().isEmpty());
+        QCOMPARE(block(2)->cursor().shape(), Qt::PointingHandCursor);
+        replay->seek(0);
+        QTest::mouseClick(only<QLabel>(block(2), "ExecutionTitle"), Qt::LeftButton);
+        QCOMPARE(replay->positionNs(), 30 * kSecond);
+        QCOMPARE(results->reached(), std::optional<int>(3));
+        QCOMPARE(pending(), (QList<bool>{false, false, false, true}));
+        // The replay stays there when looked at again.
+        window.tabs()->setCurrentWidget(replay);
+        QCOMPARE(replay->positionNs(), 30 * kSecond);
+        window.tabs()->setCurrentWidget(results);
+
+        // Closed, the replay leaves all shown as run, and a click goes nowhere.
+        replay->close();
+        QVERIFY(!results->reached());
+        QCOMPARE(pending(), (QList<bool>{false, false, false, false}));
+        QCOMPARE(results->summary()->text(),
+                 ResultsView::tr("%n execution(s) of code, in the order they ran.", nullptr, 4));
+        QCOMPARE(window.tabs()->tabText(tab),
+                 QCoreApplication::translate("sbui::MainWindow", "Results (%1)").arg(4));
+        QSignalSpy activated(results, &ResultsView::executionActivated);
+        QTest::mouseClick(only<QLabel>(block(1), "ExecutionTitle"), Qt::LeftButton);
+        QCOMPARE(activated.size(), 0);
+        QVERIFY(block(1)->toolTip().isEmpty());
     }
 
     // A running session's executions come as they are recorded: serve's execution_record

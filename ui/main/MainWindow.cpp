@@ -175,6 +175,8 @@ void MainWindow::onTabChanged(int index)
         return;
     // A remote session's recording is fetched from its host first.
     if (SessionKey::parse(m_current).isRemote()) return openRemoteReplay();
+    // Open already: it stays where it was (where the Results tab may have sent it).
+    if (m_replay->sessionId() == m_current) return;
     QString error;
     m_fetchedKey.clear();
     if (!m_replay->open(m_current, &error)) statusBar()->showMessage(error, 8000);

@@ -16,6 +16,7 @@
 #include "policy/PolicyDocument.h"
 #include "policy/PolicyEditor.h"
 #include "ports/PortsView.h"
+#include "replay/ReplayTime.h"
 #include "replay/ReplayView.h"
 #include "results/ResultsView.h"
 #include "sessions/NewSessionDialog.h"
@@ -249,14 +250,34 @@ void MainWindow::buildCentre()
     // What a code interpreter's code produced (charts, tables): only a session that ran code
     // has the tab.
     m_tabs->addTab(m_results, QIcon(QStringLiteral(":/icons/command.svg")), tr("Results"));
-    connect(m_results, &ResultsView::countChanged, this, [this](int executions) {
+    // During a replay its title counts what had run at the position: "Results (3/7)".
+    auto resultsTitle = [this] {
+        const int executions = m_results->count();
+        const std::optional<int> reached = m_results->reached();
         m_tabs->setTabText(m_tabs->indexOf(m_results),
-                           executions > 0 ? tr("Results (%1)").arg(executions) : tr("Results"));
+                           executions == 0 ? tr("Results")
+                           : reached       ? tr("Results (%1/%2)").arg(*reached).arg(executions)
+                                           : tr("Results (%1)").arg(executions));
+    };
+    connect(m_results, &ResultsView::countChanged, this, [this, resultsTitle](int executions) {
+        resultsTitle();
         if (executions == 0 && m_tabs->currentWidget() == m_results)
             m_tabs->setCurrentWidget(m_terminal);
         showTab(m_results, executions > 0);
     });
     showTab(m_results, false);
+    // The tab follows the replay of the session it shows; a click on an execution goes there.
+    connect(m_replay, &ReplayView::executionsReached, this,
+            [this, resultsTitle](int executions, qint64 ns) {
+                const std::optional<int> before = m_results->reached();
+                m_results->setReached(executions, formatReplayTime(ns));
+                if (m_results->reached() != before) resultsTitle();
+            });
+    connect(m_replay, &ReplayView::closed, this, [this, resultsTitle] {
+        m_results->setReached(std::nullopt);
+        resultsTitle();
+    });
+    connect(m_results, &ResultsView::executionActivated, m_replay, &ReplayView::seekToExecution);
     connect(m_leakBanner, &LeakBanner::detailsRequested, this,
             [this] { m_tabs->setCurrentWidget(m_models); });
     connect(m_tabs, &QTabWidget::currentChanged, this, &MainWindow::onTabChanged);

@@ -25,6 +25,7 @@
 #include <QToolButton>
 #include <QTreeView>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <cmath>
 
 namespace sbui {
@@ -285,22 +286,42 @@ void ReplayView::loadActivity()
         model->addEvent(event.activity);
     model->flush();
     std::vector<ReplayScrubber::Marker> markers;
-    for (std::size_t i = 0; i < events.size(); ++i)
+    m_executionTimes.clear();
+    for (std::size_t i = 0; i < events.size(); ++i) {
         if (auto kind = markerKindOf(events[i].activity))
             markers.push_back({events[i].tNs, *kind, model->summary(static_cast<int>(i))});
+        if (events[i].activity.value("kind", "") == sb::activity::kExecution)
+            m_executionTimes.push_back(events[i].tNs);
+    }
     m_scrubber->setMarkers(std::move(markers));
+}
+
+int ReplayView::executionsAt(qint64 ns) const
+{
+    return static_cast<int>(std::upper_bound(m_executionTimes.begin(), m_executionTimes.end(), ns) -
+                            m_executionTimes.begin());
+}
+
+bool ReplayView::seekToExecution(int index)
+{
+    if (!m_controller->isOpen() || index < 0 || index >= static_cast<int>(m_executionTimes.size()))
+        return false;
+    m_controller->seek(m_executionTimes[static_cast<std::size_t>(index)]);
+    return true;
 }
 
 void ReplayView::close()
 {
     m_controller->close();
     m_activityRow = -1;
+    m_executionTimes.clear();
     m_hits->clear();
     m_scrubber->setMarkers({});
     m_scrubber->setDurationNs(0);
     m_positionLabel->clear();
     setStatus({});
     setEnabled(false);
+    Q_EMIT closed();
 }
 
 void ReplayView::showNotice(const QString& text, bool problem)
@@ -471,6 +492,7 @@ void ReplayView::onPositionChanged(qint64 ns)
     if (m_scrubber->durationNs() != m_controller->durationNs())
         m_scrubber->setDurationNs(m_controller->durationNs()); // a running session grew
     followActivity(ns);
+    Q_EMIT executionsReached(executionsAt(ns), ns);
 }
 
 // The timeline selects the last event that had happened at the position. An event the user

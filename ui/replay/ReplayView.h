@@ -15,6 +15,7 @@
 #include <QWidget>
 #include <functional>
 #include <optional>
+#include <vector>
 
 class QCheckBox;
 class QComboBox;
@@ -62,6 +63,10 @@ class ReplayView : public QWidget {
     bool jumpTo(const QString& time);
     // Fills the hit list with the terminal text matching `text`; the number of hits.
     int search(const QString& text);
+    // The code interpreter's executions (activity "execution") that had run at `ns`.
+    int executionsAt(qint64 ns) const;
+    // Goes to the time execution `index` (from 0) ran; false when there is none.
+    bool seekToExecution(int index);
 
     // Writes the recording to `path` (atomically, through the core's export).
     bool exportTo(sb::ExportFormat format, const QString& path, QString* error);
@@ -96,6 +101,10 @@ class ReplayView : public QWidget {
 
   Q_SIGNALS:
     void exported(const QString& path);
+    // The position moved (or a recording opened): `executions` had run by `ns`.
+    void executionsReached(int executions, qint64 ns);
+    // No recording shown any more.
+    void closed();
 
   protected:
     void showEvent(QShowEvent* event) override;
@@ -133,9 +142,10 @@ class ReplayView : public QWidget {
     QSplitter* m_split = nullptr; // terminal | search
     QString m_searched;           // what the hits are of
     ExportChooser m_chooser;
-    int m_activityRow = -1;    // the activity event selected for the position
-    bool m_fitPending = false; // the terminal pane is still to fit the recording's width
-    int m_fittedColumns = 0;   // the width it was fitted to
+    int m_activityRow = -1;               // the activity event selected for the position
+    std::vector<qint64> m_executionTimes; // when each execution ran, in order
+    bool m_fitPending = false;            // the terminal pane is still to fit the recording's width
+    int m_fittedColumns = 0;              // the width it was fitted to
 };
 
 } // namespace sbui

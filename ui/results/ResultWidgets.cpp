@@ -6,6 +6,7 @@
 #include <QImage>
 #include <QLabel>
 #include <QLocale>
+#include <QMouseEvent>
 #include <QPainter>
 #include <QPlainTextEdit>
 #include <QRegularExpression>
@@ -270,11 +271,20 @@ QWidget* resultWidget(const json& result)
     return box;
 }
 
-ExecutionBlock::ExecutionBlock(const json& x, QWidget* parent) : QFrame(parent)
+ExecutionBlock::ExecutionBlock(const json& x, QWidget* parent)
+    : QFrame(parent), m_title(new QLabel), m_body(new QWidget),
+      m_notYet(
+          note(tr("Not yet run at this point of the replay."), QStringLiteral("ExecutionNotYet")))
 {
     setObjectName(QStringLiteral("Execution"));
     setFrameShape(QFrame::StyledPanel);
-    auto* column = new QVBoxLayout(this);
+    auto* outer = new QVBoxLayout(this);
+    outer->addWidget(m_title);
+    outer->addWidget(m_body);
+    outer->addWidget(m_notYet);
+    m_notYet->hide();
+    auto* column = new QVBoxLayout(m_body);
+    column->setContentsMargins(0, 0, 0, 0);
 
     QStringList head;
     head << (x.contains("execution_count") && x["execution_count"].is_number_integer()
@@ -288,12 +298,11 @@ ExecutionBlock::ExecutionBlock(const json& x, QWidget* parent) : QFrame(parent)
     head << (context.isEmpty() ? tr("default context") : tr("context %1").arg(context));
     if (x.contains("duration_ms") && x["duration_ms"].is_number())
         head << tr("%1 s").arg(QLocale().toString(x["duration_ms"].get<double>() / 1000.0, 'f', 1));
-    auto* title = new QLabel(head.join(QStringLiteral(" · ")));
-    title->setObjectName(QStringLiteral("ExecutionTitle"));
-    QFont bold = title->font();
+    m_title->setText(head.join(QStringLiteral(" · ")));
+    m_title->setObjectName(QStringLiteral("ExecutionTitle"));
+    QFont bold = m_title->font();
     bold.setBold(true);
-    title->setFont(bold);
-    column->addWidget(title);
+    m_title->setFont(bold);
 
     column->addWidget(textBox(textOf(x, "code"), QStringLiteral("ExecutionCode")));
     QStringList cut;
@@ -329,6 +338,47 @@ ExecutionBlock::ExecutionBlock(const json& x, QWidget* parent) : QFrame(parent)
         if (const QString trace = textOf(error, "traceback"); !trace.isEmpty())
             column->addWidget(textBox(trace, QStringLiteral("ExecutionTraceback"), red));
     }
+}
+
+void ExecutionBlock::setPending(bool pending)
+{
+    if (pending == m_pending) return;
+    m_pending = pending;
+    m_body->setVisible(!pending);
+    m_notYet->setVisible(pending);
+    m_title->setForegroundRole(pending ? QPalette::PlaceholderText : QPalette::WindowText);
+}
+
+void ExecutionBlock::setClickable(bool clickable)
+{
+    m_clickable = clickable;
+    if (clickable) {
+        setCursor(Qt::PointingHandCursor);
+        setToolTip(tr("Click to go to this execution in the replay."));
+    } else {
+        unsetCursor();
+        setToolTip({});
+    }
+}
+
+void ExecutionBlock::mousePressEvent(QMouseEvent* event)
+{
+    // Taken, so that the release comes here too.
+    if (m_clickable && event->button() == Qt::LeftButton)
+        event->accept();
+    else
+        QFrame::mousePressEvent(event);
+}
+
+void ExecutionBlock::mouseReleaseEvent(QMouseEvent* event)
+{
+    if (m_clickable && event->button() == Qt::LeftButton &&
+        rect().contains(event->position().toPoint())) {
+        event->accept();
+        Q_EMIT clicked();
+        return;
+    }
+    QFrame::mouseReleaseEvent(event);
 }
 
 } // namespace sbui

@@ -6,6 +6,8 @@
 #include <QFrame>
 #include <nlohmann/json.hpp>
 
+class QLabel;
+
 namespace sbui {
 
 class ExecutionBlock : public QFrame {
@@ -13,6 +15,26 @@ class ExecutionBlock : public QFrame {
 
   public:
     explicit ExecutionBlock(const nlohmann::json& execution, QWidget* parent = nullptr);
+
+    // Not run yet at the point of a replay: only its title, dimmed, and a line saying so.
+    void setPending(bool pending);
+    bool isPending() const { return m_pending; }
+    // A click on it is reported (clicked()), and its cursor and tooltip say so.
+    void setClickable(bool clickable);
+
+  Q_SIGNALS:
+    void clicked();
+
+  protected:
+    void mousePressEvent(QMouseEvent* event) override;
+    void mouseReleaseEvent(QMouseEvent* event) override;
+
+  private:
+    QLabel* m_title;
+    QWidget* m_body;  // all but the title
+    QLabel* m_notYet; // shown while pending
+    bool m_pending = false;
+    bool m_clickable = false;
 };
 
 // The widget for one result: a picture (PNG, JPEG, SVG), a table (a DataFrame's data, else an
