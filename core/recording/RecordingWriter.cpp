@@ -139,6 +139,7 @@ RecordingWriter::startInBackground(const std::filesystem::path& file, const Sess
     Impl* raw = impl->get();
     auto thread = startThread("the recording's thread", [raw] {
         Status failed = raw->open();
+        std::vector<std::function<void()>> due;
         {
             std::lock_guard lock(raw->mutex);
             raw->opening = false;
@@ -147,10 +148,13 @@ RecordingWriter::startInBackground(const std::filesystem::path& file, const Sess
                 raw->openError = failed;
                 raw->stop = true;
                 raw->pending.clear();
+                due = raw->dueCallbacks(true);
             }
         }
         raw->openDone.notify_all();
         raw->committed.notify_all();
+        for (auto& done : due)
+            done();
         if (!failed) return raw->run();
         if (raw->limits.onOpenFailed) raw->limits.onOpenFailed(*failed);
     });
@@ -260,6 +264,34 @@ void RecordingWriter::flush()
         return m_impl->committedGen >= target || m_impl->openError || m_impl->stalled ||
                !m_impl->thread.joinable();
     });
+}
+
+void RecordingWriter::whenCommitted(std::function<void()> done)
+{
+    {
+        std::lock_guard lock(m_impl->mutex);
+        const std::uint64_t target = m_impl->acceptedGen;
+        const bool waits = m_impl->committedGen < target && !m_impl->openError &&
+                           !m_impl->stalled && !m_impl->stop && m_impl->thread.joinable();
+        if (waits) {
+            m_impl->onCommit.emplace_back(target, std::move(done));
+            m_impl->flushRequested = true;
+            m_impl->wake.notify_one();
+            return;
+        }
+    }
+    done();
+}
+
+std::vector<std::function<void()>> RecordingWriter::Impl::dueCallbacks(bool all)
+{
+    std::vector<std::function<void()>> due;
+    std::erase_if(onCommit, [&](auto& waiting) {
+        if (!all && waiting.first > committedGen) return false;
+        due.push_back(std::move(waiting.second));
+        return true;
+    });
+    return due;
 }
 
 bool RecordingWriter::backlogged() const

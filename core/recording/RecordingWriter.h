@@ -84,6 +84,10 @@ class RecordingWriter {
 
     // Blocks until everything queued so far is committed (tests, and before a summary).
     void flush();
+    // flush() without the wait: `done` runs on the writer's thread once everything queued so far
+    // is committed, or at once (on the caller's thread) when nothing waits. Like flush(), it does
+    // not wait for a writer that is stalled, could not open its database or is finishing.
+    void whenCommitted(std::function<void()> done);
     // Stores what is queued and marks the session ended (or interrupted) with this exit
     // status, in one last transaction on the writer's thread; does not wait for it. Later
     // events are refused. The first call decides; finish() then waits.

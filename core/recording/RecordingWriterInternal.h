@@ -49,6 +49,10 @@ struct RecordingWriter::Impl {
     std::size_t pendingBytes = 0;
     std::uint64_t unreportedDropEvents = 0, unreportedDropBytes = 0;
     std::uint64_t acceptedGen = 0, committedGen = 0;
+    // whenCommitted(): what to call once committedGen reaches each generation.
+    std::vector<std::pair<std::uint64_t, std::function<void()>>> onCommit;
+    // Under `mutex`: the callbacks of onCommit due at `committed` (all of them: `all`).
+    std::vector<std::function<void()>> dueCallbacks(bool all);
     bool flushRequested = false, stop = false, finished = false;
     // What requestFinish() asked the last transaction to store.
     struct Ending {

@@ -45,12 +45,16 @@ void RecordingWriter::Impl::run()
         // Events are refused once stopping: this is the last round.
         if (!batch.empty() || stopping) storeOrWait(batch, stopping ? &end : nullptr);
         batch.clear();
+        std::vector<std::function<void()>> due;
         {
             std::lock_guard lock(mutex);
             committedGen = gen;
             stopping = stopping && pending.empty();
+            due = dueCallbacks(stopping); // the last round leaves none waiting
         }
         committed.notify_all();
+        for (auto& done : due)
+            done();
         if (stopping) return;
     }
 }
@@ -83,12 +87,16 @@ void RecordingWriter::Impl::storeOrWait(std::vector<Item>& batch, const Ending* 
 void RecordingWriter::Impl::setStalled(const Error* why, std::size_t waiting)
 {
     if ((why != nullptr) == stalled) return; // said once per stall
+    std::vector<std::function<void()>> due;
     {
         std::lock_guard lock(mutex);
         stalled = why != nullptr;
         if (stalled) ++stats.stalls;
+        if (stalled) due = dueCallbacks(true);
     }
-    committed.notify_all(); // flush() does not wait for a stalled writer
+    committed.notify_all(); // flush() does not wait for a stalled writer, nor whenCommitted()
+    for (auto& done : due)
+        done();
     if (!limits.onStall) return;
     if (stalled)
         limits.onStall(RecordingStall{true, why->describe(), waiting});

@@ -55,6 +55,7 @@ SessionLoop::SessionLoop(RunningPolicy policy, const SandboxProcess& sandbox, Lo
     m_inputOpen = m_masterOpen && m_options.inFd >= 0;
     m_wakeFd = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     if (m_wakeFd < 0) m_setUpError = sysError("eventfd for the session loop");
+    m_mailbox->loop = this; // no other thread has it yet
     // A session without a command has no first exec to wake the loop: it starts awake.
     if (sandbox.helperChannel >= 0 && m_wakeFd >= 0) {
         std::uint64_t one = 1;
@@ -155,6 +156,10 @@ SessionLoop::SessionLoop(RunningPolicy policy, const SandboxProcess& sandbox, Lo
 
 SessionLoop::~SessionLoop()
 {
+    {
+        std::lock_guard lock(m_mailbox->mutex);
+        m_mailbox->loop = nullptr;
+    }
     if (m_exec) m_exec->stop(); // its asks stay pending, for cancelAll() to deny
     if (m_proxy) m_proxy->stop();
     m_broker.cancelAll(); // a model request waiting over a limit is denied
@@ -480,6 +485,7 @@ void SessionLoop::drainApprovalEvents()
         events.swap(m_events);
     }
     for (const ApprovalEvent& e : events) {
+        if (e.onLoop) e.onLoop();
         if (e.activity) emit(*e.activity);
         if (e.forClients && m_control) m_control->publishEvent(*e.forClients);
         if (e.request) {

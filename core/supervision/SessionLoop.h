@@ -153,6 +153,13 @@ class SessionLoop final : public SessionBackend {
         std::optional<ApprovalOutcome> outcome;
         std::optional<nlohmann::json> activity;
         std::optional<nlohmann::json> forClients; // already recorded: for control clients only
+        std::function<void()> onLoop;             // anything else to run on the loop's thread
+    };
+    // How another thread that may outlive the loop (the recording's) reaches queue(): `loop` is
+    // null once the loop is gone.
+    struct Mailbox {
+        std::mutex mutex;
+        SessionLoop* loop = nullptr;
     };
 
     void onApprovalEvent(const ApprovalRequest* request, const ApprovalOutcome* outcome);
@@ -207,6 +214,7 @@ class SessionLoop final : public SessionBackend {
 
     std::mutex m_eventsMutex;
     std::vector<ApprovalEvent> m_events;
+    std::shared_ptr<Mailbox> m_mailbox = std::make_shared<Mailbox>();
     // Programs' processes and files (control protocol version 2), when the sandbox has a way
     // to start an exec helper.
     std::unique_ptr<ExecService> m_programs;

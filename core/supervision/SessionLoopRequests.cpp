@@ -97,12 +97,24 @@ Status SessionLoop::recordExecution(std::uint64_t client, const std::string& by,
     (*event)["by"] = by;
     emit(std::move(*event));
     // "Recorded" means in the database: the client (serve) tells its own client the execution
-    // ended only after this answer, so `show` right after runCode finds it. A commit is short,
-    // and executions come one at a time.
-    if (m_options.recorder) m_options.recorder->flush();
-    if (m_control)
-        m_control->sendTo(client, proto::encodeJson(proto::MsgType::ExecutionRecorded,
-                                                    {{"id", request.body["id"]}, {"ok", true}}));
+    // ended only after this answer, so `show` right after runCode finds it. The loop goes on
+    // meanwhile; the recording's thread hands the answer back once it has committed.
+    auto answer = [this, client, id = request.body["id"]] {
+        if (m_control)
+            m_control->sendTo(client, proto::encodeJson(proto::MsgType::ExecutionRecorded,
+                                                        {{"id", id}, {"ok", true}}));
+    };
+    if (!m_options.recorder) {
+        answer();
+        return {};
+    }
+    m_options.recorder->whenCommitted([mailbox = m_mailbox, answer] {
+        std::lock_guard lock(mailbox->mutex);
+        if (mailbox->loop == nullptr) return; // the session ended: so did the client's wait
+        ApprovalEvent e;
+        e.onLoop = answer;
+        mailbox->loop->queue(std::move(e));
+    });
     return {};
 }
 

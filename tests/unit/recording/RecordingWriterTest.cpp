@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <csignal>
+#include <future>
 #include <mutex>
 #include <sys/mman.h>
 #include <sys/wait.h>
@@ -314,6 +315,9 @@ TEST(RecordingWriter, InTheBackgroundAFailedOpenIsReportedAndNothingWaits)
     ASSERT_TRUE(opened.has_value());
     EXPECT_NE(opened->message.find("already recorded"), std::string::npos) << opened->message;
     w.value()->flush(); // returns: nothing will be committed
+    bool called = false;
+    w.value()->whenCommitted([&] { called = true; }); // nor does this wait
+    EXPECT_TRUE(called);
     auto finished = w.value()->finish(0);
     ASSERT_TRUE(finished.has_value());
     EXPECT_TRUE(told);
@@ -368,4 +372,45 @@ TEST(RecordingWriter, InTheBackgroundDeadSessionsAreMarkedInterrupted)
     ASSERT_TRUE(dead);
     EXPECT_EQ(dead->state, sb::RecordState::Interrupted);
     ASSERT_FALSE(w.value()->finish(0));
+}
+
+// What the supervisor answers an execution's record with (SessionLoop::recordExecution): called
+// back once the event is in the database, without blocking the caller meanwhile.
+TEST(RecordingWriter, WhenCommittedCallsBackOnceTheEventsAreStored)
+{
+    TempDir dir;
+    const fs::path db = dir / "rec.db";
+    sb::WriterOptions limits;
+    limits.commitIntervalMs = 600'000; // nothing but the request commits
+    auto w = sb::RecordingWriter::start(db, recordInfo("callback"), limits);
+    ASSERT_TRUE(w);
+    auto storedLimitHits = [&]() -> std::int64_t {
+        auto reader = sb::SqliteDb::open(db, false, true);
+        if (!reader) return -1;
+        auto query = reader->prepare("SELECT COUNT(*) FROM events WHERE type = ?");
+        if (!query) return -1;
+        query->bind(1, static_cast<int>(sb::EventKind::LimitHit));
+        auto row = query->step();
+        return row && *row ? query->columnInt(0) : -1;
+    };
+    w.value()->event(sb::EventKind::LimitHit, {{"count", 1}});
+    w.value()->event(sb::EventKind::LimitHit, {{"count", 2}});
+    std::promise<std::int64_t> seen;
+    w.value()->whenCommitted([&] { seen.set_value(storedLimitHits()); });
+    auto stored = seen.get_future();
+    ASSERT_EQ(stored.wait_for(std::chrono::seconds(30)), std::future_status::ready)
+        << "never called back";
+    EXPECT_EQ(stored.get(), 2);
+
+    // Nothing left to commit: called at once, on the caller's thread.
+    std::thread::id where;
+    w.value()->whenCommitted([&] { where = std::this_thread::get_id(); });
+    EXPECT_EQ(where, std::this_thread::get_id());
+
+    // One still waiting when the writer finishes is called all the same.
+    std::atomic<int> calls{0};
+    w.value()->event(sb::EventKind::LimitHit, {{"count", 3}});
+    w.value()->whenCommitted([&] { ++calls; });
+    ASSERT_FALSE(w.value()->finish(0));
+    EXPECT_EQ(calls.load(), 1);
 }
