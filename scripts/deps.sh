@@ -59,8 +59,11 @@ packages=(
 # service must not run (see below). netcat, one of the programs the transparent network test
 # runs in a sandbox. A private D-Bus session with GNOME Keyring's Secret Service and secret-tool,
 # for the secrets read from the keyring (KeyringSecretsTest); its prompts (gcr) are not needed.
+# nss-myhostname, which makes every *.localhost name this machine for programs that ask the
+# system's resolver: the E2B tests fetch getHost(port)'s names from Node (docs/e2b.md, "Ports").
 if [ "$tests" -eq 1 ]; then
-  packages+=(openssh-server netcat-openbsd dbus-daemon dbus-bin gnome-keyring libsecret-tools)
+  packages+=(openssh-server netcat-openbsd dbus-daemon dbus-bin gnome-keyring libsecret-tools
+    libnss-myhostname)
 fi
 
 # The JS test clients (tests/js) need npm: Debian's own package beside Debian's nodejs, part of

@@ -1,13 +1,16 @@
 #include "Commands.h"
 #include "base/Bytes.h"
+#include "e2b/E2bApi.h"
 #include "image/ArchiveLibrary.h"
 #include "image/ImageStore.h"
 #include "network/SessionCa.h"
 #include "sandbox/Doctor.h"
 #include "secrets/SecretValues.h"
 
+#include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 namespace sbcli {
 namespace {
@@ -50,6 +53,25 @@ sb::DoctorCheck secretsCheck()
     return c;
 }
 
+// E2B's getHost(port) names (docs/e2b.md, "Ports"): whether programs that ask the system's
+// resolver find them; curl and browsers know *.localhost themselves. No name is looked up.
+sb::DoctorCheck portNamesCheck()
+{
+    sb::DoctorCheck c;
+    c.name = "port names";
+    c.required = false;
+    std::ifstream file("/etc/nsswitch.conf");
+    std::ostringstream nsswitch;
+    nsswitch << file.rdbuf();
+    c.ok = file && sb::e2b::localhostNamesResolve(nsswitch.str());
+    c.detail = c.ok ? "*.localhost is this machine for every program: E2B's getHost(port) names "
+                      "reach serve"
+                    : "this machine's resolver does not know *.localhost: E2B's getHost(port) "
+                      "names reach serve from curl and browsers only";
+    if (!c.ok) c.fix = "sudo apt install libnss-myhostname (it adds myhostname to nsswitch.conf)";
+    return c;
+}
+
 } // namespace
 
 void addDoctorCommand(CLI::App& app)
@@ -62,6 +84,7 @@ void addDoctorCommand(CLI::App& app)
         auto checks = sb::runDoctor();
         checks.push_back(imagesCheck());
         checks.push_back(secretsCheck());
+        checks.push_back(portNamesCheck());
         bool usable = true;
         nlohmann::json out = nlohmann::json::array();
         for (const auto& c : checks) {

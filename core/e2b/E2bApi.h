@@ -223,4 +223,9 @@ class Api {
     std::thread m_expiry;
 };
 
+// Whether programs that ask the system's resolver (Node, Python) find getHost(port)'s names,
+// PORT-ID.localhost, here: `nsswitch` (the text of /etc/nsswitch.conf) has a hosts source that
+// makes every *.localhost this machine (nss-myhostname, systemd-resolved). No name is looked up.
+bool localhostNamesResolve(std::string_view nsswitch);
+
 } // namespace sb::e2b

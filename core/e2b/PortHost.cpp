@@ -120,4 +120,30 @@ void Api::portPreview(http::Exchange& ex, const PortHost& target)
     }
 }
 
+bool localhostNamesResolve(std::string_view nsswitch)
+{
+    while (!nsswitch.empty()) {
+        const std::size_t end = std::min(nsswitch.find('\n'), nsswitch.size());
+        std::string_view line = nsswitch.substr(0, end);
+        nsswitch.remove_prefix(std::min(end + 1, nsswitch.size()));
+        line = line.substr(0, line.find('#'));
+        const std::size_t start = line.find_first_not_of(" \t");
+        if (start == std::string_view::npos || !line.substr(start).starts_with("hosts:")) continue;
+        line.remove_prefix(start + std::string_view("hosts:").size());
+        // Sources, each perhaps with [STATUS=action] after it.
+        for (std::size_t at = 0; at < line.size();) {
+            at = line.find_first_not_of(" \t", at);
+            if (at == std::string_view::npos) break;
+            const std::size_t stop = std::min(line.find_first_of(" \t[", at), line.size());
+            const std::string_view source = line.substr(at, stop - at);
+            if (source == "myhostname" || source == "resolve") return true;
+            at = stop < line.size() && line[stop] == '[' ? line.find(']', stop) : stop;
+            if (at == std::string_view::npos) break;
+            ++at;
+        }
+        return false; // the first hosts line is the one glibc reads
+    }
+    return false;
+}
+
 } // namespace sb::e2b

@@ -11,7 +11,6 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 
 import fs from 'node:fs';
-import http from 'node:http';
 import { randomUUID } from 'node:crypto';
 
 import { AuthenticationError, CommandExitError, NotFoundError, Sandbox, TimeoutError } from 'e2b';
@@ -508,17 +507,12 @@ describe('sandbench-cli serve (the E2B SDK)', () => {
     assert.equal(host, `8000-${sbx.sandboxId}.localhost:${new URL(server.url).port}`);
     await sbx.files.write('site/index.html', 'served from the sandbox');
     const web = await sbx.commands.run('cd site && exec python3 -m http.server 8000', { background: true });
-    // *.localhost is this machine (RFC 6761) for browsers, curl and systemd-resolved; Node asks
-    // the system's resolver, which here may not know it, so the request says where it goes.
-    const loopback = (name, opts, done) => (opts.all
-      ? done(null, [{ address: '127.0.0.1', family: 4 }]) : done(null, '127.0.0.1', 4));
-    const get = (url) => new Promise((resolve, reject) => {
-      http.get(url, { lookup: loopback }, (res) => {
-        let body = '';
-        res.on('data', (d) => { body += d; });
-        res.on('end', () => resolve({ status: res.statusCode, type: res.headers['content-type'], body }));
-      }).on('error', reject);
-    });
+    // *.localhost is this machine (RFC 6761): Node asks the system's resolver, which knows it
+    // with nss-myhostname (the tests' dependencies; `sandbench-cli doctor` says when it does not).
+    const get = async (url) => {
+      const res = await fetch(url);
+      return { status: res.status, type: res.headers.get('content-type'), body: await res.text() };
+    };
     let page;
     await waitUntil(async () => {
       page = await get(`http://${host}/index.html?q=1`);

@@ -155,4 +155,22 @@ TEST(PortHostTest, AnswersOfAServerInTheSandbox)
         EXPECT_FALSE(sb::e2b::parseResponseHead(not_one)) << not_one;
 }
 
+// What `doctor` reads to say whether getHost(port)'s names reach this machine from Node.
+TEST(PortHostTest, TheResolverKnowsLocalhostNamesWithMyhostnameOrResolved)
+{
+    using sb::e2b::localhostNamesResolve;
+    EXPECT_TRUE(localhostNamesResolve("passwd: files\nhosts:          files myhostname dns\n"));
+    EXPECT_TRUE(localhostNamesResolve("hosts: mymachines resolve [!UNAVAIL=return] files dns"));
+    EXPECT_TRUE(localhostNamesResolve("  hosts:\tfiles\tmyhostname"));
+    EXPECT_FALSE(localhostNamesResolve("hosts:          files dns\n"));
+    EXPECT_FALSE(localhostNamesResolve("hosts: files dns # myhostname later\n"));
+    EXPECT_FALSE(localhostNamesResolve("# hosts: files myhostname\nhosts: files dns\n"));
+    EXPECT_FALSE(localhostNamesResolve("hosts: files [myhostname=return] dns"));
+    EXPECT_FALSE(localhostNamesResolve("hosts: files mdns4_minimal resolver dns"));
+    // glibc reads the first hosts line.
+    EXPECT_FALSE(localhostNamesResolve("hosts: files dns\nhosts: files myhostname\n"));
+    EXPECT_FALSE(localhostNamesResolve(""));
+    EXPECT_FALSE(localhostNamesResolve("hosts: files [NOTFOUND=return"));
+}
+
 } // namespace
