@@ -45,7 +45,7 @@ if [ "$(id -u)" -eq 0 ]; then
   echo "== MCP, E2B and OpenAI Agents client tests (the official SDKs) as the unprivileged user $test_user"
   runuser -u "$test_user" -- env -i PATH="$PATH" HOME="$home" USER="$test_user" TMPDIR=/tmp \
     LANG=C.UTF-8 SANDBENCH_MUST_WORK="${SANDBENCH_MUST_WORK:-}" \
-    SANDBENCH_CLI="$build/app/sandbench-cli" tests/js/run.sh mcp.test.mjs e2b.test.mjs \
+    SANDBENCH_CLI="$build/app/sandbench-cli" tests/js/run.sh mcp.test.mjs e2b.test.mjs e2b-state.test.mjs e2b-envd.test.mjs \
     code-interpreter.test.mjs openai-agents.test.mjs || status=1
   echo "== every test as root"
 fi
