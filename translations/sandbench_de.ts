@@ -1319,8 +1319,8 @@
         <translation>An dieser Stelle der Wiedergabe noch nicht gelaufen.</translation>
     </message>
     <message>
-        <source>Click to go to this execution in the replay.</source>
-        <translation>Klicken, um in der Wiedergabe zu dieser Ausführung zu gehen.</translation>
+        <source>Click (or press Enter) to go to this execution in the replay.</source>
+        <translation>Klicken (oder Eingabetaste drücken), um in der Wiedergabe zu dieser Ausführung zu gehen.</translation>
     </message>
 </context>
 <context>

@@ -392,6 +392,19 @@ class ResultsViewTest : public QObject {
         window.tabs()->setCurrentWidget(replay);
         QCOMPARE(replay->positionNs(), 30 * kSecond);
         window.tabs()->setCurrentWidget(results);
+        // The keyboard does the same: an execution takes the focus, Enter goes to its time.
+        QCOMPARE(block(1)->focusPolicy(), Qt::StrongFocus);
+        block(1)->setFocus();
+        QTest::keyClick(block(1), Qt::Key_Return);
+        QCOMPARE(replay->positionNs(), 20 * kSecond);
+        QCOMPARE(results->reached(), std::optional<int>(2));
+        // Where the keyboard is shows (the window active, as a person's would be).
+        window.activateWindow();
+        if (QTest::qWaitForWindowActive(&window)) {
+            block(1)->setFocus(Qt::TabFocusReason);
+            QVERIFY(block(1)->hasFocus());
+            screenshot(window, QStringLiteral("results-replay-focus"));
+        }
 
         // Closed, the replay leaves all shown as run, and a click goes nowhere.
         replay->close();
@@ -403,8 +416,10 @@ class ResultsViewTest : public QObject {
                  QCoreApplication::translate("sbui::MainWindow", "Results (%1)").arg(4));
         QSignalSpy activated(results, &ResultsView::executionActivated);
         QTest::mouseClick(only<QLabel>(block(1), "ExecutionTitle"), Qt::LeftButton);
+        QTest::keyClick(block(1), Qt::Key_Return);
         QCOMPARE(activated.size(), 0);
         QVERIFY(block(1)->toolTip().isEmpty());
+        QCOMPARE(block(1)->focusPolicy(), Qt::NoFocus);
     }
 
     // A running session's executions come as they are recorded: serve's execution_record

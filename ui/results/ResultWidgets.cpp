@@ -4,6 +4,7 @@
 #include <QFontDatabase>
 #include <QHeaderView>
 #include <QImage>
+#include <QKeyEvent>
 #include <QLabel>
 #include <QLocale>
 #include <QMouseEvent>
@@ -352,13 +353,36 @@ void ExecutionBlock::setPending(bool pending)
 void ExecutionBlock::setClickable(bool clickable)
 {
     m_clickable = clickable;
+    setFocusPolicy(clickable ? Qt::StrongFocus : Qt::NoFocus);
     if (clickable) {
         setCursor(Qt::PointingHandCursor);
-        setToolTip(tr("Click to go to this execution in the replay."));
+        setToolTip(tr("Click (or press Enter) to go to this execution in the replay."));
     } else {
         unsetCursor();
         setToolTip({});
     }
+}
+
+void ExecutionBlock::keyPressEvent(QKeyEvent* event)
+{
+    const int key = event->key();
+    if (m_clickable && (key == Qt::Key_Return || key == Qt::Key_Enter || key == Qt::Key_Space)) {
+        event->accept();
+        Q_EMIT clicked();
+        return;
+    }
+    QFrame::keyPressEvent(event);
+}
+
+// Where the keyboard is: the frame drawn in the highlight colour.
+void ExecutionBlock::paintEvent(QPaintEvent* event)
+{
+    QFrame::paintEvent(event);
+    if (!hasFocus()) return;
+    QPainter painter(this);
+    painter.setPen(QPen(palette().color(QPalette::Highlight), 2));
+    painter.setBrush(Qt::NoBrush);
+    painter.drawRect(QRectF(rect()).adjusted(1, 1, -1, -1));
 }
 
 void ExecutionBlock::mousePressEvent(QMouseEvent* event)

@@ -19,7 +19,8 @@ class ExecutionBlock : public QFrame {
     // Not run yet at the point of a replay: only its title, dimmed, and a line saying so.
     void setPending(bool pending);
     bool isPending() const { return m_pending; }
-    // A click on it is reported (clicked()), and its cursor and tooltip say so.
+    // A click on it, or Enter or Space while it has the focus (Tab reaches it then), is reported
+    // (clicked()), and its cursor and tooltip say so.
     void setClickable(bool clickable);
 
   Q_SIGNALS:
@@ -28,6 +29,8 @@ class ExecutionBlock : public QFrame {
   protected:
     void mousePressEvent(QMouseEvent* event) override;
     void mouseReleaseEvent(QMouseEvent* event) override;
+    void keyPressEvent(QKeyEvent* event) override;
+    void paintEvent(QPaintEvent* event) override;
 
   private:
     QLabel* m_title;
