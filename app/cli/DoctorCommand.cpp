@@ -1,4 +1,5 @@
 #include "Commands.h"
+#include "base/AtomicFile.h"
 #include "base/Bytes.h"
 #include "e2b/E2bApi.h"
 #include "image/ArchiveLibrary.h"
@@ -7,10 +8,8 @@
 #include "sandbox/Doctor.h"
 #include "secrets/SecretValues.h"
 
-#include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 namespace sbcli {
 namespace {
@@ -60,10 +59,7 @@ sb::DoctorCheck portNamesCheck()
     sb::DoctorCheck c;
     c.name = "port names";
     c.required = false;
-    std::ifstream file("/etc/nsswitch.conf");
-    std::ostringstream nsswitch;
-    nsswitch << file.rdbuf();
-    c.ok = file && sb::e2b::localhostNamesResolve(nsswitch.str());
+    c.ok = sb::e2b::localhostNamesResolve(sb::readWholeFile("/etc/nsswitch.conf"));
     c.detail = c.ok ? "*.localhost is this machine for every program: E2B's getHost(port) names "
                       "reach serve"
                     : "this machine's resolver does not know *.localhost: E2B's getHost(port) "

@@ -4,7 +4,9 @@
 
 #include <cstdio>
 #include <fcntl.h>
+#include <fstream>
 #include <random>
+#include <sstream>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -83,6 +85,14 @@ Status writeFileAtomically(const fs::path& file, std::string_view text,
     // The rename itself is durable only once the folder is.
     if (options.durable && ::fsync(dirFd) != 0) return sysError("fsync '" + dir.string() + "'");
     return std::nullopt;
+}
+
+std::string readWholeFile(const std::filesystem::path& file)
+{
+    std::ifstream in(file, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
 }
 
 } // namespace sb

@@ -1,12 +1,13 @@
-// Replacing a small file so that a reader sees the old content or the new, never a mix, and a
-// crash leaves one of the two: a temporary file in the same folder, fsync, rename over the old
-// name, fsync of the folder. Used for policy documents, learned-rules files, the retention
+// Small files whole. Replacing one so that a reader sees the old content or the new, never a mix,
+// and a crash leaves one of the two: a temporary file in the same folder, fsync, rename over the
+// old name, fsync of the folder. Used for policy documents, learned-rules files, the retention
 // settings and (without the fsyncs) each session's session.json.
 #pragma once
 
 #include "base/Error.h"
 
 #include <filesystem>
+#include <string>
 #include <string_view>
 #include <sys/types.h>
 
@@ -29,5 +30,9 @@ struct AtomicWriteOptions {
 // as it was and the temporary file is removed.
 Status writeFileAtomically(const std::filesystem::path& file, std::string_view text,
                            const AtomicWriteOptions& options = {});
+
+// A file's bytes, all of them; empty when it cannot be read (for callers to which a missing file
+// and an empty one say the same: /proc entries of a process gone, a system file not there).
+std::string readWholeFile(const std::filesystem::path& file);
 
 } // namespace sb

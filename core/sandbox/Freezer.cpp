@@ -1,10 +1,10 @@
 #include "sandbox/Freezer.h"
 
+#include "base/AtomicFile.h"
 #include "sandbox/ResourceLimits.h"
 
 #include <chrono>
 #include <filesystem>
-#include <fstream>
 #include <set>
 #include <sstream>
 #include <sys/stat.h>
@@ -19,18 +19,10 @@ using Clock = std::chrono::steady_clock;
 
 constexpr int kMaxSweeps = 50; // moving a sandbox that forks faster than we move gives up
 
-std::string readText(const fs::path& file)
-{
-    std::ifstream in(file);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
-
 std::set<long> pidsIn(const fs::path& cgroup)
 {
     std::set<long> pids;
-    std::istringstream in(readText(cgroup / "cgroup.procs"));
+    std::istringstream in(readWholeFile(cgroup / "cgroup.procs"));
     for (long pid; in >> pid;)
         pids.insert(pid);
     return pids;
@@ -58,7 +50,7 @@ bool moveAll(const fs::path& from, const fs::path& to)
 bool waitFor(const fs::path& file, const std::string& state, Clock::time_point deadline)
 {
     for (;;) {
-        const std::string text = readText(file);
+        const std::string text = readWholeFile(file);
         if (text.find(state) != std::string::npos) return true;
         if (Clock::now() >= deadline) return false;
         std::this_thread::sleep_for(std::chrono::milliseconds(1));

@@ -1,6 +1,7 @@
 #include "sandbox/SandboxUser.h"
 
-#include <fstream>
+#include "base/AtomicFile.h"
+
 #include <sstream>
 #include <vector>
 
@@ -28,14 +29,6 @@ template <typename Drop> std::string keptLines(std::string_view text, Drop drop)
     for (std::string line; std::getline(in, line);)
         if (!drop(fieldsOf(line))) out += line + "\n";
     return out;
-}
-
-std::string readAll(const std::filesystem::path& file)
-{
-    std::ifstream in(file, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
 }
 
 } // namespace
@@ -69,9 +62,9 @@ std::string groupWithUser(std::string_view group, std::string_view name, gid_t g
 EtcFiles sandboxUserEtcFiles(const std::filesystem::path& systemRoot, std::string_view name,
                              uid_t uid, gid_t gid, const std::string& home)
 {
-    return {
-        {"/etc/passwd", passwdWithUser(readAll(systemRoot / "etc/passwd"), name, uid, gid, home)},
-        {"/etc/group", groupWithUser(readAll(systemRoot / "etc/group"), name, gid)}};
+    return {{"/etc/passwd",
+             passwdWithUser(readWholeFile(systemRoot / "etc/passwd"), name, uid, gid, home)},
+            {"/etc/group", groupWithUser(readWholeFile(systemRoot / "etc/group"), name, gid)}};
 }
 
 } // namespace sb

@@ -1,5 +1,7 @@
 #include "sandbox/SocketOwner.h"
 
+#include "base/AtomicFile.h"
+
 #include <algorithm>
 #include <arpa/inet.h>
 #include <cstring>
@@ -72,21 +74,13 @@ std::optional<Endpoint> parseProcEndpoint(const std::string& text)
     return e;
 }
 
-std::string readFile(const fs::path& file)
-{
-    std::ifstream in(file, std::ios::binary);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
-
 std::vector<pid_t> childrenOf(pid_t pid)
 {
     std::vector<pid_t> out;
     std::error_code ec;
     for (fs::directory_iterator task("/proc/" + std::to_string(pid) + "/task", ec), end;
          !ec && task != end; task.increment(ec)) {
-        std::istringstream kids(readFile(task->path() / "children"));
+        std::istringstream kids(readWholeFile(task->path() / "children"));
         for (pid_t child = 0; kids >> child;)
             out.push_back(child);
     }
@@ -229,7 +223,7 @@ ProcessChain readProcessChain(pid_t hostPid, pid_t initPid)
     for (pid_t pid = hostPid; pid > 0 && pid != initPid && chain.size() < 256;) {
         const std::string dir = "/proc/" + std::to_string(pid);
         ProcessInfo info;
-        std::istringstream status(readFile(dir + "/status"));
+        std::istringstream status(readWholeFile(dir + "/status"));
         for (std::string line; std::getline(status, line);)
             if (line.starts_with("NSpid:")) {
                 std::istringstream pids(line.substr(6));
@@ -238,7 +232,7 @@ ProcessChain readProcessChain(pid_t hostPid, pid_t initPid)
             }
         std::error_code ec;
         info.program = fs::read_symlink(dir + "/exe", ec).string();
-        const std::string cmdline = readFile(dir + "/cmdline");
+        const std::string cmdline = readWholeFile(dir + "/cmdline");
         for (std::size_t at = 0; at < cmdline.size();) {
             const std::size_t end = cmdline.find('\0', at);
             info.argv.push_back(cmdline.substr(at, end - at));
@@ -247,7 +241,7 @@ ProcessChain readProcessChain(pid_t hostPid, pid_t initPid)
         }
         chain.push_back(std::move(info));
         // The parent: the fourth field of stat, after the command name in parentheses.
-        const std::string stat = readFile(dir + "/stat");
+        const std::string stat = readWholeFile(dir + "/stat");
         const auto close = stat.rfind(')');
         std::istringstream rest(close == std::string::npos ? "" : stat.substr(close + 1));
         std::string state;

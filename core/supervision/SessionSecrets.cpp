@@ -5,7 +5,6 @@
 #include "secrets/SecretValues.h"
 
 #include <algorithm>
-#include <fstream>
 #include <sstream>
 #include <sys/stat.h>
 
@@ -14,14 +13,6 @@ namespace fs = std::filesystem;
 namespace sb {
 
 namespace {
-
-std::string readText(const fs::path& file)
-{
-    std::ifstream in(file, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
 
 void removeVariable(std::vector<std::string>& env, const std::string& name)
 {
@@ -102,7 +93,7 @@ Result<PreparedSecrets> prepareSecrets(const Policy& policy,
     auto interceptor = TlsInterceptor::create(std::move(options), sessionId);
     if (!interceptor) return interceptor.error().within("the secrets' TLS termination");
     // The sandbox trusts this machine's CAs and the session's own.
-    std::string bundle = readText(config.systemRoot / fs::path(kSystemBundle).relative_path());
+    std::string bundle = readWholeFile(config.systemRoot / fs::path(kSystemBundle).relative_path());
     if (!bundle.empty() && bundle.back() != '\n') bundle += '\n';
     bundle += (*interceptor)->caCertificatePem();
     const fs::path bundleFile = folder / "ca-bundle.pem";
