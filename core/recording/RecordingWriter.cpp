@@ -260,10 +260,7 @@ void RecordingWriter::flush()
     std::uint64_t target = m_impl->acceptedGen;
     m_impl->flushRequested = true;
     m_impl->wake.notify_one();
-    m_impl->committed.wait(lock, [&] {
-        return m_impl->committedGen >= target || m_impl->openError || m_impl->stalled ||
-               !m_impl->thread.joinable();
-    });
+    m_impl->committed.wait(lock, [&] { return m_impl->settled(target); });
 }
 
 void RecordingWriter::whenCommitted(std::function<void()> done)
@@ -271,9 +268,7 @@ void RecordingWriter::whenCommitted(std::function<void()> done)
     {
         std::lock_guard lock(m_impl->mutex);
         const std::uint64_t target = m_impl->acceptedGen;
-        const bool waits = m_impl->committedGen < target && !m_impl->openError &&
-                           !m_impl->stalled && !m_impl->stop && m_impl->thread.joinable();
-        if (waits) {
+        if (!m_impl->settled(target) && !m_impl->stop) {
             m_impl->onCommit.emplace_back(target, std::move(done));
             m_impl->flushRequested = true;
             m_impl->wake.notify_one();

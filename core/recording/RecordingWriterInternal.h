@@ -53,6 +53,12 @@ struct RecordingWriter::Impl {
     std::vector<std::pair<std::uint64_t, std::function<void()>>> onCommit;
     // Under `mutex`: the callbacks of onCommit due at `committed` (all of them: `all`).
     std::vector<std::function<void()>> dueCallbacks(bool all);
+    // Under `mutex`: what was accepted up to `target` is committed, or never will be (the
+    // database could not open, storing is stalled, the thread is gone): flush() waits no more.
+    bool settled(std::uint64_t target) const
+    {
+        return committedGen >= target || openError || stalled || !thread.joinable();
+    }
     bool flushRequested = false, stop = false, finished = false;
     // What requestFinish() asked the last transaction to store.
     struct Ending {
