@@ -352,6 +352,7 @@ void ExecutionBlock::setPending(bool pending)
 
 void ExecutionBlock::setClickable(bool clickable)
 {
+    if (clickable == m_clickable) return;
     m_clickable = clickable;
     setFocusPolicy(clickable ? Qt::StrongFocus : Qt::NoFocus);
     if (clickable) {

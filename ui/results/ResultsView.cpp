@@ -40,9 +40,12 @@ void ResultsView::addEvent(const nlohmann::json& event)
     connect(block, &ExecutionBlock::clicked, this, [this, index] {
         if (m_reached) Q_EMIT executionActivated(index);
     });
+    // Only the new block is marked: marking them all again at each made a long session's
+    // history quadratic to load.
+    block->setPending(m_reached && index >= *m_reached);
+    block->setClickable(m_reached.has_value());
     m_rows->insertWidget(m_rows->count() - 1, block);
     ++m_count;
-    markReached();
     refresh();
     if (atEnd && m_count > 1)
         connect(
