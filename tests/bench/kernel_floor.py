@@ -24,14 +24,6 @@ def execute_us(client):
     return (time.perf_counter() - t) * 1e6
 
 
-def quantile(values, q):
-    ordered = sorted(values)
-    pos = (len(ordered) - 1) * q
-    low = int(pos)
-    high = min(low + 1, len(ordered) - 1)
-    return ordered[low] + (ordered[high] - ordered[low]) * (pos - low)
-
-
 def main():
     rounds = int(sys.argv[1])
     manager, client = start_new_kernel(kernel_name="python3")
@@ -50,11 +42,12 @@ def main():
             kernel.append(x)
             python.append(y)
             ratios.append(x / y)
+        # Quartiles interpolated between the values, as bench_support.mjs's quantile().
+        k25, k50, k75 = statistics.quantiles(kernel, n=4, method="inclusive")
+        r25, r50, r75 = statistics.quantiles(ratios, n=4, method="inclusive")
         print("RESULT ci_kernel_direct n=%d sandbench_us=%.0f p25_us=%.0f p75_us=%.0f "
               "python_us=%.0f ratio=%.3f,%.3f,%.3f"
-              % (rounds, statistics.median(kernel), quantile(kernel, 0.25),
-                 quantile(kernel, 0.75), statistics.median(python), statistics.median(ratios),
-                 quantile(ratios, 0.25), quantile(ratios, 0.75)), flush=True)
+              % (rounds, k50, k25, k75, statistics.median(python), r50, r25, r75), flush=True)
     finally:
         client.stop_channels()
         manager.shutdown_kernel(now=True)
