@@ -326,8 +326,7 @@ bool SessionLoop::run()
         drainApprovalEvents();
         if (m_announce && monotonicMs() - m_lastOutputMs >= kQuietMs) {
             m_announce = false;
-            std::string text = TerminalPrompt::notice(m_broker.pending().size());
-            writeAll(m_options.outFd, text.data(), text.size());
+            writeNotice(m_broker.pending().size());
         }
         if (m_prompt && m_prompt->isOpen()) m_prompt->refresh(m_broker.pending(), m_clock.unixMs());
         if (fds[Init].revents & POLLIN) {
@@ -477,74 +476,10 @@ void SessionLoop::onCommandPipe(int& fd, int to)
     fd = -1;
 }
 
-void SessionLoop::drainApprovalEvents()
+void SessionLoop::writeNotice(std::size_t pending)
 {
-    std::vector<ApprovalEvent> events; // allocates nothing while there is nothing to hand over
-    {
-        std::lock_guard lock(m_eventsMutex);
-        events.swap(m_events);
-    }
-    for (const ApprovalEvent& e : events) {
-        if (e.onLoop) e.onLoop();
-        if (e.activity) emit(*e.activity);
-        if (e.forClients && m_control) m_control->publishEvent(*e.forClients);
-        if (e.request) {
-            const ApprovalRequest& r = *e.request;
-            goLive();
-            if (m_control) m_control->publishApprovalRequest(r);
-            if (m_programs) m_programs->onApprovalRequest(r);
-            nlohmann::json asked = {
-                {"kind", activity::kApproval},
-                {"type", "request"},
-                {"request_id", r.id},
-                {"request", r.kind == ApprovalKind::Command ? "command" : "network"},
-                {r.kind == ApprovalKind::Command ? "command_id" : "connection", r.subject},
-                {"pid", r.pid},
-                {"what", describeRequest(r)},
-                {"rule", r.rule},
-                {"deadline_unix_ms", r.deadlineUnixMs}};
-            // What "what" says in English, for a window to say in its own language.
-            if (r.kind == ApprovalKind::Command)
-                asked.update({{"argv", r.argv}, {"program", r.program}, {"cwd", r.cwd}});
-            else
-                asked.update({{"host", r.host}, {"port", r.port}, {"protocol", r.protocol}});
-            emit(std::move(asked));
-            if (m_prompt)
-                m_announce = true;
-            else if (m_options.notice)
-                m_options.notice("approval #" + std::to_string(r.id) + " pending: " +
-                                 describeRequest(r) + "; answer with 'sandbench-cli approve " +
-                                 m_options.sessionId + " " + std::to_string(r.id) + " allow|deny'");
-        }
-        if (e.outcome) {
-            const ApprovalOutcome& o = *e.outcome;
-            if (m_control) m_control->publishApprovalOutcome(o);
-            std::string how = o.timedOut    ? "timed out"
-                              : o.cancelled ? "cancelled"
-                                            : "answered by " + o.answer.answeredBy;
-            emit({{"kind", activity::kApproval},
-                  {"type", "outcome"},
-                  {"request_id", o.id},
-                  {"decision", o.allow ? "allow" : "deny"},
-                  {"timed_out", o.timedOut},
-                  {"cancelled", o.cancelled},
-                  {"answered_by", o.answer.answeredBy},
-                  {"scope", proto::approvalScopeName(o.answer.scope)},
-                  {"duration", proto::approvalDurationName(o.answer.duration)},
-                  {"latency_ms", o.latencyMs}});
-            if (!o.persistError.empty() && m_options.notice)
-                m_options.notice("could not save the rule for approval #" + std::to_string(o.id) +
-                                 ": " + o.persistError);
-            if (!m_prompt && m_options.notice)
-                m_options.notice("approval #" + std::to_string(o.id) + " " +
-                                 (o.allow ? "allowed" : "denied") + " (" + how + ")");
-            if (m_prompt && m_broker.pending().empty()) {
-                m_announce = false;
-                std::string text = TerminalPrompt::notice(0);
-                if (!m_prompt->isOpen()) writeAll(m_options.outFd, text.data(), text.size());
-            }
-        }
-    }
+    const std::string text = TerminalPrompt::notice(pending);
+    writeAll(m_options.outFd, text.data(), text.size());
 }
 
 void SessionLoop::onTerminalOutput()

@@ -179,6 +179,8 @@ class SessionLoop final : public SessionBackend {
     void onOwnerGone();
     void onSignal();
     void closePrompt();
+    // The terminal's title notice of `pending` approvals, written to the user's terminal.
+    void writeNotice(std::size_t pending);
     void emit(nlohmann::json event) const;
     void goLive();
 

@@ -1,6 +1,7 @@
 // What other threads hand the session loop: the broker's approval requests and outcomes, the
-// proxy's questions and events. Queued under a mutex and a wake-up of the loop, whose thread
-// emits them (the control server is the loop's alone): drainApprovalEvents().
+// proxy's questions and events, the recording's answers to execution records. Queued under a
+// mutex and a wake-up of the loop, whose thread emits them (the control server is the loop's
+// alone): drainApprovalEvents().
 #include "base/ActivityKinds.h"
 #include "policy/NetworkRules.h"
 #include "sandbox/SocketOwner.h"
@@ -19,6 +20,75 @@ void SessionLoop::queue(ApprovalEvent event)
     }
     std::uint64_t one = 1;
     (void)!::write(m_wakeFd, &one, sizeof one);
+}
+
+void SessionLoop::drainApprovalEvents()
+{
+    std::vector<ApprovalEvent> events; // allocates nothing while there is nothing to hand over
+    {
+        std::lock_guard lock(m_eventsMutex);
+        events.swap(m_events);
+    }
+    for (const ApprovalEvent& e : events) {
+        if (e.onLoop) e.onLoop();
+        if (e.activity) emit(*e.activity);
+        if (e.forClients && m_control) m_control->publishEvent(*e.forClients);
+        if (e.request) {
+            const ApprovalRequest& r = *e.request;
+            goLive();
+            if (m_control) m_control->publishApprovalRequest(r);
+            if (m_programs) m_programs->onApprovalRequest(r);
+            nlohmann::json asked = {
+                {"kind", activity::kApproval},
+                {"type", "request"},
+                {"request_id", r.id},
+                {"request", r.kind == ApprovalKind::Command ? "command" : "network"},
+                {r.kind == ApprovalKind::Command ? "command_id" : "connection", r.subject},
+                {"pid", r.pid},
+                {"what", describeRequest(r)},
+                {"rule", r.rule},
+                {"deadline_unix_ms", r.deadlineUnixMs}};
+            // What "what" says in English, for a window to say in its own language.
+            if (r.kind == ApprovalKind::Command)
+                asked.update({{"argv", r.argv}, {"program", r.program}, {"cwd", r.cwd}});
+            else
+                asked.update({{"host", r.host}, {"port", r.port}, {"protocol", r.protocol}});
+            emit(std::move(asked));
+            if (m_prompt)
+                m_announce = true;
+            else if (m_options.notice)
+                m_options.notice("approval #" + std::to_string(r.id) + " pending: " +
+                                 describeRequest(r) + "; answer with 'sandbench-cli approve " +
+                                 m_options.sessionId + " " + std::to_string(r.id) + " allow|deny'");
+        }
+        if (e.outcome) {
+            const ApprovalOutcome& o = *e.outcome;
+            if (m_control) m_control->publishApprovalOutcome(o);
+            std::string how = o.timedOut    ? "timed out"
+                              : o.cancelled ? "cancelled"
+                                            : "answered by " + o.answer.answeredBy;
+            emit({{"kind", activity::kApproval},
+                  {"type", "outcome"},
+                  {"request_id", o.id},
+                  {"decision", o.allow ? "allow" : "deny"},
+                  {"timed_out", o.timedOut},
+                  {"cancelled", o.cancelled},
+                  {"answered_by", o.answer.answeredBy},
+                  {"scope", proto::approvalScopeName(o.answer.scope)},
+                  {"duration", proto::approvalDurationName(o.answer.duration)},
+                  {"latency_ms", o.latencyMs}});
+            if (!o.persistError.empty() && m_options.notice)
+                m_options.notice("could not save the rule for approval #" + std::to_string(o.id) +
+                                 ": " + o.persistError);
+            if (!m_prompt && m_options.notice)
+                m_options.notice("approval #" + std::to_string(o.id) + " " +
+                                 (o.allow ? "allowed" : "denied") + " (" + how + ")");
+            if (m_prompt && m_broker.pending().empty()) {
+                m_announce = false;
+                if (!m_prompt->isOpen()) writeNotice(0);
+            }
+        }
+    }
 }
 
 void SessionLoop::publishActivity(nlohmann::json event)
